@@ -1,0 +1,3 @@
+"""ssdpts: SNIA Solid State Storage Performance Test Specification suite on fio."""
+
+__version__ = "0.1.0"
