@@ -1,0 +1,225 @@
+"""The `ssdpts` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import SsdptsError
+from .store import Store, default_results_dir
+from .units import format_duration, parse_size
+
+RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: ./results or $SSDPTS_RESULTS]."
+
+
+def _results(value: str | None) -> Path:
+    return Path(value) if value else default_results_dir()
+
+
+def _store(results: str | None, must_exist: bool = True) -> Store:
+    d = _results(results)
+    if must_exist and not (d / "ssdpts.db").exists():
+        raise SsdptsError(f"no results database in {d}/; run 'ssdpts run' first or pass --results DIR")
+    return Store.in_dir(d)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SsdptsError as e:
+            click.echo(f"ssdpts: error: {e}", err=True)
+            sys.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("ssdpts: interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="ssdpts")
+def main():
+    """SSD performance tests the SNIA PTS way: purge, precondition, rounds until steady state, report.
+
+    \b
+    Quick start:
+      ssdpts run                                   # quick suite on the embedded default target
+      ssdpts run /dev/nvme0n1 --destroy-data       # PTS-E on a real drive (destroys its data!)
+      ssdpts run ./scratch.img --size 8G --tests iops,latency
+      ssdpts list; ssdpts show RUN_ID; ssdpts resume RUN_ID
+
+    Units: IOPS are read + write I/Os per second; bandwidth is MiB/s (2^20 bytes/s) unless a column
+    says MB/s (10^6); latency is total latency (submission to completion) in µs.
+    """
+
+
+def _default_target(results: Path) -> tuple[str, int | None, str]:
+    try:
+        from ._sim import SimDrive  # noqa: F401
+
+        return "sim:client", None, "quick"
+    except ImportError:
+        return str(results / "scratch.img"), 256 * 2**20, "quick"
+
+
+@main.command()
+@click.argument("target", required=False)
+@click.option("--profile", "profile", default=None,
+              help="Shipped profile (quick, pts-enterprise, pts-client, pts-e11, review, review-sata) or a .toml "
+                   "file. [default: pts-enterprise; quick for the embedded target]")
+@click.option("--tests", default=None, help="Comma-separated tests to run [default: iops,throughput,latency].")
+@click.option("--size", default=None, help="Size of a file target, created if missing (e.g. 8G).")
+@click.option("--destroy-data", is_flag=True, help="Consent to overwrite the whole target device.")
+@click.option("--purge", "purge_method", default="auto", show_default=True,
+              type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none"]),
+              help="How to return the device to fresh-out-of-box before each test; 'auto' picks the strongest "
+                   "supported, falling back to TRIM (recorded as not a SNIA purge).")
+@click.option("--results", default=None, help=RESULTS_HELP)
+@click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
+def run(target, profile, tests, size, destroy_data, purge_method, results, quiet):
+    """Run the test suite on TARGET: a block device, a file, or sim:PRESET.
+
+    Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
+    busy devices are always refused. Every round is committed to the results database as it ends;
+    an interrupted run continues with 'ssdpts resume RUN_ID'.
+    """
+    from . import runner
+
+    results_dir = _results(results)
+    if target is None:
+        target, default_size, default_profile = _default_target(results_dir)
+        size = size or default_size
+        profile = profile or default_profile
+        results_dir.mkdir(parents=True, exist_ok=True)
+        destroy_data = True  # the embedded target belongs to ssdpts
+    run_id = runner.start(target, results_dir=results_dir, profile_name=profile or "pts-enterprise",
+                          tests=[t.strip() for t in tests.split(",")] if tests else None,
+                          size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
+                          purge_method=purge_method, quiet=quiet)
+    click.echo(run_id)
+
+
+@main.command()
+@click.argument("run_id")
+@click.option("--results", default=None, help=RESULTS_HELP)
+@click.option("--quiet", "-q", is_flag=True, help="No live progress.")
+def resume(run_id, results, quiet):
+    """Continue an interrupted or failed run from its last committed round."""
+    from . import runner
+
+    click.echo(runner.resume(run_id, results_dir=_results(results), quiet=quiet))
+
+
+@main.command("list")
+@click.option("--results", default=None, help=RESULTS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def list_runs(results, as_json):
+    """List the runs in the results database."""
+    store = _store(results)
+    runs = store.runs()
+    if as_json:
+        click.echo(json.dumps([{k: r[k] for k in ("id", "status", "target_spec", "profile_name", "tests", "created")}
+                               for r in runs], indent=2))
+        return
+    if not runs:
+        click.echo("no runs yet")
+        return
+    import time
+
+    click.echo(f"{'RUN':22} {'STATUS':11} {'STARTED':16} {'PROFILE':15} {'TESTS':28} TARGET")
+    for r in runs:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"]))
+        model = r["target"].get("info", {}).get("model") or ""
+        click.echo(f"{r['id']:22} {r['status']:11} {started:16} {r['profile_name']:15} "
+                   f"{','.join(r['tests']):28} {r['target_spec']}{' (' + model + ')' if model else ''}")
+
+
+@main.command()
+@click.argument("run_id")
+@click.option("--results", default=None, help=RESULTS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="The documented results document (docs/results.md).")
+def show(run_id, results, as_json):
+    """Show a run's results (steady state, tables, units)."""
+    from .results_doc import results_document, render_text
+
+    store = _store(results)
+    doc = results_document(store, run_id)
+    click.echo(json.dumps(doc, indent=2) if as_json else render_text(doc))
+
+
+@main.command()
+@click.argument("target")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def info(target, as_json):
+    """What ssdpts knows about TARGET before touching it (read-only)."""
+    from .targets import open_target
+    from .targets.purge import supported_methods
+    from .targets.safety import check_block_device
+
+    t = open_target(target, size=None if not target.startswith("sim:") else None)
+    doc = t.to_dict()
+    doc.pop("drive", None)
+    if t.kind == "block":
+        doc["purge_methods"] = supported_methods(t)
+        try:
+            check_block_device(t.path, destroy_data=True)
+            doc["safe_to_test"] = "yes, with --destroy-data"
+        except SsdptsError as e:
+            doc["safe_to_test"] = f"no: {e}"
+    if as_json:
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    click.echo(f"target      {t.path} ({t.kind})")
+    click.echo(f"capacity    {t.size_bytes} bytes ({t.size_bytes / 1e9:.1f} GB, {t.size_bytes / 2**30:.2f} GiB)")
+    click.echo(f"blocks      logical {t.logical_block_size} B, physical {t.physical_block_size} B")
+    for k, v in t.info.items():
+        if v not in (None, "", {}) and not isinstance(v, dict):
+            click.echo(f"{k:11} {v}")
+    if "purge_methods" in doc:
+        click.echo(f"purge       {', '.join(doc['purge_methods']) or 'none supported (results start from current state)'}")
+        click.echo(f"safe        {doc['safe_to_test']}")
+
+
+@main.command("steady-state")
+@click.argument("values", nargs=-1, type=float, required=True)
+@click.option("--window", default=5, show_default=True, help="Rounds in the measurement window.")
+@click.option("--max-range", default=20.0, show_default=True, help="Allowed data excursion, % of the window average.")
+@click.option("--max-slope", default=10.0, show_default=True, help="Allowed slope excursion, % of the window average.")
+@click.option("--rule", type=click.Choice(["snia", "fit-band"]), default="snia", show_default=True,
+              help="snia: PTS 2.0.2 §2.1.24; fit-band: the reviewers' fitted line within ±max-slope of the mean.")
+@click.option("--strict", is_flag=True, help="Require < instead of <= at the bounds.")
+@click.option("--json", "as_json", is_flag=True)
+def steady_state(values, window, max_range, max_slope, rule, strict, as_json):
+    """Judge steady state for per-round VALUES (last WINDOW of them), the SNIA way.
+
+    Example: ssdpts steady-state 11746 11690 11802 11650 11720
+    """
+    from .steady import evaluate
+
+    if window < 2:
+        raise SsdptsError("--window must be at least 2")
+    s = evaluate(values, window, max_range / 100, max_slope / 100, rule=rule, inclusive=not strict)
+    if as_json:
+        click.echo(json.dumps(s.to_dict(), indent=2))
+    else:
+        click.echo(f"steady state: {'REACHED' if s.reached else 'NOT REACHED'}" + (f" ({s.reason})" if s.reason else ""))
+        if s.average is not None:
+            click.echo(f"window rounds            {s.window_rounds[0]}..{s.window_rounds[-1]}")
+            click.echo(f"average                  {s.average:.6g}")
+            click.echo(f"range excursion          {s.range_measured:.6g} (allowed {s.range_allowed:.6g})")
+            click.echo(f"slope excursion          {s.slope_excursion_measured:.6g} (allowed {s.slope_excursion_allowed:.6g})")
+            click.echo(f"least-squares fit        y = {s.fit_formula}")
+    sys.exit(0 if s.reached else 1)
+
+
+@main.command()
+def profiles():
+    """List the shipped profiles."""
+    from .profiles import load_profile, shipped
+
+    for name in shipped():
+        p = load_profile(name)
+        click.echo(f"{name:16} {p['profile'].get('description', '')}")

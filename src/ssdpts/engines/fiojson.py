@@ -1,0 +1,103 @@
+"""Tolerant parsing of fio's JSON / JSON+ output.
+
+Known pitfalls handled (see shared/reference/peers-fio-json-smart.md):
+* text before the document (errors, "Saving output of prerun ..." notices) and after it;
+* fio 2.x keys (`lat`/`clat` in microseconds) vs 3.x (`lat_ns`/`clat_ns`);
+* `percentile` missing when a direction did no I/O, or when only clat percentiles exist;
+* `bins` only present with json+.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import SsdptsError
+from .results import CellResult, DirStats
+
+
+def load_document(text: str) -> dict:
+    """The first JSON object in `text` that looks like fio output (has `jobs` or `client_stats`)."""
+    decoder = json.JSONDecoder()
+    pos = 0
+    while True:
+        start = text.find("{", pos)
+        if start < 0:
+            break
+        try:
+            doc, _end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pos = start + 1
+            continue
+        if isinstance(doc, dict) and ("jobs" in doc or "client_stats" in doc):
+            return doc
+        pos = start + 1
+    snippet = " ".join(text.strip().split())[:160]
+    raise SsdptsError(f"fio produced no JSON result document (output began: {snippet!r})")
+
+
+def _latency(d: dict) -> tuple[dict, str, float]:
+    """(latency block, source, scale to ns). Prefer total latency; fall back to completion latency."""
+    for key, scale in (("lat_ns", 1.0), ("lat", 1000.0)):
+        block = d.get(key)
+        if isinstance(block, dict) and ("percentile" in block or "bins" in block):
+            return block, "lat", scale
+    for key, scale in (("clat_ns", 1.0), ("clat", 1000.0)):
+        block = d.get(key)
+        if isinstance(block, dict) and ("percentile" in block or "bins" in block):
+            return block, "clat", scale
+    for key, scale in (("lat_ns", 1.0), ("lat", 1000.0)):
+        if isinstance(d.get(key), dict):
+            return d[key], "lat", scale
+    return {}, "lat", 1.0
+
+
+def _pct_key(k: str) -> str:
+    return f"{float(k):g}"
+
+
+def parse_direction(d: dict | None) -> tuple[DirStats, str]:
+    if not d:
+        return DirStats(), "lat"
+    lat, source, scale = _latency(d)
+    ios = int(d.get("total_ios", d.get("short_ios", 0)) or 0)
+    io_bytes = int(d.get("io_bytes", int(d.get("io_kbytes", 0)) * 1024))
+    bw_bytes = float(d["bw_bytes"]) if "bw_bytes" in d else float(d.get("bw", 0)) * 1024  # bw_bytes from fio 3.2
+    bins = lat.get("bins")
+    return DirStats(
+        ios=ios,
+        bytes=io_bytes,
+        iops=float(d.get("iops", 0.0)),
+        bw_bytes=bw_bytes,
+        lat_mean_ns=float(lat.get("mean", 0.0)) * scale,
+        lat_min_ns=float(lat.get("min", 0.0)) * scale,
+        lat_max_ns=float(lat.get("max", 0.0)) * scale,
+        lat_stddev_ns=float(lat.get("stddev", 0.0)) * scale,
+        percentiles={_pct_key(k): float(v) * scale for k, v in (lat.get("percentile") or {}).items()},
+        bins={int(k): int(v) for k, v in bins.items()} if isinstance(bins, dict) else None,
+    ), source
+
+
+def parse_job(job: dict) -> CellResult:
+    read, src_r = parse_direction(job.get("read"))
+    write, src_w = parse_direction(job.get("write"))
+    if job.get("error"):
+        raise SsdptsError(f"fio job {job.get('jobname')} failed with error {job['error']}")
+    runtime = float(job.get("job_runtime", 0) or max(job.get("read", {}).get("runtime", 0),
+                                                      job.get("write", {}).get("runtime", 0)))
+    return CellResult(
+        name=str(job.get("jobname", "")),
+        read=read,
+        write=write,
+        runtime_ms=runtime,
+        usr_cpu=float(job.get("usr_cpu", 0.0)),
+        sys_cpu=float(job.get("sys_cpu", 0.0)),
+        latency_source="clat" if "clat" in (src_r, src_w) else "lat",
+        intervals=list(job.get("intervals", [])),
+    )
+
+
+def parse_output(text: str) -> tuple[dict, list[CellResult]]:
+    doc = load_document(text)
+    jobs = doc.get("jobs") or doc.get("client_stats") or []
+    jobs = [j for j in jobs if j.get("jobname") != "All clients"]
+    return doc, [parse_job(j) for j in jobs]

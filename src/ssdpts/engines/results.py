@@ -1,0 +1,119 @@
+"""What an engine returns for a round: per-cell statistics in one shape, whatever ran the I/O."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class DirStats:
+    """One data direction (read or write) of one cell. Latency is total latency (submit to complete), ns."""
+
+    ios: int = 0
+    bytes: int = 0
+    iops: float = 0.0
+    bw_bytes: float = 0.0          # bytes per second
+    lat_mean_ns: float = 0.0
+    lat_min_ns: float = 0.0
+    lat_max_ns: float = 0.0
+    lat_stddev_ns: float = 0.0
+    percentiles: dict[str, float] = field(default_factory=dict)   # "99.9" -> ns
+    bins: dict[int, int] | None = None                           # latency ns -> count (json+)
+
+    @property
+    def mib_s(self) -> float:
+        return self.bw_bytes / 2**20
+
+
+@dataclass
+class CellResult:
+    name: str
+    read: DirStats
+    write: DirStats
+    runtime_ms: float = 0.0
+    usr_cpu: float = 0.0
+    sys_cpu: float = 0.0
+    latency_source: str = "lat"      # lat (total) | clat (fallback when fio lacks total-latency percentiles)
+    intervals: list[dict] = field(default_factory=list)
+
+    @property
+    def iops(self) -> float:
+        """SNIA: mixed-cell IOPS is read IOPS + write IOPS (never a weighted mean)."""
+        return self.read.iops + self.write.iops
+
+    @property
+    def bw_bytes(self) -> float:
+        return self.read.bw_bytes + self.write.bw_bytes
+
+    @property
+    def lat_mean_ns(self) -> float:
+        n = self.read.ios + self.write.ios
+        if not n:
+            return 0.0
+        return (self.read.lat_mean_ns * self.read.ios + self.write.lat_mean_ns * self.write.ios) / n
+
+    @property
+    def lat_max_ns(self) -> float:
+        return max(self.read.lat_max_ns, self.write.lat_max_ns)
+
+    def metric(self, name: str) -> float:
+        """Tracking-variable lookup used by steady-state loops."""
+        if name == "iops":
+            return self.iops
+        if name in ("read_iops", "write_iops"):
+            return getattr(self, name.split("_")[0]).iops
+        if name in ("read_bw", "write_bw"):
+            return getattr(self, name.split("_")[0]).bw_bytes
+        if name == "bw":
+            return self.bw_bytes
+        if name == "lat_mean":
+            return self.lat_mean_ns
+        if name == "lat_max":
+            return self.lat_max_ns
+        raise KeyError(f"unknown metric {name!r}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("read", "write"):
+            if d[k]["bins"] is not None:
+                d[k]["bins"] = {str(a): b for a, b in d[k]["bins"].items()}
+        return d
+
+
+@dataclass
+class RoundOutput:
+    """One fio process (or simulator call) worth of cells, with everything needed to reproduce it."""
+
+    cells: list[CellResult]
+    engine: str
+    job_text: str = ""
+    command: list[str] = field(default_factory=list)
+    raw_output: str = ""
+    stderr: str = ""
+    started_at: float = 0.0          # wall clock, s since epoch
+    ended_at: float = 0.0
+    gap_before_ms: float | None = None    # idle time between the previous round's last I/O and this round's first
+    gaps_inside_ms: list[float] = field(default_factory=list)   # idle time between consecutive cells
+    fio_version: str = ""
+
+
+def percentile_from_bins(bins: dict[int, int], pct: float) -> float | None:
+    """The latency (ns) at percentile `pct` of a fio json+ histogram (bucket value -> count)."""
+    total = sum(bins.values())
+    if not total:
+        return None
+    need = pct / 100.0 * total
+    seen = 0
+    for value in sorted(bins):
+        seen += bins[value]
+        if seen >= need:
+            return float(value)
+    return float(max(bins))
+
+
+def merge_bins(parts) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for b in parts:
+        for k, v in (b or {}).items():
+            out[k] = out.get(k, 0) + v
+    return out

@@ -1,0 +1,50 @@
+"""The test platform, recorded with every run (SNIA report header: Test Platform)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+
+from . import __version__
+
+
+def _cpu_model() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _os_name() -> str:
+    try:
+        for line in open("/etc/os-release"):
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return platform.system()
+
+
+def host_info(fio_version: str = "") -> dict:
+    mem = 0
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal:"):
+                mem = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return {
+        "hostname": socket.gethostname(),
+        "cpu_model": _cpu_model(),
+        "cpu_cores": os.cpu_count(),
+        "memory_bytes": mem,
+        "kernel": platform.release(),
+        "os": _os_name(),
+        "python": platform.python_version(),
+        "fio_version": fio_version,
+        "ssdpts_version": __version__,
+    }

@@ -1,0 +1,152 @@
+"""Profiles: TOML data files describing how long and how hard each test runs.
+
+Shipped profiles live next to this file; a user profile file works the same way. Each profile may
+`extends = "other"` and override any key. Validation errors name the file, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ..errors import SsdptsError
+from ..steady import RULES
+from ..units import parse_duration, parse_size
+from ..workload import DATA_PATTERNS
+
+HERE = Path(__file__).parent
+
+_POS_INT = ("a positive integer", lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0)
+_PCT = ("a percentage 0..100", lambda v: isinstance(v, (int, float)) and 0 <= v <= 100)
+_AR = ("a percentage 1..100", lambda v: isinstance(v, (int, float)) and 0 < v <= 100)
+_FRACTION = ("a fraction between 0 and 1, e.g. 0.20", lambda v: isinstance(v, (int, float)) and 0 < v < 1)
+_BOOL = ("true or false", lambda v: isinstance(v, bool))
+_STR = ("a string", lambda v: isinstance(v, str))
+
+
+def _dur(v) -> bool:
+    try:
+        return parse_duration(v) > 0
+    except SsdptsError:
+        return False
+
+
+def _size(v) -> bool:
+    try:
+        return parse_size(v) > 0
+    except SsdptsError:
+        return False
+
+
+_DURATION = ("a duration like \"1m\", \"500ms\" or seconds", _dur)
+_SIZE = ("a size like \"4k\" or \"1024k\"", _size)
+_SIZES = ("a list of sizes like [\"4k\", \"128k\"]", lambda v: isinstance(v, list) and v and all(_size(x) for x in v))
+_PCTS = ("a list of read percentages like [100, 65, 0]",
+         lambda v: isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x <= 100 for x in v))
+_INTS = ("a list of positive integers", lambda v: isinstance(v, list) and v and all(isinstance(x, int) and x > 0 for x in v))
+_TRACK = ("a list of [block size, read %] pairs like [[\"4k\", 0]]",
+          lambda v: isinstance(v, list) and v and all(isinstance(x, list) and len(x) == 2 and _size(x[0])
+                                                      and isinstance(x[1], int) for x in v))
+_MULT = ("a positive number (times the active range)", lambda v: isinstance(v, (int, float)) and v > 0)
+
+
+def _choice(*options):
+    return (f"one of {', '.join(map(str, options))}", lambda v: v in options)
+
+
+COMMON_TEST_KEYS = {"threads": _POS_INT, "iodepth": _POS_INT, "cell_runtime": _DURATION, "active_range": _AR,
+                    "max_rounds": _POS_INT, "data_pattern": _choice(*DATA_PATTERNS)}
+
+SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
+    "profile": {"name": _STR, "description": _STR, "spec": _STR, "extends": _STR},
+    "defaults": {"threads": _POS_INT, "iodepth": _POS_INT, "active_range": _AR, "data_pattern": _choice(*DATA_PATTERNS),
+                 "write_cache": _choice("enabled", "disabled", "unchanged"), "purge": _STR},
+    "steady_state": {"rule": _choice(*RULES), "window": _POS_INT, "max_range": _FRACTION, "max_slope": _FRACTION,
+                     "max_rounds": _POS_INT, "inclusive": _BOOL},
+    "wipc": {"block_size": _SIZE, "multiple": _MULT, "threads": _POS_INT, "iodepth": _POS_INT},
+    "tests.iops": {**COMMON_TEST_KEYS, "mixes": _PCTS, "block_sizes": _SIZES, "tracking": _TRACK},
+    "tests.throughput": {**COMMON_TEST_KEYS, "block_sizes": _SIZES},
+    "tests.latency": {**COMMON_TEST_KEYS, "mixes": _PCTS, "block_sizes": _SIZES, "tracking": _TRACK},
+}
+
+
+def shipped() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(HERE.glob("*.toml"))}
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
+    return out
+
+
+def _read(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise SsdptsError(f"profile file {path} not found; shipped profiles: {', '.join(shipped())}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SsdptsError(f"profile {path}: not valid TOML ({e})") from None
+
+
+def _validate(data: dict, path: Path) -> None:
+    for section, body in data.items():
+        if section == "tests":
+            if not isinstance(body, dict):
+                raise SsdptsError(f"profile {path}: [tests] must be a table of [tests.NAME] sections")
+            items = [(f"tests.{k}", v) for k, v in body.items()]
+        else:
+            items = [(section, body)]
+        for name, table in items:
+            schema = SCHEMA.get(name)
+            if schema is None:
+                if name.startswith("tests."):
+                    schema = {**COMMON_TEST_KEYS}  # tests added by other modules validate their own keys
+                    if not isinstance(table, dict):
+                        raise SsdptsError(f"profile {path}: [{name}] must be a table")
+                    continue
+                allowed = ", ".join(sorted(k for k in SCHEMA if not k.startswith("tests.")) + ["tests.NAME"])
+                raise SsdptsError(f"profile {path}: unknown section [{name}]; allowed: {allowed}")
+            if not isinstance(table, dict):
+                raise SsdptsError(f"profile {path}: [{name}] must be a table")
+            for key, value in table.items():
+                if key not in schema:
+                    raise SsdptsError(f"profile {path}: unknown key {name}.{key}; allowed: {', '.join(sorted(schema))}")
+                what, ok = schema[key]
+                if not ok(value):
+                    raise SsdptsError(f"profile {path}: {name}.{key} = {value!r} is invalid; expected {what}")
+
+
+def load_profile(name_or_path: str) -> dict:
+    """A validated, fully merged profile dict. `name_or_path` is a shipped name or a .toml path."""
+    path = shipped().get(name_or_path)
+    if path is None:
+        path = Path(name_or_path)
+        if not path.exists():
+            raise SsdptsError(f"unknown profile {name_or_path!r}; shipped profiles: {', '.join(shipped())}, "
+                              "or give a path to a .toml file")
+    data = _read(path)
+    _validate(data, path)
+    own_name = data.get("profile", {}).get("name") or path.stem
+    parent = data.get("profile", {}).get("extends")
+    if parent:
+        if parent == path.stem:
+            raise SsdptsError(f"profile {path}: profile.extends names itself")
+        data = _merge(load_profile(parent), data)
+    data.setdefault("profile", {})["name"] = own_name
+    data["profile"]["source"] = str(path)
+    return data
+
+
+def test_settings(profile: dict, test: str) -> dict:
+    """A test's settings: [defaults] overlaid by [tests.TEST], with steady-state settings under 'steady'."""
+    out = dict(profile.get("defaults", {}))
+    out.update(profile.get("tests", {}).get(test, {}))
+    out["steady"] = dict(profile.get("steady_state", {}))
+    if "max_rounds" in out:
+        out["steady"]["max_rounds"] = out["max_rounds"]
+    out["wipc"] = dict(profile.get("wipc", {}))
+    return out

@@ -1,0 +1,21 @@
+"""The tests: one module per test, each with NAME, TITLE, run(ctx) -> summary dict.
+
+Add a test by writing its module and listing it here; the runner, store and report find it by name.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import iops, latency, throughput
+
+TESTS: dict[str, ModuleType] = {m.NAME: m for m in (iops, throughput, latency)}
+DEFAULT_TESTS = ["iops", "throughput", "latency"]
+
+
+def get(name: str) -> ModuleType:
+    from ..errors import SsdptsError
+
+    if name not in TESTS:
+        raise SsdptsError(f"unknown test {name!r}; available: {', '.join(TESTS)}")
+    return TESTS[name]

@@ -1,0 +1,226 @@
+"""What every PTS test shares: purge, preconditioning, the steady-state round loop, window summaries.
+
+A test module describes its matrix and tracking variables and calls these; it never builds fio
+command lines and never talks to the database except through its context.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..engines.results import CellResult, merge_bins, percentile_from_bins
+from ..steady import SteadyState, evaluate
+from ..store import RoundRecord, Store
+from ..targets import Target
+from ..targets.purge import purge
+from ..units import bs_label, parse_duration, parse_size
+from ..workload import Workload
+
+log = logging.getLogger("ssdpts")
+
+
+@dataclass(frozen=True)
+class Tracker:
+    """A tracking variable: one metric of one cell, one value per round."""
+
+    cell: str
+    metric: str = "iops"       # iops | read_bw | write_bw | lat_mean | ...
+
+    @property
+    def label(self) -> str:
+        return f"{self.cell} {self.metric}"
+
+
+@dataclass
+class SteadyOutcome:
+    phase: str
+    rounds: list[RoundRecord]
+    states: dict[str, SteadyState]
+    reached: bool
+    window_rounds: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"phase": self.phase, "reached": self.reached, "rounds": len(self.rounds),
+                "window_rounds": self.window_rounds,
+                "trackers": {k: v.to_dict() for k, v in self.states.items()}}
+
+
+@dataclass
+class TestContext:
+    run_id: str
+    test: str
+    store: Store
+    target: Target
+    engine: object
+    settings: dict
+    progress: object
+    purge_method: str = "auto"
+
+    # settings helpers ------------------------------------------------------------------------
+    def cell_runtime(self) -> float:
+        return parse_duration(self.settings.get("cell_runtime", "1m"))
+
+    def active_range(self) -> float:
+        return float(self.settings.get("active_range", 100)) / 100.0
+
+    def steady_kw(self) -> dict:
+        s = self.settings.get("steady", {})
+        return {"window": int(s.get("window", 5)), "max_range": float(s.get("max_range", 0.20)),
+                "max_slope": float(s.get("max_slope", 0.10)), "rule": s.get("rule", "snia"),
+                "inclusive": bool(s.get("inclusive", True))}
+
+    def max_rounds(self) -> int:
+        return int(self.settings.get("steady", {}).get("max_rounds", 25))
+
+    def cell(self, name: str, rw: str, bs: int, read_pct: int | None = None, **kw) -> Workload:
+        """A test cell with the profile's load, range, data pattern and cell runtime."""
+        base = dict(threads=int(self.settings.get("threads", 1)), iodepth=int(self.settings.get("iodepth", 1)),
+                    range_size=self.active_range(), runtime_s=self.cell_runtime(),
+                    data_pattern=self.settings.get("data_pattern", "random"))
+        base.update(kw)
+        return Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, **base)
+
+    def wipc(self, block_size: int | None = None) -> Workload:
+        """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the active range."""
+        w = self.settings.get("wipc", {})
+        bs = block_size or parse_size(w.get("block_size", "128k"))
+        threads = int(w.get("threads", 1))
+        ar = self.active_range()
+        total = float(w.get("multiple", 2.0)) * ar * self.target.size_bytes
+        return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
+                        iodepth=int(w.get("iodepth", 32)), range_size=ar, io_size=int(total / threads) // bs * bs,
+                        data_pattern=self.settings.get("data_pattern", "random"))
+
+    def skip_sub_sector(self, sizes: Sequence[int]) -> tuple[list[int], list[str]]:
+        """Drop block sizes below the logical block size (0.5 KiB on 4Kn drives), with a note."""
+        lbs = self.target.logical_block_size
+        keep = [b for b in sizes if b >= lbs]
+        notes = [f"{bs_label(b)} skipped: below the {lbs}-byte logical block size" for b in sizes if b < lbs]
+        return keep, notes
+
+    # steps -----------------------------------------------------------------------------------
+    def purge(self, phase: str = "") -> dict:
+        key = f"purge:{phase}"
+        done = self.store.step(self.run_id, self.test, key)
+        if done is not None:
+            return done
+        self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
+        rec = purge(self.target, self.purge_method).to_dict()
+        if not rec["snia_purge"]:
+            self.progress.message(f"{self.test}: note: {rec['note']}")
+        self.store.record_step(self.run_id, self.test, key, "purge", rec)
+        return rec
+
+    def note(self, text: str) -> None:
+        notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
+        if text not in notes["notes"]:
+            notes["notes"].append(text)
+            self.store.record_step(self.run_id, self.test, "notes", "notes", notes)
+
+    def run_to_steady_state(self, phase: str, cells: Sequence[Workload], trackers: Sequence[Tracker],
+                            precondition: Workload | None = None) -> SteadyOutcome:
+        """Precondition (once), then rounds of `cells` until every tracker is steady or max rounds.
+
+        Resumable: stored rounds are reused; the next round is queued before the current one ends,
+        so the device does not idle between preconditioning and rounds or between rounds.
+        """
+        kw = self.steady_kw()
+        max_rounds = self.max_rounds()
+        done = self.store.rounds(self.run_id, self.test, phase)
+        series = {t.label: [r.cell(t.cell).metric(t.metric) for r in done] for t in trackers}
+        states = {k: evaluate(v, **kw) for k, v in series.items()}
+        if done and (all(s.reached for s in states.values()) or len(done) >= max_rounds):
+            return self._outcome(phase, trackers, kw)
+        need_pc = precondition is not None and not done and not self.store.rounds(
+            self.run_id, self.test, phase, kind="precondition", with_cells=False)
+        round_no = len(done) + 1
+        round_seconds = sum(c.runtime_s or 0 for c in cells)
+        with self.engine.session(self.target) as session:
+            pc = session.submit([precondition], tag=f"{phase} precondition") if need_pc else None
+            pending = session.submit(cells, tag=f"{phase} round {round_no}")
+            if pc is not None:
+                self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
+                out = pc.result()
+                self.store.save_round(self.run_id, self.test, phase, "precondition", 0, out, [precondition.to_dict()])
+            while pending is not None:
+                self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "")
+                nxt = session.submit(cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
+                try:
+                    out = pending.result()
+                except BaseException:
+                    if nxt is not None:
+                        nxt.cancel()
+                    raise
+                by_name = {c.name: c for c in out.cells}
+                for t in trackers:
+                    series[t.label].append(by_name[t.cell].metric(t.metric))
+                states = {k: evaluate(v, **kw) for k, v in series.items()}
+                tracking = {k: v[-1] for k, v in series.items()}
+                self.store.save_round(self.run_id, self.test, phase, "round", round_no, out,
+                                      [c.to_dict() for c in cells], tracking,
+                                      {k: s.to_dict() for k, s in states.items()})
+                reached = all(s.reached for s in states.values())
+                self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
+                if reached or nxt is None:
+                    if nxt is not None:
+                        nxt.cancel()
+                    break
+                pending, round_no = nxt, round_no + 1
+        return self._outcome(phase, trackers, kw)
+
+    def _outcome(self, phase: str, trackers: Sequence[Tracker], kw: dict) -> SteadyOutcome:
+        rounds = self.store.rounds(self.run_id, self.test, phase)
+        series = {t.label: [r.cell(t.cell).metric(t.metric) for r in rounds] for t in trackers}
+        nums = [r.round for r in rounds]
+        states = {k: evaluate(v, rounds=nums, **kw) for k, v in series.items()}
+        reached = bool(states) and all(s.reached for s in states.values())
+        window = nums[-kw["window"]:]
+        return SteadyOutcome(phase, rounds, states, reached, window)
+
+
+def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) -> dict[str, dict]:
+    """Per cell: the measurement-window averages SNIA reports (and max / merged-histogram percentiles)."""
+    chosen = [r for r in rounds if r.round in set(window_rounds)]
+    out: dict[str, dict] = {}
+    if not chosen:
+        return out
+    for i, name in enumerate(c.name for c in chosen[0].cells):
+        cells: list[CellResult] = [r.cells[i] for r in chosen]
+        n = len(cells)
+        summary = {
+            "workload": chosen[0].workloads[i] if chosen[0].workloads else {},
+            "iops": sum(c.iops for c in cells) / n,
+            "read_iops": sum(c.read.iops for c in cells) / n,
+            "write_iops": sum(c.write.iops for c in cells) / n,
+            "read_mib_s": sum(c.read.bw_bytes for c in cells) / n / 2**20,
+            "write_mib_s": sum(c.write.bw_bytes for c in cells) / n / 2**20,
+            "usr_cpu": sum(c.usr_cpu for c in cells) / n,
+            "sys_cpu": sum(c.sys_cpu for c in cells) / n,
+        }
+        for d in ("read", "write"):
+            ios = sum(getattr(c, d).ios for c in cells)
+            if not ios:
+                continue
+            stats = [getattr(c, d) for c in cells]
+            lat = {"mean_us": sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
+                   "max_us": max(s.lat_max_ns for s in stats) / 1000}
+            bins = merge_bins(s.bins for s in stats if s.bins)
+            for p in sorted({k for s in stats for k in s.percentiles}, key=float):
+                v = percentile_from_bins(bins, float(p)) if bins else None
+                if v is None:  # no histogram: mean of per-round percentiles (flagged)
+                    v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
+                    lat["percentiles_from"] = "round mean"
+                lat[f"p{p}_us"] = v / 1000
+            summary[f"{d}_lat"] = lat
+        ios_all = sum(c.read.ios + c.write.ios for c in cells)
+        summary["lat_mean_us"] = sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0
+        summary["lat_max_us"] = max(c.lat_max_ns for c in cells) / 1000
+        out[name] = summary
+    return out
+
+
+def cell_name(kind: str, bs: int, read_pct: int) -> str:
+    """Stable, file-name-safe cell names: 'rnd_4K_65-35', 'seq_1024K_100-0'."""
+    return f"{kind}_{bs_label(bs)}_{read_pct}-{100 - read_pct}"

@@ -1,0 +1,294 @@
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..engines.results import CellResult, DirStats, RoundOutput
+from ..errors import SsdptsError
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    status TEXT NOT NULL,              -- running | completed | failed | interrupted
+    target_spec TEXT NOT NULL,
+    target_json TEXT NOT NULL,
+    host_json TEXT NOT NULL,
+    profile_name TEXT NOT NULL,
+    profile_json TEXT NOT NULL,
+    tests_json TEXT NOT NULL,
+    options_json TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    message TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS tests (
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,              -- pending | running | completed | failed
+    started REAL, ended REAL,
+    summary_json TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS steps (     -- non-fio steps: purge, notes
+    run_id TEXT NOT NULL, test TEXT NOT NULL, key TEXT NOT NULL,
+    kind TEXT NOT NULL, at REAL NOT NULL, data_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, test, key)
+);
+CREATE TABLE IF NOT EXISTS rounds (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL, test TEXT NOT NULL, phase TEXT NOT NULL, kind TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    started REAL NOT NULL, ended REAL NOT NULL,
+    gap_before_ms REAL, gaps_inside_json TEXT NOT NULL DEFAULT '[]',
+    engine TEXT NOT NULL, fio_version TEXT NOT NULL DEFAULT '',
+    job_text TEXT NOT NULL, command_json TEXT NOT NULL,
+    raw_output_z BLOB, stderr TEXT NOT NULL DEFAULT '',
+    tracking_json TEXT NOT NULL DEFAULT '{}',
+    steady_json TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (run_id, test, phase, kind, round)
+);
+CREATE TABLE IF NOT EXISTS cells (
+    round_id INTEGER NOT NULL REFERENCES rounds(id),
+    idx INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    workload_json TEXT NOT NULL,
+    iops REAL NOT NULL, read_iops REAL NOT NULL, write_iops REAL NOT NULL,
+    read_bw REAL NOT NULL, write_bw REAL NOT NULL,           -- bytes/s
+    lat_mean_ns REAL NOT NULL, lat_max_ns REAL NOT NULL,
+    usr_cpu REAL NOT NULL, sys_cpu REAL NOT NULL,
+    result_z BLOB NOT NULL,                                  -- zlib(JSON CellResult incl. histogram bins)
+    PRIMARY KEY (round_id, idx)
+);
+CREATE INDEX IF NOT EXISTS rounds_by_test ON rounds(run_id, test, phase, kind, round);
+"""
+
+
+def default_results_dir() -> Path:
+    return Path(os.environ.get("SSDPTS_RESULTS", "results"))
+
+
+def _z(obj) -> bytes:
+    return zlib.compress(json.dumps(obj, separators=(",", ":")).encode(), 6)
+
+
+def _unz(blob: bytes):
+    return json.loads(zlib.decompress(blob))
+
+
+def cell_from_dict(d: dict) -> CellResult:
+    def ds(x: dict) -> DirStats:
+        x = dict(x)
+        if x.get("bins") is not None:
+            x["bins"] = {int(k): v for k, v in x["bins"].items()}
+        return DirStats(**x)
+
+    return CellResult(name=d["name"], read=ds(d["read"]), write=ds(d["write"]), runtime_ms=d["runtime_ms"],
+                      usr_cpu=d["usr_cpu"], sys_cpu=d["sys_cpu"], latency_source=d.get("latency_source", "lat"),
+                      intervals=d.get("intervals", []))
+
+
+@dataclass
+class RoundRecord:
+    id: int
+    test: str
+    phase: str
+    kind: str
+    round: int
+    started: float
+    ended: float
+    gap_before_ms: float | None
+    engine: str
+    job_text: str
+    command: list[str]
+    tracking: dict
+    steady: dict
+    cells: list[CellResult] = field(default_factory=list)
+    workloads: list[dict] = field(default_factory=list)
+
+    def cell(self, name: str) -> CellResult:
+        for c in self.cells:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) > SCHEMA_VERSION:
+            raise SsdptsError(f"{self.path} was written by a newer ssdpts (schema {row[0]}); upgrade ssdpts")
+
+    @classmethod
+    def in_dir(cls, results_dir: str | Path) -> "Store":
+        return cls(Path(results_dir) / "ssdpts.db")
+
+    def close(self) -> None:
+        self.db.close()
+
+    class _Tx:
+        def __init__(self, db):
+            self.db = db
+
+        def __enter__(self):
+            self.db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type, *rest):
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+    def tx(self):
+        return Store._Tx(self.db)
+
+    # runs -----------------------------------------------------------------------------------
+    def create_run(self, *, target_spec: str, target: dict, host: dict, profile_name: str, profile: dict,
+                   tests: list[str], options: dict, engine: str) -> str:
+        run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+        now = time.time()
+        with self.tx():
+            self.db.execute(
+                "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, now, now, "running", target_spec, json.dumps(target), json.dumps(host), profile_name,
+                 json.dumps(profile), json.dumps(tests), json.dumps(options), engine, ""))
+            for t in tests:
+                self.db.execute("INSERT INTO tests (run_id, name, status) VALUES (?,?,?)", (run_id, t, "pending"))
+        return run_id
+
+    def run(self, run_id: str) -> dict:
+        row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None:
+            matches = self.db.execute("SELECT id FROM runs WHERE id LIKE ?", (f"%{run_id}%",)).fetchall()
+            if len(matches) == 1:
+                return self.run(matches[0][0])
+            raise SsdptsError(f"no run {run_id!r} in {self.path}; 'ssdpts list' shows the runs")
+        d = dict(row)
+        for k in ("target", "host", "profile", "tests", "options"):
+            d[k] = json.loads(d.pop(f"{k}_json"))
+        return d
+
+    def runs(self) -> list[dict]:
+        rows = self.db.execute("SELECT id FROM runs ORDER BY created").fetchall()
+        return [self.run(r[0]) for r in rows]
+
+    def set_run_status(self, run_id: str, status: str, message: str = "") -> None:
+        with self.tx():
+            self.db.execute("UPDATE runs SET status=?, message=?, updated=? WHERE id=?",
+                            (status, message, time.time(), run_id))
+
+    # tests ----------------------------------------------------------------------------------
+    def tests(self, run_id: str) -> list[dict]:
+        rows = self.db.execute("SELECT * FROM tests WHERE run_id=? ORDER BY rowid", (run_id,)).fetchall()
+        out = []
+        for r in rows:
+            d = dict(r)
+            d["summary"] = json.loads(d.pop("summary_json"))
+            out.append(d)
+        return out
+
+    def test_status(self, run_id: str, name: str) -> str:
+        row = self.db.execute("SELECT status FROM tests WHERE run_id=? AND name=?", (run_id, name)).fetchone()
+        return row[0] if row else "pending"
+
+    def set_test(self, run_id: str, name: str, status: str, summary: dict | None = None) -> None:
+        now = time.time()
+        with self.tx():
+            self.db.execute("INSERT OR IGNORE INTO tests (run_id, name, status) VALUES (?,?,?)", (run_id, name, status))
+            if status == "running":
+                self.db.execute("UPDATE tests SET status=?, started=COALESCE(started, ?) WHERE run_id=? AND name=?",
+                                (status, now, run_id, name))
+            else:
+                self.db.execute("UPDATE tests SET status=?, ended=?, summary_json=? WHERE run_id=? AND name=?",
+                                (status, now, json.dumps(summary or {}), run_id, name))
+            self.db.execute("UPDATE runs SET updated=? WHERE id=?", (now, run_id))
+
+    # steps ----------------------------------------------------------------------------------
+    def step(self, run_id: str, test: str, key: str) -> dict | None:
+        row = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND test=? AND key=?",
+                              (run_id, test, key)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def steps(self, run_id: str, test: str | None = None) -> list[dict]:
+        q = "SELECT * FROM steps WHERE run_id=?" + (" AND test=?" if test else "") + " ORDER BY at"
+        rows = self.db.execute(q, (run_id, test) if test else (run_id,)).fetchall()
+        return [dict(r, data=json.loads(r["data_json"])) for r in rows]
+
+    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict) -> None:
+        with self.tx():
+            self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                            (run_id, test, key, kind, time.time(), json.dumps(data)))
+
+    # rounds ---------------------------------------------------------------------------------
+    def save_round(self, run_id: str, test: str, phase: str, kind: str, round_no: int, out: RoundOutput,
+                   workloads: Iterable[dict], tracking: dict | None = None, steady: dict | None = None) -> int:
+        """Store one round and its cells in a single transaction."""
+        with self.tx():
+            cur = self.db.execute(
+                "INSERT OR REPLACE INTO rounds (run_id, test, phase, kind, round, started, ended, gap_before_ms,"
+                " gaps_inside_json, engine, fio_version, job_text, command_json, raw_output_z, stderr,"
+                " tracking_json, steady_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (run_id, test, phase, kind, round_no, out.started_at, out.ended_at, out.gap_before_ms,
+                 json.dumps(out.gaps_inside_ms), out.engine, out.fio_version, out.job_text,
+                 json.dumps(out.command), zlib.compress(out.raw_output.encode(), 6), out.stderr[-20000:],
+                 json.dumps(tracking or {}), json.dumps(steady or {})))
+            rid = cur.lastrowid
+            for i, (cell, wl) in enumerate(zip(out.cells, workloads)):
+                self.db.execute(
+                    "INSERT INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (rid, i, cell.name, json.dumps(wl), cell.iops, cell.read.iops, cell.write.iops,
+                     cell.read.bw_bytes, cell.write.bw_bytes, cell.lat_mean_ns, cell.lat_max_ns,
+                     cell.usr_cpu, cell.sys_cpu, _z(cell.to_dict())))
+            self.db.execute("UPDATE runs SET updated=? WHERE id=?", (time.time(), run_id))
+        return rid
+
+    def update_round_steady(self, round_id: int, steady: dict) -> None:
+        with self.tx():
+            self.db.execute("UPDATE rounds SET steady_json=? WHERE id=?", (json.dumps(steady), round_id))
+
+    def rounds(self, run_id: str, test: str, phase: str | None = None, kind: str = "round",
+               with_cells: bool = True) -> list[RoundRecord]:
+        q = "SELECT * FROM rounds WHERE run_id=? AND test=? AND kind=?"
+        args: list = [run_id, test, kind]
+        if phase is not None:
+            q += " AND phase=?"
+            args.append(phase)
+        rows = self.db.execute(q + " ORDER BY phase, round", args).fetchall()
+        out = []
+        for r in rows:
+            rec = RoundRecord(id=r["id"], test=r["test"], phase=r["phase"], kind=r["kind"], round=r["round"],
+                              started=r["started"], ended=r["ended"], gap_before_ms=r["gap_before_ms"],
+                              engine=r["engine"], job_text=r["job_text"], command=json.loads(r["command_json"]),
+                              tracking=json.loads(r["tracking_json"]), steady=json.loads(r["steady_json"]))
+            if with_cells:
+                for c in self.db.execute("SELECT * FROM cells WHERE round_id=? ORDER BY idx", (r["id"],)):
+                    rec.cells.append(cell_from_dict(_unz(c["result_z"])))
+                    rec.workloads.append(json.loads(c["workload_json"]))
+            out.append(rec)
+        return out
+
+    def raw_output(self, round_id: int) -> str:
+        row = self.db.execute("SELECT raw_output_z FROM rounds WHERE id=?", (round_id,)).fetchone()
+        return zlib.decompress(row[0]).decode() if row and row[0] else ""
+
+    def gaps(self, run_id: str) -> list[float]:
+        rows = self.db.execute("SELECT gap_before_ms FROM rounds WHERE run_id=? AND gap_before_ms IS NOT NULL",
+                               (run_id,)).fetchall()
+        return [r[0] for r in rows]

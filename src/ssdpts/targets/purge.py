@@ -1,0 +1,125 @@
+"""Purge: put the device back as if never written (SNIA), or as close as the device allows.
+
+`auto` picks the strongest supported method. TRIM (blkdiscard) is *not* a SNIA purge; when it is
+all there is, the results say so.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+
+from ..errors import SsdptsError
+from . import sysfs
+from .base import Target
+from .sysfs import SysRoots
+
+METHODS = ("auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none")
+SNIA_PURGES = {"nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "sim-purge", "file-recreate"}
+
+
+@dataclass
+class PurgeRecord:
+    method: str
+    snia_purge: bool
+    command: str
+    seconds: float
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
+    if not shutil.which(cmd[0]):
+        raise SsdptsError(f"purge needs {cmd[0]}, which is not installed; install it or choose --purge trim")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if out.returncode != 0:
+        last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
+        raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: {last[0]}; try another --purge method")
+    return out.stdout
+
+
+def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str]:
+    """Methods this device supports, strongest first."""
+    roots = roots or SysRoots()
+    if target.kind != "block":
+        return []
+    name = sysfs.device_name(target.path, roots)
+    disk = sysfs.whole_disk(name, roots)
+    found: list[str] = []
+    ctrl = target.info.get("nvme_id_ctrl") or {}
+    if disk.startswith("nvme") and ctrl:
+        if int(ctrl.get("sanicap") or 0) & 0x3:
+            found.append("nvme-sanitize")
+        if int(ctrl.get("oacs") or 0) & 0x2:
+            found.append("nvme-format")
+    elif disk.startswith("sd") and shutil.which("hdparm"):
+        try:
+            text = subprocess.run(["hdparm", "-I", f"/dev/{disk}"], capture_output=True, text=True, timeout=30).stdout
+            sec = text.split("Security:", 1)[1][:600] if "Security:" in text else ""
+            if re.search(r"^\s*supported\s*$", sec, re.M) and re.search(r"not\s+frozen", sec):
+                found.append("ata-secure-erase")
+        except (OSError, subprocess.SubprocessError):
+            pass
+        if target.info.get("smartctl_device_type") in ("scsi", "sat") and shutil.which("sg_format"):
+            found.append("sg-format")
+    if int(target.info.get("discard_max_bytes") or 0) > 0:
+        found.append("trim")
+    return found
+
+
+def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -> PurgeRecord:
+    """Purge `target` (consent and safety were checked by the caller)."""
+    if method not in METHODS:
+        raise SsdptsError(f"unknown purge method {method!r}; allowed: {', '.join(METHODS)}")
+    t0 = time.monotonic()
+    if target.kind == "file":
+        from .resolve import prepare_file
+
+        os.unlink(target.path)
+        prepare_file(target)
+        return PurgeRecord("file-recreate", True, f"unlink + fallocate {target.path}", time.monotonic() - t0,
+                           "file targets are recreated; the filesystem below decides what reaches the device")
+    if target.kind == "sim":
+        target.drive.purge()
+        return PurgeRecord("sim-purge", True, "SimDrive.purge()", 0.0, "simulated drive returned to fresh-out-of-box")
+    if method == "none":
+        return PurgeRecord("none", False, "", 0.0, "no purge requested: results start from the device's current state")
+    supported = supported_methods(target, roots)
+    if method == "auto":
+        if not supported:
+            return PurgeRecord("none", False, "", 0.0,
+                               "device supports no purge or TRIM: results start from its current state")
+        method = supported[0]
+    dev = target.path
+    disk = "/dev/" + sysfs.whole_disk(sysfs.device_name(dev, roots or SysRoots()), roots or SysRoots())
+    if method == "nvme-sanitize":
+        cmd = ["nvme", "sanitize", disk, "--sanact=2"]
+        _run(cmd)
+        _run(["nvme", "sanitize-log", disk])  # sanitize runs in the background; the log shows progress
+        note = "NVMe sanitize (block erase)"
+    elif method == "nvme-format":
+        cmd = ["nvme", "format", dev, "--ses=1", "--force"]
+        _run(cmd)
+        note = "NVMe format with user-data erase (SES=1)"
+    elif method == "ata-secure-erase":
+        _run(["hdparm", "--user-master", "u", "--security-set-pass", "ssdpts", disk])
+        cmd = ["hdparm", "--user-master", "u", "--security-erase", "ssdpts", disk]
+        _run(cmd)
+        note = "ATA SECURITY ERASE UNIT"
+    elif method == "sg-format":
+        cmd = ["sg_format", "--format", "--quick", disk]
+        _run(cmd)
+        note = "SCSI FORMAT UNIT"
+    elif method == "trim":
+        cmd = ["blkdiscard", "-f", dev]
+        _run(cmd)
+        note = "TRIM of every LBA (blkdiscard): not a SNIA purge; the drive may keep internal state"
+    else:
+        raise SsdptsError(f"purge method {method} is not supported here")
+    return PurgeRecord(method, method in SNIA_PURGES, " ".join(cmd), time.monotonic() - t0, note)

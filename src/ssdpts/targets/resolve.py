@@ -1,0 +1,89 @@
+"""Turn what the user typed into a Target, reading what can be known without writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+from ..errors import SsdptsError
+from . import sysfs
+from .base import Target
+from .sysfs import SysRoots
+
+
+def _run_json(cmd: list[str]) -> dict | None:
+    if not shutil.which(cmd[0]):
+        return None
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        return json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
+        return None
+
+
+def open_target(spec: str, size: int | None = None, roots: SysRoots | None = None, probe: bool = True) -> Target:
+    """Block device, regular file (created later if missing) or 'sim:PRESET|FILE'."""
+    if spec.startswith("sim:"):
+        from .sim import open_sim_target
+
+        return open_sim_target(spec)
+    path = os.path.abspath(spec)
+    if os.path.exists(path) and stat.S_ISBLK(os.stat(path).st_mode):
+        return _block_target(spec, path, roots or SysRoots(), probe)
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        raise SsdptsError(f"{spec} is neither a block device nor a regular file; name a device like /dev/nvme0n1 or a file")
+    if not os.path.exists(path) and spec.startswith("/dev/"):
+        raise SsdptsError(f"{spec} does not exist; check the device name with 'lsblk'")
+    existing = os.path.getsize(path) if os.path.exists(path) else 0
+    if size is None and existing == 0:
+        raise SsdptsError(f"{spec} does not exist yet; give its size with --size, e.g. --size 8G")
+    if not os.path.isdir(os.path.dirname(path)):
+        raise SsdptsError(f"cannot create {spec}: directory {os.path.dirname(path)} does not exist")
+    return Target(kind="file", spec=spec, path=path, size_bytes=size or existing, logical_block_size=4096,
+                  physical_block_size=4096, info={"model": "file", "transport": "file", "filesystem_path": path})
+
+
+def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
+    name = sysfs.device_name(path, roots)
+    info = sysfs.block_info(name, roots)
+    if info["size_bytes"] == 0:
+        raise SsdptsError(f"{spec} has size 0; attach or configure the device first")
+    if probe:
+        disk = sysfs.whole_disk(name, roots)
+        if disk.startswith("nvme"):
+            ctrl = _run_json(["nvme", "id-ctrl", f"/dev/{disk}", "-o", "json"])
+            if ctrl:
+                info["nvme_id_ctrl"] = {k: ctrl.get(k) for k in ("vid", "sn", "mn", "fr", "tnvmcap", "oacs", "sanicap", "fna", "vwc", "oncs")}
+                info["model"] = (ctrl.get("mn") or "").strip() or info["model"]
+                info["serial"] = (ctrl.get("sn") or "").strip() or info["serial"]
+                info["firmware"] = (ctrl.get("fr") or "").strip() or info["firmware"]
+        smart = _run_json(["smartctl", "-j", "-i", path])
+        if smart and smart.get("model_name"):
+            info["model"] = info["model"] or smart.get("model_name")
+            info["serial"] = info["serial"] or smart.get("serial_number")
+            info["firmware"] = info["firmware"] or smart.get("firmware_version")
+            info["smartctl_device_type"] = (smart.get("device") or {}).get("type")
+    return Target(kind="block", spec=spec, path=path, size_bytes=info["size_bytes"],
+                  logical_block_size=info["logical_block_size"], physical_block_size=info["physical_block_size"],
+                  info=info)
+
+
+def prepare_file(target: Target) -> None:
+    """Create or extend a file target to its size, fully allocated (no sparse holes to read as zeros)."""
+    from .safety import mark_scratch_file
+
+    p = Path(target.path)
+    created = not p.exists()
+    with open(p, "ab"):
+        pass
+    if p.stat().st_size < target.size_bytes:
+        try:
+            os.posix_fallocate(os.open(p, os.O_RDWR), 0, target.size_bytes)
+        except OSError:
+            os.truncate(p, target.size_bytes)
+    if created:
+        mark_scratch_file(str(p))

@@ -1,0 +1,10 @@
+"""One declarative description of an I/O workload (`Workload`) and its rendering to fio job text.
+
+Tests describe what to run with `Workload`; only `workload.fio` turns that into fio options.
+Engines add their own plumbing (gates, output) on top of the rendered sections.
+"""
+
+from .spec import DATA_PATTERNS, RW_MODES, Workload
+from .fio import FioJob, render
+
+__all__ = ["Workload", "RW_MODES", "DATA_PATTERNS", "FioJob", "render"]

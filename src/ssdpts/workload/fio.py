@@ -1,0 +1,113 @@
+"""Render workloads to fio job text: the only place that knows fio option names for workloads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .spec import Workload
+
+
+@dataclass
+class FioJob:
+    """A fio job file as data: [global] options and ordered job sections. Engines may add options."""
+
+    global_options: dict[str, str] = field(default_factory=dict)
+    sections: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+    def text(self) -> str:
+        out = ["[global]"] + [_line(k, v) for k, v in self.global_options.items()]
+        for name, opts in self.sections:
+            out.append("")
+            out.append(f"[{name}]")
+            out += [_line(k, v) for k, v in opts.items()]
+        return "\n".join(out) + "\n"
+
+
+def _line(key: str, value) -> str:
+    if value is None or value == "":
+        return key
+    text = str(value)
+    if any(c in text for c in ";#\n"):
+        # fio treats ';' and '#' as comment starts and has no quoting
+        raise ValueError(f"fio option {key}={text!r} contains ';', '#' or a newline")
+    return f"{key}={text}"
+
+
+def _pct(p: float) -> str:
+    return f"{p:g}"
+
+
+def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
+    """fio options for one workload cell (the job's own section)."""
+    offset, size = w.region(capacity, align)
+    o: dict[str, str] = {"rw": w.rw}
+    if w.rw in ("randrw", "rw"):
+        o["rwmixread"] = str(w.reads)
+    if w.bssplit:
+        o["bssplit"] = ":".join(f"{b}/{p}" for b, p in w.bssplit)
+        o["blockalign"] = str(w.min_bs)
+    else:
+        o["bs"] = str(w.bs)
+    o["numjobs"] = str(w.threads)
+    o["iodepth"] = str(w.iodepth)
+    o["offset"] = str(offset)
+    o["size"] = str(size)
+    if w.runtime_s is not None:
+        o["time_based"] = "1"
+        o["runtime"] = f"{int(round(w.runtime_s * 1000))}ms"
+    if w.io_size is not None:
+        o["io_size"] = str(int(w.io_size))
+    if w.ramp_s:
+        o["ramp_time"] = f"{int(round(w.ramp_s * 1000))}ms"
+    o["direct"] = "1" if w.direct else "0"
+    if w.sync:
+        o["sync"] = "dsync"
+    if w.random:
+        # SNIA: random I/O without a random map (the map changes write amplification),
+        # a 64-bit generator (>= 48 bits of LBA), and no repeated sequence unless seeded.
+        o["norandommap"] = "1"
+        o["randrepeat"] = "0"
+        o["random_generator"] = "tausworthe64"
+        if w.seed is not None:
+            o["randseed"] = str(w.seed)
+        if w.distribution != "random":
+            o["random_distribution"] = w.distribution
+    if w.data_pattern == "random":
+        o["scramble_buffers"] = "1"
+    elif w.data_pattern == "compress50":
+        o["refill_buffers"] = "1"
+        o["buffer_compress_percentage"] = "50"
+        o["buffer_compress_chunk"] = "4096"
+    elif w.data_pattern == "zero":
+        o["zero_buffers"] = "1"
+    if w.thinktime_us:
+        o["thinktime"] = f"{w.thinktime_us}us"
+        if w.thinktime_iotime_s:
+            o["thinktime_iotime"] = f"{int(round(w.thinktime_iotime_s * 1000))}ms"
+    o["lat_percentiles"] = "1"
+    o["percentile_list"] = ":".join(_pct(p) for p in w.percentiles)
+    if w.log_interval_ms:
+        o["log_avg_msec"] = str(w.log_interval_ms)
+        o["write_iops_log"] = w.name
+        o["write_bw_log"] = w.name
+        o["write_lat_log"] = w.name
+        o["log_unix_epoch"] = "1"
+    return o
+
+
+def render(cells: Sequence[Workload], filename: str, capacity: int, align: int = 4096,
+           ioengine: str = "libaio") -> FioJob:
+    """A job file running `cells` one after another on `filename` (engines decide how they are chained)."""
+    g = {
+        "ioengine": ioengine,
+        "filename": filename,
+        "group_reporting": "1",
+        "thread": "1",            # threads start faster than forked processes
+        "disk_util": "0",
+        "allow_mounted_write": "0",
+    }
+    job = FioJob(global_options=g)
+    for w in cells:
+        job.sections.append((w.name, cell_options(w, capacity, align)))
+    return job

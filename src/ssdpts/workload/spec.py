@@ -1,0 +1,108 @@
+"""The workload description shared by every engine (fio, simulator, remote fio)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+from ..units import bs_label
+
+RW_MODES = ("read", "write", "randread", "randwrite", "randrw", "rw")
+DATA_PATTERNS = ("random", "compress50", "zero")
+DEFAULT_PERCENTILES = (99.0, 99.9, 99.99, 99.999)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What one cell (one fio job with `threads` clones) does.
+
+    threads = TC (fio numjobs), iodepth = QD per thread; OIO = threads * iodepth.
+    The active range is a fraction of the target's capacity: [range_start, range_start + range_size).
+    Stop by `runtime_s` (time based) and/or `io_size` (bytes per thread), whichever comes first.
+    """
+
+    name: str
+    rw: str
+    bs: int = 4096
+    read_pct: int | None = None          # for randrw/rw; derived from rw otherwise
+    bssplit: tuple[tuple[int, int], ...] = ()   # ((bytes, percent), ...) overrides bs
+    threads: int = 1
+    iodepth: int = 1
+    range_start: float = 0.0
+    range_size: float = 1.0
+    runtime_s: float | None = None
+    io_size: int | None = None
+    ramp_s: float = 0.0
+    data_pattern: str = "random"
+    direct: bool = True
+    sync: bool = False
+    distribution: str = "random"        # random | zoned:50/5:30/15:20/80 | zipf:1.2 | pareto:0.9
+    thinktime_us: int = 0
+    thinktime_iotime_s: float = 0.0
+    seed: int | None = None
+    percentiles: tuple[float, ...] = DEFAULT_PERCENTILES
+    log_interval_ms: int = 0             # >0: per-interval IOPS/bandwidth/latency logs
+
+    def __post_init__(self):
+        if self.rw not in RW_MODES:
+            raise ValueError(f"rw must be one of {', '.join(RW_MODES)}, not {self.rw!r}")
+        if self.data_pattern not in DATA_PATTERNS:
+            raise ValueError(f"data_pattern must be one of {', '.join(DATA_PATTERNS)}")
+        if self.runtime_s is None and self.io_size is None:
+            raise ValueError(f"workload {self.name}: set runtime_s or io_size")
+        if not 0 <= self.range_start < 1 or not 0 < self.range_size <= 1 or self.range_start + self.range_size > 1 + 1e-9:
+            raise ValueError(f"workload {self.name}: active range must lie within the capacity")
+        if self.bssplit and sum(p for _, p in self.bssplit) != 100:
+            raise ValueError(f"workload {self.name}: bssplit percentages must sum to 100")
+        if self.threads < 1 or self.iodepth < 1:
+            raise ValueError(f"workload {self.name}: threads and iodepth must be >= 1")
+
+    @property
+    def random(self) -> bool:
+        return self.rw.startswith("rand")
+
+    @property
+    def reads(self) -> int:
+        """Read percentage 0..100."""
+        if self.read_pct is not None and self.rw in ("randrw", "rw"):
+            return self.read_pct
+        return 100 if self.rw in ("read", "randread") else 0 if self.rw in ("write", "randwrite") else 50
+
+    @property
+    def max_bs(self) -> int:
+        return max((b for b, _ in self.bssplit), default=self.bs)
+
+    @property
+    def min_bs(self) -> int:
+        return min((b for b, _ in self.bssplit), default=self.bs)
+
+    @property
+    def mix_label(self) -> str:
+        return f"{self.reads}/{100 - self.reads}"
+
+    @property
+    def bs_label(self) -> str:
+        return "split" if self.bssplit else bs_label(self.bs)
+
+    def with_(self, **changes) -> "Workload":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["bssplit"] = [list(x) for x in self.bssplit]
+        d["percentiles"] = list(self.percentiles)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Workload":
+        d = dict(d)
+        d["bssplit"] = tuple(tuple(x) for x in d.get("bssplit", ()))
+        d["percentiles"] = tuple(d.get("percentiles", DEFAULT_PERCENTILES))
+        return cls(**d)
+
+    def region(self, capacity: int, align: int) -> tuple[int, int]:
+        """(offset, size) in bytes of the active range, aligned so every I/O fits."""
+        align = max(align, self.max_bs)
+        offset = int(self.range_start * capacity) // align * align
+        size = int(self.range_size * capacity) // align * align
+        size = min(size, (capacity - offset) // align * align)
+        return offset, size
