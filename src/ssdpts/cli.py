@@ -223,3 +223,12 @@ def profiles():
     for name in shipped():
         p = load_profile(name)
         click.echo(f"{name:16} {p['profile'].get('description', '')}")
+
+
+def _register_stages() -> None:
+    from .report.commands import register as register_report
+
+    register_report(main)
+
+
+_register_stages()

@@ -35,20 +35,27 @@ def load_document(text: str) -> dict:
     raise SsdptsError(f"fio produced no JSON result document (output began: {snippet!r})")
 
 
-def _latency(d: dict) -> tuple[dict, str, float]:
-    """(latency block, source, scale to ns). Prefer total latency; fall back to completion latency."""
-    for key, scale in (("lat_ns", 1.0), ("lat", 1000.0)):
+def _block(d: dict, keys: tuple[tuple[str, float], ...], need: str | None = None) -> tuple[dict, float] | None:
+    for key, scale in keys:
         block = d.get(key)
-        if isinstance(block, dict) and ("percentile" in block or "bins" in block):
-            return block, "lat", scale
-    for key, scale in (("clat_ns", 1.0), ("clat", 1000.0)):
-        block = d.get(key)
-        if isinstance(block, dict) and ("percentile" in block or "bins" in block):
-            return block, "clat", scale
-    for key, scale in (("lat_ns", 1.0), ("lat", 1000.0)):
-        if isinstance(d.get(key), dict):
-            return d[key], "lat", scale
-    return {}, "lat", 1.0
+        if isinstance(block, dict) and (need is None or need in block):
+            return block, scale
+    return None
+
+
+_TOTAL = (("lat_ns", 1.0), ("lat", 1000.0))       # fio 3.x ns, fio 2.x µs
+_COMPLETION = (("clat_ns", 1.0), ("clat", 1000.0))
+
+
+def _latency(d: dict) -> tuple[dict, dict, float, float, str]:
+    """(stats block, percentile block, their ns scales, percentile source). Total latency preferred."""
+    total = _block(d, _TOTAL) or _block(d, _COMPLETION) or ({}, 1.0)
+    for keys, source in ((_TOTAL, "lat"), (_COMPLETION, "clat")):
+        for need in ("percentile", "bins"):
+            found = _block(d, keys, need)
+            if found:
+                return total[0], found[0], total[1], found[1], source
+    return total[0], {}, total[1], 1.0, "lat"
 
 
 def _pct_key(k: str) -> str:
@@ -58,11 +65,11 @@ def _pct_key(k: str) -> str:
 def parse_direction(d: dict | None) -> tuple[DirStats, str]:
     if not d:
         return DirStats(), "lat"
-    lat, source, scale = _latency(d)
+    lat, pct, scale, pscale, source = _latency(d)
     ios = int(d.get("total_ios", d.get("short_ios", 0)) or 0)
     io_bytes = int(d.get("io_bytes", int(d.get("io_kbytes", 0)) * 1024))
     bw_bytes = float(d["bw_bytes"]) if "bw_bytes" in d else float(d.get("bw", 0)) * 1024  # bw_bytes from fio 3.2
-    bins = lat.get("bins")
+    bins = pct.get("bins")
     return DirStats(
         ios=ios,
         bytes=io_bytes,
@@ -72,8 +79,9 @@ def parse_direction(d: dict | None) -> tuple[DirStats, str]:
         lat_min_ns=float(lat.get("min", 0.0)) * scale,
         lat_max_ns=float(lat.get("max", 0.0)) * scale,
         lat_stddev_ns=float(lat.get("stddev", 0.0)) * scale,
-        percentiles={_pct_key(k): float(v) * scale for k, v in (lat.get("percentile") or {}).items()},
-        bins={int(k): int(v) for k, v in bins.items()} if isinstance(bins, dict) else None,
+        percentiles={_pct_key(k): float(v) * pscale for k, v in (pct.get("percentile") or {}).items()
+                     if float(k) > 0},
+        bins={int(k) * int(pscale): int(v) for k, v in bins.items()} if isinstance(bins, dict) else None,
     ), source
 
 

@@ -1,0 +1,442 @@
+//! Closed-loop, fio-like job engine in simulated time.
+
+use crate::model::Model;
+use crate::stats::DirStats;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// xoshiro256** seeded by splitmix64.
+#[derive(Clone, Debug)]
+pub struct Rng {
+    s: [u64; 4],
+}
+
+pub fn splitmix64(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9e3779b97f4a7c15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        let mut x = seed;
+        Rng { s: [splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x), splitmix64(&mut x)] }
+    }
+    #[inline(always)]
+    pub fn next_u64(&mut self) -> u64 {
+        let s = &mut self.s;
+        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        result
+    }
+    /// Uniform in [0, n) (Lemire multiply-high; negligible bias for n << 2^64).
+    #[inline(always)]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rw {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    RandRw,
+    SeqRw,
+}
+
+impl Rw {
+    pub fn parse(s: &str) -> Option<Rw> {
+        Some(match s {
+            "read" => Rw::Read,
+            "write" => Rw::Write,
+            "randread" => Rw::RandRead,
+            "randwrite" => Rw::RandWrite,
+            "randrw" => Rw::RandRw,
+            "rw" | "readwrite" => Rw::SeqRw,
+            _ => return None,
+        })
+    }
+    fn random(self) -> bool {
+        matches!(self, Rw::RandRead | Rw::RandWrite | Rw::RandRw)
+    }
+}
+
+pub const DEFAULT_SEED: u64 = 0x5eed_55d9_7501_0001;
+
+#[derive(Clone, Debug)]
+pub struct JobSpec {
+    pub name: String,
+    pub rw: Rw,
+    pub rwmixread: u32,
+    /// (block size bytes, percent)
+    pub bssplit: Vec<(u64, u32)>,
+    pub numjobs: u32,
+    pub iodepth: u32,
+    pub offset: u64,
+    /// 0 = to the end of the device
+    pub size: u64,
+    pub runtime_ns: u64,
+    pub io_size: u64,
+    /// (pct of I/O, pct of range)
+    pub zones: Vec<(f64, f64)>,
+    pub thinktime_ns: u64,
+    pub thinktime_iotime_ns: u64,
+    pub seed: u64,
+    pub log_interval_ns: u64,
+    pub percentiles: Vec<f64>,
+}
+
+impl Default for JobSpec {
+    fn default() -> Self {
+        JobSpec {
+            name: String::new(),
+            rw: Rw::RandWrite,
+            rwmixread: 50,
+            bssplit: vec![(4096, 100)],
+            numjobs: 1,
+            iodepth: 1,
+            offset: 0,
+            size: 0,
+            runtime_ns: 0,
+            io_size: 0,
+            zones: vec![],
+            thinktime_ns: 0,
+            thinktime_iotime_ns: 0,
+            seed: DEFAULT_SEED,
+            log_interval_ns: 0,
+            percentiles: vec![99.0, 99.9, 99.99, 99.999],
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Interval {
+    pub t_ns: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub lat_sum: u128,
+    pub lat_max: u64,
+}
+
+impl Interval {
+    pub fn lat_mean(&self) -> f64 {
+        let n = self.read_ios + self.write_ios;
+        if n == 0 { 0.0 } else { self.lat_sum as f64 / n as f64 }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct JobResult {
+    pub name: String,
+    pub start_ns: u64,
+    pub runtime_ns: u64,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub intervals: Vec<Interval>,
+    pub percentiles: Vec<f64>,
+}
+
+struct CloneState {
+    rng: Rng,
+    seq_pos: u64,
+    issued: u64,
+    inflight: u32,
+    period_start: u64,
+    thinking: bool,
+    stopped: bool,
+}
+
+const RESUME: u32 = 1 << 31;
+
+impl JobSpec {
+    pub fn validate(&self, capacity: u64) -> Result<(), String> {
+        if self.bssplit.is_empty() {
+            return Err("bs/bssplit must not be empty".into());
+        }
+        let tot: u32 = self.bssplit.iter().map(|x| x.1).sum();
+        if tot != 100 {
+            return Err(format!("bssplit percentages sum to {tot}, must be 100"));
+        }
+        for &(bs, _) in &self.bssplit {
+            if bs == 0 || bs % 512 != 0 {
+                return Err(format!("block size {bs} must be a positive multiple of 512"));
+            }
+        }
+        if self.rwmixread > 100 {
+            return Err(format!("rwmixread {} must be in 0..100", self.rwmixread));
+        }
+        if self.numjobs == 0 || self.iodepth == 0 || (self.numjobs as u64) * (self.iodepth as u64) >= (1 << 24) {
+            return Err("numjobs and iodepth must be >= 1 (and numjobs*iodepth < 2^24)".into());
+        }
+        if self.runtime_ns == 0 && self.io_size == 0 {
+            return Err("at least one of runtime_ns and io_size must be non-zero".into());
+        }
+        if self.offset % 512 != 0 || self.offset >= capacity {
+            return Err(format!("offset {} must be a multiple of 512 below capacity {capacity}", self.offset));
+        }
+        let size = if self.size == 0 { capacity - self.offset } else { self.size };
+        if self.offset + size > capacity {
+            return Err(format!("offset+size {} exceeds capacity {capacity}", self.offset + size));
+        }
+        let maxbs = self.bssplit.iter().map(|x| x.0).max().unwrap();
+        if maxbs > size {
+            return Err(format!("block size {maxbs} larger than region size {size}"));
+        }
+        if !self.zones.is_empty() {
+            let a: f64 = self.zones.iter().map(|z| z.0).sum();
+            let b: f64 = self.zones.iter().map(|z| z.1).sum();
+            if (a - 100.0).abs() > 1e-6 || b > 100.0 + 1e-6 || self.zones.iter().any(|z| z.0 < 0.0 || z.1 <= 0.0) {
+                return Err("zones: pct_of_io must sum to 100 and pct_of_range be > 0 with sum <= 100".into());
+            }
+        }
+        for &p in &self.percentiles {
+            if !(p > 0.0 && p <= 100.0) {
+                return Err(format!("percentile {p} must be in (0, 100]"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Run one job (all clones concurrently) from the model's current clock.
+pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
+    let cap = model.capacity_bytes();
+    job.validate(cap)?;
+    let start = job.offset;
+    let size = if job.size == 0 { cap - job.offset } else { job.size };
+    let end = start + size;
+    let align = job.bssplit.iter().map(|x| x.0).min().unwrap();
+    let fixed_bs = if job.bssplit.len() == 1 { job.bssplit[0].0 } else { 0 };
+    let mut bs_cum: Vec<(u32, u64)> = vec![];
+    {
+        let mut c = 0;
+        for &(bs, p) in &job.bssplit {
+            c += p;
+            bs_cum.push((c, bs));
+        }
+    }
+    // zones: (cum pct_of_io * 2^32 / 100, zone start, zone slots)
+    let mut zones: Vec<(u64, u64, u64)> = vec![];
+    {
+        let mut cum = 0.0;
+        let mut zs = start;
+        for &(pio, prange) in &job.zones {
+            cum += pio;
+            let zlen = ((size as f64) * prange / 100.0) as u64;
+            let zend = (zs + zlen).min(end);
+            zones.push((((cum / 100.0) * 4294967296.0) as u64, zs, zend - zs));
+            zs = zend;
+        }
+        if let Some(l) = zones.last_mut() {
+            l.0 = u64::MAX;
+        }
+    }
+    let rand = job.rw.random();
+    let t0 = model.clock;
+    let nclones = job.numjobs as usize;
+    let qd = job.iodepth as usize;
+    let nslots = nclones * qd;
+    let mut clones: Vec<CloneState> = (0..nclones)
+        .map(|c| CloneState {
+            rng: Rng::new(job.seed ^ (c as u64).wrapping_mul(0x9e3779b97f4a7c15).wrapping_add(c as u64)),
+            seq_pos: start,
+            issued: 0,
+            inflight: 0,
+            period_start: t0,
+            thinking: false,
+            stopped: false,
+        })
+        .collect();
+    let mut sub_t = vec![0u64; nslots];
+    let mut sub_bytes = vec![0u64; nslots];
+    let mut sub_read = vec![false; nslots];
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(nslots + 1);
+    let mut rd = DirStats::default();
+    let mut wr = DirStats::default();
+    let li = job.log_interval_ns;
+    let mut intervals: Vec<Interval> = vec![];
+    let mut cur = Interval::default();
+    let mut cur_idx = 0u64;
+    let t_stop = if job.runtime_ns > 0 { t0.saturating_add(job.runtime_ns) } else { u64::MAX };
+    let io_size = if job.io_size > 0 { job.io_size } else { u64::MAX };
+    let mut inflight = 0u64;
+    let mut last_t = t0;
+    let mut end_t = t0;
+    let think = job.thinktime_ns;
+    let iotime = job.thinktime_iotime_ns;
+
+    // submit one I/O on `slot` at time t; returns false if the clone stops
+    macro_rules! submit {
+        ($slot:expr, $t:expr) => {{
+            let slot: usize = $slot;
+            let t: u64 = $t;
+            let c = &mut clones[slot / qd];
+            if c.stopped || t >= t_stop || c.issued >= io_size {
+                c.stopped = true;
+                false
+            } else {
+                let bs = if fixed_bs != 0 {
+                    fixed_bs
+                } else {
+                    let r = c.rng.below(100) as u32;
+                    let mut b = bs_cum[bs_cum.len() - 1].1;
+                    for &(cp, bsv) in &bs_cum {
+                        if r < cp {
+                            b = bsv;
+                            break;
+                        }
+                    }
+                    b
+                };
+                let off = if rand {
+                    if zones.is_empty() {
+                        let n = (size - bs) / align + 1;
+                        start + c.rng.below(n) * align
+                    } else {
+                        let r = c.rng.next_u64() >> 32;
+                        let mut zi = zones.len() - 1;
+                        for (i, z) in zones.iter().enumerate() {
+                            if r < z.0 {
+                                zi = i;
+                                break;
+                            }
+                        }
+                        let (_, zs, zl) = zones[zi];
+                        let zl = zl.max(bs).min(end - zs);
+                        let n = (zl - bs) / align + 1;
+                        zs + c.rng.below(n) * align
+                    }
+                } else {
+                    if c.seq_pos + bs > end {
+                        c.seq_pos = start;
+                    }
+                    let o = c.seq_pos;
+                    c.seq_pos += bs;
+                    o
+                };
+                let is_read = match job.rw {
+                    Rw::Read | Rw::RandRead => true,
+                    Rw::Write | Rw::RandWrite => false,
+                    _ => c.rng.below(100) < job.rwmixread as u64,
+                };
+                c.issued += bs;
+                c.inflight += 1;
+                let done = if is_read { model.read_io(t, off, bs) } else { model.write_io(t, off, bs) };
+                sub_t[slot] = t;
+                sub_bytes[slot] = bs;
+                sub_read[slot] = is_read;
+                inflight += 1;
+                heap.push(Reverse((done, slot as u32)));
+                true
+            }
+        }};
+    }
+
+    for slot in 0..nslots {
+        submit!(slot, t0);
+    }
+    while let Some(Reverse((t, key))) = heap.pop() {
+        if inflight == 0 && t > last_t {
+            model.background(last_t, t);
+        }
+        if t > last_t {
+            last_t = t;
+        }
+        let slot = (key & !RESUME) as usize;
+        let ci = slot / qd;
+        if key & RESUME != 0 {
+            clones[ci].period_start = clones[ci].period_start.max(t);
+            submit!(slot, t);
+            continue;
+        }
+        // completion
+        inflight -= 1;
+        clones[ci].inflight -= 1;
+        let lat = t - sub_t[slot];
+        let bytes = sub_bytes[slot];
+        if sub_read[slot] {
+            rd.add(lat, bytes);
+        } else {
+            wr.add(lat, bytes);
+        }
+        end_t = t;
+        if li > 0 {
+            let idx = (t - t0) / li;
+            while idx > cur_idx {
+                cur.t_ns = (cur_idx + 1) * li;
+                intervals.push(std::mem::take(&mut cur));
+                cur_idx += 1;
+            }
+            if sub_read[slot] {
+                cur.read_ios += 1;
+                cur.read_bytes += bytes;
+            } else {
+                cur.write_ios += 1;
+                cur.write_bytes += bytes;
+            }
+            cur.lat_sum += lat as u128;
+            cur.lat_max = cur.lat_max.max(lat);
+        }
+        let c = &mut clones[ci];
+        if c.stopped {
+            continue;
+        }
+        if think > 0 {
+            if iotime == 0 {
+                // think after every I/O of this slot
+                let tr = t + think;
+                if tr < t_stop {
+                    heap.push(Reverse((tr, slot as u32 | RESUME)));
+                } else {
+                    c.stopped = true;
+                }
+                continue;
+            }
+            if !c.thinking && t - c.period_start >= iotime {
+                c.thinking = true;
+            }
+            if c.thinking {
+                if c.inflight == 0 {
+                    c.thinking = false;
+                    let tr = t + think;
+                    c.period_start = tr;
+                    if tr < t_stop {
+                        for k in 0..qd {
+                            heap.push(Reverse((tr, (ci * qd + k) as u32 | RESUME)));
+                        }
+                    } else {
+                        c.stopped = true;
+                    }
+                }
+                continue;
+            }
+        }
+        submit!(slot, t);
+    }
+    if li > 0 && (cur.read_ios + cur.write_ios > 0 || intervals.is_empty()) {
+        cur.t_ns = (end_t - t0).max(1).min((cur_idx + 1) * li);
+        intervals.push(cur);
+    }
+    model.clock = model.clock.max(end_t);
+    Ok(JobResult {
+        name: job.name.clone(),
+        start_ns: t0,
+        runtime_ns: end_t - t0,
+        read: rd,
+        write: wr,
+        intervals,
+        percentiles: job.percentiles.clone(),
+    })
+}

@@ -1,0 +1,954 @@
+//! Page-mapped FTL model with superblocks, greedy GC, SLC cache and a
+//! reservation-based timing model.
+//!
+//! Units: one mapping unit ("page") is 4 KiB. Times are ns of simulated time.
+
+use crate::params::Params;
+use std::collections::VecDeque;
+
+pub const PAGE: u64 = 4096;
+pub const NIL: u32 = u32::MAX;
+
+pub(crate) const ST_FREE: u8 = 0;
+pub(crate) const ST_OPEN: u8 = 1;
+pub(crate) const ST_CLOSED: u8 = 2;
+pub(crate) const ST_VICTIM: u8 = 3;
+
+/// Bucket sets for closed blocks (greedy victim selection).
+pub(crate) const SET_NATIVE: usize = 0;
+pub(crate) const SET_DYN: usize = 1;
+pub(crate) const SET_STATIC: usize = 2;
+
+/// Write streams (open blocks).
+pub(crate) const S_HOST_SLC: usize = 0;
+pub(crate) const S_HOST_NAT: usize = 1;
+pub(crate) const S_GC: usize = 2;
+
+/// Closed blocks bucketed by valid-page count (doubly linked lists through
+/// `Model::next`/`Model::prev`), for O(1) amortised min-valid selection.
+#[derive(Clone, Debug)]
+pub(crate) struct Buckets {
+    pub head: Vec<u32>,
+    pub min: usize,
+    pub count: u32,
+}
+
+impl Buckets {
+    fn new(n: usize) -> Self {
+        Buckets { head: vec![NIL; n + 1], min: n + 1, count: 0 }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GcState {
+    pub victim: u32,
+    pub cursor: u32,
+    pub credit: u64,
+    pub add: u64,
+    pub need: u64,
+    pub last_group: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counters {
+    pub host_write_bytes: u64,
+    pub host_read_bytes: u64,
+    pub nand_write_bytes: u64,
+    pub waf: f64,
+    pub erase_count_total: u64,
+    pub erase_count_avg: f64,
+    pub erase_count_max: u64,
+    pub wear_percent: f64,
+    pub free_blocks: u64,
+    pub total_blocks: u64,
+    pub slc_used_bytes: u64,
+    pub slc_capacity_bytes: u64,
+    pub clock_ns: u64,
+    pub power_on_ns: u64,
+    pub live_bytes: u64,
+    pub gc_moved_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub p: Params,
+    // ---- derived geometry
+    pub dies: u32,
+    pub ppsb: u32,      // native pages per superblock
+    pub slc_ppsb: u32,  // SLC-mode pages per superblock
+    pub u_nat: u32,     // pages per native program unit
+    pub u_slc: u32,     // pages per SLC program unit
+    pub page_pages: u32, // 4K pages per NAND read unit
+    pub user_pages: u32,
+    pub n_nat: u32,     // native pool superblocks [0, n_nat)
+    pub n_static: u32,  // static SLC superblocks [n_nat, n_nat+n_static)
+    pub n_blocks: u32,
+    pub dyn_max_blocks: u32,
+    pub window_nat: u64,
+    pub window_slc: u64,
+    pub ch_page_ns: u64,
+    pub idle_target_blocks: u32,
+    pub check_each_op: bool,
+    // ---- mapping state
+    pub(crate) map: Vec<u32>,
+    pub(crate) rmap: Vec<u32>,
+    pub(crate) valid: Vec<u32>,
+    pub(crate) wp: Vec<u32>,
+    pub(crate) state: Vec<u8>,
+    pub(crate) slc: Vec<u8>,
+    pub(crate) erase_cnt: Vec<u32>,
+    pub(crate) next: Vec<u32>,
+    pub(crate) prev: Vec<u32>,
+    pub(crate) bk: [Buckets; 3],
+    pub(crate) free_nat: VecDeque<u32>,
+    pub(crate) free_static: VecDeque<u32>,
+    pub(crate) open: [u32; 3],
+    pub(crate) live_pages: u64,
+    pub(crate) dyn_slc_blocks: u32,
+    pub(crate) slc_written_pages: u64,
+    pub(crate) gc: GcState,
+    // ---- timing state
+    pub(crate) die_free: Vec<u64>,
+    pub(crate) ch_free: Vec<u64>,
+    pub(crate) ctrl_free: u64,
+    pub(crate) link_free: u64,
+    pub clock: u64,
+    // ---- counters
+    pub(crate) host_write_bytes: u64,
+    pub(crate) host_read_bytes: u64,
+    pub(crate) nand_write_pages: u64,
+    pub(crate) erased_pages: u64,
+    pub(crate) erase_total: u64,
+    pub(crate) gc_moved_pages: u64,
+}
+
+#[inline(always)]
+fn max(a: u64, b: u64) -> u64 {
+    if a > b { a } else { b }
+}
+
+impl Model {
+    pub fn new(p: Params) -> Result<Model, String> {
+        p.validate()?;
+        let dies = p.channels * p.dies_per_channel;
+        let block_pages = (p.block_bytes / PAGE) as u32;
+        let slc_block_pages = block_pages / p.bits_per_cell;
+        let ppsb = dies * block_pages;
+        let slc_ppsb = dies * slc_block_pages;
+        let u_nat = p.native_program_unit_bytes / PAGE as u32;
+        let u_slc = p.slc_program_unit_bytes / PAGE as u32;
+        let page_pages = p.page_bytes / PAGE as u32;
+        let user_pages64 = p.user_capacity_bytes / PAGE;
+        if user_pages64 >= (NIL as u64) / 2 {
+            return Err("user_capacity_bytes too large".into());
+        }
+        let user_pages = user_pages64 as u32;
+        let data_blocks = ((user_pages as f64) * (1.0 + p.op_percent / 100.0) / ppsb as f64).ceil() as u32;
+        let n_nat = data_blocks + p.gc_threshold_blocks + 1;
+        let slc_sb_bytes = slc_ppsb as u64 * PAGE;
+        let n_static = ((p.slc_static_bytes + slc_sb_bytes - 1) / slc_sb_bytes) as u32;
+        let dyn_max_blocks = (p.slc_dynamic_max_bytes / slc_sb_bytes) as u32;
+        let n_blocks = n_nat + n_static;
+        if (n_blocks as u64) * (ppsb as u64) >= NIL as u64 {
+            return Err("drive too large for 32-bit physical page numbers".into());
+        }
+        let buf_pages_per_die = p.write_buffer_bytes / PAGE / dies as u64;
+        let window_nat = buf_pages_per_die * p.t_prog_ns / u_nat as u64;
+        let window_slc = buf_pages_per_die * p.t_prog_slc_ns / u_slc as u64;
+        let ch_page_ns = PAGE * 1000 / p.channel_mb_s;
+        let idle_target_blocks = ((n_nat as f64) * p.idle_free_target_percent / 100.0).floor() as u32;
+        let total_pages = n_blocks as usize * ppsb as usize;
+        let nb = n_blocks as usize;
+        let mut m = Model {
+            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, user_pages, n_nat, n_static, n_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, idle_target_blocks,
+            check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
+            map: vec![NIL; user_pages as usize],
+            rmap: vec![NIL; total_pages],
+            valid: vec![0; nb],
+            wp: vec![0; nb],
+            state: vec![ST_FREE; nb],
+            slc: vec![0; nb],
+            erase_cnt: vec![0; nb],
+            next: vec![NIL; nb],
+            prev: vec![NIL; nb],
+            bk: [Buckets::new(ppsb as usize), Buckets::new(slc_ppsb as usize), Buckets::new(slc_ppsb as usize)],
+            free_nat: (0..n_nat).collect(),
+            free_static: (n_nat..n_blocks).collect(),
+            open: [NIL; 3],
+            live_pages: 0,
+            dyn_slc_blocks: 0,
+            slc_written_pages: 0,
+            gc: GcState { victim: NIL, ..Default::default() },
+            die_free: vec![0; dies as usize],
+            ch_free: vec![0; p.channels as usize],
+            ctrl_free: 0,
+            link_free: 0,
+            clock: 0,
+            host_write_bytes: 0,
+            host_read_bytes: 0,
+            nand_write_pages: 0,
+            erased_pages: 0,
+            erase_total: 0,
+            gc_moved_pages: 0,
+            p,
+        };
+        for b in n_nat..n_blocks {
+            m.slc[b as usize] = 1;
+        }
+        Ok(m)
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.user_pages as u64 * PAGE
+    }
+
+    // ------------------------------------------------------------------
+    // buckets
+    #[inline]
+    fn set_of(&self, b: u32) -> usize {
+        if b >= self.n_nat { SET_STATIC } else if self.slc[b as usize] != 0 { SET_DYN } else { SET_NATIVE }
+    }
+
+    #[inline]
+    fn bucket_insert(&mut self, set: usize, b: u32) {
+        let v = self.valid[b as usize] as usize;
+        let bk = &mut self.bk[set];
+        let h = bk.head[v];
+        self.next[b as usize] = h;
+        self.prev[b as usize] = NIL;
+        if h != NIL {
+            self.prev[h as usize] = b;
+        }
+        bk.head[v] = b;
+        if v < bk.min {
+            bk.min = v;
+        }
+        bk.count += 1;
+    }
+
+    #[inline]
+    fn bucket_remove(&mut self, set: usize, b: u32, v: usize) {
+        let n = self.next[b as usize];
+        let pr = self.prev[b as usize];
+        if pr != NIL {
+            self.next[pr as usize] = n;
+        } else {
+            self.bk[set].head[v] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = pr;
+        }
+        self.bk[set].count -= 1;
+    }
+
+    /// Min-valid closed block of a set (not removed).
+    fn bucket_peek(&mut self, set: usize) -> Option<u32> {
+        let bk = &mut self.bk[set];
+        if bk.count == 0 {
+            return None;
+        }
+        while bk.head[bk.min] == NIL {
+            bk.min += 1;
+        }
+        Some(bk.head[bk.min])
+    }
+
+    // ------------------------------------------------------------------
+    // geometry helpers
+    #[inline(always)]
+    fn die_of(&self, slot: u32, slc: bool) -> usize {
+        let u = if slc { self.u_slc } else { self.u_nat };
+        ((slot / u) % self.dies) as usize
+    }
+
+    #[inline(always)]
+    fn cap_of(&self, b: u32) -> u32 {
+        if self.slc[b as usize] != 0 { self.slc_ppsb } else { self.ppsb }
+    }
+
+    /// Reserve a NAND read of one read unit on `die`; returns data-ready time.
+    #[inline(always)]
+    fn nand_read(&mut self, die: usize, slc: bool, npages: u64, now: u64) -> u64 {
+        let tr = if slc { self.p.t_read_slc_ns } else { self.p.t_read_ns };
+        let s = max(now, self.die_free[die]);
+        let e = s + tr;
+        self.die_free[die] = e;
+        let c = die % self.p.channels as usize;
+        let x = npages * self.ch_page_ns;
+        let ct = max(now, self.ch_free[c]) + x;
+        self.ch_free[c] = ct;
+        max(e + x, ct)
+    }
+
+    #[inline(always)]
+    fn program_unit(&mut self, die: usize, slc: bool, npages: u32, now: u64) {
+        let c = die % self.p.channels as usize;
+        let ct = max(now, self.ch_free[c]) + npages as u64 * self.ch_page_ns;
+        self.ch_free[c] = ct;
+        let tp = if slc { self.p.t_prog_slc_ns } else { self.p.t_prog_ns };
+        let s = max(ct, self.die_free[die]);
+        self.die_free[die] = s + tp;
+    }
+
+    // ------------------------------------------------------------------
+    // SLC policy
+    fn dyn_limit(&self) -> u32 {
+        if self.dyn_max_blocks == 0 {
+            return 0;
+        }
+        let free_user = self.user_pages as u64 - self.live_pages;
+        let by_space = (self.p.slc_dynamic_fraction * free_user as f64 / self.slc_ppsb as f64).floor() as u32;
+        by_space.min(self.dyn_max_blocks)
+    }
+
+    fn dyn_allowed(&self) -> bool {
+        self.dyn_max_blocks > 0
+            && self.free_nat.len() as u32 > self.p.gc_threshold_blocks + 2
+            && self.dyn_slc_blocks < self.dyn_limit()
+    }
+
+    pub fn slc_capacity_pages(&self) -> u64 {
+        (self.n_static as u64 + self.dyn_limit().max(self.dyn_slc_blocks) as u64) * self.slc_ppsb as u64
+    }
+
+    // ------------------------------------------------------------------
+    // allocation
+    fn take_free(&mut self, b: u32, stream: usize, slc: bool) {
+        self.state[b as usize] = ST_OPEN;
+        self.slc[b as usize] = slc as u8;
+        if slc && b < self.n_nat {
+            self.dyn_slc_blocks += 1;
+        }
+        self.open[stream] = b;
+    }
+
+    /// Make sure `stream` has an open block. Returns false if the host-SLC
+    /// stream cannot get one (cache full).
+    fn ensure_open(&mut self, stream: usize, now: u64) -> bool {
+        if self.open[stream] != NIL {
+            return true;
+        }
+        match stream {
+            S_HOST_SLC => {
+                if let Some(b) = self.free_static.pop_front() {
+                    self.take_free(b, stream, true);
+                    true
+                } else if self.dyn_allowed() {
+                    let b = self.free_nat.pop_front().unwrap();
+                    self.take_free(b, stream, true);
+                    true
+                } else {
+                    false
+                }
+            }
+            S_HOST_NAT => {
+                while self.free_nat.len() < 2 {
+                    self.gc_sync_victim(now);
+                }
+                let b = self.free_nat.pop_front().unwrap();
+                self.take_free(b, stream, false);
+                true
+            }
+            _ => {
+                let b = self.free_nat.pop_front().expect("ssdsim: no free block for GC (internal error)");
+                self.take_free(b, stream, false);
+                true
+            }
+        }
+    }
+
+    fn close(&mut self, b: u32) {
+        self.state[b as usize] = ST_CLOSED;
+        let s = self.set_of(b);
+        self.bucket_insert(s, b);
+    }
+
+    /// Append `lpn` to the open block of `stream` (must be open). Returns the die.
+    #[inline]
+    fn append(&mut self, stream: usize, lpn: u32, now: u64) -> usize {
+        let b = self.open[stream];
+        let bi = b as usize;
+        let slot = self.wp[bi];
+        let ppn = b * self.ppsb + slot;
+        self.rmap[ppn as usize] = lpn;
+        self.map[lpn as usize] = ppn;
+        self.valid[bi] += 1;
+        let w = slot + 1;
+        self.wp[bi] = w;
+        self.nand_write_pages += 1;
+        let slc = self.slc[bi] != 0;
+        if slc {
+            self.slc_written_pages += 1;
+        }
+        let u = if slc { self.u_slc } else { self.u_nat };
+        let die = ((slot / u) % self.dies) as usize;
+        let cap = if slc { self.slc_ppsb } else { self.ppsb };
+        let r = w % u;
+        if r == 0 || w == cap {
+            self.program_unit(die, slc, if r == 0 { u } else { r }, now);
+        }
+        if w == cap {
+            self.close(b);
+            self.open[stream] = NIL;
+        }
+        die
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: u32) {
+        let b = ppn / self.ppsb;
+        let bi = b as usize;
+        self.rmap[ppn as usize] = NIL;
+        let v = self.valid[bi];
+        self.valid[bi] = v - 1;
+        if self.state[bi] == ST_CLOSED {
+            let s = self.set_of(b);
+            self.bucket_remove(s, b, v as usize);
+            // re-insert with v-1
+            self.bucket_insert(s, b);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // GC
+    /// Select a victim from the given sets (min valid). Returns false if none.
+    fn gc_start(&mut self, sets: &[usize]) -> bool {
+        debug_assert!(self.gc.victim == NIL);
+        let mut best: Option<(u32, usize)> = None;
+        for &s in sets {
+            if let Some(b) = self.bucket_peek(s) {
+                let v = self.valid[b as usize];
+                if best.map_or(true, |(bb, _)| v < self.valid[bb as usize]) {
+                    best = Some((b, s));
+                }
+            }
+        }
+        let Some((b, s)) = best else { return false };
+        let v = self.valid[b as usize];
+        self.bucket_remove(s, b, v as usize);
+        self.state[b as usize] = ST_VICTIM;
+        self.gc = GcState {
+            victim: b,
+            cursor: 0,
+            credit: 0,
+            add: v as u64,
+            need: (self.ppsb - v) as u64,
+            last_group: NIL,
+        };
+        true
+    }
+
+    /// Move one valid page of the current victim (or erase it when done).
+    /// Returns false when the victim has been erased.
+    fn gc_move_one(&mut self, now: u64) -> bool {
+        let v = self.gc.victim;
+        let vi = v as usize;
+        if self.valid[vi] > 0 {
+            let end = self.wp[vi];
+            let base = v * self.ppsb;
+            let slc = self.slc[vi] != 0;
+            while self.gc.cursor < end {
+                let slot = self.gc.cursor;
+                self.gc.cursor += 1;
+                let old = base + slot;
+                let lpn = self.rmap[old as usize];
+                if lpn == NIL {
+                    continue;
+                }
+                let g = slot / self.page_pages;
+                if g != self.gc.last_group {
+                    self.gc.last_group = g;
+                    let die = self.die_of(slot, slc);
+                    self.nand_read(die, slc, 0, now);
+                }
+                let c = self.die_of(slot, slc) % self.p.channels as usize;
+                self.ch_free[c] = max(now, self.ch_free[c]) + self.ch_page_ns;
+                self.rmap[old as usize] = NIL;
+                self.valid[vi] -= 1;
+                self.ensure_open(S_GC, now);
+                self.append(S_GC, lpn, now);
+                self.gc_moved_pages += 1;
+                return true;
+            }
+        }
+        debug_assert_eq!(self.valid[vi], 0);
+        self.erase(v, now);
+        self.gc.victim = NIL;
+        false
+    }
+
+    /// Run GC until one victim is erased (foreground, synchronous).
+    fn gc_sync_victim(&mut self, now: u64) {
+        if self.gc.victim == NIL && !self.gc_start(&[SET_NATIVE, SET_DYN]) {
+            panic!("ssdsim: out of space and no GC victim (internal error)");
+        }
+        while self.gc_move_one(now) {}
+    }
+
+    /// Incremental foreground GC, called once per host page written.
+    #[inline]
+    fn gc_credit(&mut self, now: u64) {
+        if self.gc.victim == NIL {
+            if self.free_nat.len() as u32 >= self.p.gc_threshold_blocks {
+                return;
+            }
+            if !self.gc_start(&[SET_NATIVE, SET_DYN]) {
+                return;
+            }
+        }
+        self.gc.credit += self.gc.add;
+        while self.gc.credit >= self.gc.need {
+            self.gc.credit -= self.gc.need;
+            if !self.gc_move_one(now) {
+                if (self.free_nat.len() as u32) < self.p.gc_threshold_blocks && self.gc_start(&[SET_NATIVE, SET_DYN]) {
+                    continue;
+                }
+                break;
+            }
+        }
+    }
+
+    fn erase(&mut self, b: u32, now: u64) {
+        let bi = b as usize;
+        for d in 0..self.dies as usize {
+            self.die_free[d] = max(now, self.die_free[d]) + self.p.t_erase_ns;
+        }
+        let _ = bi;
+        self.erase_block_state(b);
+    }
+
+    /// State part of an erase (no timing).
+    fn erase_block_state(&mut self, b: u32) {
+        let bi = b as usize;
+        debug_assert_eq!(self.valid[bi], 0);
+        self.erase_cnt[bi] += 1;
+        self.erase_total += self.dies as u64;
+        self.erased_pages += self.wp[bi] as u64;
+        if self.slc[bi] != 0 {
+            self.slc_written_pages -= self.wp[bi] as u64;
+            if b < self.n_nat {
+                self.dyn_slc_blocks -= 1;
+            }
+        }
+        let base = (b * self.ppsb) as usize;
+        for s in 0..self.wp[bi] as usize {
+            self.rmap[base + s] = NIL;
+        }
+        self.wp[bi] = 0;
+        self.state[bi] = ST_FREE;
+        if b < self.n_nat {
+            self.slc[bi] = 0;
+            self.free_nat.push_back(b);
+        } else {
+            self.free_static.push_back(b);
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // host operations
+    /// Write one 4K page at time `now`; returns the earliest completion time
+    /// imposed by the write buffer (NAND backlog).
+    #[inline]
+    fn host_write_page(&mut self, lpn: u32, now: u64) -> u64 {
+        let old = self.map[lpn as usize];
+        if old != NIL {
+            self.invalidate(old);
+            self.map[lpn as usize] = NIL;
+        } else {
+            self.live_pages += 1;
+        }
+        let stream = if self.ensure_open(S_HOST_SLC, now) {
+            S_HOST_SLC
+        } else {
+            self.ensure_open(S_HOST_NAT, now);
+            S_HOST_NAT
+        };
+        let slc = self.slc[self.open[stream] as usize] != 0;
+        let die = self.append(stream, lpn, now);
+        self.gc_credit(now);
+        self.die_free[die].saturating_sub(if slc { self.window_slc } else { self.window_nat })
+    }
+
+    /// Host write of `len` bytes at `off` submitted at `now`; returns completion time.
+    pub fn write_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
+        let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
+        self.ctrl_free = tc;
+        let tl = max(tc, self.link_free) + len * 1000 / self.p.link_mb_s;
+        self.link_free = tl;
+        let first = off / PAGE;
+        let last = (off + len + PAGE - 1) / PAGE;
+        let mut acc = tl;
+        // read-modify-write of partially written 4K pages
+        if off % PAGE != 0 || (off + len) % PAGE != 0 {
+            for lpn in [first, last - 1] {
+                let pg_lo = lpn * PAGE;
+                let partial = off > pg_lo || off + len < pg_lo + PAGE;
+                let ppn = self.map[lpn as usize];
+                if partial && ppn != NIL {
+                    let b = ppn / self.ppsb;
+                    let slc = self.slc[b as usize] != 0;
+                    let die = self.die_of(ppn % self.ppsb, slc);
+                    let r = self.nand_read(die, slc, 1, tc);
+                    acc = max(acc, r);
+                }
+                if first == last - 1 {
+                    break;
+                }
+            }
+        }
+        let mut ready = acc;
+        for lpn in first..last {
+            let r = self.host_write_page(lpn as u32, acc);
+            ready = max(ready, r);
+        }
+        self.host_write_bytes += len;
+        if self.check_each_op {
+            self.check_invariants().unwrap();
+        }
+        ready + self.p.host_overhead_ns
+    }
+
+    /// Host read; returns completion time.
+    pub fn read_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
+        let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
+        self.ctrl_free = tc;
+        let tl = max(tc, self.link_free) + len * 1000 / self.p.link_mb_s;
+        self.link_free = tl;
+        let first = off / PAGE;
+        let last = (off + len + PAGE - 1) / PAGE;
+        let mut done = tl;
+        let mut last_group = NIL;
+        let mut npages = 0u64;
+        let mut cur_die = 0usize;
+        let mut cur_slc = false;
+        for lpn in first..last {
+            let ppn = self.map[lpn as usize];
+            if ppn == NIL {
+                continue;
+            }
+            let g = ppn / self.page_pages;
+            if g != last_group {
+                if npages > 0 {
+                    done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
+                }
+                last_group = g;
+                let b = ppn / self.ppsb;
+                cur_slc = self.slc[b as usize] != 0;
+                cur_die = self.die_of(ppn % self.ppsb, cur_slc);
+                npages = 0;
+            }
+            npages += 1;
+        }
+        if npages > 0 {
+            done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
+        }
+        self.host_read_bytes += len;
+        done + self.p.host_overhead_ns
+    }
+
+    /// Unmap all 4K pages fully inside [off, off+len).
+    pub fn trim(&mut self, off: u64, len: u64) {
+        let first = (off + PAGE - 1) / PAGE;
+        let last = ((off + len) / PAGE).min(self.user_pages as u64);
+        for lpn in first..last {
+            let ppn = self.map[lpn as usize];
+            if ppn != NIL {
+                self.invalidate(ppn);
+                self.map[lpn as usize] = NIL;
+                self.live_pages -= 1;
+            }
+        }
+        if self.check_each_op {
+            self.check_invariants().unwrap();
+        }
+    }
+
+    /// Fresh-out-of-box: unmap everything, erase all used blocks. Lifetime
+    /// counters (host/NAND bytes, erase counts) are kept. The clock advances
+    /// by the erase time.
+    pub fn purge(&mut self) {
+        let t0 = self.busy_until();
+        for v in self.map.iter_mut() {
+            *v = NIL;
+        }
+        self.live_pages = 0;
+        self.gc.victim = NIL;
+        self.open = [NIL; 3];
+        for s in 0..3 {
+            let n = self.bk[s].head.len() - 1;
+            self.bk[s] = Buckets::new(n);
+        }
+        let mut erased = 0u64;
+        self.free_nat.clear();
+        self.free_static.clear();
+        for b in 0..self.n_blocks {
+            let bi = b as usize;
+            self.valid[bi] = 0;
+            if self.state[bi] != ST_FREE || self.wp[bi] != 0 {
+                self.erase_block_state(b); // pushes onto a free list
+                erased += 1;
+            } else if b < self.n_nat {
+                self.free_nat.push_back(b);
+            } else {
+                self.free_static.push_back(b);
+            }
+        }
+        // erased blocks were pushed in index order together with the free
+        // ones above; restore a canonical order
+        let mut fnat: Vec<u32> = self.free_nat.drain(..).collect();
+        fnat.sort_unstable();
+        self.free_nat = fnat.into();
+        let mut fst: Vec<u32> = self.free_static.drain(..).collect();
+        fst.sort_unstable();
+        self.free_static = fst.into();
+        // every die erases its block of each used superblock in parallel
+        let t = t0 + erased * self.p.t_erase_ns;
+        for d in self.die_free.iter_mut() {
+            *d = t;
+        }
+        for c in self.ch_free.iter_mut() {
+            *c = t;
+        }
+        self.ctrl_free = t;
+        self.link_free = t;
+        self.clock = t;
+        if self.check_each_op {
+            self.check_invariants().unwrap();
+        }
+    }
+
+    /// Latest reservation end of any resource (>= clock).
+    pub fn busy_until(&self) -> u64 {
+        let mut t = self.clock.max(self.ctrl_free).max(self.link_free);
+        for &d in &self.die_free {
+            t = t.max(d);
+        }
+        t
+    }
+
+    // ------------------------------------------------------------------
+    // background work
+    /// The host is idle during [t_start, t_end): after `idle_delay_ns`,
+    /// fold SLC data and run GC until `idle_free_target_percent` is reached.
+    pub fn background(&mut self, t_start: u64, t_end: u64) {
+        let now = t_start.saturating_add(self.p.idle_delay_ns);
+        if now >= t_end {
+            return;
+        }
+        const CHUNK: u32 = 32;
+        loop {
+            // stop when the dies are booked past the end of the idle period
+            let mut busy = 0u64;
+            for &d in &self.die_free {
+                busy = busy.max(d);
+            }
+            if busy >= t_end {
+                break;
+            }
+            if self.gc.victim == NIL {
+                let free = self.free_nat.len() as u32;
+                let thr = self.p.gc_threshold_blocks;
+                let started = if self.bk[SET_STATIC].count > 0 && free > thr + 1 {
+                    self.gc_start(&[SET_STATIC])
+                } else if self.bk[SET_DYN].count > 0 && free > 2 {
+                    self.gc_start(&[SET_DYN])
+                } else if free < self.idle_target_blocks.max(thr) {
+                    // only worth it if the victim is not (almost) full
+                    match self.bucket_peek(SET_NATIVE) {
+                        Some(b) if self.valid[b as usize] + self.ppsb / 64 < self.ppsb => self.gc_start(&[SET_NATIVE]),
+                        _ => false,
+                    }
+                } else {
+                    false
+                };
+                if !started {
+                    break;
+                }
+            }
+            for _ in 0..CHUNK {
+                if !self.gc_move_one(now) {
+                    break;
+                }
+            }
+        }
+        if self.check_each_op {
+            self.check_invariants().unwrap();
+        }
+    }
+
+    /// Advance the clock by `ns` with no host I/O.
+    pub fn idle(&mut self, ns: u64) {
+        let t0 = self.clock;
+        let t1 = t0 + ns;
+        self.background(t0, t1);
+        self.clock = t1;
+    }
+
+    // ------------------------------------------------------------------
+    pub fn counters(&self) -> Counters {
+        let nand = self.nand_write_pages * PAGE;
+        let nphys = self.n_blocks as u64 * self.dies as u64;
+        let avg = self.erase_total as f64 / nphys as f64;
+        Counters {
+            host_write_bytes: self.host_write_bytes,
+            host_read_bytes: self.host_read_bytes,
+            nand_write_bytes: nand,
+            waf: if self.host_write_bytes > 0 { nand as f64 / self.host_write_bytes as f64 } else { 0.0 },
+            erase_count_total: self.erase_total,
+            erase_count_avg: avg,
+            erase_count_max: self.erase_cnt.iter().copied().max().unwrap_or(0) as u64,
+            wear_percent: avg / self.p.rated_pe_cycles as f64 * 100.0,
+            free_blocks: (self.free_nat.len() + self.free_static.len()) as u64,
+            total_blocks: self.n_blocks as u64,
+            slc_used_bytes: self.slc_written_pages * PAGE,
+            slc_capacity_bytes: self.slc_capacity_pages() * PAGE,
+            clock_ns: self.clock,
+            power_on_ns: self.clock,
+            live_bytes: self.live_pages * PAGE,
+            gc_moved_bytes: self.gc_moved_pages * PAGE,
+        }
+    }
+
+    pub fn free_native_blocks(&self) -> u32 {
+        self.free_nat.len() as u32
+    }
+
+    // ------------------------------------------------------------------
+    /// Full consistency check of mapping, counts, buckets and counters.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut live = 0u64;
+        for (lpn, &ppn) in self.map.iter().enumerate() {
+            if ppn != NIL {
+                live += 1;
+                if self.rmap[ppn as usize] != lpn as u32 {
+                    return Err(format!("map[{lpn}]={ppn} but rmap={}", self.rmap[ppn as usize]));
+                }
+            }
+        }
+        if live != self.live_pages {
+            return Err(format!("live_pages {} != mapped {}", self.live_pages, live));
+        }
+        let mut dyn_blocks = 0u32;
+        let mut slc_written = 0u64;
+        let mut sum_wp = 0u64;
+        let mut open_seen = 0;
+        for b in 0..self.n_blocks {
+            let bi = b as usize;
+            let base = b as usize * self.ppsb as usize;
+            let cap = self.cap_of(b);
+            let wp = self.wp[bi];
+            if wp > cap {
+                return Err(format!("block {b} wp {wp} > cap {cap}"));
+            }
+            let mut v = 0;
+            for s in 0..self.ppsb as usize {
+                let l = self.rmap[base + s];
+                if l != NIL {
+                    if s as u32 >= wp {
+                        return Err(format!("block {b} slot {s} valid beyond wp"));
+                    }
+                    if self.map[l as usize] != (base + s) as u32 {
+                        return Err(format!("rmap[{}]={l} but map={}", base + s, self.map[l as usize]));
+                    }
+                    v += 1;
+                }
+            }
+            if v != self.valid[bi] {
+                return Err(format!("block {b} valid {} != counted {v}", self.valid[bi]));
+            }
+            let st = self.state[bi];
+            if st == ST_FREE && (wp != 0 || v != 0) {
+                return Err(format!("free block {b} not empty"));
+            }
+            if b >= self.n_nat && self.slc[bi] == 0 {
+                return Err(format!("static block {b} not in SLC mode"));
+            }
+            if st != ST_FREE {
+                sum_wp += wp as u64;
+                if self.slc[bi] != 0 {
+                    slc_written += wp as u64;
+                    if b < self.n_nat {
+                        dyn_blocks += 1;
+                    }
+                }
+            }
+            if st == ST_CLOSED && wp != cap {
+                return Err(format!("closed block {b} not full"));
+            }
+            if st == ST_OPEN {
+                open_seen += 1;
+                if !self.open.contains(&b) {
+                    return Err(format!("open block {b} not in any stream"));
+                }
+            }
+            if st == ST_VICTIM && self.gc.victim != b {
+                return Err(format!("victim-state block {b} is not the GC victim"));
+            }
+        }
+        let open_cnt = self.open.iter().filter(|&&b| b != NIL).count();
+        if open_cnt != open_seen {
+            return Err(format!("open streams {open_cnt} != open blocks {open_seen}"));
+        }
+        if dyn_blocks != self.dyn_slc_blocks {
+            return Err(format!("dyn_slc_blocks {} != {}", self.dyn_slc_blocks, dyn_blocks));
+        }
+        if slc_written != self.slc_written_pages {
+            return Err(format!("slc_written_pages {} != {}", self.slc_written_pages, slc_written));
+        }
+        if sum_wp + self.erased_pages != self.nand_write_pages {
+            return Err(format!("nand pages {} != written {} + erased {}", self.nand_write_pages, sum_wp, self.erased_pages));
+        }
+        let esum: u64 = self.erase_cnt.iter().map(|&e| e as u64).sum::<u64>() * self.dies as u64;
+        if esum != self.erase_total {
+            return Err(format!("erase_total {} != {}", self.erase_total, esum));
+        }
+        // free lists
+        let mut seen = vec![false; self.n_blocks as usize];
+        for (&b, pool_static) in self.free_nat.iter().map(|b| (b, false)).chain(self.free_static.iter().map(|b| (b, true))) {
+            if seen[b as usize] || self.state[b as usize] != ST_FREE || (b >= self.n_nat) != pool_static {
+                return Err(format!("free list corrupt at block {b}"));
+            }
+            seen[b as usize] = true;
+        }
+        let nfree = self.state.iter().filter(|&&s| s == ST_FREE).count();
+        if nfree != self.free_nat.len() + self.free_static.len() {
+            return Err("free list size mismatch".into());
+        }
+        // buckets
+        let mut in_bucket = vec![false; self.n_blocks as usize];
+        for s in 0..3 {
+            let bk = &self.bk[s];
+            let mut cnt = 0;
+            for (v, &h) in bk.head.iter().enumerate() {
+                let mut b = h;
+                let mut prev = NIL;
+                while b != NIL {
+                    let bi = b as usize;
+                    if in_bucket[bi] || self.valid[bi] as usize != v || self.state[bi] != ST_CLOSED || self.set_of(b) != s {
+                        return Err(format!("bucket set {s} corrupt at block {b}"));
+                    }
+                    if v < bk.min {
+                        return Err(format!("bucket set {s} min {} > {v}", bk.min));
+                    }
+                    if self.prev[bi] != prev {
+                        return Err(format!("bucket prev link corrupt at {b}"));
+                    }
+                    in_bucket[bi] = true;
+                    cnt += 1;
+                    prev = b;
+                    b = self.next[bi];
+                }
+            }
+            if cnt != bk.count {
+                return Err(format!("bucket set {s} count {} != {cnt}", bk.count));
+            }
+        }
+        for b in 0..self.n_blocks as usize {
+            if (self.state[b] == ST_CLOSED) != in_bucket[b] {
+                return Err(format!("closed block {b} bucket membership wrong"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,1 @@
+"""Reports from the results database: HTML, plots, tables, comparisons, exports (no re-running)."""

@@ -1,0 +1,100 @@
+"""Fixtures: real block devices (loop with direct I/O on tmpfs, zram), always detached afterwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+TINY = HERE / "profiles" / "tiny.toml"
+SHM = Path("/dev/shm")
+
+
+def _can_make_devices() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root to create loop/zram devices"
+    if not shutil.which("losetup"):
+        return "losetup (util-linux) is not installed"
+    if not shutil.which("fio"):
+        return "fio is not installed"
+    return None
+
+
+requires_devices = pytest.mark.skipif(_can_make_devices() is not None, reason=_can_make_devices() or "")
+
+
+class LoopFactory:
+    def __init__(self):
+        self.devices: list[tuple[str, Path]] = []
+
+    def __call__(self, size: int = 64 * 2**20) -> str:
+        backing = (SHM if SHM.is_dir() else Path("/tmp")) / f"ssdpts-test-{uuid.uuid4().hex[:8]}.img"
+        with open(backing, "wb") as f:
+            f.truncate(size)
+        dev = subprocess.check_output(["losetup", "--direct-io=on", "-f", "--show", str(backing)], text=True).strip()
+        self.devices.append((dev, backing))
+        return dev
+
+    def cleanup(self):
+        for dev, backing in reversed(self.devices):
+            subprocess.run(["umount", dev], capture_output=True)
+            subprocess.run(["swapoff", dev], capture_output=True)
+            subprocess.run(["losetup", "-d", dev], capture_output=True)
+            backing.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def loop_factory():
+    f = LoopFactory()
+    try:
+        yield f
+    finally:
+        f.cleanup()
+
+
+@pytest.fixture
+def loopdev(loop_factory) -> str:
+    if _can_make_devices():
+        pytest.skip(_can_make_devices())
+    return loop_factory(64 * 2**20)
+
+
+@pytest.fixture
+def zram() -> str:
+    if _can_make_devices():
+        pytest.skip(_can_make_devices())
+    node = Path("/sys/block/zram0")
+    if not node.exists():
+        pytest.skip("no zram0 on this kernel")
+    if (node / "disksize").read_text().strip() != "0":
+        pytest.skip("/dev/zram0 is already configured by someone else")
+    (node / "disksize").write_text(str(64 * 2**20))
+    try:
+        yield "/dev/zram0"
+    finally:
+        (node / "reset").write_text("1")
+
+
+@pytest.fixture
+def results(tmp_path) -> Path:
+    return tmp_path / "results"
+
+
+@pytest.fixture
+def tiny() -> str:
+    return str(TINY)
+
+
+def ssdpts(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+    """Run the real CLI in a subprocess, as a user would."""
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "ssdpts", *args], capture_output=True, text=True, timeout=600, **kw)
+    if check and p.returncode != 0:
+        raise AssertionError(f"ssdpts {' '.join(args)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return p
