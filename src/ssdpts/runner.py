@@ -118,7 +118,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         if target.kind == "file":
             prepare_file(target)
         if target.kind == "sim":
-            target.restore_state(store, run_id)
+            target.attach_state(Path(results_dir), run_id)
         with exclusive(target):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
@@ -134,8 +134,6 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 progress.test_started(name, module.TITLE, None)
                 summary = module.run(ctx)
                 store.set_test(run_id, name, "completed", summary)
-                if target.kind == "sim":
-                    target.save_state(store, run_id)
         store.set_run_status(run_id, "completed")
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:

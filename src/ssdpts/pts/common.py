@@ -111,7 +111,14 @@ class TestContext:
         if not rec["snia_purge"]:
             self.progress.message(f"{self.test}: note: {rec['note']}")
         self.store.record_step(self.run_id, self.test, key, "purge", rec)
+        self._checkpoint()
         return rec
+
+    def _checkpoint(self) -> None:
+        """Targets with state of their own (the simulated SSD) save it after every committed step."""
+        checkpoint = getattr(self.target, "checkpoint", None)
+        if checkpoint is not None:
+            checkpoint()
 
     def note(self, text: str) -> None:
         notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
@@ -144,6 +151,7 @@ class TestContext:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
                 self.store.save_round(self.run_id, self.test, phase, "precondition", 0, out, [precondition.to_dict()])
+                self._checkpoint()
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "")
                 nxt = session.submit(cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
@@ -161,6 +169,7 @@ class TestContext:
                 self.store.save_round(self.run_id, self.test, phase, "round", round_no, out,
                                       [c.to_dict() for c in cells], tracking,
                                       {k: s.to_dict() for k, s in states.items()})
+                self._checkpoint()
                 reached = all(s.reached for s in states.values())
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
                 if reached or nxt is None:
