@@ -3,7 +3,7 @@
 #   make test   installs what is missing, then runs the whole test suite
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
-APT_PACKAGES = fio smartmontools nvme-cli util-linux e2fsprogs hdparm sg3-utils
+APT_PACKAGES = fio smartmontools nvme-cli util-linux e2fsprogs hdparm sg3-utils chromium
 RESULTS ?= results
 
 .PHONY: setup system python demo test bench clean
@@ -14,7 +14,7 @@ setup: system python
 system:
 	@missing=""; \
 	for c in fio:fio smartctl:smartmontools nvme:nvme-cli blkdiscard:util-linux losetup:util-linux \
-	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils; do \
+	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils chromium:chromium; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
 	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \
@@ -33,10 +33,13 @@ demo: setup
 	$(PYTHON) -m ssdpts run --results $(RESULTS)
 
 test: setup
+	PATH="$$HOME/.cargo/bin:$$PATH" cargo test -q --release --manifest-path sim/Cargo.toml
 	PATH="$$HOME/.cargo/bin:$$PATH" $(PYTHON) -m pytest -q
 
 bench: setup
 	$(PYTHON) bench/overhead.py
+	$(PYTHON) bench/sim.py
+	$(PYTHON) bench/report.py
 
 clean:
 	rm -rf build dist sim/target .pytest_cache

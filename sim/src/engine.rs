@@ -262,7 +262,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     let mut sub_t = vec![0u64; nslots];
     let mut sub_bytes = vec![0u64; nslots];
     let mut sub_read = vec![false; nslots];
-    let mut heap: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(nslots + 1);
+    let mut heap: BinaryHeap<Reverse<u128>> = BinaryHeap::with_capacity(nslots + 1);
     let mut rd = DirStats::default();
     let mut wr = DirStats::default();
     let li = job.log_interval_ns;
@@ -277,60 +277,93 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     let think = job.thinktime_ns;
     let iotime = job.thinktime_iotime_ns;
 
+    // generate the next I/O of clone `c`: (offset, bs, is_read)
+    macro_rules! gen {
+        ($c:expr) => {{
+            let c: &mut CloneState = $c;
+            let bs = if fixed_bs != 0 {
+                fixed_bs
+            } else {
+                let r = c.rng.below(100) as u32;
+                let mut b = bs_cum[bs_cum.len() - 1].1;
+                for &(cp, bsv) in &bs_cum {
+                    if r < cp {
+                        b = bsv;
+                        break;
+                    }
+                }
+                b
+            };
+            let off = if rand {
+                if zones.is_empty() {
+                    let n = (size - bs) / align + 1;
+                    start + c.rng.below(n) * align
+                } else {
+                    let r = c.rng.next_u64() >> 32;
+                    let mut zi = zones.len() - 1;
+                    for (i, z) in zones.iter().enumerate() {
+                        if r < z.0 {
+                            zi = i;
+                            break;
+                        }
+                    }
+                    let (_, zs, zl) = zones[zi];
+                    let zl = zl.max(bs).min(end - zs);
+                    let n = (zl - bs) / align + 1;
+                    zs + c.rng.below(n) * align
+                }
+            } else {
+                if c.seq_pos + bs > end {
+                    c.seq_pos = start;
+                }
+                let o = c.seq_pos;
+                c.seq_pos += bs;
+                o
+            };
+            let is_read = match job.rw {
+                Rw::Read | Rw::RandRead => true,
+                Rw::Write | Rw::RandWrite => false,
+                _ => c.rng.below(100) < job.rwmixread as u64,
+            };
+            (off, bs, is_read)
+        }};
+    }
+
+    // Random jobs pre-generate two I/Os per slot so that their mapping
+    // entries can be prefetched (performance only; the sequence of I/Os
+    // is still a deterministic function of the seed).
+    let mut la0: Vec<(u64, u64, bool)> = vec![(0, 0, false); if rand { nslots } else { 0 }];
+    let mut la1: Vec<(u64, u64, bool)> = vec![(0, 0, false); if rand { nslots } else { 0 }];
+    if rand {
+        for slot in 0..nslots {
+            la0[slot] = gen!(&mut clones[slot / qd]);
+            la1[slot] = gen!(&mut clones[slot / qd]);
+            model.prefetch_map(la0[slot].0);
+            model.prefetch_map(la1[slot].0);
+        }
+    }
+
     // submit one I/O on `slot` at time t; returns false if the clone stops
     macro_rules! submit {
         ($slot:expr, $t:expr) => {{
             let slot: usize = $slot;
             let t: u64 = $t;
-            let c = &mut clones[slot / qd];
-            if c.stopped || t >= t_stop || c.issued >= io_size {
-                c.stopped = true;
+            let ci = slot / qd;
+            if clones[ci].stopped || t >= t_stop || clones[ci].issued >= io_size {
+                clones[ci].stopped = true;
                 false
             } else {
-                let bs = if fixed_bs != 0 {
-                    fixed_bs
+                let (off, bs, is_read) = if rand {
+                    let io = la0[slot];
+                    la0[slot] = la1[slot];
+                    model.prefetch_rmap(la0[slot].0);
+                    la1[slot] = gen!(&mut clones[ci]);
+                    model.prefetch_map(la1[slot].0);
+                    io
                 } else {
-                    let r = c.rng.below(100) as u32;
-                    let mut b = bs_cum[bs_cum.len() - 1].1;
-                    for &(cp, bsv) in &bs_cum {
-                        if r < cp {
-                            b = bsv;
-                            break;
-                        }
-                    }
-                    b
+                    gen!(&mut clones[ci])
                 };
-                let off = if rand {
-                    if zones.is_empty() {
-                        let n = (size - bs) / align + 1;
-                        start + c.rng.below(n) * align
-                    } else {
-                        let r = c.rng.next_u64() >> 32;
-                        let mut zi = zones.len() - 1;
-                        for (i, z) in zones.iter().enumerate() {
-                            if r < z.0 {
-                                zi = i;
-                                break;
-                            }
-                        }
-                        let (_, zs, zl) = zones[zi];
-                        let zl = zl.max(bs).min(end - zs);
-                        let n = (zl - bs) / align + 1;
-                        zs + c.rng.below(n) * align
-                    }
-                } else {
-                    if c.seq_pos + bs > end {
-                        c.seq_pos = start;
-                    }
-                    let o = c.seq_pos;
-                    c.seq_pos += bs;
-                    o
-                };
-                let is_read = match job.rw {
-                    Rw::Read | Rw::RandRead => true,
-                    Rw::Write | Rw::RandWrite => false,
-                    _ => c.rng.below(100) < job.rwmixread as u64,
-                };
+                let c = &mut clones[ci];
                 c.issued += bs;
                 c.inflight += 1;
                 let done = if is_read { model.read_io(t, off, bs) } else { model.write_io(t, off, bs) };
@@ -338,7 +371,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 sub_bytes[slot] = bs;
                 sub_read[slot] = is_read;
                 inflight += 1;
-                heap.push(Reverse((done, slot as u32)));
+                heap.push(Reverse(((done as u128) << 32) | slot as u128));
                 true
             }
         }};
@@ -347,7 +380,9 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     for slot in 0..nslots {
         submit!(slot, t0);
     }
-    while let Some(Reverse((t, key))) = heap.pop() {
+    while let Some(Reverse(k)) = heap.pop() {
+        let t = (k >> 32) as u64;
+        let key = k as u32;
         if inflight == 0 && t > last_t {
             model.background(last_t, t);
         }
@@ -398,7 +433,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 // think after every I/O of this slot
                 let tr = t + think;
                 if tr < t_stop {
-                    heap.push(Reverse((tr, slot as u32 | RESUME)));
+                    heap.push(Reverse(((tr as u128) << 32) | (slot as u32 | RESUME) as u128));
                 } else {
                     c.stopped = true;
                 }
@@ -414,7 +449,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     c.period_start = tr;
                     if tr < t_stop {
                         for k in 0..qd {
-                            heap.push(Reverse((tr, (ci * qd + k) as u32 | RESUME)));
+                            heap.push(Reverse(((tr as u128) << 32) | ((ci * qd + k) as u32 | RESUME) as u128));
                         }
                     } else {
                         c.stopped = true;

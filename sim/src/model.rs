@@ -47,6 +47,7 @@ pub(crate) struct GcState {
     pub add: u64,
     pub need: u64,
     pub last_group: u32,
+    pub ch: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -79,6 +80,10 @@ pub struct Model {
     pub u_nat: u32,     // pages per native program unit
     pub u_slc: u32,     // pages per SLC program unit
     pub page_pages: u32, // 4K pages per NAND read unit
+    pub page_shift: u32,
+    pub ppsb_div: FastDiv,
+    /// die of each read-unit group of a superblock: [native, slc][slot >> page_shift]
+    pub group_die: [Vec<u16>; 2],
     pub user_pages: u32,
     pub n_nat: u32,     // native pool superblocks [0, n_nat)
     pub n_static: u32,  // static SLC superblocks [n_nat, n_nat+n_static)
@@ -103,6 +108,8 @@ pub struct Model {
     pub(crate) free_nat: VecDeque<u32>,
     pub(crate) free_static: VecDeque<u32>,
     pub(crate) open: [u32; 3],
+    /// pages written into the current program unit of each stream
+    pub(crate) upos: [u32; 3],
     pub(crate) live_pages: u64,
     pub(crate) dyn_slc_blocks: u32,
     pub(crate) slc_written_pages: u64,
@@ -122,6 +129,63 @@ pub struct Model {
     pub(crate) gc_moved_pages: u64,
 }
 
+/// Exact division of 32-bit numerators by a runtime constant (Lemire).
+#[derive(Clone, Copy, Debug)]
+pub struct FastDiv {
+    d: u32,
+    m: u64,
+}
+
+impl FastDiv {
+    pub fn new(d: u32) -> Self {
+        assert!(d > 0);
+        FastDiv { d, m: (u64::MAX / d as u64).wrapping_add(1) }
+    }
+    #[inline(always)]
+    pub fn div(self, n: u32) -> u32 {
+        if self.d == 1 {
+            return n;
+        }
+        ((self.m as u128 * n as u128) >> 64) as u32
+    }
+    #[inline(always)]
+    pub fn divrem(self, n: u32) -> (u32, u32) {
+        let q = self.div(n);
+        (q, n - q * self.d)
+    }
+}
+
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A filled Vec whose memory is advised to use transparent huge pages
+/// (the mapping tables are accessed randomly; this halves TLB misses).
+pub(crate) fn big_vec(n: usize, val: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HP: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + n * 4;
+        let a = (start + HP - 1) & !(HP - 1);
+        let e = end & !(HP - 1);
+        if e > a {
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, e - a, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v.resize(n, val);
+    v
+}
+
 #[inline(always)]
 fn max(a: u64, b: u64) -> u64 {
     if a > b { a } else { b }
@@ -138,13 +202,22 @@ impl Model {
         let u_nat = p.native_program_unit_bytes / PAGE as u32;
         let u_slc = p.slc_program_unit_bytes / PAGE as u32;
         let page_pages = p.page_bytes / PAGE as u32;
+        let page_shift = page_pages.trailing_zeros();
+        let mk_groups = |u: u32, cap: u32| -> Vec<u16> {
+            (0..cap / page_pages).map(|g| ((g * page_pages / u) % dies) as u16).collect()
+        };
+        let group_die = [mk_groups(u_nat, ppsb), mk_groups(u_slc, slc_ppsb)];
         let user_pages64 = p.user_capacity_bytes / PAGE;
         if user_pages64 >= (NIL as u64) / 2 {
             return Err("user_capacity_bytes too large".into());
         }
         let user_pages = user_pages64 as u32;
-        let data_blocks = ((user_pages as f64) * (1.0 + p.op_percent / 100.0) / ppsb as f64).ceil() as u32;
-        let n_nat = data_blocks + p.gc_threshold_blocks + 1;
+        // op_percent is the *effective* spare: the GC reserve (free blocks plus
+        // the unwritten tails of the open blocks, which average about
+        // threshold + 0.15 superblocks in steady state) is added on top.
+        let data_blocks = (user_pages as f64) * (1.0 + p.op_percent / 100.0) / ppsb as f64;
+        let reserve = p.gc_threshold_blocks as f64 + 0.15;
+        let n_nat = ((data_blocks + reserve).round() as u32).max(data_blocks.ceil() as u32 + 2);
         let slc_sb_bytes = slc_ppsb as u64 * PAGE;
         let n_static = ((p.slc_static_bytes + slc_sb_bytes - 1) / slc_sb_bytes) as u32;
         let dyn_max_blocks = (p.slc_dynamic_max_bytes / slc_sb_bytes) as u32;
@@ -160,11 +233,12 @@ impl Model {
         let total_pages = n_blocks as usize * ppsb as usize;
         let nb = n_blocks as usize;
         let mut m = Model {
-            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, user_pages, n_nat, n_static, n_blocks,
+            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_die,
+            user_pages, n_nat, n_static, n_blocks,
             dyn_max_blocks, window_nat, window_slc, ch_page_ns, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
-            map: vec![NIL; user_pages as usize],
-            rmap: vec![NIL; total_pages],
+            map: big_vec(user_pages as usize, NIL),
+            rmap: big_vec(total_pages, NIL),
             valid: vec![0; nb],
             wp: vec![0; nb],
             state: vec![ST_FREE; nb],
@@ -176,6 +250,7 @@ impl Model {
             free_nat: (0..n_nat).collect(),
             free_static: (n_nat..n_blocks).collect(),
             open: [NIL; 3],
+            upos: [0; 3],
             live_pages: 0,
             dyn_slc_blocks: 0,
             slc_written_pages: 0,
@@ -197,6 +272,28 @@ impl Model {
             m.slc[b as usize] = 1;
         }
         Ok(m)
+    }
+
+    /// Cache hint: the engine pre-generates random I/Os and prefetches their
+    /// mapping entries (pure performance, no effect on results).
+    #[inline(always)]
+    pub fn prefetch_map(&self, off: u64) {
+        let lpn = (off / PAGE) as usize;
+        if lpn < self.map.len() {
+            prefetch(&self.map[lpn]);
+        }
+    }
+
+    /// Second stage: prefetch the reverse-map entry of the page's current location.
+    #[inline(always)]
+    pub fn prefetch_rmap(&self, off: u64) {
+        let lpn = (off / PAGE) as usize;
+        if lpn < self.map.len() {
+            let ppn = self.map[lpn];
+            if ppn != NIL {
+                prefetch(&self.rmap[ppn as usize]);
+            }
+        }
     }
 
     pub fn capacity_bytes(&self) -> u64 {
@@ -258,8 +355,7 @@ impl Model {
     // geometry helpers
     #[inline(always)]
     fn die_of(&self, slot: u32, slc: bool) -> usize {
-        let u = if slc { self.u_slc } else { self.u_nat };
-        ((slot / u) % self.dies) as usize
+        self.group_die[slc as usize][(slot >> self.page_shift) as usize] as usize
     }
 
     #[inline(always)]
@@ -321,6 +417,7 @@ impl Model {
             self.dyn_slc_blocks += 1;
         }
         self.open[stream] = b;
+        self.upos[stream] = 0;
     }
 
     /// Make sure `stream` has an open block. Returns false if the host-SLC
@@ -382,11 +479,14 @@ impl Model {
             self.slc_written_pages += 1;
         }
         let u = if slc { self.u_slc } else { self.u_nat };
-        let die = ((slot / u) % self.dies) as usize;
+        let die = self.die_of(slot, slc);
         let cap = if slc { self.slc_ppsb } else { self.ppsb };
-        let r = w % u;
-        if r == 0 || w == cap {
-            self.program_unit(die, slc, if r == 0 { u } else { r }, now);
+        let up = self.upos[stream] + 1;
+        if up == u || w == cap {
+            self.program_unit(die, slc, up, now);
+            self.upos[stream] = 0;
+        } else {
+            self.upos[stream] = up;
         }
         if w == cap {
             self.close(b);
@@ -397,7 +497,7 @@ impl Model {
 
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
-        let b = ppn / self.ppsb;
+        let b = self.ppsb_div.div(ppn);
         let bi = b as usize;
         self.rmap[ppn as usize] = NIL;
         let v = self.valid[bi];
@@ -435,6 +535,7 @@ impl Model {
             add: v as u64,
             need: (self.ppsb - v) as u64,
             last_group: NIL,
+            ch: 0,
         };
         true
     }
@@ -456,13 +557,22 @@ impl Model {
                 if lpn == NIL {
                     continue;
                 }
-                let g = slot / self.page_pages;
+                // prefetch the forward-map entry of a page a few slots ahead
+                let ahead = slot + 12;
+                if ahead < end {
+                    let l2 = self.rmap[(base + ahead) as usize];
+                    if l2 != NIL {
+                        prefetch(&self.map[l2 as usize]);
+                    }
+                }
+                let g = slot >> self.page_shift;
                 if g != self.gc.last_group {
                     self.gc.last_group = g;
                     let die = self.die_of(slot, slc);
                     self.nand_read(die, slc, 0, now);
+                    self.gc.ch = (die % self.p.channels as usize) as u32;
                 }
-                let c = self.die_of(slot, slc) % self.p.channels as usize;
+                let c = self.gc.ch as usize;
                 self.ch_free[c] = max(now, self.ch_free[c]) + self.ch_page_ns;
                 self.rmap[old as usize] = NIL;
                 self.valid[vi] -= 1;
@@ -497,7 +607,11 @@ impl Model {
                 return;
             }
         }
-        self.gc.credit += self.gc.add;
+        // pace: the nominal rate keeps the free count constant; scale it by
+        // (deficit + 1) so free blocks are pulled back to the threshold
+        let free = self.free_nat.len() as u32;
+        let deficit = self.p.gc_threshold_blocks.saturating_sub(free) as u64;
+        self.gc.credit += self.gc.add * (deficit + 1);
         while self.gc.credit >= self.gc.need {
             self.gc.credit -= self.gc.need;
             if !self.gc_move_one(now) {
@@ -586,9 +700,9 @@ impl Model {
                 let partial = off > pg_lo || off + len < pg_lo + PAGE;
                 let ppn = self.map[lpn as usize];
                 if partial && ppn != NIL {
-                    let b = ppn / self.ppsb;
+                    let (b, slot) = self.ppsb_div.divrem(ppn);
                     let slc = self.slc[b as usize] != 0;
-                    let die = self.die_of(ppn % self.ppsb, slc);
+                    let die = self.die_of(slot, slc);
                     let r = self.nand_read(die, slc, 1, tc);
                     acc = max(acc, r);
                 }
@@ -627,15 +741,15 @@ impl Model {
             if ppn == NIL {
                 continue;
             }
-            let g = ppn / self.page_pages;
+            let g = ppn >> self.page_shift;
             if g != last_group {
                 if npages > 0 {
                     done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
                 }
                 last_group = g;
-                let b = ppn / self.ppsb;
+                let (b, slot) = self.ppsb_div.divrem(ppn);
                 cur_slc = self.slc[b as usize] != 0;
-                cur_die = self.die_of(ppn % self.ppsb, cur_slc);
+                cur_die = self.die_of(slot, cur_slc);
                 npages = 0;
             }
             npages += 1;
@@ -952,3 +1066,17 @@ impl Model {
         Ok(())
     }
 }
+
+impl Model {
+    /// Unwritten pages in the native pool (free blocks + open-block tails).
+    pub fn empty_pages(&self) -> u64 {
+        let mut e = self.free_nat.len() as u64 * self.ppsb as u64;
+        for &b in &self.open {
+            if b != NIL && b < self.n_nat {
+                e += (self.cap_of(b) - self.wp[b as usize]) as u64;
+            }
+        }
+        e
+    }
+}
+

@@ -98,6 +98,8 @@ impl Params {
         let chk = |c: bool, msg: String| if c { Ok(()) } else { Err(msg) };
         chk(self.block_bytes % pg == 0, format!("block_bytes {} must be a multiple of 4096", self.block_bytes))?;
         chk(self.page_bytes as u64 % pg == 0, format!("page_bytes {} must be a multiple of 4096", self.page_bytes))?;
+        chk((self.page_bytes / 4096).is_power_of_two(),
+            format!("page_bytes {} must be 4096 times a power of two", self.page_bytes))?;
         chk(self.native_program_unit_bytes % self.page_bytes == 0,
             format!("native_program_unit_bytes {} must be a multiple of page_bytes {}", self.native_program_unit_bytes, self.page_bytes))?;
         chk(self.slc_program_unit_bytes % self.page_bytes == 0,

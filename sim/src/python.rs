@@ -33,10 +33,6 @@ fn num_u64(v: &Bound<'_, PyAny>, key: &str) -> PyResult<u64> {
     Err(verr(format!("job key '{key}' must be a non-negative integer, got {v}")))
 }
 
-fn num_f64(v: &Bound<'_, PyAny>, key: &str) -> PyResult<f64> {
-    v.extract::<f64>().map_err(|_| verr(format!("job key '{key}' must be a number, got {v}")))
-}
-
 fn pairs(v: &Bound<'_, PyAny>, key: &str) -> PyResult<Vec<(f64, f64)>> {
     let mut out = vec![];
     let it = v.iter().map_err(|_| verr(format!("job key '{key}' must be a list of [a, b] pairs")))?;
@@ -221,6 +217,12 @@ impl SimDrive {
     #[getter]
     fn capacity_bytes(&self) -> u64 {
         self.m.capacity_bytes()
+    }
+
+    /// Current simulated time (ns since power-on).
+    #[getter]
+    fn clock_ns(&self) -> u64 {
+        self.m.clock
     }
 
     #[getter]

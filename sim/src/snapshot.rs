@@ -125,6 +125,7 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
     w.v32(&fnat);
     w.v32(&fst);
     w.v32(&m.open);
+    w.v32(&m.upos);
     w.u64(m.live_pages);
     w.u32(m.dyn_slc_blocks);
     w.u64(m.slc_written_pages);
@@ -135,6 +136,7 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
     w.u64(g.add);
     w.u64(g.need);
     w.u32(g.last_group);
+    w.u32(g.ch);
     w.v64(&m.die_free);
     w.v64(&m.ch_free);
     for v in [m.ctrl_free, m.link_free, m.clock, m.host_write_bytes, m.host_read_bytes, m.nand_write_pages,
@@ -160,8 +162,12 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
     let p = Params::from_map(&pm)?;
     let mut m = Model::new(p)?;
     let nb = m.n_blocks as usize;
-    m.map = r.v32(m.map.len())?;
-    m.rmap = r.v32(m.rmap.len())?;
+    let map = r.v32(m.map.len())?;
+    m.map.copy_from_slice(&map);
+    drop(map);
+    let rmap = r.v32(m.rmap.len())?;
+    m.rmap.copy_from_slice(&rmap);
+    drop(rmap);
     m.valid = r.v32(nb)?;
     m.wp = r.v32(nb)?;
     m.state = r.v8(nb)?;
@@ -184,6 +190,8 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
     m.free_static = r.v32(ns)?.into();
     let open = r.v32(3)?;
     m.open = [open[0], open[1], open[2]];
+    let upos = r.v32(3)?;
+    m.upos = [upos[0], upos[1], upos[2]];
     m.live_pages = r.u64()?;
     m.dyn_slc_blocks = r.u32()?;
     m.slc_written_pages = r.u64()?;
@@ -194,6 +202,7 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
         add: r.u64()?,
         need: r.u64()?,
         last_group: r.u32()?,
+        ch: r.u32()?,
     };
     m.die_free = r.v64(m.die_free.len())?;
     m.ch_free = r.v64(m.ch_free.len())?;

@@ -226,9 +226,21 @@ def profiles():
 
 
 def _register_stages() -> None:
-    from .report.commands import register as register_report
+    """Commands that live with their stage: report/compare/export, analyze, and any `commands.register`."""
+    import importlib
 
-    register_report(main)
+    from .analyze import analyze
+
+    main.add_command(analyze)
+    for stage in ("report", "health", "scale"):
+        name = f"{__package__}.{stage}.commands"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name not in (name, f"{__package__}.{stage}"):
+                raise
+            continue
+        module.register(main)
 
 
 _register_stages()

@@ -74,7 +74,10 @@ class Progress:
 
     def round_done(self, test: str, phase: str, round_no: int, tracking: dict, reached: bool,
                    gap_ms: float | None) -> None:
-        values = ", ".join(f"{k}={_fmt(v, k)}" for k, v in tracking.items())
+        values = ", ".join(f"{k}={_fmt(v, k)}" for k, v in tracking.items() if isinstance(v, (int, float)))
+        if not values:
+            values = ", ".join(f"{k}=[{', '.join(_fmt(x, k) for x in v)}]" for k, v in tracking.items()
+                               if isinstance(v, list))
         gap = f", idle gap {gap_ms:.1f} ms" if gap_ms is not None else ""
         state = "steady state reached" if reached else "not steady yet"
         self._status = values
@@ -87,6 +90,10 @@ class Progress:
 
 
 def _fmt(v: float, key: str) -> str:
+    if key.endswith("burst_iops"):
+        return f"{v:,.0f}"
+    if key.endswith("mib_s"):
+        return f"{v:.1f} MiB/s"
     if key.endswith("_bw"):
         return f"{v / 2**20:.1f} MiB/s"
     if key.endswith("lat_mean"):

@@ -74,7 +74,7 @@ def check_safe(target: Target, destroy_data: bool) -> None:
 def start(target_spec: str, *, results_dir: Path, profile_name: str, tests: list[str] | None, size: int | None,
           destroy_data: bool, purge_method: str, quiet: bool) -> str:
     profile = load_profile(profile_name)
-    tests = tests or list(pts.DEFAULT_TESTS)
+    tests = tests or list(profile.get("profile", {}).get("tests") or pts.DEFAULT_TESTS)
     for t in tests:
         pts.get(t)
     if purge_method not in METHODS:
@@ -109,6 +109,32 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     return run["id"]
 
 
+def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> None:
+    """SMART / NVMe / simulator health snapshot around every test (kept once per test and moment)."""
+    key = f"health:{when}"
+    if store.step(run_id, test, key) is not None:
+        return
+    try:
+        from .health import snapshot
+    except ImportError:
+        return
+    try:
+        data = snapshot(target)
+    except Exception as e:  # health data is informative: never fail a run for it
+        data = {"available": False, "reason": f"{type(e).__name__}: {e}"}
+    store.record_step(run_id, test, key, "health", data)
+
+
+def _write_report(store: Store, run_id: str, progress: Progress) -> None:
+    try:
+        from .report import write_report
+
+        progress.message(f"report: {write_report(store, run_id)}")
+    except Exception as e:  # a report problem must never fail a finished run
+        log.warning("report not written: %s", e)
+        progress.message(f"report not written ({e}); retry with 'ssdpts report {run_id}'")
+
+
 def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path, quiet: bool) -> None:
     run = store.run(run_id)
     handler = _setup_log(Path(results_dir), run_id)
@@ -132,9 +158,14 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                                   settings=test_settings(profile, name), progress=progress,
                                   purge_method=run["options"].get("purge", "auto"))
                 progress.test_started(name, module.TITLE, None)
+                _health(store, run_id, name, "before", target)
                 summary = module.run(ctx)
+                _health(store, run_id, name, "after", target)
                 store.set_test(run_id, name, "completed", summary)
+                if target.kind == "sim":
+                    target.checkpoint(force=True)
         store.set_run_status(run_id, "completed")
+        _write_report(store, run_id, progress)
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted", "interrupted by the user")

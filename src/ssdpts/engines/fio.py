@@ -88,6 +88,8 @@ class _Gates:
         self._lock = threading.Lock()
         self._held: dict[int, int] = {}          # gate id -> fd holding LOCK_EX
         self._expected: dict[int, int] = {}      # gate id -> clones that must report
+        self._delay: dict[int, float] = {}       # gate id -> idle seconds before it opens
+        self._timed: set[int] = set()            # gates whose cell finished and that open after a delay
         self.fires: dict[int, list[int]] = {}    # gate id -> fire timestamps (ns)
         self._next = 0
         self._ctl_fd = os.open(self.ctl, os.O_RDWR)   # RDWR: never sees EOF
@@ -105,6 +107,11 @@ class _Gates:
             self._expected[gid] = clones
             self.fires[gid] = []
             return gid
+
+    def set_delay(self, gid: int, seconds: float) -> None:
+        """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""
+        with self._lock:
+            self._delay[gid] = seconds
 
     def open(self, gid: int) -> None:
         with self._lock:
@@ -128,8 +135,21 @@ class _Gates:
                 with self._lock:
                     self.fires.setdefault(gid, []).append(ts)
                     done = len(self.fires[gid]) >= self._expected.get(gid, 1)
+                    delay = self._delay.pop(gid, 0.0) if done else 0.0
+                    if done and delay > 0:
+                        self._timed.add(gid)
                 if done:
-                    self.open(gid)
+                    if delay > 0:
+                        threading.Timer(delay, self.open, (gid,)).start()
+                    else:
+                        self.open(gid)
+
+    def open_unfinished(self, gid: int) -> None:
+        """Open a gate whose process ended; a finished cell's timed idle still runs its course."""
+        with self._lock:
+            if gid in self._timed:
+                return
+        self.open(gid)
 
     def released(self) -> dict[int, int]:
         """gate id -> first release time (ns) seen by a waiting job."""
@@ -152,24 +172,29 @@ class _Gates:
         os.close(self._ctl_fd)
 
 
-class FioRound:
-    def __init__(self, session: "FioSession", cells: Sequence[Workload], tag: str):
-        self.session = session
-        self.cells = list(cells)
-        self.tag = tag
+MAX_CELLS_PER_PROCESS = 32   # bounds the jobs (threads, buffers) one waiting fio process holds
+
+
+class _FioProcess:
+    """One fio process running some consecutive cells of a round, gated like all the others."""
+
+    def __init__(self, session: "FioSession", cells: Sequence[Workload], interval_s: float | None):
         s = session
         s._count += 1
-        self.dir = s.dir / f"round-{s._count:05d}"
+        self.session = session
+        self.dir = s.dir / f"proc-{s._count:05d}"
         self.dir.mkdir()
-        job = render(self.cells, s.target.fio_filename, s.target.size_bytes, s.target.logical_block_size)
+        job = render(cells, s.target.fio_filename, s.target.size_bytes, s.target.logical_block_size)
         self.wait_gate = s._last_gate
         self.gates: list[int] = []
         prev = s._last_gate
-        for (name, opts), w in zip(job.sections, self.cells):
+        for (name, opts), w in zip(job.sections, cells):
             gid = s.gates.new(w.threads)
             opts["new_group"] = ""
             if prev is not None:
                 opts["exec_prerun"] = f"{s.gates.dir}/gate-wait {prev}"
+                if w.idle_before_s:
+                    s.gates.set_delay(prev, w.idle_before_s)
             opts["exec_postrun"] = f"{s.gates.dir}/gate-fire {gid}"
             self.gates.append(gid)
             prev = gid
@@ -178,22 +203,59 @@ class FioRound:
         self.job_path = self.dir / "job.fio"
         self.job_path.write_text(self.job_text)
         self.out_path = self.dir / "out.json"
-        self.command = [s.engine.binary, "--output-format=json+", f"--output={self.out_path}", str(self.job_path)]
+        self.interval_s = interval_s
+        if interval_s:
+            # periodic cumulative status documents on stdout, cut into intervals as they arrive
+            self.command = [s.engine.binary, "--output-format=json+", f"--status-interval={int(interval_s * 1000)}ms",
+                            str(self.job_path)]
+        else:
+            self.command = [s.engine.binary, "--output-format=json+", f"--output={self.out_path}", str(self.job_path)]
         self.started_at = time.time()
         self.proc = subprocess.Popen(
             self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             start_new_session=True, preexec_fn=_die_with_parent)
-        self._result: RoundOutput | None = None
-        # Whatever happens to this process, never leave later rounds waiting on its gates.
-        self._watch = threading.Thread(target=self._release_on_exit, daemon=True)
-        self._watch.start()
-        if self.wait_gate is None:
-            pass  # first round of the session: its first cell has no predecessor to wait for
+        self._stderr: list[str] = []
+        self._stdout: list[str] = []
+        self.docs: list[dict] = []          # streaming: every status document seen
+        self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
+        if not interval_s:
+            self._threads.append(threading.Thread(target=self._drain, args=(self.proc.stdout, self._stdout),
+                                                  daemon=True))
+        for t in self._threads:
+            t.start()
+        # Whatever happens to this process, never leave later cells waiting on its gates.
+        threading.Thread(target=self._release_on_exit, daemon=True).start()
+
+    @staticmethod
+    def _drain(stream, sink: list[str]) -> None:
+        for line in stream:
+            sink.append(line)
 
     def _release_on_exit(self) -> None:
         self.proc.wait()
         for gid in self.gates:
-            self.session.gates.open(gid)
+            self.session.gates.open_unfinished(gid)
+
+    def documents(self):
+        """Streaming mode: yield each cumulative status document as fio prints it."""
+        import json
+
+        decoder = json.JSONDecoder()
+        buf = ""
+        for line in self.proc.stdout:
+            self._stdout.append(line)
+            buf += line
+            if line.rstrip() != "}":
+                continue
+            start = buf.find("{")
+            try:
+                doc, _ = decoder.raw_decode(buf, start)
+            except (json.JSONDecodeError, ValueError):
+                continue
+            buf = ""
+            if isinstance(doc, dict) and "jobs" in doc:
+                self.docs.append(doc)
+                yield doc
 
     def cancel(self) -> None:
         if self.proc.poll() is None:
@@ -201,40 +263,121 @@ class FioRound:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            self.proc.wait()
+        self.proc.wait()
+
+    def finish(self) -> tuple[str, str]:
+        """Wait for the process; (output text, stderr). Raises on failure."""
+        self.proc.wait()
+        for t in self._threads:
+            t.join()
+        stderr = "".join(self._stderr)
+        if self.interval_s:
+            for _ in self.documents():   # drain anything left
+                pass
+            text = "".join(self._stdout)
+        else:
+            text = self.out_path.read_text(errors="replace") if self.out_path.exists() else "".join(self._stdout)
+        if self.proc.returncode != 0:
+            last = next((l for l in reversed(stderr.strip().splitlines()) if l.strip()),
+                        f"exit code {self.proc.returncode}")
+            raise SsdptsError(f"fio failed on {self.session.target.path} ({last.strip()}); job file: {self.job_path}")
+        return text, stderr
+
+
+class FioRound:
+    """A submitted round: one or more gated fio processes running its cells back to back."""
+
+    def __init__(self, session: "FioSession", cells: Sequence[Workload], tag: str, interval_s: float | None = None):
+        self.session = session
+        self.cells = list(cells)
+        self.tag = tag
+        self.interval_s = interval_s
+        if interval_s:
+            # one cell per process: fio's status dump waits for every running job, so a job gated in
+            # exec_prerun behind another job of the same process would deadlock the dump
+            chunks = [[c] for c in self.cells]
+        else:
+            chunks = [self.cells[i:i + MAX_CELLS_PER_PROCESS] for i in range(0, len(self.cells), MAX_CELLS_PER_PROCESS)]
+        self.procs = [_FioProcess(session, chunk, interval_s) for chunk in chunks]
+        self.started_at = self.procs[0].started_at
+        self._result: RoundOutput | None = None
+
+    def cancel(self) -> None:
+        for p in self.procs:
+            p.cancel()
+
+    def intervals(self):
+        """Streaming rounds only: yield an Interval each time fio reports, for every cell that did I/O."""
+        from .fiodiff import diff_job
+        from .results import Interval
+
+        for idx, proc in enumerate(self.procs):
+            prev: dict | None = None
+            count, elapsed = 0, 0.0
+            for doc in proc.documents():
+                job = doc["jobs"][0]
+                result, dur = diff_job(job, prev)
+                prev = job
+                if dur <= 0 or result.read.ios + result.write.ios == 0:
+                    continue
+                count += 1
+                yield Interval(idx, job.get("jobname", ""), count, elapsed, dur, result, job)
+                elapsed += dur
+
+    def interval_output(self, iv) -> RoundOutput:
+        """A stored-round view of one interval of a streaming round."""
+        import json as _json
+
+        proc = self.procs[iv.cell_index]
+        now = time.time()
+        return RoundOutput(cells=[iv.result], engine="fio", job_text=proc.job_text, command=proc.command,
+                           raw_output=_json.dumps(iv.raw or {}), started_at=now - iv.duration_ms / 1000,
+                           ended_at=now, fio_version=self.session.engine.version)
 
     def result(self) -> RoundOutput:
         if self._result is not None:
             return self._result
-        stdout, stderr = self.proc.communicate()
+        texts, errs = [], []
+        try:
+            for p in self.procs:
+                text, err = p.finish()
+                texts.append(text)
+                errs.append(err)
+        except BaseException:
+            self.cancel()
+            raise
         ended = time.time()
-        text = self.out_path.read_text(errors="replace") if self.out_path.exists() else stdout
-        if self.proc.returncode != 0:
-            last = next((l for l in reversed(stderr.strip().splitlines()) if l.strip()), f"exit code {self.proc.returncode}")
-            raise SsdptsError(f"fio failed on {self.session.target.path} ({last.strip()}); job file: {self.job_path}")
-        doc, cells = parse_output(text)
+        cells = []
+        version = self.session.engine.version
+        from .fiojson import parse_job
+
+        for proc, text in zip(self.procs, texts):
+            if self.interval_s:
+                if not proc.docs:
+                    raise SsdptsError(f"fio printed no status for {self.tag or 'a streaming round'}; "
+                                      f"job file: {proc.job_path}")
+                doc, parsed = proc.docs[-1], [parse_job(j) for j in proc.docs[-1]["jobs"]]
+            else:
+                doc, parsed = parse_output(text)
+            version = doc.get("fio version", version)
+            cells += parsed
         gates = self.session.gates
         released = gates.released()
 
-        def gap(before: int | None, after_release_of: int | None) -> float | None:
-            if before is None or not gates.fires.get(before) or after_release_of not in released:
+        def gap(gid: int | None) -> float | None:
+            if gid is None or not gates.fires.get(gid) or gid not in released:
                 return None
-            return max(0.0, (released[after_release_of] - max(gates.fires[before])) / 1e6)
+            return max(0.0, (released[gid] - max(gates.fires[gid])) / 1e6)
 
-        inside = [g for g in (gap(self.gates[i - 1], self.gates[i - 1]) for i in range(1, len(self.gates))) if g is not None]
+        all_gates = [g for p in self.procs for g in p.gates]
+        inside = [g for g in (gap(x) for x in all_gates[:-1]) if g is not None]
+        logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
         self._result = RoundOutput(
-            cells=cells,
-            engine="fio",
-            job_text=self.job_text,
-            command=self.command,
-            raw_output=text,
-            stderr=stderr,
-            started_at=self.started_at,
-            ended_at=ended,
-            gap_before_ms=gap(self.wait_gate, self.wait_gate),
-            gaps_inside_ms=inside,
-            fio_version=doc.get("fio version", self.session.engine.version),
-        )
+            cells=cells, engine="fio", logs=logs,
+            job_text="\n".join(p.job_text for p in self.procs),
+            command=self.procs[0].command if len(self.procs) == 1 else [c for p in self.procs for c in p.command + [";"]][:-1],
+            raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
+            gap_before_ms=gap(self.procs[0].wait_gate), gaps_inside_ms=inside, fio_version=version)
         return self._result
 
 
@@ -252,8 +395,10 @@ class FioSession:
         self._count = 0
         self._rounds: list[FioRound] = []
 
-    def submit(self, cells: Sequence[Workload], tag: str = "") -> FioRound:
-        r = FioRound(self, cells, tag)
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> FioRound:
+        """Queue cells to run right after everything submitted before. With `interval_s`, the round
+        streams: iterate `intervals()` for per-interval results while it runs (one fio process)."""
+        r = FioRound(self, cells, tag, interval_s)
         self._rounds.append(r)
         return r
 

@@ -90,8 +90,8 @@ def parse_job(job: dict) -> CellResult:
     write, src_w = parse_direction(job.get("write"))
     if job.get("error"):
         raise SsdptsError(f"fio job {job.get('jobname')} failed with error {job['error']}")
-    runtime = float(job.get("job_runtime", 0) or max(job.get("read", {}).get("runtime", 0),
-                                                      job.get("write", {}).get("runtime", 0)))
+    # the group's wall time: per-direction runtime is the longest clone; job_runtime sums the clones
+    runtime = float(max((job.get(d) or {}).get("runtime", 0) for d in ("read", "write")) or job.get("job_runtime", 0))
     return CellResult(
         name=str(job.get("jobname", "")),
         read=read,

@@ -95,6 +95,7 @@ class RoundOutput:
     gap_before_ms: float | None = None    # idle time between the previous round's last I/O and this round's first
     gaps_inside_ms: list[float] = field(default_factory=list)   # idle time between consecutive cells
     fio_version: str = ""
+    logs: dict[str, str] = field(default_factory=dict)   # fio log files (e.g. *_iops.1.log), by name
 
 
 def percentile_from_bins(bins: dict[int, int], pct: float) -> float | None:
@@ -117,3 +118,39 @@ def merge_bins(parts) -> dict[int, int]:
         for k, v in (b or {}).items():
             out[k] = out.get(k, 0) + v
     return out
+
+
+@dataclass
+class Interval:
+    """One slice of a continuous cell, cut from fio's periodic status (or the simulator's clock)."""
+
+    cell_index: int
+    name: str
+    index: int                 # 1-based, per cell
+    start_ms: float            # from the cell's start, active (I/O) time
+    duration_ms: float
+    result: CellResult
+    raw: dict | None = None    # the cumulative fio job document this slice ends at
+
+
+def combine(results: list[CellResult], name: str | None = None) -> CellResult:
+    """One CellResult for consecutive slices of the same cell (counts summed, histograms merged)."""
+
+    def merge(dirs: list[DirStats]) -> DirStats:
+        ios = sum(d.ios for d in dirs)
+        nbytes = sum(d.bytes for d in dirs)
+        secs = sum(r.runtime_ms for r in results) / 1000.0
+        bins = merge_bins(d.bins for d in dirs if d.bins) or None
+        pcts = sorted({p for d in dirs for p in d.percentiles}, key=float)
+        return DirStats(
+            ios=ios, bytes=nbytes, iops=ios / secs if secs else 0.0, bw_bytes=nbytes / secs if secs else 0.0,
+            lat_mean_ns=sum(d.lat_mean_ns * d.ios for d in dirs) / ios if ios else 0.0,
+            lat_min_ns=min((d.lat_min_ns for d in dirs if d.ios), default=0.0),
+            lat_max_ns=max((d.lat_max_ns for d in dirs), default=0.0),
+            percentiles={p: v for p in pcts if bins and (v := percentile_from_bins(bins, float(p))) is not None},
+            bins=bins)
+
+    return CellResult(name=name or (results[0].name if results else ""),
+                      read=merge([r.read for r in results]), write=merge([r.write for r in results]),
+                      runtime_ms=sum(r.runtime_ms for r in results),
+                      usr_cpu=0.0, sys_cpu=0.0, latency_source=results[0].latency_source if results else "lat")

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from ..workload import Workload
 from .fiojson import parse_job
-from .results import RoundOutput
+from .results import Interval, RoundOutput, combine
 
 
 def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
@@ -35,33 +35,89 @@ def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
 
 
 class SimRound:
-    def __init__(self, session: "SimSession", cells: Sequence[Workload], tag: str):
+    def __init__(self, session: "SimSession", cells: Sequence[Workload], tag: str, interval_s: float | None = None):
         self.session = session
         self.cells = list(cells)
         self.tag = tag
+        self.interval_s = interval_s
         self.cancelled = False
         self._result: RoundOutput | None = None
+        self._streamed: list[list] | None = None
 
     def cancel(self) -> None:
         if self._result is None:
             self.cancelled = True
+
+    def _run(self, w: Workload) -> tuple[dict, dict]:
+        s = self.session
+        s.counter += 1
+        job = sim_job(w, s.target.size_bytes, s.target.logical_block_size,
+                      seed=zlib.crc32(f"{w.name}/{s.counter}".encode()))
+        return job, s.target.drive.run_job(job)
+
+    def intervals(self):
+        """Run each cell in slices of `interval_s` simulated seconds, back to back (no idle between)."""
+        assert self.interval_s, "intervals() needs a round submitted with interval_s"
+        self._streamed = []
+        drive = self.session.target.drive
+        for idx, w in enumerate(self.cells):
+            if w.idle_before_s:
+                drive.idle(w.idle_before_s)
+            slices, elapsed_ms, written = [], 0.0, 0
+            remaining_s = w.runtime_s
+            while True:
+                step = self.interval_s if remaining_s is None else min(self.interval_s, remaining_s)
+                per_clone = None
+                if w.io_size is not None:
+                    per_clone = w.io_size - written
+                    if per_clone < w.max_bs:
+                        break
+                if step <= 1e-9:
+                    break
+                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0))
+                cell = parse_job(res)
+                slices.append((job, res, cell))
+                written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)
+                yield Interval(idx, w.name, len(slices), elapsed_ms, cell.runtime_ms, cell, res)
+                elapsed_ms += cell.runtime_ms
+                if remaining_s is not None:
+                    remaining_s -= step
+                if cell.runtime_ms < step * 1000 * 0.999:   # io_size reached inside the slice
+                    break
+            self._streamed.append(slices)
+
+    def interval_output(self, iv) -> RoundOutput:
+        now = time.time()
+        return RoundOutput(cells=[iv.result], engine="sim", job_text=json.dumps(self.cells[iv.cell_index].to_dict()),
+                           command=["ssdsim", "run_job", self.session.target.path], raw_output=json.dumps(iv.raw or {}),
+                           started_at=now, ended_at=now, gap_before_ms=0.0, fio_version=self.session.engine.version)
 
     def _execute(self) -> RoundOutput:
         s = self.session
         drive, t = s.target.drive, s.target
         jobs, raw, cells = [], [], []
         started = time.time()
-        for w in self.cells:
-            s.counter += 1
-            job = sim_job(w, t.size_bytes, t.logical_block_size, seed=zlib.crc32(f"{w.name}/{s.counter}".encode()))
-            res = drive.run_job(job)
-            jobs.append(job)
-            raw.append(res)
-            cells.append(parse_job(res))
+        if self.interval_s:
+            if self._streamed is None:
+                for _ in self.intervals():
+                    pass
+            for w, slices in zip(self.cells, self._streamed):
+                jobs += [j for j, _, _ in slices]
+                raw += [r for _, r, _ in slices]
+                cells.append(combine([c for _, _, c in slices], w.name))
+        else:
+            for w in self.cells:
+                if w.idle_before_s:
+                    drive.idle(w.idle_before_s)
+                job, res = self._run(w)
+                jobs.append(job)
+                raw.append(res)
+                cells.append(parse_job(res))
+        gaps = [w.idle_before_s * 1000 for w in self.cells]
         return RoundOutput(cells=cells, engine="sim", job_text=json.dumps(jobs, indent=1),
                            command=["ssdsim", "run_job", t.path], raw_output=json.dumps({"jobs": raw}),
-                           started_at=started, ended_at=time.time(), gap_before_ms=0.0,
-                           gaps_inside_ms=[0.0] * (len(cells) - 1), fio_version=s.engine.version)
+                           started_at=started, ended_at=time.time(), gap_before_ms=gaps[0],
+                           gaps_inside_ms=gaps[1:], fio_version=s.engine.version)
 
     def result(self) -> RoundOutput:
         if self._result is None:
@@ -82,8 +138,8 @@ class SimSession:
         self.queue: list[SimRound] = []
         self.counter = 0
 
-    def submit(self, cells: Sequence[Workload], tag: str = "") -> SimRound:
-        r = SimRound(self, cells, tag)
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> SimRound:
+        r = SimRound(self, cells, tag, interval_s)
         self.queue.append(r)
         return r
 

@@ -56,11 +56,21 @@ def _choice(*options):
     return (f"one of {', '.join(map(str, options))}", lambda v: v in options)
 
 
+def _list_of(what: str, ok):
+    return (f"a list of {what}", lambda v: isinstance(v, list) and bool(v) and all(ok(x) for x in v))
+
+
+_DURATIONS = _list_of('durations like "5s"', _dur)
+_SWEEP = {"thread_counts": _INTS, "queue_depths": _INTS, "precondition_time": _DURATION,
+          "latency_limit": _DURATION, "read_pct": _PCT}
+
+
 COMMON_TEST_KEYS = {"threads": _POS_INT, "iodepth": _POS_INT, "cell_runtime": _DURATION, "active_range": _AR,
                     "max_rounds": _POS_INT, "data_pattern": _choice(*DATA_PATTERNS)}
 
 SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
-    "profile": {"name": _STR, "description": _STR, "spec": _STR, "extends": _STR},
+    "profile": {"name": _STR, "description": _STR, "spec": _STR, "extends": _STR,
+                "tests": ("a list of test names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))},
     "defaults": {"threads": _POS_INT, "iodepth": _POS_INT, "active_range": _AR, "data_pattern": _choice(*DATA_PATTERNS),
                  "write_cache": _choice("enabled", "disabled", "unchanged"), "purge": _STR},
     "steady_state": {"rule": _choice(*RULES), "window": _POS_INT, "max_range": _FRACTION, "max_slope": _FRACTION,
@@ -69,6 +79,15 @@ SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "tests.iops": {**COMMON_TEST_KEYS, "mixes": _PCTS, "block_sizes": _SIZES, "tracking": _TRACK},
     "tests.throughput": {**COMMON_TEST_KEYS, "block_sizes": _SIZES},
     "tests.latency": {**COMMON_TEST_KEYS, "mixes": _PCTS, "block_sizes": _SIZES, "tracking": _TRACK},
+    "tests.wsat": {**COMMON_TEST_KEYS, "round_time": _DURATION, "time_limit": _DURATION, "capacity_multiple": _MULT,
+                   "workloads": _list_of("WSAT workloads (rnd4k-write, oltp, vod, metadata, cbw)",
+                                         lambda v: v in ("rnd4k-write", "oltp", "vod", "metadata", "cbw"))},
+    "tests.hir": {**COMMON_TEST_KEYS, "burst": _DURATION, "wait_states": _DURATIONS, "repetitions": _POS_INT},
+    "tests.xsr": {**COMMON_TEST_KEYS, "interval": _DURATION,
+                  "group_times": ("three durations, e.g. [\"8h\", \"6h\", \"8h\"]",
+                                  lambda v: isinstance(v, list) and len(v) == 3 and all(_dur(x) for x in v))},
+    "tests.dirth": {**COMMON_TEST_KEYS, **_SWEEP, "block_size": _SIZE},
+    "tests.cbw": {**COMMON_TEST_KEYS, **_SWEEP},
 }
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import iops, latency, throughput
+from . import cbw, dirth, hir, iops, latency, throughput, wsat, xsr
 
-TESTS: dict[str, ModuleType] = {m.NAME: m for m in (iops, throughput, latency)}
+TESTS: dict[str, ModuleType] = {m.NAME: m for m in (iops, throughput, latency, wsat, hir, xsr, dirth, cbw)}
 DEFAULT_TESTS = ["iops", "throughput", "latency"]
 
 

@@ -179,6 +179,56 @@ class TestContext:
                 pending, round_no = nxt, round_no + 1
         return self._outcome(phase, trackers, kw)
 
+    def run_sequence(self, phase: str, cells: Sequence[Workload], chunk: int = 32,
+                     tracking: Callable[[list[CellResult]], dict] | None = None) -> list[RoundRecord]:
+        """Run `cells` back to back (honouring each cell's idle_before_s), stored as rounds of `chunk` cells.
+
+        Resumable at round granularity: stored rounds are skipped and the rest continue.
+        """
+        chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
+        done = len(self.store.rounds(self.run_id, self.test, phase, with_cells=False))
+        if done < len(chunks):
+            with self.engine.session(self.target) as session:
+                pending = [session.submit(c, tag=f"{phase} part {i + 1}") for i, c in enumerate(chunks) if i >= done]
+                for i, (c, r) in enumerate(zip(chunks[done:], pending), start=done + 1):
+                    seconds = sum((w.runtime_s or 0) + w.idle_before_s for w in c)
+                    self.progress.round_started(self.test, phase, i, len(chunks), seconds, f"part {i}/{len(chunks)}")
+                    out = r.result()
+                    track = tracking(out.cells) if tracking else {}
+                    self.store.save_round(self.run_id, self.test, phase, "round", i, out, [w.to_dict() for w in c], track)
+                    self._checkpoint()
+                    self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
+        return self.store.rounds(self.run_id, self.test, phase)
+
+    def stream(self, phases: Sequence[str], cells: Sequence[Workload], interval_s: float,
+               tracking: Callable[[str, int, CellResult, dict], dict], max_rounds: int | None = None) -> None:
+        """Run `cells` as continuous jobs, back to back, storing every `interval_s` slice as a round of
+        its phase (fio: cumulative status documents differenced; never one process per round)."""
+        state: dict[str, dict] = {}
+        with self.engine.session(self.target) as session:
+            r = session.submit(cells, tag=",".join(phases), interval_s=interval_s)
+            try:
+                for iv in r.intervals():
+                    phase = phases[iv.cell_index]
+                    st = state.setdefault(phase, {"round": len(self.store.rounds(self.run_id, self.test, phase,
+                                                                                  with_cells=False))})
+                    st["round"] += 1
+                    track = tracking(phase, st["round"], iv.result, st)
+                    out = r.interval_output(iv)
+                    self.store.save_round(self.run_id, self.test, phase, "round", st["round"], out,
+                                          [cells[iv.cell_index].to_dict()], track)
+                    self._checkpoint()
+                    self.progress.round_done(self.test, phase, st["round"], {k: v for k, v in track.items()
+                                                                             if k in ("iops", "mib_s")}, False, None)
+                    if max_rounds is not None and st["round"] >= max_rounds:
+                        r.cancel()
+                        break
+                else:
+                    r.result()
+            except BaseException:
+                r.cancel()
+                raise
+
     def _outcome(self, phase: str, trackers: Sequence[Tracker], kw: dict) -> SteadyOutcome:
         rounds = self.store.rounds(self.run_id, self.test, phase)
         series = {t.label: [r.cell(t.cell).metric(t.metric) for r in rounds] for t in trackers}

@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS rounds (
     engine TEXT NOT NULL, fio_version TEXT NOT NULL DEFAULT '',
     job_text TEXT NOT NULL, command_json TEXT NOT NULL,
     raw_output_z BLOB, stderr TEXT NOT NULL DEFAULT '',
+    logs_z BLOB,                       -- zlib(JSON {file name: text}) of fio log files, if any
     tracking_json TEXT NOT NULL DEFAULT '{}',
     steady_json TEXT NOT NULL DEFAULT '{}',
     UNIQUE (run_id, test, phase, kind, round)
@@ -243,12 +244,12 @@ class Store:
         with self.tx():
             cur = self.db.execute(
                 "INSERT OR REPLACE INTO rounds (run_id, test, phase, kind, round, started, ended, gap_before_ms,"
-                " gaps_inside_json, engine, fio_version, job_text, command_json, raw_output_z, stderr,"
-                " tracking_json, steady_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " gaps_inside_json, engine, fio_version, job_text, command_json, raw_output_z, stderr, logs_z,"
+                " tracking_json, steady_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, test, phase, kind, round_no, out.started_at, out.ended_at, out.gap_before_ms,
                  json.dumps(out.gaps_inside_ms), out.engine, out.fio_version, out.job_text,
                  json.dumps(out.command), zlib.compress(out.raw_output.encode(), 6), out.stderr[-20000:],
-                 json.dumps(tracking or {}), json.dumps(steady or {})))
+                 _z(out.logs) if out.logs else None, json.dumps(tracking or {}), json.dumps(steady or {})))
             rid = cur.lastrowid
             for i, (cell, wl) in enumerate(zip(out.cells, workloads)):
                 self.db.execute(
@@ -287,6 +288,10 @@ class Store:
     def raw_output(self, round_id: int) -> str:
         row = self.db.execute("SELECT raw_output_z FROM rounds WHERE id=?", (round_id,)).fetchone()
         return zlib.decompress(row[0]).decode() if row and row[0] else ""
+
+    def logs(self, round_id: int) -> dict[str, str]:
+        row = self.db.execute("SELECT logs_z FROM rounds WHERE id=?", (round_id,)).fetchone()
+        return _unz(row[0]) if row and row[0] else {}
 
     def gaps(self, run_id: str) -> list[float]:
         rows = self.db.execute("SELECT gap_before_ms FROM rounds WHERE run_id=? AND gap_before_ms IS NOT NULL",

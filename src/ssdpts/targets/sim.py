@@ -36,9 +36,18 @@ class SimTarget(Target):
         if self.state_path.exists():
             self.drive = SimDrive.restore(self.state_path.read_bytes())
 
-    def checkpoint(self) -> None:
+    CHECKPOINT_EVERY_S = 5.0   # a snapshot of a large drive costs milliseconds; rounds may be shorter
+
+    def checkpoint(self, force: bool = False) -> None:
+        """Save the drive's state (at most every few seconds of wall time unless forced)."""
+        import time
+
         if self.state_path is None:
             return
+        now = time.monotonic()
+        if not force and now - getattr(self, "_last_checkpoint", -1e9) < self.CHECKPOINT_EVERY_S:
+            return
+        self._last_checkpoint = now
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.state_path.with_suffix(".tmp")
         tmp.write_bytes(self.drive.snapshot())

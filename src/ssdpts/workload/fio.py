@@ -54,8 +54,9 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     o["offset"] = str(offset)
     o["size"] = str(size)
     if w.runtime_s is not None:
-        o["time_based"] = "1"
-        o["runtime"] = f"{int(round(w.runtime_s * 1000))}ms"
+        if w.io_size is None:
+            o["time_based"] = "1"      # loop over the range for the whole runtime
+        o["runtime"] = f"{int(round(w.runtime_s * 1000))}ms"   # with io_size: a cap, whichever comes first
     if w.io_size is not None:
         o["io_size"] = str(int(w.io_size))
     if w.ramp_s:
@@ -90,8 +91,6 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     if w.log_interval_ms:
         o["log_avg_msec"] = str(w.log_interval_ms)
         o["write_iops_log"] = w.name
-        o["write_bw_log"] = w.name
-        o["write_lat_log"] = w.name
         o["log_unix_epoch"] = "1"
     return o
 

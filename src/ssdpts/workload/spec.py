@@ -41,6 +41,7 @@ class Workload:
     seed: int | None = None
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES
     log_interval_ms: int = 0             # >0: per-interval IOPS/bandwidth/latency logs
+    idle_before_s: float = 0.0           # the device is left idle this long before the cell starts
 
     def __post_init__(self):
         if self.rw not in RW_MODES:

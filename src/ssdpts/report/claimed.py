@@ -1,0 +1,158 @@
+"""Vendor claims (a small TOML file) against measured results. Keys are documented in docs/report.md.
+
+Vendors quote sequential speed in MB/s (10^6 B/s); ssdpts measures MiB/s (2^20 B/s). The table shows
+both, e.g. "4857.4 MiB/s (claimed 4768.4)" next to "5093.4 MB/s (claimed 5000)".
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from markupsafe import Markup, escape
+
+from ..errors import SsdptsError
+from ..store import Store
+from ..units import bs_label, parse_size
+from .toolkit import Artifacts, Cell
+
+LAT_STATS = {"mean": "mean_us", "max": "max_us", "p99": "p99_us", "p99_9": "p99.9_us", "p99_99": "p99.99_us",
+             "p99_999": "p99.999_us"}
+SECTIONS = {
+    "drive": {"model": str, "source": str, "notes": str},
+    "sequential": {"block_size": str, "read_mb_s": float, "write_mb_s": float},
+    "random": {"block_size": str, "read_iops": float, "write_iops": float, "mixed_iops": float,
+               "mixed_read_pct": int},
+    "latency": {"block_size": str, **{f"{d}_{s}_us": float for d in ("read", "write") for s in LAT_STATS}},
+}
+
+
+def _err(path, msg: str) -> SsdptsError:
+    return SsdptsError(f"claims file {path}: {msg}; see docs/report.md for the keys")
+
+
+def load_claims(path: str | Path) -> dict:
+    """Parse and validate; returns {section: [table, ...]} with numbers as floats/ints."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SsdptsError(f"claims file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise _err(path, f"not valid TOML ({e})") from None
+    out: dict = {}
+    for sec, val in raw.items():
+        if sec not in SECTIONS:
+            raise _err(path, f"unknown section [{sec}] (allowed: {', '.join(SECTIONS)})")
+        tables = val if isinstance(val, list) else [val]
+        if sec == "drive" and isinstance(val, list):
+            raise _err(path, "[drive] must be a single table")
+        norm = []
+        for i, t in enumerate(tables):
+            where = f"[{sec}]" if len(tables) == 1 else f"[[{sec}]] #{i + 1}"
+            if not isinstance(t, dict):
+                raise _err(path, f"{sec} must be a table")
+            clean = {}
+            for k, v in t.items():
+                typ = SECTIONS[sec].get(k)
+                if typ is None:
+                    raise _err(path, f"unknown key {k!r} in {where} (allowed: {', '.join(SECTIONS[sec])})")
+                if typ is str:
+                    if not isinstance(v, str):
+                        raise _err(path, f"{where} {k} must be a string, not {v!r}")
+                    if k == "block_size":
+                        parse_size(v, f"{where} block_size")
+                elif typ is int:
+                    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 100:
+                        raise _err(path, f"{where} {k} must be a whole percentage 0..100, not {v!r}")
+                else:
+                    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+                        raise _err(path, f"{where} {k} must be a positive number, not {v!r}")
+                    v = float(v)
+                clean[k] = v
+            if sec == "random" and ("mixed_iops" in clean) != ("mixed_read_pct" in clean):
+                raise _err(path, f"{where}: mixed_iops and mixed_read_pct go together")
+            norm.append(clean)
+        out[sec] = norm[0] if sec == "drive" else norm
+    if not any(k in out for k in ("sequential", "random", "latency")):
+        raise _err(path, "no claims: add a [sequential], [random] or [latency] table")
+    return out
+
+
+def _cell_name(bs: int, read_pct: int) -> str:
+    from ..pts.common import cell_name
+
+    return cell_name("rnd", bs, read_pct)
+
+
+def claim_rows(store: Store, run: dict, claims: dict) -> list[dict]:
+    """One dict per claim: what, unit, claimed, measured (None when not measured), better ('higher'|'lower')."""
+    summaries = {t["name"]: t.get("summary") or {} for t in store.tests(run["id"])}
+    rows: list[dict] = []
+    tp = summaries.get("throughput", {}).get("block_sizes", {})
+    for c in claims.get("sequential", []):
+        bs = bs_label(parse_size(c["block_size"])) if "block_size" in c else (
+            max(tp, key=lambda b: parse_size(b.rstrip("K") + "k")) if tp else "?")
+        for d in ("read", "write"):
+            if f"{d}_mb_s" in c:
+                m = tp.get(bs)
+                rows.append({"what": f"SEQ {bs} {d}", "unit": "MiB/s", "claimed": c[f"{d}_mb_s"] * 1e6 / 2**20,
+                             "claimed_mb_s": c[f"{d}_mb_s"], "measured": m[f"{d}_mib_s"] if m else None,
+                             "measured_mb_s": m[f"{d}_mb_s"] if m else None, "better": "higher"})
+    cells = summaries.get("iops", {}).get("cells", {})
+    for c in claims.get("random", []):
+        bs = parse_size(c.get("block_size", "4k"))
+        for key, pct in (("read_iops", 100), ("write_iops", 0), ("mixed_iops", c.get("mixed_read_pct"))):
+            if key in c:
+                m = cells.get(_cell_name(bs, pct))
+                rows.append({"what": f"RND {bs_label(bs)} {pct}/{100 - pct}", "unit": "IOPS", "claimed": c[key],
+                             "measured": m["iops"] if m else None, "better": "higher"})
+    lat = summaries.get("latency", {}).get("cells", {})
+    for c in claims.get("latency", []):
+        bs = parse_size(c.get("block_size", "4k"))
+        for d, pct in (("read", 100), ("write", 0)):
+            cell = lat.get(_cell_name(bs, pct)) or {}
+            for s, k in LAT_STATS.items():
+                if f"{d}_{s}_us" in c:
+                    m = (cell.get(f"{d}_lat") or {}).get(k)
+                    rows.append({"what": f"RND {bs_label(bs)} {d} latency {s.replace('_', '.')}", "unit": "µs",
+                                 "claimed": c[f"{d}_{s}_us"], "measured": m, "better": "lower"})
+    return rows
+
+
+def _n(v: float, unit: str) -> str:
+    if unit == "IOPS":
+        return f"{v:,.0f}"
+    return f"{v:,.1f}"
+
+
+def claimed_section(store: Store, run: dict, claims: dict, art: Artifacts) -> Markup:
+    rows = claim_rows(store, run, claims)
+    table = []
+    for r in rows:
+        m, c, u = r["measured"], r["claimed"], r["unit"]
+        ratio = m / c if m is not None and c else None
+        if m is None:
+            mtext, verdict = f"not measured (claimed {_n(c, u)} {u})", Cell(None, "not measured")
+        else:
+            mtext = f"{_n(m, u)} {u} (claimed {_n(c, u)})"
+            good = ratio >= 1 if r["better"] == "higher" else ratio <= 1
+            verdict = Cell(good, "meets claim" if good else "misses claim", "ok" if good else "bad")
+        mb = Cell(None, "–")
+        if "claimed_mb_s" in r:
+            mb = Cell(r["measured_mb_s"], (f"{r['measured_mb_s']:,.1f} MB/s" if r["measured_mb_s"] is not None
+                                           else "not measured") + f" (claimed {r['claimed_mb_s']:,.1f})")
+        table.append([r["what"], Cell(m, mtext), mb, Cell(c, f"{_n(c, u)}"), u,
+                      Cell(ratio, "–" if ratio is None else f"{ratio:.3f}×"),
+                      r["better"], verdict])
+    drive = claims.get("drive", {})
+    intro = ""
+    if drive:
+        intro = "<p>Claims" + (f" for <strong>{escape(drive['model'])}</strong>" if drive.get("model") else "") + (
+            f" from {escape(drive['source'])}" if drive.get("source") else "") + ".</p>"
+    return Markup(intro) + art.table(
+        "claimed-vs-measured",
+        ["Claim", "Measured (claimed)", "Decimal MB/s (claimed)", "Claimed", "Unit", "Measured / claimed",
+         "Better", "Verdict"], table,
+        caption="Vendor claims vs measured (sequential claims converted from MB/s to MiB/s: ×10^6/2^20)",
+        csv_headers=["claim", "measured", "measured_mb_s", "claimed", "unit", "ratio", "better", "meets_claim"])

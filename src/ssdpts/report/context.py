@@ -1,0 +1,304 @@
+"""What a test module's renderer receives: the run, its test record, stored rounds, and the toolkit.
+
+    def report_section(ctx: SectionContext) -> str:          # in ssdpts/pts/<test>.py
+        s = ctx.summary
+        html = ctx.steady_block("", s.get("steady"))
+        fig = ctx.figure()
+        plots.series_plot(fig, {...}, "round", "IOPS")
+        html += ctx.plot(fig, "iops-vs-bs", "IOPS vs block size")
+        html += ctx.table("iops", headers, rows, caption="...")
+        return html
+
+    def compare_section(ctx: CompareContext) -> str:         # optional; overlays several runs
+
+The core (core.py) calls these for every test in `ssdpts.pts.TESTS` that defines them and falls back
+to a generic section (rounds table + tracking plot + steady state) for tests that do not.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from types import ModuleType
+from typing import Any, Sequence
+
+from markupsafe import Markup, escape
+
+from ..profiles import test_settings
+from ..store import RoundRecord, Store
+from . import plots
+from .toolkit import Artifacts, Cell, fmt_num
+
+
+def device_label(run: dict) -> str:
+    """The drive's model, or the device path when the model is unknown (loop, file)."""
+    t = run["target"]
+    info = t.get("info") or {}
+    model = (info.get("model") or "").strip()
+    if model:
+        return model
+    transport = info.get("transport")
+    return f"{t.get('path') or t.get('spec')}" + (f" ({transport})" if transport else "")
+
+
+class RunView:
+    """One run's data as renderers read it: run record, test record, cached rounds."""
+
+    def __init__(self, store: Store, run: dict, test: dict):
+        self.store = store
+        self.run = run
+        self.test = test
+        self._rounds: dict = {}
+
+    @property
+    def run_id(self) -> str:
+        return self.run["id"]
+
+    @property
+    def name(self) -> str:
+        return self.test["name"]
+
+    @property
+    def summary(self) -> dict:
+        return self.test.get("summary") or {}
+
+    @property
+    def model(self) -> str:
+        return device_label(self.run)
+
+    @property
+    def label(self) -> str:
+        """Series label in comparisons: drive model + run id."""
+        return f"{self.model} · {self.run_id}"
+
+    @cached_property
+    def settings(self) -> dict:
+        return test_settings(self.run.get("profile") or {}, self.name)
+
+    def rounds(self, phase: str | None = None, kind: str = "round", with_cells: bool = True) -> list[RoundRecord]:
+        key = (phase, kind, with_cells)
+        if key not in self._rounds:
+            cached = self._rounds.get((phase, kind, True))
+            self._rounds[key] = cached if cached is not None else self.store.rounds(
+                self.run_id, self.name, phase, kind=kind, with_cells=with_cells)
+        return self._rounds[key]
+
+    def phases(self) -> list[str]:
+        rows = self.store.db.execute("SELECT DISTINCT phase FROM rounds WHERE run_id=? AND test=? ORDER BY phase",
+                                     (self.run_id, self.name)).fetchall()
+        return [r[0] for r in rows]
+
+    def steps(self, kind: str | None = None) -> list[dict]:
+        return [s for s in self.store.steps(self.run_id, self.name) if kind is None or s["kind"] == kind]
+
+
+class _Base:
+    art: Artifacts
+    title: str
+    name: str
+
+    def figure(self, size: tuple[float, float] = (8.0, 4.2)):
+        """A cleared, reusable matplotlib Figure (Agg)."""
+        return self.art.figure(size)
+
+    def _footer(self) -> str:
+        raise NotImplementedError
+
+    def _heading(self) -> str:
+        raise NotImplementedError
+
+    def plot(self, fig, key: str, title: str, caption: str = "") -> Markup:
+        """Title the figure with device model and test, stamp the run id, save PNG + SVG, return HTML."""
+        return self.art.save_figure(fig, f"{self.name}-{key}", f"{self._heading()} — {title}", self._footer(), caption)
+
+    def table(self, key: str, headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "",
+              csv_headers: Sequence[str] | None = None) -> Markup:
+        """Write tables/<test>-KEY.csv and return the HTML table."""
+        return self.art.table(f"{self.name}-{key}", headers, rows, caption, csv_headers)
+
+
+class SectionContext(RunView, _Base):
+    """One test of one run, as its module's `report_section` sees it."""
+
+    def __init__(self, store: Store, run: dict, test: dict, module: ModuleType | None, art: Artifacts):
+        RunView.__init__(self, store, run, test)
+        self.module = module
+        self.art = art
+        self.title = getattr(module, "TITLE", None) or test["name"].upper()
+
+    def _heading(self) -> str:
+        return f"{self.model} — {self.title}"
+
+    def _footer(self) -> str:
+        return f"ssdpts run {self.run_id}"
+
+    def steady_block(self, phase: str = "", steady: dict | None = None, key: str = "") -> Markup:
+        """Convergence plot, measurement-window plot and determination table of one steady-state loop."""
+        return steady_block(self, phase, steady, key)
+
+
+class CompareContext(_Base):
+    """The same test in several runs; `views` keep the order given on the command line (first = base)."""
+
+    def __init__(self, name: str, module: ModuleType | None, views: list[RunView], art: Artifacts):
+        self.name = name
+        self.module = module
+        self.views = views
+        self.art = art
+        self.title = getattr(module, "TITLE", None) or name.upper()
+
+    def _heading(self) -> str:
+        return f"{self.title} (comparison)"
+
+    def _footer(self) -> str:
+        return "ssdpts runs " + ", ".join(v.run_id for v in self.views)
+
+    def side_by_side(self, key: str, row_keys: Sequence[tuple], values: Sequence[Sequence[float | None]],
+                     key_headers: Sequence[str], value_name: str, caption: str = "") -> Markup:
+        """Rows = row_keys; per run a value column, after the first run a % delta column against the first."""
+        headers = list(key_headers)
+        for i, v in enumerate(self.views):
+            headers.append(f"{v.label} {value_name}")
+            if i:
+                headers.append(f"Δ vs {self.views[0].run_id}")
+        rows = []
+        for rk, vals in zip(row_keys, values):
+            row: list = list(rk)
+            for i, x in enumerate(vals):
+                row.append(x)
+                if i:
+                    from .toolkit import fmt_delta, pct_delta
+                    row.append(fmt_delta(pct_delta(x, vals[0])))
+            rows.append(row)
+        return self.table(key, headers, rows, caption)
+
+
+# ------------------------------------------------------------------------------------------------
+# the steady-state block shared by every steady-state test
+
+def _series(ctx: RunView, rounds: list[RoundRecord], label: str) -> list[float | None]:
+    out = []
+    for r in rounds:
+        v = r.tracking.get(label)
+        if v is None and r.cells:
+            cell, _, metric = label.rpartition(" ")
+            try:
+                v = r.cell(cell).metric(metric)
+            except KeyError:
+                v = None
+        out.append(v)
+    return out
+
+
+def _final_steady(rounds: list[RoundRecord]) -> dict | None:
+    """For tests that stored no summary: the last round's per-tracker judgement."""
+    if not rounds or not rounds[-1].steady:
+        return None
+    trackers = rounds[-1].steady
+    reached = all(t.get("reached") for t in trackers.values())
+    window = next((t.get("window_rounds") for t in trackers.values() if t.get("window_rounds")), [])
+    return {"reached": reached, "rounds": len(rounds), "window_rounds": window, "trackers": trackers}
+
+
+def steady_block(ctx: SectionContext, phase: str = "", steady: dict | None = None, key: str = "") -> Markup:
+    rounds = ctx.rounds(phase, with_cells=False)
+    if not any(r.tracking for r in rounds):
+        rounds = ctx.rounds(phase)
+    steady = steady or _final_steady(rounds)
+    key = key or (plots_key(phase) if phase else "steady")
+    ph = f" ({phase})" if phase else ""
+    if not steady or not rounds:
+        return Markup(f'<p class="warn">No steady-state rounds stored{escape(ph)}.</p>')
+    trackers: dict = steady.get("trackers") or {}
+    window = steady.get("window_rounds") or []
+    max_rounds = int((ctx.settings.get("steady") or {}).get("max_rounds", 25))
+    win = f"rounds {window[0]}–{window[-1]}" if window else "no full window"
+    if steady.get("reached"):
+        banner = (f'<p class="ss ok">Steady state reached{escape(ph)} in round {window[-1] if window else "?"}; '
+                  f'measurement window {escape(win)}.</p>')
+    else:
+        why = "; ".join(f"{k}: {v.get('reason')}" for k, v in trackers.items() if v.get("reason"))
+        banner = (f'<p class="ss bad"><strong>Steady state NOT reached{escape(ph)}</strong> after '
+                  f'{steady.get("rounds", len(rounds))} rounds (max {max_rounds}); results are from the last '
+                  f'window ({escape(win)}). {escape(why)}</p>')
+    html = [Markup(banner)]
+    # convergence: every round, every tracking variable
+    nums = [r.round for r in rounds]
+    series = {}
+    units = set()
+    for label in trackers:
+        unit, scale = plots.unit_of(label)
+        units.add(unit)
+        vals = _series(ctx, rounds, label)
+        series[label] = ([n for n, v in zip(nums, vals) if v is not None],
+                         [v * scale for v in vals if v is not None])
+    if series:
+        ys = [y for _, yy in series.values() for y in yy if y and y > 0]
+        logy = bool(ys) and max(ys) / min(ys) > 30
+        fig = ctx.figure()
+        unit = " / ".join(sorted(u for u in units if u)) or "value"
+        plots.series_plot(fig, series, "round", unit, logy=logy, ylim0=not logy,
+                          xticks=nums if len(nums) <= 30 else None)
+        ax = fig.axes[0]
+        if window:
+            ax.axvspan(window[0] - 0.3, window[-1] + 0.3, color="#999999", alpha=0.15, label="measurement window")
+            ax.legend(loc="best", framealpha=0.85)
+        html.append(ctx.plot(fig, f"{key}-convergence", f"steady-state convergence{ph}",
+                             "Tracking variables, every round."))
+    # measurement window and determination
+    panels, cols = [], []
+    for label, st in trackers.items():
+        unit, scale = plots.unit_of(label)
+        wr = st.get("window_rounds") or window
+        vals = dict(zip(nums, _series(ctx, rounds, label)))
+        if st.get("average") is not None and wr and all(vals.get(r) is not None for r in wr):
+            panels.append({"label": label, "unit": unit, "rounds": wr, "values": [vals[r] * scale for r in wr],
+                           "average": st["average"] * scale, "slope": (st.get("slope") or 0) * scale,
+                           "intercept": (st.get("intercept") or 0) * scale})
+        cols.append((label, st, unit, scale))
+    if panels:
+        fig = ctx.figure((min(4.0 * len(panels), 12.0), 3.9 if len(panels) <= 3 else 6.8))
+        plots.window_plots(fig, panels)
+        html.append(ctx.plot(fig, f"{key}-window", f"steady-state measurement window{ph}",
+                             "Average, ±10 % band (90 %..110 % of the average) and least-squares fit."))
+    if cols:
+        def num(st, k, scale):
+            v = st.get(k)
+            return None if v is None else v * scale
+
+        rows = [
+            ["Steady state"] + [Cell(bool(st.get("reached")), "reached" if st.get("reached") else
+                                     f"NOT reached ({st.get('reason') or 'not judged'})",
+                                     "ok" if st.get("reached") else "bad") for _, st, _, _ in cols],
+            ["Measurement window"] + [Cell(None, "–" if not st.get("window_rounds") else
+                                           f"rounds {st['window_rounds'][0]}–{st['window_rounds'][-1]}")
+                                      for _, st, _, _ in cols],
+            ["Unit"] + [Cell(None, u or "–") for _, _, u, _ in cols],
+            ["Average"] + [num(st, "average", s) for _, st, _, s in cols],
+            ["Allowed maximum data excursion"] + [num(st, "range_allowed", s) for _, st, _, s in cols],
+            ["Measured maximum data excursion"] + [num(st, "range_measured", s) for _, st, _, s in cols],
+            ["Allowed maximum slope excursion"] + [num(st, "slope_excursion_allowed", s) for _, st, _, s in cols],
+            ["Measured maximum slope excursion"] + [num(st, "slope_excursion_measured", s) for _, st, _, s in cols],
+            ["Least-squares linear fit formula"] + [Cell(None, fit_formula(st, s)) for _, st, _, s in cols],
+        ]
+        html.append(ctx.table(f"{key}-determination", ["Steady-state determination"] + [c[0] for c in cols], rows,
+                              caption=f"Steady-state determination data{ph} (rule {_rule(cols)}; display units)"))
+    return Markup("").join(html)
+
+
+def _rule(cols) -> str:
+    rules = {st.get("rule") for _, st, _, _ in cols if st.get("rule")}
+    return ", ".join(sorted(rules)) or "snia"
+
+
+def fit_formula(st: dict, scale: float = 1.0) -> str:
+    if st.get("slope") is None or st.get("intercept") is None:
+        return "–"
+    m, b = st["slope"] * scale, st["intercept"] * scale
+    return f"y = {m:.4g} * R {'+' if b >= 0 else '-'} {abs(b):.6g}"
+
+
+def plots_key(phase: str) -> str:
+    return "steady-" + phase.replace("=", "")
+
+
+__all__ = ["SectionContext", "CompareContext", "RunView", "steady_block", "device_label", "fmt_num", "fit_formula"]

@@ -1,0 +1,278 @@
+"""The report core: header, one section per test (from the test module's renderer), HTML assembly.
+
+It knows no test: sections come from `module.report_section(ctx)` for the modules in
+`ssdpts.pts.TESTS`; stored tests without a module or renderer get `generic_section`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
+
+from .. import __version__, pts
+from ..errors import SsdptsError
+from ..store import Store
+from ..units import bs_label
+from . import plots
+from .context import RunView, SectionContext, device_label, steady_block
+from .toolkit import Artifacts, Cell
+
+log = logging.getLogger("ssdpts")
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def env() -> Environment:
+    e = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(["html", "j2"]),
+                    trim_blocks=True, lstrip_blocks=True)
+    e.filters["datetime"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) if t else "–"
+    return e
+
+
+def default_out_dir(store: Store, run_id: str) -> Path:
+    return store.path.parent / "reports" / run_id
+
+
+# ---------------------------------------------------------------------------------------------
+# SNIA header: test platform, device under test, set-up parameters, test parameters
+
+def _gib(n: float) -> str:
+    return f"{n:,.0f} B ({n / 1e9:,.2f} GB, {n / 2**30:,.2f} GiB)"
+
+
+def _rw_short(w: dict) -> str:
+    rw = w.get("rw", "")
+    kind = "RND" if rw.startswith("rand") else "SEQ"
+    rp = w.get("read_pct")
+    if rw in ("read", "randread"):
+        d = "R"
+    elif rw in ("write", "randwrite"):
+        d = "W"
+    else:
+        d = f"{rp}/{100 - rp}" if rp is not None else "R/W"
+    return f"{kind} {bs_label(w.get('bs', 0))} {d}"
+
+
+def _uniq(seq) -> list:
+    out = []
+    for x in seq:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def purge_text(view: RunView) -> str:
+    items = []
+    for s in view.steps("purge"):
+        d = s["data"]
+        t = f"{d.get('method')}" + ("" if d.get("snia_purge") else " (not a SNIA purge)")
+        items.append(t)
+    s = view.summary.get("purge")
+    if s and not items:
+        items.append(f"{s.get('method')}" + ("" if s.get("snia_purge") else " (not a SNIA purge)"))
+    return ", ".join(_uniq(items)) or "none recorded"
+
+
+def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
+    run, host, target = view.run, view.run.get("host") or {}, view.run.get("target") or {}
+    info = target.get("info") or {}
+    t = view.test
+    when = f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(t['started']))}" if t.get("started") else "–"
+    if t.get("ended"):
+        when += f" – {time.strftime('%Y-%m-%d %H:%M', time.localtime(t['ended']))}"
+    platform = [
+        ("Host", host.get("hostname") or "–"),
+        ("CPU", f"{host.get('cpu_model', '–')} ({host.get('cpu_cores', '?')} logical CPUs)"),
+        ("Memory", f"{(host.get('memory_bytes') or 0) / 2**30:.1f} GiB"),
+        ("OS", f"{host.get('os', '–')}, kernel {host.get('kernel', '–')}"),
+        ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
+        ("Run / date", f"{run['id']}, {when}"),
+    ]
+    dut = [
+        ("Model", device_label(run)),
+        ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
+        ("Capacity", _gib(target.get("size_bytes") or 0)),
+        ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
+        ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
+        ("Write cache", str(info.get("write_cache") or "–")),
+        ("Purge method", purge_text(view)),
+    ]
+    st = view.settings
+    ss = st.get("steady") or {}
+    pre = view.rounds(kind="precondition", with_cells=False)
+    pre_wl = []
+    for p in pre:
+        for w in (view.store.db.execute("SELECT workload_json FROM cells WHERE round_id=? ORDER BY idx",
+                                        (p.id,)).fetchall()):
+            pre_wl.append(json.loads(w[0]))
+    pcs = []
+    for w in _uniq([json.dumps(w, sort_keys=True) for w in pre_wl]):
+        w = json.loads(w)
+        amount = ""
+        if w.get("io_size") and target.get("size_bytes"):
+            amount = f", {w['io_size'] * w.get('threads', 1) / (w.get('range_size', 1) * target['size_bytes']):.2g}× AR"
+        pcs.append(f"{_rw_short(w)}, TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}{amount}")
+    setup = [
+        ("Data pattern", str(st.get("data_pattern", "random"))),
+        ("Active range", f"{st.get('active_range', 100)} %"),
+        ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
+        ("Steady state", f"{ss.get('rule', 'snia')} rule, {ss.get('window', 5)}-round window, range ≤ "
+                         f"{float(ss.get('max_range', 0.2)) * 100:g} %, slope ≤ {float(ss.get('max_slope', 0.1)) * 100:g} %"
+                         f", max {ss.get('max_rounds', 25)} rounds"),
+    ]
+    first = view.store.db.execute(
+        "SELECT c.workload_json FROM cells c JOIN rounds r ON r.id=c.round_id WHERE r.run_id=? AND r.test=? "
+        "AND r.kind='round' AND r.round=(SELECT MIN(round) FROM rounds WHERE run_id=? AND test=? AND kind='round') "
+        "ORDER BY r.phase, c.idx", (run["id"], view.name, run["id"], view.name)).fetchall()
+    wls = [json.loads(r[0]) for r in first]
+    rounds = view.rounds(with_cells=False)
+    steady = view.summary.get("steady") or {}
+    window = steady.get("window_rounds") or []
+    tp = [
+        ("Stimulus", f"{len(wls)} cells per round: " + ", ".join(_uniq(_rw_short(w).split(" ")[0] + " " + (
+            "R" if w.get("rw") in ("read", "randread") else "W" if w.get("rw") in ("write", "randwrite") else "R/W")
+            for w in wls)) if wls else "–"),
+        ("R/W mix (outer loop)", ", ".join(_uniq(f"{w['read_pct']}/{100 - w['read_pct']}" for w in wls
+                                                if w.get("read_pct") is not None)) or "–"),
+        ("Block size (inner loop)", ", ".join(_uniq(bs_label(w["bs"]) for w in wls if w.get("bs"))) or "–"),
+        ("TOIO", ", ".join(_uniq(f"TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}" for w in wls)) or "–"),
+        ("Cell runtime", ", ".join(_uniq(f"{w['runtime_s']:g} s" for w in wls if w.get("runtime_s"))) or "–"),
+        ("Rounds", f"{len(rounds)} stored" + (f"; window {window[0]}–{window[-1]}" if window else "")
+         + ("" if not steady else "; steady state " + ("reached" if steady.get("reached") else "NOT reached"))),
+    ]
+    return {"Test Platform": platform, "Device Under Test": dut, "Set-up Parameters": setup, "Test Parameters": tp}
+
+
+# ---------------------------------------------------------------------------------------------
+# generic section: tests without a renderer (WSAT, HIR... until their modules bring their own)
+
+def generic_section(ctx: SectionContext) -> Markup:
+    html: list = []
+    s = ctx.summary
+    for n in s.get("notes", []) if isinstance(s.get("notes"), list) else []:
+        html.append(Markup(f'<p class="note">{escape(n)}</p>'))
+    phases = ctx.phases()
+    if not phases:
+        return Markup('<p class="warn">No rounds stored for this test.</p>')
+    for phase in phases:
+        ph = f" ({phase})" if phase else ""
+        key = phase.replace("=", "")
+        k = (lambda what: f"{key}-{what}" if key else what)
+        rounds = ctx.rounds(phase, with_cells=False)
+        if not rounds:
+            continue
+        labels = _uniq(k for r in rounds for k in r.tracking)
+        if not labels:  # no tracking variables stored: total IOPS of all cells per round
+            rounds = ctx.rounds(phase)
+            for r in rounds:
+                r.tracking = {"iops": sum(c.iops for c in r.cells)}
+            labels = ["iops"]
+        steady = s.get("steady") if not phase or (s.get("steady") or {}).get("phase") == phase else None
+        if steady or rounds[-1].steady:
+            html.append(steady_block(ctx, phase, steady, key=k("steady")))
+        else:
+            series, units = {}, set()
+            for label in labels:
+                unit, scale = plots.unit_of(label)
+                units.add(unit)
+                pts_ = [(r.round, r.tracking[label] * scale) for r in rounds if r.tracking.get(label) is not None]
+                series[label] = ([p[0] for p in pts_], [p[1] for p in pts_])
+            fig = ctx.figure()
+            plots.series_plot(fig, series, "round", " / ".join(sorted(u for u in units if u)) or "value", ylim0=True)
+            html.append(ctx.plot(fig, k("tracking"), f"tracking variables per round{ph}"))
+        t0 = rounds[0].started
+        rows = []
+        for r in rounds:
+            row = [r.round, Cell(r.started - t0, f"{r.started - t0:,.1f}"), Cell(r.ended - r.started, f"{r.ended - r.started:.2f}"),
+                   r.gap_before_ms]
+            for label in labels:
+                unit, scale = plots.unit_of(label)
+                v = r.tracking.get(label)
+                row.append(None if v is None else v * scale)
+            rows.append(row)
+        hdr = ["Round", "Start (s)", "Duration (s)", "Idle gap before (ms)"] + [
+            f"{label} ({plots.unit_of(label)[0] or 'value'})" for label in labels]
+        tab = ctx.table(k("rounds"), hdr, rows, caption=f"Rounds{ph}: tracking variables per round")
+        html.append(Markup(f"<details><summary>Rounds table{escape(ph)} ({len(rows)} rounds)</summary>{tab}</details>"))
+    return Markup("").join(html)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = False) -> list[dict]:
+    sections = []
+    for t in store.tests(run["id"]):
+        module = pts.TESTS.get(t["name"])
+        ctx = SectionContext(store, run, t, module, art)
+        renderer = getattr(module, "report_section", None) if module else None
+        rounds = ctx.rounds(with_cells=False)
+        sec = {"name": t["name"], "title": ctx.title, "status": t["status"], "error": "", "body": Markup(""),
+               "header": None, "anchor": f"test-{t['name']}", "model": ctx.model, "run_id": run["id"]}
+        try:
+            sec["header"] = header(ctx)
+            if not rounds and not t.get("summary"):
+                sec["body"] = Markup(f'<p class="warn">Not run ({escape(t["status"])}): no rounds stored.</p>')
+            elif renderer is not None and t.get("summary"):
+                sec["body"] = Markup(renderer(ctx) or "")
+            else:
+                if renderer is not None:
+                    sec["body"] = Markup(f'<p class="warn">Test {escape(t["status"])}: no summary yet; showing the '
+                                         f'{len(rounds)} stored rounds.</p>')
+                sec["body"] += generic_section(ctx)
+        except Exception as e:  # one broken section must not lose the rest of the report
+            if strict:
+                raise
+            log.exception("report section %s failed", t["name"])
+            sec["error"] = f"{type(e).__name__}: {e}"
+            sec["body"] += Markup(f'<pre class="error">report section failed: {escape(traceback.format_exc(limit=3))}</pre>')
+        sections.append(sec)
+    return sections
+
+
+def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *, claimed: str | Path | None = None,
+                 strict: bool = False, embed: bool = True) -> Path:
+    """Build out_dir/report.html (+ plots/*.png|svg, tables/*.csv, results.json); return the HTML path.
+
+    Default out_dir: <results dir>/reports/<run_id>/. Safe to call on unfinished runs.
+    """
+    from ..results_doc import results_document
+    from .claimed import claimed_section, load_claims
+
+    claims = load_claims(claimed) if claimed else None   # validate before writing anything
+    run = store.run(run_id)
+    out = Path(out_dir) if out_dir else default_out_dir(store, run["id"])
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    art = Artifacts(out, embed=embed)
+    sections = render_sections(store, run, art, strict=strict)
+    claimed_html = Markup("")
+    if claims is not None:
+        claimed_html = claimed_section(store, run, claims, art)
+    doc = results_document(store, run["id"])
+    (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
+    html = env().get_template("report.html.j2").render(
+        run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
+        generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0)
+    path = out / "report.html"
+    path.write_text(html, encoding="utf-8")
+    art.close()
+    return path
+
+
+def section_errors(path: Path) -> list[str]:
+    """Sections that failed to render in a written report (for the CLI's warning)."""
+    text = Path(path).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if "report section failed" in line]
+
+
+def require_runs(store: Store, run_ids: Sequence[str]) -> list[dict]:
+    runs = [store.run(r) for r in run_ids]
+    if len({r["id"] for r in runs}) != len(runs):
+        raise SsdptsError("the same run is given twice; compare different runs")
+    return runs

@@ -1,0 +1,210 @@
+"""Shared plotting: every chart type the report uses lives here once (Agg, reused figures, no pyplot)."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+# metric name (as in CellResult.metric / tracker labels) -> (unit label, scale from stored value)
+METRIC_UNITS: dict[str, tuple[str, float]] = {
+    "iops": ("IOPS", 1.0), "read_iops": ("IOPS", 1.0), "write_iops": ("IOPS", 1.0),
+    "read_bw": ("MiB/s", 1 / 2**20), "write_bw": ("MiB/s", 1 / 2**20), "bw": ("MiB/s", 1 / 2**20),
+    "lat_mean": ("µs", 1e-3), "lat_max": ("µs", 1e-3),
+}
+
+
+def metric_of(label: str) -> str:
+    """'rnd_4K_0-100 iops' -> 'iops'; a bare metric name stays as it is."""
+    return label.rsplit(" ", 1)[-1]
+
+
+def unit_of(label: str) -> tuple[str, float]:
+    return METRIC_UNITS.get(metric_of(label), ("", 1.0))
+
+
+def _thousands(v, _pos=None) -> str:
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1e6:
+        return f"{v / 1e6:g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def log_y(ax) -> None:
+    """Log y axis with readable labels: minor ticks (2x, 5x) are labelled when the span is short."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    lo, hi = ax.get_ylim()
+    if lo > 0 and hi / lo < 300:
+        ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+        ax.yaxis.set_minor_formatter(FuncFormatter(_thousands))
+    else:
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _ax_style(ax, xlabel: str, ylabel: str, legend: bool = True) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", framealpha=0.85)
+
+
+def series_plot(fig: Figure, series: dict[str, tuple[Sequence[float], Sequence[float]]], xlabel: str, ylabel: str,
+                logx: bool = False, logy: bool = False, markers: bool = True, xticks: Sequence | None = None,
+                xticklabels: Sequence[str] | None = None, styles: dict[str, dict] | None = None,
+                ylim0: bool = False) -> None:
+    """Lines, one per series (label -> (x, y)); the workhorse for convergence, IOPS vs BS, time series."""
+    ax = fig.add_subplot(1, 1, 1)
+    many = max((len(x) for x, _ in series.values()), default=0) > 60
+    for label, (x, y) in series.items():
+        st = dict(marker=None if many or not markers else "o", markersize=3.5, linewidth=1.2 if many else 1.5)
+        st.update((styles or {}).get(label, {}))
+        ax.plot(x, y, label=label, **st)
+    if logx:
+        ax.set_xscale("log", base=2)
+    if logy:
+        log_y(ax)
+    elif ylim0:
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    else:
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    if xticks is not None:
+        ax.set_xticks(list(xticks))
+        ax.set_xticklabels(list(xticklabels or [str(x) for x in xticks]))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    _ax_style(ax, xlabel, ylabel, legend=len(series) > 0)
+    if len(series) > 8:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+        fig.ssdpts_right = 0.78
+
+
+def window_plots(fig: Figure, panels: Sequence[dict]) -> None:
+    """The steady-state measurement window, one panel per tracking variable.
+
+    panel: {label, unit, rounds, values, average, slope, intercept} in display units; draws the data,
+    the average, the ±10 % band (90 %..110 % of the average) and the least-squares line.
+    """
+    n = len(panels)
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    for i, p in enumerate(panels):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        x = np.asarray(p["rounds"], dtype=float)
+        y = np.asarray(p["values"], dtype=float)
+        avg = p["average"]
+        ax.axhspan(0.9 * avg, 1.1 * avg, color="#2ca02c", alpha=0.10, label="±10 % of average")
+        ax.axhline(1.1 * avg, color="#2ca02c", linestyle="--", linewidth=1)
+        ax.axhline(0.9 * avg, color="#2ca02c", linestyle="--", linewidth=1)
+        ax.axhline(avg, color="#555555", linewidth=1.2, label=f"average {_short(avg)}")
+        ax.plot(x, y, marker="o", color="#1f77b4", linewidth=1.5, label=p["label"])
+        if p.get("slope") is not None:
+            ax.plot(x, p["slope"] * x + p["intercept"], color="#d62728", linestyle="-.", linewidth=1.2,
+                    label="least-squares fit")
+        ax.set_xticks(x)
+        lo = min(float(y.min()), 0.9 * avg)
+        hi = max(float(y.max()), 1.1 * avg)
+        pad = (hi - lo) * 0.15 or abs(avg) * 0.1 or 1
+        ax.set_ylim(lo - pad, hi + pad)
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        if n > 1:
+            ax.set_title(p["label"], fontsize=8)
+        _ax_style(ax, "round", p["unit"])
+        ax.legend(loc="best", fontsize=6.5, framealpha=0.7)
+
+
+def bar_plot(fig: Figure, groups: Sequence[str], series: dict[str, Sequence[float | None]], xlabel: str,
+             ylabel: str, logy: bool = False, annotate: bool = True) -> None:
+    """Grouped bars: one group per x label, one bar per series."""
+    ax = fig.add_subplot(1, 1, 1)
+    n = max(len(series), 1)
+    width = 0.8 / n
+    x = np.arange(len(groups))
+    for i, (label, vals) in enumerate(series.items()):
+        v = np.array([np.nan if a is None else a for a in vals], dtype=float)
+        bars = ax.bar(x - 0.4 + width * (i + 0.5), v, width, label=label)
+        if annotate and len(groups) * n <= 24:
+            ax.bar_label(bars, labels=[("" if np.isnan(a) else _short(a)) for a in v], fontsize=6.5, padding=1)
+    ax.set_xticks(x)
+    ax.set_xticklabels(groups, rotation=0 if len(groups) <= 8 else 30, ha="center" if len(groups) <= 8 else "right")
+    if logy:
+        log_y(ax)
+    else:
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.margins(y=0.12)
+    ax.grid(axis="x", visible=False)
+    _ax_style(ax, xlabel, ylabel)
+
+
+def _short(v: float) -> str:
+    a = abs(v)
+    if a >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.3g}k"
+    if a >= 100:
+        return f"{v:.0f}"
+    return f"{v:.3g}"
+
+
+def heatmap(fig: Figure, rows: Sequence[str], cols: Sequence[str], values: Sequence[Sequence[float | None]],
+            xlabel: str, ylabel: str, unit: str) -> None:
+    """A BS x mix heat map with the value in each cell (log colour scale)."""
+    from matplotlib.colors import LogNorm
+
+    ax = fig.add_subplot(1, 1, 1)
+    a = np.array([[np.nan if v is None else v for v in r] for r in values], dtype=float)
+    pos = a[np.isfinite(a) & (a > 0)]
+    norm = LogNorm(vmin=pos.min(), vmax=pos.max()) if pos.size and pos.min() < pos.max() else None
+    im = ax.imshow(np.where(a > 0, a, np.nan), aspect="auto", cmap="viridis", norm=norm)
+    ax.set_xticks(range(len(cols)))
+    ax.set_xticklabels(cols)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows)
+    ax.grid(False)
+    mid = math.sqrt(pos.min() * pos.max()) if pos.size else 0
+    if a.size <= 120:
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                if np.isfinite(a[i, j]):
+                    ax.text(j, i, _short(a[i, j]), ha="center", va="center", fontsize=7,
+                            color="white" if a[i, j] < mid else "black")
+    cb = fig.colorbar(im, ax=ax, pad=0.01)
+    cb.set_label(unit)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+
+
+def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Sequence, Sequence]]]], xlabel: str,
+                    ylabel: str, logx: bool = False, logy: bool = False, xticks: Sequence | None = None,
+                    xticklabels: Sequence[str] | None = None) -> None:
+    """A grid of line plots sharing axes labels: (panel title, {series: (x, y)}) each; legend on the first."""
+    n = len(panels)
+    cols = min(n, 4)
+    rows = math.ceil(n / cols)
+    for i, (title, series) in enumerate(panels):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        for label, (x, y) in series.items():
+            ax.plot(x, y, marker="o", markersize=3, linewidth=1.3, label=label)
+        if logx:
+            ax.set_xscale("log", base=2)
+        if logy:
+            log_y(ax)
+        else:
+            ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        if xticks is not None:
+            ax.set_xticks(list(xticks))
+            ax.set_xticklabels(list(xticklabels or xticks), fontsize=6.5)
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=7)
+        ax.set_ylabel(ylabel, fontsize=7)
+        if i == 0:
+            ax.legend(fontsize=6.5, loc="best")

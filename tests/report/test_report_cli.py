@@ -1,0 +1,134 @@
+"""The report-stage commands on synthetic databases: report --claimed, compare, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ssdpts
+from report_checks import check_plot_dir, check_self_contained, read_csv
+from ssdpts.errors import SsdptsError
+from ssdpts.report.claimed import load_claims
+from ssdpts.report.synthetic import build
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("two") / "results"
+    store, a = build(d, model="Drive A", iops_rounds=8, wsat_rounds=30, seed=1, bins=False)
+    store, b = build(d, model="Drive B", iops_rounds=8, wsat_rounds=30, seed=2, speed=1.3, bins=False)
+    return d, store, a, b
+
+
+def test_report_command_default_dir(two_runs):
+    d, store, a, _ = two_runs
+    p = ssdpts("report", a, "--results", str(d))
+    path = Path(p.stdout.strip())
+    assert path == d / "reports" / a / "report.html" and path.exists()
+    assert p.stderr == ""
+
+
+def test_claimed_vs_measured(two_runs, tmp_path):
+    d, store, a, _ = two_runs
+    out = tmp_path / "claimed"
+    ssdpts("report", a, "--results", str(d), "--claimed", str(DOCS / "examples" / "claimed.toml"), "--out", str(out))
+    rows = {r["claim"]: r for r in read_csv(out / "tables" / "claimed-vs-measured.csv")}
+    s = {t["name"]: t["summary"] for t in store.tests(a)}
+    seq = rows["SEQ 128K read"]
+    assert float(seq["claimed"]) == pytest.approx(5000e6 / 2**20)          # 4768.37 MiB/s
+    assert float(seq["measured"]) == pytest.approx(s["throughput"]["block_sizes"]["128K"]["read_mib_s"], rel=1e-12)
+    assert float(seq["measured_mb_s"]) == pytest.approx(s["throughput"]["block_sizes"]["128K"]["read_mb_s"], rel=1e-12)
+    assert float(seq["ratio"]) == pytest.approx(float(seq["measured"]) / float(seq["claimed"]))
+    iops = rows["RND 4K 65/35"]
+    assert float(iops["measured"]) == pytest.approx(s["iops"]["cells"]["rnd_4K_65-35"]["iops"], rel=1e-12)
+    lat = rows["RND 4K write latency p99.99"]
+    assert float(lat["claimed"]) == 4700
+    assert float(lat["measured"]) == pytest.approx(s["latency"]["cells"]["rnd_4K_0-100"]["write_lat"]["p99.99_us"])
+    assert lat["better"] == "lower"
+    html = (out / "report.html").read_text()
+    m = float(seq["measured"])
+    assert f"{m:,.1f} MiB/s (claimed 4,768.4)" in html
+    assert "MB/s (claimed 5,000.0)" in html and "Intel DC P3608" in html
+    check_self_contained(out / "report.html")
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("[sequential]\nread_mb_s = -5\n", "must be a positive number"),
+    ("[sequential]\nread_mbs = 5000\n", "unknown key 'read_mbs' in [sequential]"),
+    ("[seq]\nread_mb_s = 5000\n", "unknown section [seq]"),
+    ("[random]\nmixed_iops = 5\n", "mixed_iops and mixed_read_pct go together"),
+    ("[random]\nblock_size = \"4q\"\nread_iops = 5\n", "bad [random] block_size"),
+    ("[latency\nread_mean_us = 5\n", "not valid TOML"),
+    ("[drive]\nmodel = \"x\"\n", "no claims"),
+])
+def test_claims_are_validated(tmp_path, two_runs, text, msg):
+    f = tmp_path / "c.toml"
+    f.write_text(text)
+    with pytest.raises(SsdptsError, match=None) as e:
+        load_claims(f)
+    assert msg in str(e.value)
+    d, _, a, _ = two_runs
+    p = ssdpts("report", a, "--results", str(d), "--claimed", str(f), "--out", str(tmp_path / "o"), check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and msg in p.stderr
+    assert not (tmp_path / "o" / "report.html").exists()
+
+
+def test_example_claims_file_is_valid():
+    c = load_claims(DOCS / "examples" / "claimed.toml")
+    assert c["sequential"][0]["read_mb_s"] == 5000 and len(c["random"]) == 2
+
+
+def test_compare_overlays_runs_with_deltas(two_runs, tmp_path):
+    d, store, a, b = two_runs
+    out = tmp_path / "cmp"
+    p = ssdpts("compare", a, b, "--out", str(out), "--results", str(d))
+    path = Path(p.stdout.strip())
+    assert path == out / "compare.html"
+    check_self_contained(path)
+    check_plot_dir(out, [a])
+    rows = read_csv(out / "tables" / "iops-table.csv")
+    sa = {t["name"]: t["summary"] for t in store.tests(a)}["iops"]["cells"]
+    sb = {t["name"]: t["summary"] for t in store.tests(b)}["iops"]["cells"]
+    assert len(rows) == 56
+    for r in rows:
+        name = f"rnd_{r['Block size']}_{r['R/W mix'].replace('/', '-')}"
+        va, vb = float(r[f"Drive A · {a} IOPS"]), float(r[f"Drive B · {b} IOPS"])
+        assert va == pytest.approx(sa[name]["iops"], rel=1e-12) and vb == pytest.approx(sb[name]["iops"], rel=1e-12)
+        assert float(r[f"Δ vs {a}"]) == pytest.approx((vb - va) / va * 100)
+    tp = read_csv(out / "tables" / "throughput-table.csv")
+    assert {(r["Block size"], r["Direction"]) for r in tp} == {("128K", "read"), ("128K", "write"),
+                                                               ("1024K", "read"), ("1024K", "write")}
+    html = path.read_text()
+    assert "Drive A" in html and "Drive B" in html and "report section failed" not in html
+    assert (out / "plots" / "wsat-_rnd_4K_0-100_iops.png").exists() or any((out / "plots").glob("wsat-*.png"))
+
+
+def test_compare_refuses_runs_without_shared_test(tmp_path):
+    d = tmp_path / "results"
+    _, a = build(d, tests=("latency",), wsat_rounds=0, bins=False)
+    _, b = build(d, tests=("throughput",), wsat_rounds=0, bins=False)
+    p = ssdpts("compare", a, b, "--out", str(tmp_path / "o"), "--results", str(d), check=False)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "share no test" in p.stderr
+    p = ssdpts("compare", a, "--out", str(tmp_path / "o"), "--results", str(d), check=False)
+    assert p.returncode == 2 and "at least two runs" in p.stderr
+
+
+def test_export_json_and_csv(two_runs, tmp_path):
+    d, store, a, _ = two_runs
+    p = ssdpts("export", a, "--format", "json", "--out", str(tmp_path / "j"), "--results", str(d))
+    doc = json.loads(Path(p.stdout.strip()).read_text())
+    assert doc["schema"] == "ssdpts.results/1" and doc["run"]["id"] == a
+    assert [t["name"] for t in doc["tests"]] == ["iops", "throughput", "latency", "wsat"]
+    p = ssdpts("export", a, "--format", "csv", "--out", str(tmp_path / "c"), "--results", str(d))
+    files = [Path(x) for x in p.stdout.split()]
+    names = {f.name for f in files}
+    assert {"iops-table.csv", "throughput-table.csv", "latency-percentiles.csv", "wsat-rounds.csv"} <= names
+    assert not list((tmp_path / "c").rglob("*.png"))
+    rows = read_csv(next(f for f in files if f.name == "iops-table.csv"))
+    s = {t["name"]: t["summary"] for t in store.tests(a)}["iops"]["cells"]
+    assert float(rows[-1]["0/100"]) == pytest.approx(s["rnd_0.5K_0-100"]["iops"], rel=1e-12)
