@@ -154,6 +154,8 @@ def load_profile(name_or_path: str) -> dict:
     if parent:
         if parent == path.stem:
             raise SsdptsError(f"profile {path}: profile.extends names itself")
+        if parent not in shipped() and not Path(parent).is_absolute():
+            parent = str(path.parent / parent)   # a relative path is relative to this profile file
         data = _merge(load_profile(parent), data)
     data.setdefault("profile", {})["name"] = own_name
     data["profile"]["source"] = str(path)
