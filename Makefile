@@ -38,6 +38,7 @@ test: setup
 
 bench: setup
 	$(PYTHON) bench/overhead.py
+	$(PYTHON) bench/gaps.py
 	$(PYTHON) bench/sim.py
 	$(PYTHON) bench/report.py
 

@@ -88,6 +88,31 @@ def render_text(doc: dict) -> str:
                 lines.append(f"  {bs:>7} {r['read_mib_s']:>11.1f} {r['write_mib_s']:>12.1f} {r['read_mb_s']:>10.1f} "
                              f"{r['write_mb_s']:>11.1f}")
                 lines += _steady_lines(r["steady"], "    ")
+        if "workloads" in s:   # wsat
+            for name, w in s["workloads"].items():
+                lines.append(f"  {name}: {w['rounds']} rounds, {w['tgbw_gb']:.2f} GB written ({w['fills']:.2f} fills), "
+                             f"stopped: {w['stop_reason']}")
+                lines.append(f"    fresh {w['fresh_iops']:,.0f} IOPS -> final {w['final_iops']:,.0f} IOPS")
+        if "wait_states" in s:  # hir
+            lines.append(f"  preconditioning: steady state {'reached' if s['preconditioning']['reached'] else 'NOT REACHED'}"
+                         f" after {s['preconditioning']['rounds']} rounds")
+            lines.append(f"  {'idle':>6} {'burst IOPS after idle':>22} {'continuous IOPS':>16} {'ratio':>6}")
+            for label, w in s["wait_states"].items():
+                lines.append(f"  {label:>6} {w['ab_iops_mean']:>22,.0f} {w['c_iops_mean']:>16,.0f} "
+                             f"{(w['recovery_ratio'] or 0):>6.2f}")
+        if "groups" in s:  # xsr
+            for g, v in s["groups"].items():
+                lines.append(f"  {g}: {v['mib_s_mean']:.1f} MiB/s mean over {v['intervals']} intervals, "
+                             f"mean latency {v['lat_mean_us']:.0f} µs")
+            rec = f"{s['recovery_s']:.1f} s into group 3" if s["recovered"] else "not recovered"
+            lines.append(f"  recovery to the group-1 average ({s['group1_average_mib_s']:.1f} MiB/s): {rec}")
+        if "points" in s:  # dirth, cbw
+            ops = s["operating_points"]
+            lines.append(f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point")
+            for p in s["points"]:
+                mark = ", ".join(k for k, v in ops.items() if v == p["name"])
+                lines.append(f"  {p['tc']:>3} {p['qd']:>4} {p['iops']:>11,.0f} {p['lat_mean_us']:>9.1f} "
+                             f"{p['lat_max_us']:>9.1f}  {mark}")
         if t["name"] == "latency" and "cells" in s:
             lines.append(f"  {'cell':18} {'mean µs':>9} {'max µs':>9} {'p99':>9} {'p99.9':>9} {'p99.99':>9} {'p99.999':>9}")
             for name, c in s["cells"].items():
