@@ -66,7 +66,15 @@ def _default_target(results: Path) -> tuple[str, int | None, str]:
 
 
 @main.command()
-@click.argument("target", required=False)
+@click.argument("targets", nargs=-1)
+@click.option("--parallel/--sequential", default=True, show_default=True,
+              help="With several targets: test them all at once in lock-step (one fio process, results per "
+                   "target and summed), or one run after another.")
+@click.option("--host", "hosts", multiple=True, metavar="HOST[:PORT]",
+              help="Run on a remote 'fio --server' (repeatable); TARGETS are device paths on every host; "
+                   "--size gives their size. See docs/scale.md for the secure (SSH tunnel) set-up.")
+@click.option("--hosts", "hosts_file", default=None, metavar="FILE",
+              help="hosts.toml: [[host]] tables with address, port, targets, size.")
 @click.option("--profile", "profile", default=None,
               help="Shipped profile (quick, pts-enterprise, pts-client, pts-e11, review, review-sata) or a .toml "
                    "file. [default: pts-enterprise; quick for the embedded target]")
@@ -79,27 +87,47 @@ def _default_target(results: Path) -> tuple[str, int | None, str]:
                    "supported, falling back to TRIM (recorded as not a SNIA purge).")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
-def run(target, profile, tests, size, destroy_data, purge_method, results, quiet):
-    """Run the test suite on TARGET: a block device, a file, or sim:PRESET.
+def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, results, quiet):
+    """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
     busy devices are always refused. Every round is committed to the results database as it ends;
-    an interrupted run continues with 'ssdpts resume RUN_ID'.
+    an interrupted run continues with 'ssdpts resume RUN_ID'. Several targets run in parallel
+    (lock-step, one fio process; IOPS and MiB/s summed, latency kept per target) or --sequential.
     """
     from . import runner
 
     results_dir = _results(results)
-    if target is None:
+    targets = list(targets)
+    if hosts or hosts_file:
+        targets = _remote_specs(targets, hosts, hosts_file, parse_size(size, "--size") if size else None)
+    if not targets:
         target, default_size, default_profile = _default_target(results_dir)
+        targets = [target]
         size = size or default_size
         profile = profile or default_profile
         results_dir.mkdir(parents=True, exist_ok=True)
         destroy_data = True  # the embedded target belongs to ssdpts
-    run_id = runner.start(target, results_dir=results_dir, profile_name=profile or "pts-enterprise",
-                          tests=[t.strip() for t in tests.split(",")] if tests else None,
-                          size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
-                          purge_method=purge_method, quiet=quiet)
-    click.echo(run_id)
+    groups = [targets] if parallel else [[t] for t in targets]
+    for group in groups:
+        run_id = runner.start(group, results_dir=results_dir, profile_name=profile or "pts-enterprise",
+                              tests=[t.strip() for t in tests.split(",")] if tests else None,
+                              size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
+                              purge_method=purge_method, quiet=quiet)
+        click.echo(run_id)
+
+
+def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | None, size: int | None) -> list[str]:
+    from .targets.remote import from_hosts_file, remote_target, split_host
+    from .targets.resolve import remote_spec
+
+    remote = from_hosts_file(hosts_file, size) if hosts_file else []
+    if hosts and not paths:
+        raise SsdptsError("--host needs the target device path(s) on those hosts, e.g. --host h1 /dev/nvme0n1")
+    for h in hosts:
+        host, port = split_host(h)
+        remote += [remote_target(host, port, p, size) for p in paths]
+    return [remote_spec(t) for t in remote]
 
 
 @main.command()
@@ -213,6 +241,52 @@ def steady_state(values, window, max_range, max_slope, rule, strict, as_json):
             click.echo(f"slope excursion          {s.slope_excursion_measured:.6g} (allowed {s.slope_excursion_allowed:.6g})")
             click.echo(f"least-squares fit        y = {s.fit_formula}")
     sys.exit(0 if s.reached else 1)
+
+
+@main.group()
+def sim():
+    """The simulated SSD outside a run."""
+
+
+@sim.command("serve")
+@click.argument("drive", default="sim:client")
+@click.option("--socket", "socket_path", required=True, help="Unix socket to serve NBD on.")
+def sim_serve(drive, socket_path):
+    """Serve DRIVE (sim:client, sim:enterprise, sim:sata-mlc or sim:FILE.toml) over NBD in real time.
+
+    Each request completes when the model says (data is not stored: reads return zeros). Test it with
+    fio's nbd engine: fio --ioengine=nbd --uri='nbd+unix:///?socket=PATH' --rw=randwrite --bs=4k ...
+    """
+    from .simdrive import load_params
+    from .simdrive.nbd import serve
+
+    name = drive[len("sim:"):] if drive.startswith("sim:") else drive
+    try:
+        params = load_params(name)
+    except (ValueError, FileNotFoundError) as e:
+        raise SsdptsError(str(e)) from None
+    click.echo(f"serving {drive} on {socket_path} (Ctrl-C to stop)", err=True)
+    serve(params, socket_path)
+
+
+@main.command("serve-fio")
+@click.option("--bind", default="127.0.0.1", show_default=True,
+              help="Address to listen on. fio's server has no authentication and its jobs can run commands: "
+                   "keep it on 127.0.0.1 behind an SSH tunnel, or on an isolated management network.")
+@click.option("--port", default=8765, show_default=True)
+def serve_fio(bind, port):
+    """Run fio's server for remote ssdpts runs (on the machine that holds the drives)."""
+    import os
+    import shutil
+
+    if bind in ("0.0.0.0", "::", ""):
+        click.echo("ssdpts: warning: listening on all interfaces; anyone who can reach this port can run "
+                   "commands as this user", err=True)
+    fio = shutil.which("fio")
+    if not fio:
+        raise SsdptsError("fio is not installed: apt-get install fio")
+    family = "ip6" if ":" in bind else "ip"
+    os.execv(fio, [fio, f"--server={family}:{bind},{port}"])
 
 
 @main.command()

@@ -113,6 +113,9 @@ def render_text(doc: dict) -> str:
                 mark = ", ".join(k for k, v in ops.items() if v == p["name"])
                 lines.append(f"  {p['tc']:>3} {p['qd']:>4} {p['iops']:>11,.0f} {p['lat_mean_us']:>9.1f} "
                              f"{p['lat_max_us']:>9.1f}  {mark}")
+        module = pts.TESTS.get(t["name"])
+        if module is not None and hasattr(module, "text_lines"):   # tests that describe themselves
+            lines += module.text_lines(s)
         if t["name"] == "latency" and "cells" in s:
             lines.append(f"  {'cell':18} {'mean µs':>9} {'max µs':>9} {'p99':>9} {'p99.9':>9} {'p99.99':>9} {'p99.999':>9}")
             for name, c in s["cells"].items():

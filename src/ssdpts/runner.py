@@ -40,7 +40,15 @@ def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
 @contextmanager
 def exclusive(target: Target):
     """Hold the target exclusively for the run: nobody can mount it, and no second ssdpts can test it."""
-    if target.kind == "block":
+    if target.kind == "set":
+        from contextlib import ExitStack
+
+        with ExitStack() as stack:
+            for m in target.members:
+                stack.enter_context(exclusive(m))
+            yield
+        return
+    if target.kind == "block" and target.host is None:
         try:
             fd = os.open(target.path, os.O_RDONLY | os.O_EXCL)
         except OSError as e:
@@ -48,7 +56,7 @@ def exclusive(target: Target):
                 raise SsdptsError(f"refusing {target.path}: it is in use (mounted, a RAID/LVM member, or another "
                                   "ssdpts run); stop that use first") from None
             raise
-    elif target.kind == "file":
+    elif target.kind == "file" and target.host is None:
         fd = os.open(target.path, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -65,23 +73,48 @@ def exclusive(target: Target):
 
 
 def check_safe(target: Target, destroy_data: bool) -> None:
+    if target.kind == "set":
+        for m in target.members:
+            check_safe(m, destroy_data)
+        return
+    if target.host is not None:
+        if not destroy_data:
+            raise SsdptsError(f"refusing {target.label_id}: the test overwrites the remote target; add --destroy-data")
+        return   # the remote side is checked by its preflight probe; local sysfs says nothing about it
     if target.kind == "block":
         check_block_device(target.path, destroy_data)
     elif target.kind == "file":
         check_file(target.path, destroy_data)
 
 
-def start(target_spec: str, *, results_dir: Path, profile_name: str, tests: list[str] | None, size: int | None,
-          destroy_data: bool, purge_method: str, quiet: bool) -> str:
+def open_targets(specs: list[str], size: int | None) -> Target:
+    """One target, or several tested at once in lock-step (a TargetSet)."""
+    from .targets.multi import TargetSet
+
+    targets = [open_target(s, size=size) for s in specs]
+    if len(targets) == 1:
+        return targets[0]
+    if any(t.kind == "sim" for t in targets):
+        raise SsdptsError("simulated drives cannot be tested in parallel with others; test them one at a time")
+    paths = [t.label_id for t in targets]
+    if len(set(paths)) != len(paths):
+        raise SsdptsError(f"a target is named twice ({', '.join(paths)}); name each device once")
+    return TargetSet.of(targets)
+
+
+def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
+          size: int | None, destroy_data: bool, purge_method: str, quiet: bool) -> str:
     profile = load_profile(profile_name)
     tests = tests or list(profile.get("profile", {}).get("tests") or pts.DEFAULT_TESTS)
     for t in tests:
         pts.get(t)
     if purge_method not in METHODS:
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
-    target = open_target(target_spec, size=size)
+    specs = [target_spec] if isinstance(target_spec, str) else list(target_spec)
+    target = open_targets(specs, size)
     check_safe(target, destroy_data)
     engine = engine_for(target)              # checks fio before anything is written
+    target_spec = " ".join(specs)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
         target_spec=target_spec, target=target.to_dict(), host=host_info(engine.version),
@@ -97,15 +130,16 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     run = store.run(run_id)
     if run["status"] == "completed":
         raise SsdptsError(f"run {run['id']} is already complete; 'ssdpts show {run['id']}' shows its results")
+    # a partial run keeps its completed tests; execute() retries the failed targets
     opts = run["options"]
-    target = open_target(run["target_spec"], size=opts.get("size"))
-    if target.kind in ("block", "file") and target.size_bytes != run["target"]["size_bytes"]:
+    target = open_targets(run["target_spec"].split(" "), opts.get("size"))
+    if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")))
     engine = engine_for(target)
     store.set_run_status(run["id"], "running")
-    execute(store, run["id"], target, engine, results_dir, quiet)
+    execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]
 
 
@@ -125,6 +159,51 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     store.record_step(run_id, test, key, "health", data)
 
 
+def _record_failures(store: Store, run_id: str, test: str, engine) -> None:
+    """Targets that dropped out during `test` (remote hosts), so a resume can retry them."""
+    failed = dict(getattr(engine, "failed", {}))
+    if failed:
+        store.record_step(run_id, test, "failed-targets", "failure", {"targets": failed, "retried": False})
+
+
+def _open_failures(store: Store, run_id: str) -> dict[str, dict]:
+    out = {}
+    for t in store.tests(run_id):
+        step = store.step(run_id, t["name"], "failed-targets")
+        if step and not step.get("retried"):
+            out[t["name"]] = step
+    return out
+
+
+def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, progress: Progress, run: dict) -> None:
+    """Resume of a partial run: run each affected test again, on its failed targets only."""
+    from .targets.multi import TargetSet
+
+    open_failures = _open_failures(store, run_id)
+    members = getattr(target, "members", None) or [target]
+    for test, step in open_failures.items():
+        labels = set(step["targets"])
+        retry = [m for m in members if m.label_id in labels]
+        if not retry:
+            continue
+        sub = retry[0] if len(retry) == 1 else TargetSet.of(retry)
+        engine = engine_for(sub)
+        n = 1 + sum(1 for s in store.steps(run_id, test) if s["key"].startswith("retry"))
+        scope = f"retry{n}/"
+        progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
+        ctx = TestContext(run_id=run_id, test=test, store=store, target=sub, engine=engine,
+                          settings=test_settings(profile, test), progress=progress,
+                          purge_method=run["options"].get("purge", "auto"), scope=scope)
+        summary = pts.get(test).run(ctx)
+        still = dict(getattr(engine, "failed", {}))
+        store.record_step(run_id, test, f"retry{n}", "retry", {"targets": sorted(labels), "summary": summary,
+                                                                 "failed": still})
+        step["retried"] = True
+        store.record_step(run_id, test, "failed-targets", "failure", step)
+        if still:
+            store.record_step(run_id, test, "failed-targets", "failure", {"targets": still, "retried": False})
+
+
 def _write_report(store: Store, run_id: str, progress: Progress) -> None:
     try:
         from .report import write_report
@@ -135,14 +214,16 @@ def _write_report(store: Store, run_id: str, progress: Progress) -> None:
         progress.message(f"report not written ({e}); retry with 'ssdpts report {run_id}'")
 
 
-def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path, quiet: bool) -> None:
+def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path, quiet: bool,
+            retry: bool = False) -> None:
     run = store.run(run_id)
     handler = _setup_log(Path(results_dir), run_id)
     progress = Progress(quiet=quiet)
     profile = run["profile"]
     try:
-        if target.kind == "file":
-            prepare_file(target)
+        for member in getattr(target, "members", None) or [target]:
+            if member.kind == "file" and member.host is None:
+                prepare_file(member)
         if target.kind == "sim":
             target.attach_state(Path(results_dir), run_id)
         with exclusive(target):
@@ -161,9 +242,19 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 _health(store, run_id, name, "before", target)
                 summary = module.run(ctx)
                 _health(store, run_id, name, "after", target)
+                _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)
                 if target.kind == "sim":
                     target.checkpoint(force=True)
+            if retry:
+                _retry_failed(store, run_id, target, profile, progress, run)
+        failed = getattr(engine, "failed", {})
+        if failed or _open_failures(store, run_id):
+            what = "; ".join(f"{k} ({v})" for k, v in failed.items()) or "see 'ssdpts show'"
+            store.set_run_status(run_id, "partial", f"targets failed: {what}; 'ssdpts resume {run_id}' retries them")
+            _write_report(store, run_id, progress)
+            progress.message(f"run {run_id} finished with failed targets: {what}; retry with 'ssdpts resume {run_id}'")
+            return
         store.set_run_status(run_id, "completed")
         _write_report(store, run_id, progress)
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")

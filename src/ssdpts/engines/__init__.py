@@ -9,6 +9,18 @@ def engine_for(target):
         from .sim import SimEngine
 
         return SimEngine()
+    members = getattr(target, "members", None) or [target]
+    if any(m.host for m in members):
+        if not all(m.host for m in members):
+            from ..errors import SsdptsError
+
+            raise SsdptsError("mix of local and remote targets: run local targets through a local "
+                              "'fio --server' too, or test them separately")
+        from .remote import RemoteFioEngine
+
+        engine = RemoteFioEngine()
+        engine.preflight(members)
+        return engine
     from .fio import FioEngine
 
     return FioEngine()

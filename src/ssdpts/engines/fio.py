@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import SsdptsError
-from ..workload import Workload, render
+from ..workload import Workload, render_on
 from .fiojson import parse_output
 from .results import RoundOutput
 
@@ -184,18 +184,21 @@ class _FioProcess:
         self.session = session
         self.dir = s.dir / f"proc-{s._count:05d}"
         self.dir.mkdir()
-        job = render(cells, s.target.fio_filename, s.target.size_bytes, s.target.logical_block_size)
+        members = s.members
+        job = render_on(cells, members)
         self.wait_gate = s._last_gate
         self.gates: list[int] = []
         prev = s._last_gate
-        for (name, opts), w in zip(job.sections, cells):
-            gid = s.gates.new(w.threads)
-            opts["new_group"] = ""
-            if prev is not None:
-                opts["exec_prerun"] = f"{s.gates.dir}/gate-wait {prev}"
-                if w.idle_before_s:
-                    s.gates.set_delay(prev, w.idle_before_s)
-            opts["exec_postrun"] = f"{s.gates.dir}/gate-fire {gid}"
+        for k, w in enumerate(cells):
+            # every target's job of this cell starts at the same gate; the next cell waits for all of them
+            gid = s.gates.new(w.threads * len(members))
+            if prev is not None and w.idle_before_s:
+                s.gates.set_delay(prev, w.idle_before_s)
+            for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
+                opts["new_group"] = ""
+                if prev is not None:
+                    opts["exec_prerun"] = f"{s.gates.dir}/gate-wait {prev}"
+                opts["exec_postrun"] = f"{s.gates.dir}/gate-fire {gid}"
             self.gates.append(gid)
             prev = gid
         s._last_gate = prev
@@ -311,17 +314,24 @@ class FioRound:
         from .fiodiff import diff_job
         from .results import Interval
 
+        from .results import aggregate
+
+        labels = [m.label_id for m in self.session.members]
         for idx, proc in enumerate(self.procs):
-            prev: dict | None = None
+            prev: list[dict | None] = [None] * len(labels)
             count, elapsed = 0, 0.0
             for doc in proc.documents():
-                job = doc["jobs"][0]
-                result, dur = diff_job(job, prev)
-                prev = job
-                if dur <= 0 or result.read.ios + result.write.ios == 0:
+                diffs = [diff_job(job, prev[i]) for i, job in enumerate(doc["jobs"][:len(labels)])]
+                prev = list(doc["jobs"][:len(labels)])
+                dur = max(d for _, d in diffs)
+                if dur <= 0 or sum(r.read.ios + r.write.ios for r, _ in diffs) == 0:
                     continue
                 count += 1
-                yield Interval(idx, job.get("jobname", ""), count, elapsed, dur, result, job)
+                name = self.cells[idx].name
+                result = diffs[0][0] if len(labels) == 1 else aggregate(
+                    {label: r for label, (r, _) in zip(labels, diffs)}, name)
+                yield Interval(idx, name, count, elapsed, dur, result, doc["jobs"][0] if len(labels) == 1 else
+                               {"jobs": doc["jobs"]})
                 elapsed += dur
 
     def interval_output(self, iv) -> RoundOutput:
@@ -361,6 +371,13 @@ class FioRound:
                 doc, parsed = parse_output(text)
             version = doc.get("fio version", version)
             cells += parsed
+        members = self.session.members
+        if len(members) > 1:
+            from .results import aggregate
+
+            n = len(members)
+            cells = [aggregate({m.label_id: c for m, c in zip(members, cells[k * n:(k + 1) * n])}, w.name)
+                     for k, w in enumerate(self.cells)]
         gates = self.session.gates
         released = gates.released()
 
@@ -391,6 +408,7 @@ class FioSession:
 
         self.dir = Path(tempfile.mkdtemp(prefix="ssdpts-fio-", dir=base))
         self.gates = _Gates(self.dir / "gates")
+        self.members = list(getattr(target, "members", None) or [target])
         self._last_gate: int | None = None
         self._count = 0
         self._rounds: list[FioRound] = []

@@ -35,6 +35,7 @@ class CellResult:
     sys_cpu: float = 0.0
     latency_source: str = "lat"      # lat (total) | clat (fallback when fio lacks total-latency percentiles)
     intervals: list[dict] = field(default_factory=list)
+    parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
 
     @property
     def iops(self) -> float:
@@ -77,6 +78,7 @@ class CellResult:
         for k in ("read", "write"):
             if d[k]["bins"] is not None:
                 d[k]["bins"] = {str(a): b for a, b in d[k]["bins"].items()}
+        d["parts"] = {label: part.to_dict() for label, part in self.parts.items()}
         return d
 
 
@@ -131,6 +133,31 @@ class Interval:
     duration_ms: float
     result: CellResult
     raw: dict | None = None    # the cumulative fio job document this slice ends at
+
+
+def _sum_dirs(dirs: list[DirStats]) -> DirStats:
+    """Concurrent I/O streams (several targets at once): rates add up, histograms merge."""
+    ios = sum(d.ios for d in dirs)
+    bins = merge_bins(d.bins for d in dirs if d.bins) or None
+    pcts = sorted({p for d in dirs for p in d.percentiles}, key=float)
+    return DirStats(
+        ios=ios, bytes=sum(d.bytes for d in dirs), iops=sum(d.iops for d in dirs),
+        bw_bytes=sum(d.bw_bytes for d in dirs),
+        lat_mean_ns=sum(d.lat_mean_ns * d.ios for d in dirs) / ios if ios else 0.0,
+        lat_min_ns=min((d.lat_min_ns for d in dirs if d.ios), default=0.0),
+        lat_max_ns=max((d.lat_max_ns for d in dirs), default=0.0),
+        percentiles={p: v for p in pcts if bins and (v := percentile_from_bins(bins, float(p))) is not None},
+        bins=bins)
+
+
+def aggregate(parts: dict[str, CellResult], name: str) -> CellResult:
+    """The aggregate of one cell run on several targets at once: IOPS and bandwidth summed, latency from
+    the merged histograms; each target's own result stays in `parts` (latency is never averaged away)."""
+    values = list(parts.values())
+    return CellResult(name=name, read=_sum_dirs([p.read for p in values]), write=_sum_dirs([p.write for p in values]),
+                      runtime_ms=max((p.runtime_ms for p in values), default=0.0),
+                      usr_cpu=sum(p.usr_cpu for p in values), sys_cpu=sum(p.sys_cpu for p in values),
+                      latency_source=values[0].latency_source if values else "lat", parts=dict(parts))
 
 
 def combine(results: list[CellResult], name: str | None = None) -> CellResult:

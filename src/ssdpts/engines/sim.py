@@ -63,6 +63,11 @@ class SimRound:
         for idx, w in enumerate(self.cells):
             if w.idle_before_s:
                 drive.idle(w.idle_before_s)
+            if not w.random:
+                # sequential: one job, cut by the simulator's own interval log, so each round continues
+                # where the previous one stopped (a job per slice would restart at the range's start)
+                yield from self._sequential_intervals(idx, w)
+                continue
             slices, elapsed_ms, written = [], 0.0, 0
             remaining_s = w.runtime_s
             while True:
@@ -91,6 +96,28 @@ class SimRound:
         return RoundOutput(cells=[iv.result], engine="sim", job_text=json.dumps(self.cells[iv.cell_index].to_dict()),
                            command=["ssdsim", "run_job", self.session.target.path], raw_output=json.dumps(iv.raw or {}),
                            started_at=now, ended_at=now, gap_before_ms=0.0, fio_version=self.session.engine.version)
+
+    def _sequential_intervals(self, idx: int, w: Workload):
+        from .results import CellResult, DirStats
+
+        job, res = self._run(w.with_(log_interval_ms=int(self.interval_s * 1000), idle_before_s=0.0))
+        whole = parse_job(res)
+        self._streamed.append([(job, res, whole)])
+        prev_t, elapsed = 0, 0.0
+        for n, iv in enumerate(res.get("intervals", []), start=1):
+            dur_ms = (iv["t_ns"] - prev_t) / 1e6
+            prev_t = iv["t_ns"]
+            secs = dur_ms / 1000 or 1e-9
+
+            def d(kind: str) -> DirStats:
+                ios, nbytes = iv[f"{kind}_ios"], iv[f"{kind}_bytes"]
+                return DirStats(ios=ios, bytes=nbytes, iops=ios / secs, bw_bytes=nbytes / secs,
+                                lat_mean_ns=iv["lat_mean_ns"] if ios else 0.0,
+                                lat_max_ns=iv["lat_max_ns"] if ios else 0.0)
+
+            cell = CellResult(name=w.name, read=d("read"), write=d("write"), runtime_ms=dur_ms)
+            yield Interval(idx, w.name, n, elapsed, dur_ms, cell, iv)
+            elapsed += dur_ms
 
     def _execute(self) -> RoundOutput:
         s = self.session

@@ -88,6 +88,37 @@ SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
                                   lambda v: isinstance(v, list) and len(v) == 3 and all(_dur(x) for x in v))},
     "tests.dirth": {**COMMON_TEST_KEYS, **_SWEEP, "block_size": _SIZE},
     "tests.cbw": {**COMMON_TEST_KEYS, **_SWEEP},
+    "tests.endurance": {**COMMON_TEST_KEYS, "duration": _DURATION, "poll": _DURATION, "workload": _STR, "purge_first": _BOOL,
+                        "rated_tbw": ("a positive number of TB (10^12 bytes)", lambda v: _MULT[1](v)),
+                        "dwpd": ("a positive number of drive writes per day", lambda v: _MULT[1](v)),
+                        "warranty_years": ("a positive number of years", lambda v: _MULT[1](v)),
+                        "workloads": ("a table of NAME = {rw = \"randwrite\", bs = \"4k\", read_pct = 0}",
+                                      lambda v: isinstance(v, dict) and all(
+                                          isinstance(w, dict) and w.get("rw") in ("read", "write", "randread", "randwrite",
+                                                                                  "randrw", "rw")
+                                          and _size(w.get("bs", "4k")) and set(w) <= {"rw", "bs", "read_pct"}
+                                          for w in v.values()))},
+    # reviewer studies (docs/studies.md)
+    "tests.slc-cache": {**COMMON_TEST_KEYS, "block_size": _SIZE, "interval": _DURATION, "time_limit": _DURATION,
+                        "capacity_percent": _AR, "min_drop": _FRACTION, "min_points": _POS_INT},
+    "tests.bs-sweep": {**COMMON_TEST_KEYS, "block_sizes": _SIZES, "fresh_fill": _BOOL, "used_block_size": _SIZE,
+                       "used_multiple": _MULT,
+                       "workloads": _list_of("of read, randread, write, randwrite",
+                                             lambda v: v in ("read", "randread", "write", "randwrite")),
+                       "states": _list_of("of fresh, used", lambda v: v in ("fresh", "used"))},
+    "tests.rw-over-time": {**COMMON_TEST_KEYS, "block_sizes": _SIZES, "duration": _DURATION, "interval": _DURATION},
+    "tests.op-study": {**COMMON_TEST_KEYS, "block_size": _SIZE, "precondition_multiple": _MULT, "wipc_first": _BOOL,
+                       "active_ranges": _list_of("percentages 1..100, e.g. [100, 75, 50, 25]", _AR[1])},
+    "tests.variants": {**COMMON_TEST_KEYS, "block_size": _SIZE, "rw": _choice("read", "write", "randread", "randwrite",
+                                                                            "randrw", "rw"),
+                       "read_pct": _PCT, "precondition": _BOOL, "precondition_multiple": _MULT,
+                       "cache_size": ('"auto" or a size like "8g"', lambda v: v == "auto" or _size(v)),
+                       "variants": _list_of("of random, compress50, zero, dsync, ws-small, ws-large, buffered",
+                                            lambda v: v in ("random", "compress50", "zero", "dsync", "ws-small",
+                                                            "ws-large", "buffered"))},
+    "tests.fresh-peak": {**COMMON_TEST_KEYS, "block_size": _SIZE,
+                         "workloads": _list_of("of randread, randwrite, read, write",
+                                               lambda v: v in ("randread", "randwrite", "read", "write"))},
 }
 
 

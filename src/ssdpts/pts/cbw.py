@@ -30,3 +30,5 @@ def run(ctx: TestContext) -> dict:
     out["zones"] = COMPOSITE_ZONES
     out["notes"] = [note] if note else []
     return out
+
+from .demand_report import compare_section, report_section  # noqa: E402,F401

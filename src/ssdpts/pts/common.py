@@ -33,6 +33,18 @@ class Tracker:
         return f"{self.cell} {self.metric}"
 
 
+def tracked_series(trackers: Sequence[Tracker], rounds_cells: Sequence[dict[str, CellResult]]) -> dict[str, list[float]]:
+    """Tracking values per round: for the (aggregate) cell, and per target when several run at once."""
+    series: dict[str, list[float]] = {t.label: [] for t in trackers}
+    for cells in rounds_cells:
+        for t in trackers:
+            cell = cells[t.cell]
+            series[t.label].append(cell.metric(t.metric))
+            for part, pc in cell.parts.items():
+                series.setdefault(f"{t.label} @{part}", []).append(pc.metric(t.metric))
+    return series
+
+
 @dataclass
 class SteadyOutcome:
     phase: str
@@ -57,6 +69,10 @@ class TestContext:
     settings: dict
     progress: object
     purge_method: str = "auto"
+    scope: str = ""            # prefixes phases and step keys (a retry of failed targets stores beside the first try)
+
+    def _ph(self, phase: str) -> str:
+        return self.scope + phase
 
     # settings helpers ------------------------------------------------------------------------
     def cell_runtime(self) -> float:
@@ -102,7 +118,7 @@ class TestContext:
 
     # steps -----------------------------------------------------------------------------------
     def purge(self, phase: str = "") -> dict:
-        key = f"purge:{phase}"
+        key = f"purge:{self._ph(phase)}"
         done = self.store.step(self.run_id, self.test, key)
         if done is not None:
             return done
@@ -135,13 +151,14 @@ class TestContext:
         """
         kw = self.steady_kw()
         max_rounds = self.max_rounds()
-        done = self.store.rounds(self.run_id, self.test, phase)
-        series = {t.label: [r.cell(t.cell).metric(t.metric) for r in done] for t in trackers}
-        states = {k: evaluate(v, **kw) for k, v in series.items()}
+        done = self.store.rounds(self.run_id, self.test, self._ph(phase))
+        history = [{c.name: c for c in r.cells} for r in done]
+        series = tracked_series(trackers, history)
+        states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
         if done and (all(s.reached for s in states.values()) or len(done) >= max_rounds):
             return self._outcome(phase, trackers, kw)
         need_pc = precondition is not None and not done and not self.store.rounds(
-            self.run_id, self.test, phase, kind="precondition", with_cells=False)
+            self.run_id, self.test, self._ph(phase), kind="precondition", with_cells=False)
         round_no = len(done) + 1
         round_seconds = sum(c.runtime_s or 0 for c in cells)
         with self.engine.session(self.target) as session:
@@ -150,7 +167,8 @@ class TestContext:
             if pc is not None:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
-                self.store.save_round(self.run_id, self.test, phase, "precondition", 0, out, [precondition.to_dict()])
+                self.store.save_round(self.run_id, self.test, self._ph(phase), "precondition", 0, out,
+                                      [precondition.to_dict()])
                 self._checkpoint()
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "")
@@ -161,12 +179,11 @@ class TestContext:
                     if nxt is not None:
                         nxt.cancel()
                     raise
-                by_name = {c.name: c for c in out.cells}
-                for t in trackers:
-                    series[t.label].append(by_name[t.cell].metric(t.metric))
-                states = {k: evaluate(v, **kw) for k, v in series.items()}
-                tracking = {k: v[-1] for k, v in series.items()}
-                self.store.save_round(self.run_id, self.test, phase, "round", round_no, out,
+                history.append({c.name: c for c in out.cells})
+                series = tracked_series(trackers, history)
+                states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
+                tracking = {k: v[-1] for k, v in series.items() if len(v) == len(history)}
+                self.store.save_round(self.run_id, self.test, self._ph(phase), "round", round_no, out,
                                       [c.to_dict() for c in cells], tracking,
                                       {k: s.to_dict() for k, s in states.items()})
                 self._checkpoint()
@@ -186,6 +203,7 @@ class TestContext:
         Resumable at round granularity: stored rounds are skipped and the rest continue.
         """
         chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
+        phase = self._ph(phase)
         done = len(self.store.rounds(self.run_id, self.test, phase, with_cells=False))
         if done < len(chunks):
             with self.engine.session(self.target) as session:
@@ -209,9 +227,11 @@ class TestContext:
             r = session.submit(cells, tag=",".join(phases), interval_s=interval_s)
             try:
                 for iv in r.intervals():
-                    phase = phases[iv.cell_index]
-                    st = state.setdefault(phase, {"round": len(self.store.rounds(self.run_id, self.test, phase,
-                                                                                  with_cells=False))})
+                    phase = self._ph(phases[iv.cell_index])
+                    if phase not in state:   # continue a resumed phase's round count (queried once)
+                        state[phase] = {"round": len(self.store.rounds(self.run_id, self.test, phase,
+                                                                       with_cells=False))}
+                    st = state[phase]
                     st["round"] += 1
                     track = tracking(phase, st["round"], iv.result, st)
                     out = r.interval_output(iv)
@@ -230,11 +250,14 @@ class TestContext:
                 raise
 
     def _outcome(self, phase: str, trackers: Sequence[Tracker], kw: dict) -> SteadyOutcome:
-        rounds = self.store.rounds(self.run_id, self.test, phase)
-        series = {t.label: [r.cell(t.cell).metric(t.metric) for r in rounds] for t in trackers}
+        rounds = self.store.rounds(self.run_id, self.test, self._ph(phase))
+        series = tracked_series(trackers, [{c.name: c for c in r.cells} for r in rounds])
         nums = [r.round for r in rounds]
-        states = {k: evaluate(v, rounds=nums, **kw) for k, v in series.items()}
-        reached = bool(states) and all(s.reached for s in states.values())
+        # a target that dropped out (remote host) has fewer values: judged over the rounds it has
+        states = {k: evaluate(v, rounds=nums if len(v) == len(nums) else nums[:len(v)], **kw)
+                  for k, v in series.items()}
+        live = {k: s for k, s in states.items() if len(series[k]) == len(nums)}
+        reached = bool(live) and all(s.reached for s in live.values())
         window = nums[-kw["window"]:]
         return SteadyOutcome(phase, rounds, states, reached, window)
 
@@ -247,37 +270,45 @@ def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) 
         return out
     for i, name in enumerate(c.name for c in chosen[0].cells):
         cells: list[CellResult] = [r.cells[i] for r in chosen]
-        n = len(cells)
-        summary = {
-            "workload": chosen[0].workloads[i] if chosen[0].workloads else {},
-            "iops": sum(c.iops for c in cells) / n,
-            "read_iops": sum(c.read.iops for c in cells) / n,
-            "write_iops": sum(c.write.iops for c in cells) / n,
-            "read_mib_s": sum(c.read.bw_bytes for c in cells) / n / 2**20,
-            "write_mib_s": sum(c.write.bw_bytes for c in cells) / n / 2**20,
-            "usr_cpu": sum(c.usr_cpu for c in cells) / n,
-            "sys_cpu": sum(c.sys_cpu for c in cells) / n,
-        }
-        for d in ("read", "write"):
-            ios = sum(getattr(c, d).ios for c in cells)
-            if not ios:
-                continue
-            stats = [getattr(c, d) for c in cells]
-            lat = {"mean_us": sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
-                   "max_us": max(s.lat_max_ns for s in stats) / 1000}
-            bins = merge_bins(s.bins for s in stats if s.bins)
-            for p in sorted({k for s in stats for k in s.percentiles}, key=float):
-                v = percentile_from_bins(bins, float(p)) if bins else None
-                if v is None:  # no histogram: mean of per-round percentiles (flagged)
-                    v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
-                    lat["percentiles_from"] = "round mean"
-                lat[f"p{p}_us"] = v / 1000
-            summary[f"{d}_lat"] = lat
-        ios_all = sum(c.read.ios + c.write.ios for c in cells)
-        summary["lat_mean_us"] = sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0
-        summary["lat_max_us"] = max(c.lat_max_ns for c in cells) / 1000
+        summary = {"workload": chosen[0].workloads[i] if chosen[0].workloads else {}, **_cell_summary(cells)}
+        parts = {p for c in cells for p in c.parts}
+        if parts:
+            summary["parts"] = {p: _cell_summary([c.parts[p] for c in cells if p in c.parts]) for p in sorted(parts)}
         out[name] = summary
     return out
+
+
+def _cell_summary(cells: list[CellResult]) -> dict:
+    """Window averages of one cell's results (rates averaged, histograms merged, max of max)."""
+    n = len(cells)
+    summary = {
+        "iops": sum(c.iops for c in cells) / n,
+        "read_iops": sum(c.read.iops for c in cells) / n,
+        "write_iops": sum(c.write.iops for c in cells) / n,
+        "read_mib_s": sum(c.read.bw_bytes for c in cells) / n / 2**20,
+        "write_mib_s": sum(c.write.bw_bytes for c in cells) / n / 2**20,
+        "usr_cpu": sum(c.usr_cpu for c in cells) / n,
+        "sys_cpu": sum(c.sys_cpu for c in cells) / n,
+    }
+    for d in ("read", "write"):
+        ios = sum(getattr(c, d).ios for c in cells)
+        if not ios:
+            continue
+        stats = [getattr(c, d) for c in cells]
+        lat = {"mean_us": sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
+               "max_us": max(s.lat_max_ns for s in stats) / 1000}
+        bins = merge_bins(s.bins for s in stats if s.bins)
+        for p in sorted({k for s in stats for k in s.percentiles}, key=float):
+            v = percentile_from_bins(bins, float(p)) if bins else None
+            if v is None:  # no histogram: mean of per-round percentiles (flagged)
+                v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
+                lat["percentiles_from"] = "round mean"
+            lat[f"p{p}_us"] = v / 1000
+        summary[f"{d}_lat"] = lat
+    ios_all = sum(c.read.ios + c.write.ios for c in cells)
+    summary["lat_mean_us"] = sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0
+    summary["lat_max_us"] = max(c.lat_max_ns for c in cells) / 1000
+    return summary
 
 
 def cell_name(kind: str, bs: int, read_pct: int) -> str:

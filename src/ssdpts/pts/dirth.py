@@ -25,3 +25,5 @@ def run(ctx: TestContext) -> dict:
     out["block_size"] = bs
     out["read_pct"] = read
     return out
+
+from .demand_report import compare_section, report_section  # noqa: E402,F401

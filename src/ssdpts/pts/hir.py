@@ -65,3 +65,5 @@ def _gaps(ctx: TestContext, record) -> list[float]:
     import json
 
     return json.loads(row[0]) if row else []
+
+from .hir_report import compare_section, report_section  # noqa: E402,F401

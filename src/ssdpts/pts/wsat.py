@@ -115,3 +115,5 @@ def run(ctx: TestContext) -> dict:
     return {"workloads": results, "capacity_bytes": cap, "round_time_s": interval,
             "units": {"tgbw_gb": "GB written (10^9 bytes)", "fills": "drive capacities written",
                       "iops": "IO/s", "latency": "µs"}}
+
+from .wsat_report import compare_section, report_section  # noqa: E402,F401

@@ -54,3 +54,5 @@ def run(ctx: TestContext) -> dict:
         "interval_s": interval,
         "units": {"mib_s": "MiB/s", "recovery_s": "seconds from the start of group 3", "latency": "µs"},
     }
+
+from .xsr_report import compare_section, report_section  # noqa: E402,F401

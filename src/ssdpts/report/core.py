@@ -225,6 +225,9 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                     sec["body"] = Markup(f'<p class="warn">Test {escape(t["status"])}: no summary yet; showing the '
                                          f'{len(rounds)} stored rounds.</p>')
                 sec["body"] += generic_section(ctx)
+            from ..health.report import health_block
+
+            sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
         except Exception as e:  # one broken section must not lose the rest of the report
             if strict:
                 raise

@@ -96,7 +96,8 @@ def cell_from_dict(d: dict) -> CellResult:
 
     return CellResult(name=d["name"], read=ds(d["read"]), write=ds(d["write"]), runtime_ms=d["runtime_ms"],
                       usr_cpu=d["usr_cpu"], sys_cpu=d["sys_cpu"], latency_source=d.get("latency_source", "lat"),
-                      intervals=d.get("intervals", []))
+                      intervals=d.get("intervals", []),
+                      parts={k: cell_from_dict(v) for k, v in (d.get("parts") or {}).items()})
 
 
 @dataclass

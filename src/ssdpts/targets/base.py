@@ -19,6 +19,13 @@ class Target:
     def fio_filename(self) -> str:
         return self.path
 
+    host: str | None = None       # fio server "host[:port]" for remote targets; None = this machine
+
+    @property
+    def label_id(self) -> str:
+        """How results name this target: the path, prefixed by the host when remote."""
+        return f"{self.host}:{self.path}" if self.host else self.path
+
     @property
     def label(self) -> str:
         model = self.info.get("model")

@@ -78,6 +78,21 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
     if method not in METHODS:
         raise SsdptsError(f"unknown purge method {method!r}; allowed: {', '.join(METHODS)}")
     t0 = time.monotonic()
+    if target.kind == "set":
+        records = [purge(m, method, roots) for m in target.members]
+        return PurgeRecord(",".join(sorted({r.method for r in records})), all(r.snia_purge for r in records),
+                           " ; ".join(r.command for r in records), time.monotonic() - t0,
+                           " | ".join(f"{m.label_id}: {r.method}{'' if r.snia_purge else ' (not a SNIA purge)'}"
+                                      for m, r in zip(target.members, records)))
+    if target.host is not None:
+        if method not in ("auto", "trim"):
+            return PurgeRecord("none", False, "", 0.0, f"{method} cannot run through fio on {target.host}; "
+                               "purge the drive there first, or use --purge trim")
+        from ..engines.remote import RemoteFioEngine
+
+        cmd = RemoteFioEngine().purge(target)
+        return PurgeRecord("trim", False, cmd, time.monotonic() - t0,
+                           "TRIM of every LBA through a remote fio trim job: not a SNIA purge")
     if target.kind == "file":
         from .resolve import prepare_file
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -25,12 +26,26 @@ def _run_json(cmd: list[str]) -> dict | None:
         return None
 
 
+REMOTE_SPEC = re.compile(r"^\[?([^\]/]+?)\]?:(\d+):(/[^#]*)(?:#size=(\d+))?$")   # HOST:PORT:/dev/x#size=N
+
+
+def remote_spec(target: Target) -> str:
+    host, port = target.host.rsplit(":", 1)
+    return f"{host}:{port}:{target.path}#size={target.size_bytes}"
+
+
 def open_target(spec: str, size: int | None = None, roots: SysRoots | None = None, probe: bool = True) -> Target:
     """Block device, regular file (created later if missing) or 'sim:PRESET|FILE'."""
     if spec.startswith("sim:"):
         from .sim import open_sim_target
 
         return open_sim_target(spec)
+    remote = REMOTE_SPEC.match(spec)
+    if remote:
+        from .remote import remote_target
+
+        host, port, path, sz = remote.groups()
+        return remote_target(host, int(port), path, int(sz) if sz else size)
     path = os.path.abspath(spec)
     if os.path.exists(path) and stat.S_ISBLK(os.stat(path).st_mode):
         return _block_target(spec, path, roots or SysRoots(), probe)

@@ -5,6 +5,6 @@ Engines add their own plumbing (gates, output) on top of the rendered sections.
 """
 
 from .spec import DATA_PATTERNS, RW_MODES, Workload
-from .fio import FioJob, render
+from .fio import FioJob, render, render_on
 
-__all__ = ["Workload", "RW_MODES", "DATA_PATTERNS", "FioJob", "render"]
+__all__ = ["Workload", "RW_MODES", "DATA_PATTERNS", "FioJob", "render", "render_on"]

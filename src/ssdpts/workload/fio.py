@@ -110,3 +110,17 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
     for w in cells:
         job.sections.append((w.name, cell_options(w, capacity, align)))
     return job
+
+
+def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio") -> FioJob:
+    """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`."""
+    if len(targets) == 1:
+        t = targets[0]
+        return render(cells, t.fio_filename, t.size_bytes, t.logical_block_size, ioengine)
+    job = render([], "", 0, 4096, ioengine)
+    del job.global_options["filename"]
+    for w in cells:
+        for i, t in enumerate(targets):
+            opts = {"filename": t.fio_filename, **cell_options(w, t.size_bytes, t.logical_block_size)}
+            job.sections.append((f"{w.name}@{i}", opts))
+    return job

@@ -1,0 +1,218 @@
+"""Remote fio engine: the same rounds, run by `fio --server` on other hosts through `fio --client`.
+
+One client process per host and round, all started together (lock-step by round); a host that
+fails or drops is marked failed for the rest of the run while the others continue. Within a round,
+cells are separated by fio's `stonewall` (the local gates cannot reach a remote host), so expect
+fio's usual 0.1-0.3 s between cells; the gap between rounds is measured and stored.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import SsdptsError
+from ..targets.remote import reachable, split_host
+from ..workload import Workload, render_on
+from .fio import _die_with_parent, fio_version
+from .fiojson import parse_output
+from .results import RoundOutput, aggregate
+
+
+class RemoteFioEngine:
+    name = "fio-remote"
+
+    def __init__(self, binary: str = "fio"):
+        self.binary = binary
+        self.version = fio_version(binary)
+        self.failed: dict[str, str] = {}      # target label -> why it failed (kept for the whole run)
+
+    def _client(self, host_port: str) -> str:
+        host, port = split_host(host_port)
+        return f"--client=ip6:{host},{port}" if ":" in host else f"--client=ip:{host},{port}"
+
+    def preflight(self, members) -> None:
+        """Before anything is written: every host reachable, same fio protocol, targets present."""
+        for host in sorted({m.host for m in members}):
+            why = reachable(host)
+            if why:
+                raise SsdptsError(f"fio server {host} is not reachable ({why}); start 'fio --server' there "
+                                  "(see docs/scale.md) or drop the host")
+        from concurrent.futures import ThreadPoolExecutor
+
+        with tempfile.TemporaryDirectory(prefix="ssdpts-probe-") as tmp, ThreadPoolExecutor(16) as pool:
+            for error in pool.map(lambda m: self._probe(m, Path(tmp)), members):   # all hosts at once
+                if error:
+                    raise SsdptsError(error)
+
+    def _probe(self, m, tmp: Path) -> str | None:
+        """A 4 KiB read at the end of the declared size: the target exists, is that big, and fio talks to us."""
+        job = tmp / f"probe-{abs(hash(m.label_id))}.fio"
+        job.write_text(f"[probe]\nfilename={m.path}\nrw=read\nbs=4096\nsize=4096\n"
+                       f"offset={m.size_bytes - 4096}\nioengine=psync\n")
+        p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
+                           capture_output=True, text=True, timeout=60)
+        text = (p.stdout + p.stderr).strip()
+        if "version mismatch" in text:
+            return (f"fio on {m.host} speaks another protocol than local {self.version}; "
+                    "install the same fio version on every host")
+        try:
+            _, probe = parse_output(p.stdout)
+            ok = p.returncode == 0 and any(c.read.ios > 0 for c in probe)
+        except SsdptsError:
+            ok = False
+        if ok:
+            return None
+        why = next((l.strip() for l in text.splitlines() if "fio:" in l or "error" in l.lower()), "")
+        return (f"target {m.label_id} cannot be read at its declared size ({m.size_bytes} bytes)"
+                f"{': ' + why if why else ''}; check the device path and --size/size on that host")
+
+    def session(self, target) -> "RemoteSession":
+        return RemoteSession(self, target)
+
+    def purge(self, member) -> str:
+        """TRIM of the whole remote device through a fio trim job (not a SNIA purge)."""
+        with tempfile.TemporaryDirectory(prefix="ssdpts-trim-") as tmp:
+            job = Path(tmp) / "trim.fio"
+            job.write_text(f"[trim]\nfilename={member.path}\nrw=trim\nbs=16m\nsize={member.size_bytes}\n"
+                           "ioengine=psync\n")
+            cmd = [self.binary, self._client(member.host), "--output-format=json", str(job)]
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=24 * 3600)
+            if p.returncode != 0:
+                raise SsdptsError(f"remote TRIM of {member.label_id} failed: {(p.stderr or p.stdout).strip()[-200:]}")
+            return " ".join(cmd)
+
+
+class RemoteRound:
+    def __init__(self, session: "RemoteSession", cells: Sequence[Workload], tag: str):
+        self.session = session
+        self.cells = list(cells)
+        self.tag = tag
+        self._result: RoundOutput | None = None
+        self._started = False
+        self.procs: dict[str, tuple[subprocess.Popen, list, str, list[str]]] = {}
+
+    def _start(self) -> None:
+        """Start one client per live host, all together (called when the previous round is done)."""
+        s = self.session
+        self._started = True
+        self.started_at = time.time()
+        by_host: dict[str, list] = {}
+        for m in s.members:
+            if m.label_id not in s.engine.failed:
+                by_host.setdefault(m.host, []).append(m)
+        s.count += 1
+        for host, members in by_host.items():
+            job = render_on(self.cells, members)
+            for i, (name, opts) in enumerate(job.sections):
+                opts["new_group"] = ""
+                if i >= len(members):
+                    opts["stonewall"] = ""
+            path = s.dir / f"round-{s.count:05d}-{host.replace(':', '_')}.fio"
+            path.write_text(job.text())
+            cmd = [s.engine.binary, s.engine._client(host), "--output-format=json+", str(path)]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True, preexec_fn=_die_with_parent)
+            self.procs[host] = (proc, members, job.text(), cmd)
+
+    def cancel(self) -> None:
+        for proc, *_ in self.procs.values():
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+
+    def result(self) -> RoundOutput:
+        if self._result is not None:
+            return self._result
+        s = self.session
+        for r in s.queue:                 # rounds run in submission order
+            if r is self:
+                break
+            r.result()
+        gap_from = s.last_end
+        self._start()
+        outputs: dict[str, tuple[str, str]] = {}
+        threads = []
+        for host, (proc, _, _, _) in self.procs.items():
+            def wait(host=host, proc=proc):
+                out, err = proc.communicate()
+                outputs[host] = (out, err)
+            t = threading.Thread(target=wait)
+            t.start()
+            threads.append(t)
+        for t in threads:
+            t.join()
+        ended = time.time()
+        s.last_end = ended
+        parts: list[dict] = [dict() for _ in self.cells]
+        texts, errs = [], []
+        for host, (proc, members, _, _) in self.procs.items():
+            out, err = outputs[host]
+            texts.append(out)
+            errs.append(err)
+            try:
+                if proc.returncode != 0:
+                    raise SsdptsError((err or out).strip().splitlines()[-1] if (err or out).strip()
+                                      else f"exit {proc.returncode}")
+                _, cells = parse_output(out)
+                if len(cells) != len(self.cells) * len(members):
+                    raise SsdptsError(f"got {len(cells)} results for {len(self.cells) * len(members)} jobs")
+            except SsdptsError as e:
+                for m in members:
+                    s.engine.failed[m.label_id] = f"{self.tag or 'round'}: {e}"
+                continue
+            for k in range(len(self.cells)):
+                for j, m in enumerate(members):
+                    parts[k][m.label_id] = cells[k * len(members) + j]
+        if not any(parts):
+            raise SsdptsError("every remote host failed: " + "; ".join(f"{k}: {v}" for k, v in s.engine.failed.items()))
+        cells = [aggregate(p, w.name) for p, w in zip(parts, self.cells)]
+        first = next(iter(self.procs.values()))
+        self._result = RoundOutput(
+            cells=cells, engine="fio-remote", job_text="\n".join(v[2] for v in self.procs.values()),
+            command=[c for v in self.procs.values() for c in v[3] + [";"]][:-1],
+            raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
+            gap_before_ms=(self.started_at - gap_from) * 1000 if gap_from else None,
+            fio_version=s.engine.version)
+        return self._result
+
+
+class RemoteSession:
+    def __init__(self, engine: RemoteFioEngine, target):
+        self.engine = engine
+        self.target = target
+        self.members = list(getattr(target, "members", None) or [target])
+        self.dir = Path(tempfile.mkdtemp(prefix="ssdpts-remote-"))
+        self.queue: list[RemoteRound] = []
+        self.count = 0
+        self.last_end: float | None = None
+
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> RemoteRound:
+        if interval_s:
+            raise SsdptsError("continuous (streaming) tests such as WSAT/XSR are not supported on remote hosts "
+                              "yet; run them with ssdpts on each host")
+        r = RemoteRound(self, cells, tag)
+        self.queue.append(r)
+        return r
+
+    def close(self) -> None:
+        for r in self.queue:
+            r.cancel()
+        import shutil
+
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> "RemoteSession":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,276 @@
+"""Deltas between two health snapshots, and the endurance projection over a series of them.
+
+The one place for the maths, shared by the endurance test, its report and `ssdpts analyze endurance`.
+
+* WAF = Δ media writes / Δ host writes, on deltas of the same counters (Micron: (Δ247 + Δ248) / Δ247).
+* Wear rate: least-squares slope of the wear indicator (% of rated life used) against time and
+  against host bytes written. Drives report whole percents, so when the indicator is a staircase
+  the fit uses the first sample of each new value (where the true wear crossed the step), which
+  is unbiased; with fewer than two steps only a bound is given.
+* Days to end of life = (100 - wear now) / (wear per day); TBW consumed = host bytes written over the
+  drive's life (its own counter) / rated TBW; rated TBW = DWPD x capacity x 365 x warranty years.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+TB = 1e12
+DAY = 86400.0
+
+
+def _d(a, b):
+    return None if a is None or b is None else b - a
+
+
+def deltas(before: dict | None, after: dict | None) -> dict:
+    """What changed between two snapshots (bytes, WAF, wear, errors, temperature), with what is missing."""
+    out: dict = {"available": False}
+    if not before or not after or not before.get("available") or not after.get("available"):
+        why = next((s.get("reason") for s in (before, after) if s and not s.get("available")), None)
+        out["reason"] = why or "no health snapshot"
+        return out
+    out["available"] = True
+    out["elapsed_s"] = _d(before.get("timestamp"), after.get("timestamp"))
+    if before.get("clock_s") is not None and after.get("clock_s") is not None:
+        out["elapsed_s"] = after["clock_s"] - before["clock_s"]          # simulated time
+    for k in ("host_written_bytes", "host_read_bytes", "media_written_bytes", "media_errors", "power_on_hours",
+              "erase_count_avg", "unsafe_shutdowns"):
+        out[k] = _d(before.get(k), after.get(k))
+    out["wear_percent"] = _d(before.get("percentage_used"), after.get("percentage_used"))
+    out["wear_before"], out["wear_after"] = before.get("percentage_used"), after.get("percentage_used")
+    out["available_spare"] = _d(before.get("available_spare"), after.get("available_spare"))
+    out["temperature_before_c"], out["temperature_after_c"] = before.get("temperature_c"), after.get("temperature_c")
+    out["waf"] = waf_between(before, after)
+    out["missing"] = sorted(k for k in ("host_written_bytes", "media_written_bytes", "wear_percent", "waf")
+                            if out.get(k) is None)
+    return out
+
+
+def waf_between(a: dict, b: dict) -> float | None:
+    """Δ media / Δ host of the WAF counters (same unit on both sides), None when unknown or nothing written."""
+    for host_k, media_k in (("waf_host_units", "waf_media_units"), ("host_written_bytes", "media_written_bytes")):
+        dh, dm = _d(a.get(host_k), b.get(host_k)), _d(a.get(media_k), b.get(media_k))
+        if dh is not None and dm is not None:
+            return dm / dh if dh > 0 else None
+    return None
+
+
+def rated_tbw(rated_tbw_tb: float | None = None, dwpd: float | None = None, warranty_years: float | None = None,
+              capacity_bytes: int | None = None) -> float | None:
+    """Rated endurance in TB (10^12 bytes): given, or DWPD x capacity x 365 x warranty years."""
+    if rated_tbw_tb:
+        return float(rated_tbw_tb)
+    if dwpd and warranty_years and capacity_bytes:
+        return dwpd * capacity_bytes * 365 * warranty_years / TB
+    return None
+
+
+def _fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float] | None:
+    n = len(xs)
+    if n < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx <= 0:
+        return None
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return slope, my - slope * mx
+
+
+def _quantized(ys: Sequence[float]) -> bool:
+    return all(float(y).is_integer() for y in ys)
+
+
+def wear_fit(xs: Sequence[float], ys: Sequence[float]) -> dict:
+    """Slope of wear (%) against x; a staircase (whole percents) is fitted on its step points."""
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    if len(pts) < 2:
+        return {"slope": None, "intercept": None, "method": "too few points", "steps": 0}
+    ys_ = [y for _, y in pts]
+    if _quantized(ys_):
+        steps = [pts[0]] + [p for prev, p in zip(pts, pts[1:]) if p[1] != prev[1]]
+        nsteps = len(steps) - 1
+        if nsteps >= 2:
+            f = _fit([s[0] for s in steps[1:]], [s[1] for s in steps[1:]])
+            if f:
+                return {"slope": f[0], "intercept": f[1], "method": "step points (whole-percent indicator)",
+                        "steps": nsteps}
+        span = pts[-1][0] - pts[0][0]
+        if nsteps == 1 and span > 0:   # one step seen: at most 2 % per span, at least (step) over span
+            return {"slope": (ys_[-1] - ys_[0]) / span, "intercept": ys_[0] - (ys_[-1] - ys_[0]) / span * pts[0][0],
+                    "method": "one step of the whole-percent indicator: coarse", "steps": 1}
+        if nsteps == 0 and span > 0:
+            return {"slope": None, "intercept": None, "upper_slope": 1.0 / span, "steps": 0,
+                    "method": "no change of the whole-percent indicator: upper bound of less than 1 % per span"}
+        return {"slope": None, "intercept": None, "method": "no spread in x", "steps": nsteps}
+    f = _fit([p[0] for p in pts], ys_)
+    if f is None:
+        return {"slope": None, "intercept": None, "method": "no spread in x", "steps": 0}
+    return {"slope": f[0], "intercept": f[1], "method": "least squares", "steps": None}
+
+
+def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: float | None = None,
+            warranty_years: float | None = None, capacity_bytes: int | None = None) -> dict:
+    """Endurance projection from health records in time order.
+
+    Each point is a health record plus `t` (seconds on one clock: elapsed workload time, simulated
+    time, or the snapshot timestamp). Returns rates, projections, WAF over time and temperatures;
+    keys with None are unknown (the reason is in `notes`).
+    """
+    notes: list[str] = []
+    pts = [p for p in points if p and p.get("available") and p.get("t") is not None]
+    pts.sort(key=lambda p: p["t"])
+    out: dict = {"points": len(pts), "notes": notes}
+    if len(pts) < 2:
+        out["available"] = False
+        out["reason"] = "at least two health snapshots with health data are needed"
+        return out
+    first, last = pts[0], pts[-1]
+    span = last["t"] - first["t"]
+    if span <= 0:
+        out["available"] = False
+        out["reason"] = "the snapshots have no time between them"
+        return out
+    out["available"] = True
+    out["duration_s"] = span
+    out["duration_days"] = span / DAY
+    cap = capacity_bytes or last.get("capacity_bytes")
+
+    # bytes written
+    host = _d(first.get("host_written_bytes"), last.get("host_written_bytes"))
+    media = _d(first.get("media_written_bytes"), last.get("media_written_bytes"))
+    out["host_written_bytes"] = host
+    out["media_written_bytes"] = media
+    out["host_tb_per_day"] = host / TB / (span / DAY) if host is not None else None
+    out["host_written_tb_lifetime"] = last["host_written_bytes"] / TB if last.get("host_written_bytes") is not None else None
+    if out["host_tb_per_day"] is not None and cap:
+        out["drive_writes_per_day"] = out["host_tb_per_day"] * TB / cap
+    if host is None:
+        notes.append("the drive reports no host-write counter: no wear per TB, no TBW")
+
+    # WAF: overall and per interval
+    out["waf"] = waf_between(first, last)
+    series = []
+    for a, b in zip(pts, pts[1:]):
+        w = waf_between(a, b)
+        if w is not None:
+            series.append({"t": b["t"], "waf": w})
+    out["waf_series"] = series
+    if out["waf"] is None:
+        notes.append("no media (NAND) write counter on this drive: WAF unknown")
+
+    # wear
+    ts = [p["t"] for p in pts]
+    wear = [p.get("percentage_used") for p in pts]
+    out["wear_start"], out["wear_end"] = wear[0], wear[-1]
+    out["wear_delta"] = _d(wear[0], wear[-1])
+    tfit = wear_fit(ts, wear)
+    out["wear_fit_time"] = tfit
+    out["wear_per_day"] = tfit["slope"] * DAY if tfit.get("slope") is not None else None
+    if wear[-1] is None:
+        notes.append("the drive reports no wear indicator (percentage used / life left)")
+    hb = [None if p.get("host_written_bytes") is None or first.get("host_written_bytes") is None
+          else (p["host_written_bytes"] - first["host_written_bytes"]) / TB for p in pts]
+    bfit = wear_fit(hb, wear)
+    out["wear_fit_tb"] = bfit
+    out["wear_per_tb"] = bfit.get("slope")
+    current = wear[-1]
+    out["days_to_eol"] = out["days_to_eol_min"] = out["tb_to_eol"] = None
+    if current is not None:
+        left = max(0.0, 100.0 - current)
+        if out["wear_per_day"] and out["wear_per_day"] > 0:
+            out["days_to_eol"] = left / out["wear_per_day"]
+        elif tfit.get("upper_slope"):
+            out["days_to_eol_min"] = max(0.0, left - 1) / (tfit["upper_slope"] * DAY)
+            notes.append(f"the wear indicator did not change in {span / DAY:.3g} days: end of life is at least "
+                         f"{out['days_to_eol_min']:.3g} days away at this load")
+        if out["wear_per_tb"] and out["wear_per_tb"] > 0:
+            out["tb_to_eol"] = left / out["wear_per_tb"]
+        if tfit.get("method", "").startswith("one step"):
+            notes.append("only one step of the whole-percent wear indicator was seen: the projection is coarse")
+
+    # the recent rate (last half of the observation): the drive past its fresh-out-of-box phase
+    half = [p for p in pts if p["t"] >= first["t"] + span / 2]
+    out["wear_per_day_recent"] = out["days_to_eol_recent"] = None
+    if len(half) >= 4 and current is not None and not _quantized([p.get("percentage_used") for p in half
+                                                                    if p.get("percentage_used") is not None] or [0]):
+        rfit = wear_fit([p["t"] for p in half], [p.get("percentage_used") for p in half])
+        if rfit.get("slope"):
+            out["wear_per_day_recent"] = rfit["slope"] * DAY
+            if rfit["slope"] > 0:
+                out["days_to_eol_recent"] = max(0.0, 100.0 - current) / out["wear_per_day_recent"]
+
+    # rated endurance
+    rated = rated_tbw(rated_tbw_tb, dwpd, warranty_years, cap)
+    out["rated_tbw_tb"] = rated
+    out["tbw_used_percent"] = out["days_to_rated_tbw"] = None
+    if rated:
+        life = out["host_written_tb_lifetime"]
+        if life is not None:
+            out["tbw_used_percent"] = 100.0 * life / rated
+            if out["host_tb_per_day"]:
+                out["days_to_rated_tbw"] = max(0.0, rated - life) / out["host_tb_per_day"]
+        if out["wear_per_tb"]:
+            out["projected_tbw_tb"] = 100.0 / out["wear_per_tb"]
+
+    # temperature
+    temps = [p.get("temperature_c") for p in pts if p.get("temperature_c") is not None]
+    out["temperature_c"] = ({"min": min(temps), "max": max(temps), "mean": sum(temps) / len(temps),
+                             "last": temps[-1]} if temps else None)
+    return out
+
+
+def seconds_text(days: float | None) -> str:
+    """A span given in days, in the unit that reads best."""
+    if days is None:
+        return "–"
+    if days >= 365 * 2:
+        return f"{days:,.0f} days ({days / 365:.1f} years)"
+    if days >= 2:
+        return f"{days:,.1f} days"
+    if days * 24 >= 1:
+        return f"{days * 24:,.2f} hours"
+    if days * 1440 >= 1:
+        return f"{days * 1440:,.1f} minutes"
+    return f"{days * DAY:,.1f} seconds"
+
+
+def summary_lines(p: dict) -> list[tuple[str, str]]:
+    """The projection as (label, text) pairs: the CLI, the analyzer and the report print the same."""
+    if not p.get("available"):
+        return [("projection", f"not available: {p.get('reason')}")]
+
+    def num(v, fmt, unit=""):
+        return "–" if v is None else f"{format(v, fmt)}{unit}"
+
+    rows = [
+        ("observed", f"{seconds_text(p['duration_days'])}, {p['points']} snapshots"),
+        ("host written", num(p["host_written_bytes"] and p["host_written_bytes"] / TB, ".4g", " TB")
+         + (f" ({p['host_tb_per_day']:.4g} TB/day" + (f", {p['drive_writes_per_day']:.3g} drive writes/day"
+                                                       if p.get("drive_writes_per_day") else "") + ")"
+            if p.get("host_tb_per_day") is not None else "")),
+        ("media (NAND) written", num(p["media_written_bytes"] and p["media_written_bytes"] / TB, ".4g", " TB")),
+        ("WAF", num(p["waf"], ".3f")),
+        ("wear", f"{num(p['wear_start'], '.4g', ' %')} -> {num(p['wear_end'], '.4g', ' %')}"),
+        ("wear per day", num(p["wear_per_day"], ".4g", " %/day")),
+        ("wear per TB written", num(p["wear_per_tb"], ".4g", " %/TB")),
+        ("days to end of life", seconds_text(p["days_to_eol"]) if p["days_to_eol"] is not None else
+         (f">= {seconds_text(p['days_to_eol_min'])}" if p.get("days_to_eol_min") is not None else "–")),
+        ("TB to end of life", num(p["tb_to_eol"], ",.4g", " TB")),
+    ]
+    if p.get("days_to_eol_recent") is not None:
+        rows.insert(-1, ("at the recent rate", f"{p['wear_per_day_recent']:.4g} %/day (last half of the observation): "
+                                              f"end of life in {seconds_text(p['days_to_eol_recent'])}"))
+    if p.get("rated_tbw_tb"):
+        rows.append(("rated TBW", f"{p['rated_tbw_tb']:,.4g} TB; consumed {num(p['tbw_used_percent'], '.3g', ' %')}"
+                     f" ({num(p['host_written_tb_lifetime'], ',.4g', ' TB')} written over the drive's life)"))
+        rows.append(("days to rated TBW", seconds_text(p["days_to_rated_tbw"])))
+        if p.get("projected_tbw_tb"):
+            rows.append(("TBW at 100 % wear", f"{p['projected_tbw_tb']:,.4g} TB (from wear per TB)"))
+    t = p.get("temperature_c")
+    if t:
+        rows.append(("temperature", f"{t['min']:.0f}..{t['max']:.0f} °C (mean {t['mean']:.1f}, last {t['last']:.0f})"))
+    for n in p.get("notes") or []:
+        rows.append(("note", n))
+    return rows

@@ -1,0 +1,135 @@
+"""SLC-cache sizing (reviewers' study, seeds 000 and 002): one long sequential write from FOB.
+
+Purge, then SEQ 1 MiB writes (TC1, QD from the profile) over up to the whole capacity, bandwidth
+stored per interval (one continuous job cut into intervals: the drive never idles, so the cache is
+not folded behind our back). The plateaus (change points) are found by
+`ssdpts.analyze.slc_cache.estimate`; the cache size is the bytes written before the first drop.
+Seed 000 (KC2000): 2100 MiB/s for 32 s, then 700 MiB/s, then 500 MiB/s after 11 min -> ~65.6 GiB.
+"""
+
+from __future__ import annotations
+
+from ..analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, estimate, rebin
+from ..units import parse_duration, parse_size
+from .common import TestContext
+
+NAME = "slc-cache"
+TITLE = "SLC Cache Size (sequential write from FOB)"
+PHASE = "seq"
+
+
+def _reference(ctx: TestContext) -> dict | None:
+    """Targets that know their cache (the simulated SSD) record it right after the purge, once."""
+    rec = ctx.store.step(ctx.run_id, ctx.test, "reference")
+    if rec is not None:
+        return rec
+    counters = getattr(ctx.target, "counters", None)
+    if counters is None:
+        return None
+    c = counters()
+    rec = {"slc_capacity_bytes": c.get("slc_capacity_bytes"), "slc_used_bytes": c.get("slc_used_bytes"),
+           "source": "simulator counters after the purge"}
+    ctx.store.record_step(ctx.run_id, ctx.test, "reference", "reference", rec)
+    return rec
+
+
+def run(ctx: TestContext) -> dict:
+    cap = ctx.target.size_bytes
+    bs = parse_size(ctx.settings.get("block_size", "1m"))
+    interval = parse_duration(ctx.settings.get("interval", "1s"))
+    limit_s = parse_duration(ctx.settings.get("time_limit", "24h"))
+    share = float(ctx.settings.get("capacity_percent", 100)) / 100.0
+    min_drop = float(ctx.settings.get("min_drop", DEFAULT_MIN_DROP))
+    total = int(share * cap) // bs * bs
+    purge = ctx.purge()
+    reference = _reference(ctx)
+    done = ctx.store.rounds(ctx.run_id, ctx.test, PHASE)
+    written = sum(r.cells[0].write.bytes for r in done)
+    elapsed = sum(r.cells[0].runtime_ms for r in done) / 1000
+    remaining = (total - written) // bs * bs
+    if remaining >= bs and limit_s - elapsed > 0:
+        start = written / cap
+        cells = [ctx.cell(f"slc_seq_{bs // 1024}K", "write", bs, 0, threads=1, range_start=start,
+                          range_size=1.0 - start, io_size=remaining, runtime_s=limit_s - elapsed)]
+        stream_interval = interval
+        totals = {"bytes": written, "seconds": elapsed}
+
+        def track(phase, round_no, res, st, totals=totals):
+            secs = res.runtime_ms / 1000
+            start_s = totals["seconds"]
+            totals["bytes"] += res.write.bytes
+            totals["seconds"] += secs
+            return {"mib_s": res.write.bytes / secs / 2**20 if secs > 0 else 0.0, "start_s": start_s,
+                    "end_s": totals["seconds"], "bytes": res.write.bytes, "written_bytes": totals["bytes"],
+                    "iops": res.iops, "lat_mean_us": res.lat_mean_ns / 1000, "lat_max_us": res.lat_max_ns / 1000}
+
+        ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, 0, None,
+                                   f"sequential write of {total / 2**30:.1f} GiB")
+        ctx.stream([PHASE] * len(cells), cells, stream_interval, track)
+    rounds = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
+    series = [r.tracking for r in rounds]
+    times = [s["end_s"] for s in series]
+    mibs = [s["mib_s"] for s in series]
+    durs = [s["end_s"] - s["start_s"] for s in series]
+    times, mibs, durs = rebin(times, mibs, durs, interval)   # no-op when the rounds already are intervals
+    result = estimate(times, mibs, durations=durs, min_drop=min_drop,
+                      min_points=int(ctx.settings.get("min_points", DEFAULT_MIN_POINTS)))
+    written = series[-1]["written_bytes"] if series else 0
+    summary = {
+        "purge": purge, "block_size": bs, "iodepth": int(ctx.settings.get("iodepth", 1)), "threads": 1,
+        "capacity_bytes": cap, "planned_bytes": total, "written_bytes": written,
+        "elapsed_s": series[-1]["end_s"] if series else 0.0, "interval_s": interval,
+        "stop_reason": "planned bytes written" if written >= total else "time limit",
+        **{k: result[k] for k in ("steps", "drop_detected", "cache_bytes", "cache_gib", "first_drop_s",
+                                  "cache_speed_mib_s", "after_drop_mib_s")},
+        "note": result.get("note", ""),
+        "reference": reference,
+        "intervals": len(series),
+        "series": [{"t_s": t, "mib_s": m} for t, m in zip(times, mibs)],
+        "units": {"mib_s": "MiB/s (2^20 bytes/s)", "mb_s": "MB/s (10^6 bytes/s)", "cache_gib": "GiB (2^30 bytes)",
+                  "t_s": "seconds from the start of the write (end of each interval)"},
+    }
+    if reference and reference.get("slc_capacity_bytes") and summary["cache_bytes"]:
+        summary["reference"]["error"] = summary["cache_bytes"] / reference["slc_capacity_bytes"] - 1
+    return summary
+
+
+# --- report ------------------------------------------------------------------------------------
+
+def report_section(ctx) -> str:
+    """Sequential-write MiB/s vs time with the detected steps, the step table and the cache estimate."""
+    from markupsafe import Markup, escape
+
+    from ..report import plots
+
+    s = ctx.summary
+    html = []
+    if s.get("drop_detected"):
+        html.append(Markup(
+            f"<p><b>SLC cache estimate: {s['cache_gib']:.2f} GiB</b> ({s['cache_bytes'] / 1e9:.2f} GB) written at "
+            f"{s['cache_speed_mib_s']:.0f} MiB/s before the first drop at {s['first_drop_s']:.1f} s "
+            f"(then {s['after_drop_mib_s']:.0f} MiB/s).</p>"))
+    else:
+        html.append(Markup(f'<p class="note">No drop detected: {escape(s.get("note", ""))}</p>'))
+    ref = s.get("reference") or {}
+    if ref.get("slc_capacity_bytes"):
+        html.append(Markup(f'<p class="note">Reference ({escape(ref.get("source", ""))}): '
+                           f'{ref["slc_capacity_bytes"] / 2**30:.2f} GiB'
+                           + (f', estimate error {ref["error"] * 100:+.1f} %' if "error" in ref else "") + ".</p>"))
+    pts_ = s.get("series") or []
+    if pts_:
+        fig = ctx.figure()
+        series = {"sequential write": ([p["t_s"] for p in pts_], [p["mib_s"] for p in pts_])}
+        styles = {"sequential write": {"marker": None}}
+        for st in s.get("steps", []):
+            label = f"step {st['index'] + 1}: {st['mib_s']:.0f} MiB/s, {st['duration_s']:.1f} s"
+            series[label] = ([st["start_s"], st["end_s"]], [st["mib_s"], st["mib_s"]])
+            styles[label] = {"linestyle": "--", "linewidth": 2.0, "marker": None}
+        plots.series_plot(fig, series, "time (s)", "MiB/s", styles=styles, ylim0=True)
+        html.append(ctx.plot(fig, "mib-vs-time", "sequential write MiB/s vs time (SLC cache steps)",
+                             "Bandwidth per interval of one continuous SEQ write from FOB; dashed: detected steps."))
+    rows = [[st["index"] + 1, st["start_s"], st["duration_s"], st["mib_s"], st["mb_s"], st["gib"]]
+            for st in s.get("steps", [])]
+    html.append(ctx.table("steps", ["Step", "Start (s)", "Duration (s)", "MiB/s", "MB/s", "Written (GiB)"], rows,
+                          caption="Plateaus of the sequential write (the cache is everything before the first drop)"))
+    return Markup("").join(html)

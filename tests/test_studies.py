@@ -1,0 +1,161 @@
+"""The reviewer studies end to end: on a loop device (real fio) and on the simulated SSD (sim:client)."""
+
+import pytest
+
+from conftest import requires_devices, ssdpts
+from ssdpts.store import Store
+
+STUDIES = "slc-cache,bs-sweep,rw-over-time,op-study,variants,fresh-peak"
+
+
+def run(target, results, tiny, tests, *extra):
+    p = ssdpts("run", target, "--profile", tiny, "--tests", tests, "--destroy-data", "--results", str(results),
+               "-q", *extra)
+    rid = p.stdout.strip().splitlines()[-1]
+    store = Store.in_dir(results)
+    assert store.run(rid)["status"] == "completed", store.run(rid)
+    return rid, store
+
+
+def summaries(store, rid):
+    return {t["name"]: t["summary"] for t in store.tests(rid)}
+
+
+def sim_slc_capacity_after_purge() -> int:
+    from ssdpts.targets.sim import SimTarget, open_sim_target
+
+    target = open_sim_target("sim:client")
+    assert isinstance(target, SimTarget)
+    target.drive.purge()
+    return int(target.drive.counters()["slc_capacity_bytes"])
+
+
+@pytest.fixture(scope="module")
+def sim_run(tmp_path_factory):
+    """All six studies in one run on the simulated client SSD (the run also writes the report)."""
+    results = tmp_path_factory.mktemp("sim-studies")
+    from conftest import TINY
+
+    rid, store = run("sim:client", results, str(TINY), STUDIES)
+    return rid, store, results
+
+
+def test_slc_cache_on_the_simulated_ssd(sim_run):
+    rid, store, _ = sim_run
+    s = summaries(store, rid)["slc-cache"]
+    truth = sim_slc_capacity_after_purge()
+    assert s["reference"]["slc_capacity_bytes"] == truth
+    assert s["drop_detected"] and s["cache_bytes"] == pytest.approx(truth, rel=0.05)
+    # the client preset's three steps: SLC speed -> direct-to-TLC -> folding while writing
+    steps = s["steps"]
+    assert len(steps) == 3
+    assert steps[0]["mib_s"] > 2 * steps[1]["mib_s"]
+    assert steps[1]["mib_s"] > 1.3 * steps[2]["mib_s"]
+    assert steps[0]["gib"] == pytest.approx(s["cache_gib"], rel=0.05)
+    # stored intervals: one continuous sequential write of the whole capacity, bandwidth per interval
+    rounds = store.rounds(rid, "slc-cache", "seq")
+    assert sum(r.cells[0].write.bytes for r in rounds) == s["written_bytes"] == s["capacity_bytes"]
+    assert all(r.tracking["mib_s"] > 0 and r.cells[0].read.ios == 0 for r in rounds)
+    ends = [r.tracking["end_s"] for r in rounds]
+    assert all(b > a for a, b in zip(ends, ends[1:])) and ends[-1] == pytest.approx(s["elapsed_s"])
+
+
+def test_op_study_iops_rise_as_the_active_range_shrinks(sim_run):
+    rid, store, _ = sim_run
+    s = summaries(store, rid)["op-study"]["active_ranges"]
+    assert list(s) == ["100", "75", "50", "25"]
+    iops = [s[k]["iops"] for k in s]
+    assert all(b > a for a, b in zip(iops, iops[1:])), iops
+    assert iops[-1] > 3 * iops[0]
+    for k, v in s.items():
+        rounds = store.rounds(rid, "op-study", f"ar={k}")
+        assert v["rounds"] == len(rounds) >= 5
+        pre = store.rounds(rid, "op-study", f"ar={k}", kind="precondition")
+        assert len(pre) == 1 and pre[0].workloads[0]["range_size"] == pytest.approx(int(k) / 100)
+        assert rounds[0].workloads[0]["range_size"] == pytest.approx(int(k) / 100)
+
+
+def test_other_studies_on_the_simulated_ssd(sim_run):
+    rid, store, _ = sim_run
+    s = summaries(store, rid)
+    # bs-sweep: 0.5K skipped (4 KiB logical block), fresh and used, MB/s grows with the block size for reads
+    b = s["bs-sweep"]
+    assert b["block_sizes"] == ["4K", "64K", "1024K"] and any("0.5K skipped" in n for n in b["notes"])
+    for state in ("fresh", "used"):
+        for rw in ("read", "randread", "write", "randwrite"):
+            assert all(b["results"][state][rw][k]["mb_s"] > 0 for k in b["block_sizes"])
+        assert b["results"][state]["randread"]["1024K"]["mb_s"] > b["results"][state]["randread"]["4K"]["mb_s"]
+    assert b["results"]["used"]["write"]["1024K"]["mb_s"] < b["results"]["fresh"]["write"]["1024K"]["mb_s"]
+    assert store.rounds(rid, "bs-sweep", "used/precondition")[0].workloads[0]["bs"] == 65536
+    # rw-over-time: a purge per block size, intervals of MB/s
+    r = s["rw-over-time"]
+    assert list(r["block_sizes"]) == ["4K", "128K"] and any("2K skipped" in n for n in r["notes"])
+    assert all(v["intervals"] >= 3 and v["first_mb_s"] > 0 for v in r["block_sizes"].values())
+    assert {st["key"] for st in store.steps(rid, "rw-over-time") if st["kind"] == "purge"} >= {"purge:bs=4K",
+                                                                                              "purge:bs=128K"}
+    # variants: the working set is sized against this run's slc-cache estimate
+    v = s["variants"]
+    assert v["cache_source"] == "slc-cache estimate of this run"
+    assert v["order"] == ["random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered"]
+    assert v["variants"]["ws-small"]["working_set_bytes"] < v["cache_bytes"] < v["variants"]["ws-large"]["working_set_bytes"]
+    assert v["variants"]["buffered"]["label"] == "buffered: page cache, not the drive"
+    assert any("simulated drive models neither" in n for n in v["notes"])
+    # fresh-peak: the FOB write peak is far above the steady state the op-study reached at AR 100 %
+    f = s["fresh-peak"]["results"]
+    assert f["randread"]["iops"] > 0 and f["randwrite"]["iops"] > 5 * s["op-study"]["active_ranges"]["100"]["iops"]
+    assert f["randwrite"]["lat_mean_us"] > 0
+
+
+def test_report_has_the_study_sections_and_charts(sim_run):
+    rid, store, results = sim_run
+    from ssdpts.report import write_report
+
+    path = write_report(store, rid, results / "report-out", strict=True)
+    html = path.read_text()
+    for test, chart in [("slc-cache", "mib-vs-time"), ("bs-sweep", "mb-vs-bs"), ("rw-over-time", "mb-vs-time"),
+                        ("op-study", "iops-vs-ar"), ("variants", "variants"), ("fresh-peak", "fresh-vs-steady")]:
+        assert f'id="test-{test}"' in html or f"test-{test}" in html
+        assert f'id="fig-{test}-{chart}"' in html, (test, chart)
+        assert (path.parent / "plots" / f"{test}-{chart}.png").stat().st_size > 1000
+    assert "SLC cache estimate" in html and "page cache, not the drive" in html
+    assert "report section failed" not in html
+
+
+@requires_devices
+def test_studies_on_a_loop_device(loop_factory, tmp_path, tiny):
+    dev = loop_factory(128 * 2**20)
+    results = tmp_path / "results"
+    rid, store = run(dev, results, tiny, STUDIES, "--purge", "trim")
+    s = summaries(store, rid)
+    cap = store.run(rid)["target"]["size_bytes"]
+    # slc-cache: the whole capacity written sequentially in 1 MiB writes, intervals stored
+    c = s["slc-cache"]
+    rounds = store.rounds(rid, "slc-cache", "seq")
+    assert rounds and "rw=write" in rounds[0].job_text and "bs=1048576" in rounds[0].job_text
+    assert c["written_bytes"] == cap == sum(r.cells[0].write.bytes for r in rounds)
+    assert c["steps"] and c["reference"] is None
+    # bs-sweep: 0.5 KiB runs on a 512-byte-sector loop device; aligned random I/O at QD from the profile
+    b = s["bs-sweep"]
+    assert b["block_sizes"] == ["0.5K", "4K", "64K", "1024K"] and b["notes"] == []
+    assert all(b["results"][st][rw][k]["mb_s"] > 0 for st in ("fresh", "used") for rw in b["workloads"]
+               for k in b["block_sizes"])
+    job = store.rounds(rid, "bs-sweep", "fresh")[0].job_text
+    assert "bs=512" in job and "iodepth=4" in job
+    # rw-over-time: every size (2K too) from its own purge
+    r = s["rw-over-time"]["block_sizes"]
+    assert list(r) == ["2K", "4K", "128K"] and all(v["intervals"] >= 2 and v["first_mb_s"] > 0 for v in r.values())
+    # op-study: a steady-state loop per active range
+    o = s["op-study"]["active_ranges"]
+    assert list(o) == ["100", "75", "50", "25"] and all(v["iops"] > 0 and v["rounds"] >= 5 for v in o.values())
+    assert f"size={int(cap * 0.25) // 4096 * 4096}" in store.rounds(rid, "op-study", "ar=25")[0].job_text
+    # variants: fio options of each variant; working-set variants skipped (cache size unknown)
+    v = s["variants"]
+    assert set(v["variants"]) == {"random", "compress50", "zero", "dsync", "buffered"}
+    assert any("ws-small skipped" in n for n in v["notes"])
+    job = store.rounds(rid, "variants", "variants")[0].job_text
+    for opt in ("buffer_compress_percentage=50", "zero_buffers=1", "sync=dsync", "direct=0", "scramble_buffers=1"):
+        assert opt in job
+    # fresh-peak
+    f = s["fresh-peak"]["results"]
+    assert f["randread"]["iops"] > 0 and f["randwrite"]["iops"] > 0
+    assert "numjobs=2" in store.rounds(rid, "fresh-peak", "fob")[0].job_text
