@@ -98,3 +98,35 @@ def ssdpts(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     if check and p.returncode != 0:
         raise AssertionError(f"ssdpts {' '.join(args)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
     return p
+
+
+def run_completed(target: str, results: Path, profile: str, tests: str, *extra: str):
+    """`ssdpts run` through the CLI; returns (run id, Store) and checks the run completed."""
+    from ssdpts.store import Store
+
+    p = ssdpts("run", target, "--profile", profile, "--tests", tests, "--destroy-data", "--results", str(results),
+               "-q", *extra)
+    rid = p.stdout.strip().splitlines()[-1]
+    store = Store.in_dir(results)
+    assert store.run(rid)["status"] == "completed", store.run(rid)
+    return rid, store
+
+
+def wait_for_rounds(db: Path, test: str, n: int, timeout: float = 120.0) -> str | None:
+    """Poll the results database until the first run has `n` committed rounds of `test`; its id."""
+    import time
+
+    from ssdpts.store import Store
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if db.exists():
+            s = Store(db)
+            try:
+                runs = s.runs()
+                if runs and len(s.rounds(runs[0]["id"], test, with_cells=False)) >= n:
+                    return runs[0]["id"]
+            finally:
+                s.close()
+        time.sleep(0.05)
+    return None

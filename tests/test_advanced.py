@@ -5,21 +5,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
-from conftest import requires_devices, ssdpts
+from conftest import requires_devices, run_completed, ssdpts, wait_for_rounds
 from ssdpts.store import Store
 
 
-def run(target, results, tiny, tests, *extra):
-    p = ssdpts("run", target, "--profile", tiny, "--tests", tests, "--destroy-data", "--results", str(results),
-               "-q", *extra)
-    rid = p.stdout.strip().splitlines()[-1]
-    store = Store.in_dir(results)
-    assert store.run(rid)["status"] == "completed", store.run(rid)
-    return rid, store
+run = run_completed
 
 
 def summary(store, rid, test):
@@ -54,16 +47,7 @@ def test_wsat_resume_continues_round_count_and_tgbw(loop_factory, results, tiny,
                              "wsat", "--destroy-data", "--results", str(results), "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = results / "ssdpts.db"
-    rid = None
-    deadline = time.time() + 60
-    while time.time() < deadline and rid is None:
-        if db.exists():
-            s = Store(db)
-            runs = s.runs()
-            if runs and len(s.rounds(runs[0]["id"], "wsat", with_cells=False)) >= 3:
-                rid = runs[0]["id"]
-            s.close()
-        time.sleep(0.05)
+    rid = wait_for_rounds(db, "wsat", 3, timeout=60)
     assert rid
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from conftest import requires_devices, ssdpts
+from conftest import requires_devices, ssdpts, wait_for_rounds
 from ssdpts.store import Store
 
 
@@ -18,24 +18,13 @@ def test_sigkill_then_resume(loopdev, results, tiny, tmp_path):
                              "--tests", "iops", "--destroy-data", "--results", str(results), "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = results / "ssdpts.db"
-    deadline = time.time() + 120
-    rid = None
-    while time.time() < deadline:
-        if db.exists():
-            store = Store(db)
-            runs = store.runs()
-            if runs and len(store.rounds(runs[0]["id"], "iops", with_cells=False)) >= 3:
-                rid = runs[0]["id"]
-                store.close()
-                break
-            store.close()
-        time.sleep(0.05)
+    rid = wait_for_rounds(db, "iops", 3)
     assert rid, "the run never committed 3 rounds"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)
     # fio dies with ssdpts: nothing keeps writing to the device behind our back
-    left = subprocess.run(["pgrep", "-f", f"ssdpts-fio-"], capture_output=True, text=True).stdout.split()
+    left = subprocess.run(["pgrep", "-f", "ssdpts-fio-"], capture_output=True, text=True).stdout.split()
     assert not left, f"orphan fio processes: {left}"
     store = Store(db)
     killed_at = len(store.rounds(rid, "iops", with_cells=False))

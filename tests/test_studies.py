@@ -2,19 +2,12 @@
 
 import pytest
 
-from conftest import requires_devices, ssdpts
-from ssdpts.store import Store
+from conftest import requires_devices, run_completed
 
 STUDIES = "slc-cache,bs-sweep,rw-over-time,op-study,variants,fresh-peak"
 
 
-def run(target, results, tiny, tests, *extra):
-    p = ssdpts("run", target, "--profile", tiny, "--tests", tests, "--destroy-data", "--results", str(results),
-               "-q", *extra)
-    rid = p.stdout.strip().splitlines()[-1]
-    store = Store.in_dir(results)
-    assert store.run(rid)["status"] == "completed", store.run(rid)
-    return rid, store
+run = run_completed
 
 
 def summaries(store, rid):

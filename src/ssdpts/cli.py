@@ -11,7 +11,7 @@ import click
 from . import __version__
 from .errors import SsdptsError
 from .store import Store, default_results_dir
-from .units import format_duration, parse_size
+from .units import parse_size
 
 RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: ./results or $SSDPTS_RESULTS]."
 
@@ -58,7 +58,7 @@ def main():
 
 def _default_target(results: Path) -> tuple[str, int | None, str]:
     try:
-        from ._sim import SimDrive  # noqa: F401
+        from ._sim import SimDrive  # noqa: F401  (the simulated SSD is built)
 
         return "sim:client", None, "quick"
     except ImportError:

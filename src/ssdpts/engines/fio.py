@@ -250,10 +250,17 @@ class _FioProcess:
             buf += line
             if line.rstrip() != "}":
                 continue
-            start = buf.find("{")
-            try:
-                doc, _ = decoder.raw_decode(buf, start)
-            except (json.JSONDecodeError, ValueError):
+            doc = None
+            # normally one document per "}" line; if text got in between, retry from the last header
+            for start in (buf.find("{"), buf.rfind('{\n  "fio version"')):
+                if start < 0:
+                    continue
+                try:
+                    doc, _ = decoder.raw_decode(buf, start)
+                    break
+                except (json.JSONDecodeError, ValueError):
+                    doc = None
+            if doc is None:
                 continue
             buf = ""
             if isinstance(doc, dict) and "jobs" in doc:

@@ -176,7 +176,6 @@ class RemoteRound:
         if not any(parts):
             raise SsdptsError("every remote host failed: " + "; ".join(f"{k}: {v}" for k, v in s.engine.failed.items()))
         cells = [aggregate(p, w.name) for p, w in zip(parts, self.cells)]
-        first = next(iter(self.procs.values()))
         self._result = RoundOutput(
             cells=cells, engine="fio-remote", job_text="\n".join(v[2] for v in self.procs.values()),
             command=[c for v in self.procs.values() for c in v[3] + [";"]][:-1],

@@ -10,7 +10,7 @@ drive fills (TGBW / capacity) for the x axes.
 from __future__ import annotations
 
 from ..steady import evaluate
-from ..units import parse_duration, parse_size
+from ..units import parse_duration
 from .common import TestContext
 
 NAME = "wsat"

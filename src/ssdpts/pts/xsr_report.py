@@ -22,8 +22,6 @@ def offsets(view) -> dict[str, float]:
 
 
 def group_rows(s: dict, view) -> list[list]:
-    from ..report.toolkit import Cell
-
     rows = []
     off = offsets(view)
     nxt = {"g1": "g2", "g2": "g3", "g3": "end"}

@@ -67,7 +67,7 @@ def open_sim_target(spec: str) -> SimTarget:
     except (ValueError, FileNotFoundError) as e:
         raise SsdptsError(str(e)) from None
     label = Path(name).stem if name.endswith(".toml") else name
-    info = {"model": f"ssdpts simulated SSD ({label})", "transport": "sim", "firmware": f"ssdsim",
+    info = {"model": f"ssdpts simulated SSD ({label})", "transport": "sim", "firmware": "ssdsim",
             "serial": None, "preset": name, "params": {k: v for k, v in params.items() if not isinstance(v, dict)}}
     return SimTarget(kind="sim", spec=spec, path=f"sim:{label}", size_bytes=int(drive.capacity_bytes),
                      logical_block_size=int(drive.logical_block_size), physical_block_size=4096, info=info,
