@@ -41,6 +41,7 @@ bench: setup
 	$(PYTHON) bench/gaps.py
 	$(PYTHON) bench/sim.py
 	$(PYTHON) bench/report.py
+	$(PYTHON) bench/hosts.py
 
 clean:
 	rm -rf build dist sim/target .pytest_cache

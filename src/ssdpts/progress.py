@@ -20,6 +20,8 @@ class Progress:
         self._status = ""
         self._round_started = 0.0
         self._round_seconds: float | None = None
+        self._cells: list[tuple[str, float]] = []
+        self._left: tuple[float, float] | None = None   # test time left after this round: (at least, at most)
         self._desc = ""
         self._run_started = time.monotonic()
         if not quiet and sys.stderr.isatty():
@@ -43,10 +45,23 @@ class Progress:
         if self._round_seconds:
             frac = min(elapsed / self._round_seconds, 1.0)
             bar = "█" * int(frac * 20) + "·" * (20 - int(frac * 20))
-            eta = f" {bar} round ETA {format_duration(max(self._round_seconds - elapsed, 0))}"
+            left = max(self._round_seconds - elapsed, 0)
+            eta = f" {bar} round ETA {format_duration(left)}"
+            if self._left:
+                lo, hi = self._left
+                eta += (f", test ETA {format_duration(left + lo)}" if lo == hi else
+                        f", test ETA {format_duration(left + lo)}–{format_duration(left + hi)} (until steady)")
         else:
             eta = f" {format_duration(elapsed)} elapsed"
-        return Text(f"{self._desc}{eta}  {self._status}", style="bold")
+        cell = ""
+        if self._cells:   # cells are time based and back to back: the running one follows from the clock
+            t = 0.0
+            for i, (name, secs) in enumerate(self._cells, start=1):
+                t += secs
+                if elapsed < t or i == len(self._cells):
+                    cell = f" cell {i}/{len(self._cells)} {name}"
+                    break
+        return Text(f"{self._desc}{cell}{eta}  {self._status}", style="bold")
 
     def _print(self, text: str) -> None:
         log.info(text)
@@ -65,11 +80,15 @@ class Progress:
         self._print(f"== {title}{est}")
 
     def round_started(self, test: str, phase: str, round_no: int, max_rounds: int, seconds: float | None,
-                      what: str) -> None:
+                      what: str, cells: list[tuple[str, float]] | None = None, window: int | None = None) -> None:
         where = f"{test}{' ' + phase if phase else ''}"
         self._desc = f"{where}: {what}" if what else f"{where}: round {round_no}/≤{max_rounds}"
         self._round_started = time.monotonic()
         self._round_seconds = seconds
+        self._cells = list(cells or [])
+        self._left = None
+        if seconds and window and round_no:
+            self._left = (max(window - round_no, 0) * seconds, max(max_rounds - round_no, 0) * seconds)
         log.info("%s started", self._desc)
 
     def round_done(self, test: str, phase: str, round_no: int, tracking: dict, reached: bool,

@@ -171,7 +171,8 @@ class TestContext:
                                       [precondition.to_dict()])
                 self._checkpoint()
             while pending is not None:
-                self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "")
+                self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
+                                            cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])
                 nxt = session.submit(cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
                 try:
                     out = pending.result()

@@ -86,9 +86,11 @@ def check_block_device(dev_path: str, destroy_data: bool, roots: SysRoots | None
         mm = sysfs.majmin(member, roots)
         if mm and mm in mounted:
             where = mounted[mm]
-            what = "the root filesystem" if where == "/" else f"mounted at {where}"
             part = "" if member == name else f" (partition {member})"
-            raise SsdptsError(f"refusing {dev_path}: it is {what}{part}; unmount it first or choose another device")
+            if where == "/":
+                raise SsdptsError(f"refusing {dev_path}: it holds the root filesystem{part}; choose another device")
+            raise SsdptsError(f"refusing {dev_path}: it is mounted at {where}{part}; unmount it first or choose "
+                              "another device")
     swaps = _swap_devices(roots)
     for sw in swaps:
         sw_name = Path(os.path.realpath(sw)).name
