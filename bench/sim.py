@@ -12,6 +12,9 @@ Cases (4 KiB, numjobs 4 x iodepth 32):
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
+import tempfile
 import time
 
 from ssdpts._sim import SimDrive
@@ -73,6 +76,16 @@ def main() -> None:
     for name, rate, detail in rows:
         tgt = TARGETS[name]
         print(f"{name:18} {rate / 1e6:13.2f} M/s {tgt / 1e6:7.1f} M/s  {'yes' if rate >= tgt else 'NO ':3} {detail}")
+
+    # the wall time of `make demo`'s suite: `ssdpts run` with no target (quick profile on sim:client,
+    # every test and study, report included)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ssdpts", "run", "--results", tmp, "-q"], check=True,
+                       capture_output=True)
+        demo = time.perf_counter() - t
+    print(f"make demo suite (ssdpts run: quick profile, all tests, sim:client, report): {demo:.1f} s wall "
+          "(target: well under a minute)")
 
 
 if __name__ == "__main__":

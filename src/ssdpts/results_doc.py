@@ -82,6 +82,13 @@ def render_text(doc: dict) -> str:
             lines.append("  " + f"{'R/W mix':>8}" + "".join(f"{b:>11}" for b in sizes))
             for mix, row in table.items():
                 lines.append("  " + f"{mix:>8}" + "".join(f"{row[b]:>11,.0f}" for b in sizes))
+        parts = sorted({p for c in (s.get("cells") or {}).values() for p in c.get("parts", {})})
+        if parts:   # several drives at once: the aggregate above, each drive here
+            lines.append(f"  per drive ({len(parts)} in lock-step; IOPS, mean latency µs):")
+            for name, c in s["cells"].items():
+                per = "  ".join(f"{p}: {c['parts'][p]['iops']:,.0f} / {c['parts'][p]['lat_mean_us']:.1f}"
+                                for p in parts if p in c["parts"])
+                lines.append(f"    {name:18} {per}")
         if "block_sizes" in s:
             lines.append(f"  {'block':>7} {'read MiB/s':>11} {'write MiB/s':>12} {'read MB/s':>10} {'write MB/s':>11}")
             for bs, r in s["block_sizes"].items():
