@@ -3,7 +3,6 @@
 #   make test   installs what is missing, then runs the whole test suite
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
-APT_PACKAGES = fio smartmontools nvme-cli util-linux e2fsprogs hdparm sg3-utils chromium
 RESULTS ?= results
 
 .PHONY: setup system python demo test bench clean
@@ -14,7 +13,8 @@ setup: system python
 system:
 	@missing=""; \
 	for c in fio:fio smartctl:smartmontools nvme:nvme-cli blkdiscard:util-linux losetup:util-linux \
-	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils chromium:chromium; do \
+	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils chromium:chromium \
+	         ip:iproute2 ss:iproute2 pgrep:procps blkid:util-linux; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
 	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \
