@@ -102,6 +102,35 @@ def open_targets(specs: list[str], size: int | None) -> Target:
     return TargetSet.of(targets)
 
 
+def _same_drives(stored: dict, target: Target) -> None:
+    """Device names change across reboots: a resume must write to the very drive(s) the run started on."""
+    was = stored.get("info", {}).get("members") or [stored]
+    now = getattr(target, "members", None) or [target]
+    for old, new in zip(was, now):
+        for key in ("serial", "model", "backing_file"):
+            a, b = (old.get("info") or {}).get(key), new.info.get(key)
+            if a and b and a != b:
+                raise SsdptsError(f"{new.path} is not the drive this run started on ({key} was {a!r}, is {b!r}); "
+                                  "start a new run on it, or find the original drive")
+
+
+def _write_cache_check(profile: dict, target: Target) -> dict:
+    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE). ssdpts does not change the
+    drive's setting; it records whether the drive matches the profile, and says so when it does not."""
+    want = profile.get("defaults", {}).get("write_cache", "unchanged")
+    members = getattr(target, "members", None) or [target]
+    have = {m.label_id: m.info.get("write_cache") for m in members}
+    states = {"write back": "enabled", "write through": "disabled"}
+    mismatched = [k for k, v in have.items() if want in ("enabled", "disabled") and v in states and states[v] != want]
+    note = ""
+    if mismatched:
+        note = (f"the profile asks for the write cache {want}, but it is {states[have[mismatched[0]]]} on "
+                f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
+                f"(change it with 'nvme set-feature -f 6' / 'hdparm -W' if the report must be {want})")
+        log.warning(note)
+    return {"profile": want, "device": have, "matches": not mismatched, "note": note}
+
+
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool) -> str:
     profile = load_profile(profile_name)
@@ -115,11 +144,13 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     check_safe(target, destroy_data)
     engine = engine_for(target)              # checks fio before anything is written
     target_spec = " ".join(specs)
+    cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
         target_spec=target_spec, target=target.to_dict(), host=host_info(engine.version),
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
-        options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir)},
+        options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
+                 "write_cache": cache},
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -136,6 +167,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
+    _same_drives(run["target"], target)
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")))
     engine = engine_for(target)
     store.set_run_status(run["id"], "running")
@@ -157,6 +189,13 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     except Exception as e:  # health data is informative: never fail a run for it
         data = {"available": False, "reason": f"{type(e).__name__}: {e}"}
     store.record_step(run_id, test, key, "health", data)
+
+
+def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
+    """A test cut short says so (resume picks it up again: only 'completed' tests are skipped)."""
+    for t in store.tests(run_id):
+        if t["status"] == "running":
+            store.set_test(run_id, t["name"], status, t["summary"])
 
 
 def _record_failures(store: Store, run_id: str, test: str, engine) -> None:
@@ -260,14 +299,19 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted", "interrupted by the user")
+        _mark_running_tests(store, run_id, "interrupted")
+        if target.kind == "sim":
+            target.checkpoint(force=True)
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
     except SsdptsError as e:
         store.set_run_status(run_id, "failed", str(e))
+        _mark_running_tests(store, run_id, "failed")
         raise SsdptsError(f"{e} (run {run_id} stopped; fix the cause and 'ssdpts resume {run_id}')",
                           exit_code=e.exit_code) from None
     except Exception as e:
         store.set_run_status(run_id, "failed", f"{type(e).__name__}: {e}")
+        _mark_running_tests(store, run_id, "failed")
         log.exception("run %s failed", run_id)
         raise
     finally:

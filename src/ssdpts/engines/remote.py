@@ -112,8 +112,8 @@ class RemoteRound:
             job = render_on(self.cells, members)
             for i, (name, opts) in enumerate(job.sections):
                 opts["new_group"] = ""
-                if i >= len(members):
-                    opts["stonewall"] = ""
+                if i >= len(members) and i % len(members) == 0:
+                    opts["stonewall"] = ""   # wait for the previous cell; this cell's drives start together
             path = s.dir / f"round-{s.count:05d}-{host.replace(':', '_')}.fio"
             path.write_text(job.text())
             cmd = [s.engine.binary, s.engine._client(host), "--output-format=json+", str(path)]
@@ -161,8 +161,9 @@ class RemoteRound:
             errs.append(err)
             try:
                 if proc.returncode != 0:
-                    raise SsdptsError((err or out).strip().splitlines()[-1] if (err or out).strip()
-                                      else f"exit {proc.returncode}")
+                    lines = [l.strip() for l in (err + "\n" + out).splitlines()
+                             if "fio:" in l or "error" in l.lower() or "connect" in l.lower()]
+                    raise SsdptsError(lines[0] if lines else f"fio client exited with code {proc.returncode}")
                 _, cells = parse_output(out)
                 if len(cells) != len(self.cells) * len(members):
                     raise SsdptsError(f"got {len(cells)} results for {len(self.cells) * len(members)} jobs")
@@ -199,6 +200,9 @@ class RemoteSession:
         if interval_s:
             raise SsdptsError("continuous (streaming) tests such as WSAT/XSR are not supported on remote hosts "
                               "yet; run them with ssdpts on each host")
+        if any(w.idle_before_s for w in cells):
+            raise SsdptsError("timed idle periods (HIR) cannot be scheduled on remote hosts; run HIR with ssdpts "
+                              "on each host")
         r = RemoteRound(self, cells, tag)
         self.queue.append(r)
         return r

@@ -127,14 +127,14 @@ class TestContext:
         if not rec["snia_purge"]:
             self.progress.message(f"{self.test}: note: {rec['note']}")
         self.store.record_step(self.run_id, self.test, key, "purge", rec)
-        self._checkpoint()
+        self._checkpoint(force=True)   # a purge recorded as done must never come back un-purged
         return rec
 
-    def _checkpoint(self) -> None:
-        """Targets with state of their own (the simulated SSD) save it after every committed step."""
+    def _checkpoint(self, force: bool = False) -> None:
+        """Targets with state of their own (the simulated SSD) save it after committed steps."""
         checkpoint = getattr(self.target, "checkpoint", None)
         if checkpoint is not None:
-            checkpoint()
+            checkpoint(force=force)
 
     def note(self, text: str) -> None:
         notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
@@ -199,25 +199,32 @@ class TestContext:
 
     def run_sequence(self, phase: str, cells: Sequence[Workload], chunk: int = 32,
                      tracking: Callable[[list[CellResult]], dict] | None = None) -> list[RoundRecord]:
-        """Run `cells` back to back (honouring each cell's idle_before_s), stored as rounds of `chunk` cells.
+        """Run `cells` back to back (honouring each cell's idle_before_s), stored as rounds of `chunk` cells."""
+        return self.run_segments([(phase, cells)], chunk, tracking)[phase]
 
-        Resumable at round granularity: stored rounds are skipped and the rest continue.
-        """
-        chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
-        phase = self._ph(phase)
-        done = len(self.store.rounds(self.run_id, self.test, phase, with_cells=False))
-        if done < len(chunks):
+    def run_segments(self, segments: Sequence[tuple[str, Sequence[Workload]]], chunk: int = 32,
+                     tracking: Callable[[list[CellResult]], dict] | None = None) -> dict[str, list[RoundRecord]]:
+        """Run several phases' cells as one chained sequence (no idle between phases but what the cells
+        ask for), each phase stored as rounds of `chunk` cells. Resumable at round granularity."""
+        todo = []
+        for phase, cells in segments:
+            chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
+            done = len(self.store.rounds(self.run_id, self.test, self._ph(phase), with_cells=False))
+            todo += [(self._ph(phase), i, c, len(chunks)) for i, c in enumerate(chunks, start=1) if i > done]
+        if todo:
             with self.engine.session(self.target) as session:
-                pending = [session.submit(c, tag=f"{phase} part {i + 1}") for i, c in enumerate(chunks) if i >= done]
-                for i, (c, r) in enumerate(zip(chunks[done:], pending), start=done + 1):
+                pending = [session.submit(c, tag=f"{phase} part {i}") for phase, i, c, _ in todo]
+                for (phase, i, c, n), r in zip(todo, pending):
                     seconds = sum((w.runtime_s or 0) + w.idle_before_s for w in c)
-                    self.progress.round_started(self.test, phase, i, len(chunks), seconds, f"part {i}/{len(chunks)}")
+                    self.progress.round_started(self.test, phase, i, n, seconds, f"part {i}/{n}",
+                                                cells=[(w.name, (w.runtime_s or 0) + w.idle_before_s) for w in c])
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
-                    self.store.save_round(self.run_id, self.test, phase, "round", i, out, [w.to_dict() for w in c], track)
+                    self.store.save_round(self.run_id, self.test, phase, "round", i, out, [w.to_dict() for w in c],
+                                          track)
                     self._checkpoint()
                     self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
-        return self.store.rounds(self.run_id, self.test, phase)
+        return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
     def stream(self, phases: Sequence[str], cells: Sequence[Workload], interval_s: float,
                tracking: Callable[[str, int, CellResult, dict], dict], max_rounds: int | None = None) -> None:

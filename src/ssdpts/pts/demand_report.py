@@ -210,6 +210,9 @@ def report_section(ctx) -> str:
                     caption="Latency per direction (reads and writes separately), measurement window")
     html.append(Markup(f"<details{' open' if split_rw else ''}><summary>Latency per direction "
                        f"({len(points)} points × R/W)</summary>{tab}</details>"))
+    from ..report.parts import demand_parts
+
+    html.append(demand_parts(ctx, s))   # several drives at once: every point of every drive (else nothing)
     # response-time histograms of the operating points
     chosen = [k for k in OP_ORDER if ops.get(k) in pts]
     if chosen:

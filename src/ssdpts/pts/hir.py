@@ -36,8 +36,10 @@ def run(ctx: TestContext) -> dict:
         # burst also comes after one; the first burst of AB follows the previous segment directly
         c = [ctx.cell(f"c{i + 1}", "randwrite", 4096, 0, runtime_s=burst, idle_before_s=idle if i == 0 else 0.0,
                       log_interval_ms=100) for i in range(reps)]
-        ab_rounds = ctx.run_sequence(f"ws={_label(idle)}/AB", ab, tracking=_burst_tracking)
-        c_rounds = ctx.run_sequence(f"ws={_label(idle)}/C", c, tracking=_burst_tracking)
+        # AB and C in one chained sequence: the idle after the last AB burst is scheduled like the others
+        ab_phase, c_phase = f"ws={_label(idle)}/AB", f"ws={_label(idle)}/C"
+        rounds = ctx.run_segments([(ab_phase, ab), (c_phase, c)], tracking=_burst_tracking)
+        ab_rounds, c_rounds = rounds[ab_phase], rounds[c_phase]
         ab_iops = [cell.iops for r in ab_rounds for cell in r.cells]
         c_iops = [cell.iops for r in c_rounds for cell in r.cells]
         after_idle = ab_iops[1:] or ab_iops          # bursts that follow an idle period
@@ -48,7 +50,7 @@ def run(ctx: TestContext) -> dict:
             "ab_iops_mean": ab_mean, "c_iops_mean": c_mean, "recovery_ratio": ab_mean / c_mean if c_mean else None,
             "ab_iops": ab_iops, "c_iops": c_iops,
             "burst_seconds": [cell.runtime_ms / 1000 for r in ab_rounds + c_rounds for cell in r.cells],
-            "idle_measured_ms": [g for r in ab_rounds for g in _gaps(ctx, r)],
+            "idle_measured_ms": _idle_measured(ctx, ab_rounds, c_rounds),
         }
     return {"purge": purge, "preconditioning": pc.to_dict(),
             "preconditioning_iops": [r.cells[0].iops for r in pc.rounds],
@@ -60,10 +62,18 @@ def _burst_tracking(cells) -> dict:
     return {"burst_iops": [c.iops for c in cells]}
 
 
-def _gaps(ctx: TestContext, record) -> list[float]:
-    row = ctx.store.db.execute("SELECT gaps_inside_json FROM rounds WHERE id=?", (record.id,)).fetchone()
+def _idle_measured(ctx: TestContext, ab_rounds, c_rounds) -> list[float]:
+    """Every idle period the engine measured: between bursts inside a stored round, and at the start of
+    each later round (a new fio process) including the idle before the baseline."""
     import json
 
-    return json.loads(row[0]) if row else []
+    out: list[float] = []
+    for k, r in enumerate(ab_rounds + c_rounds[:1]):
+        if k and r.gap_before_ms is not None:
+            out.append(r.gap_before_ms)
+        if r in ab_rounds:
+            row = ctx.store.db.execute("SELECT gaps_inside_json FROM rounds WHERE id=?", (r.id,)).fetchone()
+            out += json.loads(row[0]) if row else []
+    return out
 
 from .hir_report import compare_section, report_section  # noqa: E402,F401

@@ -131,6 +131,9 @@ def report_section(ctx) -> str:
                     "C: mean IOPS, continuous": [segments[x].get("c_iops_mean") for x in labels]},
                    "wait state", "IOPS")
     html.append(ctx.plot(fig, "ab-vs-c", "mean burst IOPS per wait state, AB vs C"))
+    from ..report.parts import hir_parts
+
+    html.append(hir_parts(ctx, s))   # several drives at once: AB / C means of each drive (else nothing)
     return Markup("").join(html)
 
 

@@ -95,6 +95,9 @@ def report_section(ctx) -> str:
                   [[by[(b, m)][1]["iops"] if (b, m) in by else None for m in mixes] for b in sizes],
                   "R/W mix (% read / % write)", "block size", "IOPS")
     html.append(ctx.plot(fig, "heatmap", "IOPS heat map, block size × R/W mix"))
+    from ..report.parts import iops_parts
+
+    html.append(iops_parts(ctx, s))    # several drives at once: each drive's own table and bars (else nothing)
     cell_rows = []
     for (bs, m), (name, c) in by.items():
         cell_rows.append([name, bs_label(bs), mix_label(m), c["iops"], c["read_iops"], c["write_iops"],

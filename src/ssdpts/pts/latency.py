@@ -114,6 +114,9 @@ def report_section(ctx) -> str:
                   [[by[(b, m)][1]["lat_mean_us"] if (b, m) in by else None for m in mixes] for b in sizes],
                   "R/W mix (% read / % write)", "block size", "mean latency (µs)")
     html.append(ctx.plot(fig, "heatmap-mean", "average response time, block size × R/W mix"))
+    from ..report.parts import latency_parts
+
+    html.append(latency_parts(ctx, cells))   # several drives at once: each drive's latency, never averaged
     return Markup("").join(html)
 
 

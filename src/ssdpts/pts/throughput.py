@@ -64,6 +64,9 @@ def report_section(ctx) -> str:
                                                     "write": [r["write_mib_s"] for r in s.values()]},
                    "block size", "MiB/s")
     html.append(ctx.plot(fig, "bars", "sequential read and write throughput per block size"))
+    from ..report.parts import throughput_parts
+
+    html.append(throughput_parts(ctx, s))   # several drives at once: MiB/s of each drive (else nothing)
     return Markup("").join(html)
 
 

@@ -55,7 +55,8 @@ def workload_cell(ctx: TestContext, name: str, **kw):
 
 
 def run(ctx: TestContext) -> dict:
-    cap = ctx.target.size_bytes
+    drives = len(getattr(ctx.target, "members", None) or [ctx.target])
+    cap = ctx.target.size_bytes * drives      # several drives at once: fills and TGBW count them all
     interval = parse_duration(ctx.settings.get("round_time", "1m"))
     limit_s = parse_duration(ctx.settings.get("time_limit", "24h"))
     target_bytes = float(ctx.settings.get("capacity_multiple", 4.0)) * cap
@@ -71,7 +72,7 @@ def run(ctx: TestContext) -> dict:
         remaining_s = limit_s - elapsed
         if remaining_bytes > 0 and remaining_s > 0 and len(done) < max_rounds:
             probe = workload_cell(ctx, name, runtime_s=1)
-            per_thread = int(remaining_bytes / probe.threads) // probe.max_bs * probe.max_bs
+            per_thread = int(remaining_bytes / drives / probe.threads) // probe.max_bs * probe.max_bs
             # a write target of N x capacity over reads and writes: io_size counts both directions
             reads = probe.reads / 100
             per_thread = int(per_thread / max(1 - reads, 1e-9)) // probe.max_bs * probe.max_bs

@@ -100,6 +100,9 @@ def report_section(ctx) -> str:
     html.append(ctx.table("summary", WORKLOAD_HEADERS, workload_rows(workloads),
                           caption="WSAT per workload: fresh-out-of-box vs final IOPS, total GB written "
                                   "(10^9 bytes) and drive fills at the end, and why the test stopped"))
+    from ..report.parts import wsat_parts
+
+    html.append(wsat_parts(ctx, s))   # several drives at once, when the intervals carry parts (else nothing)
     for name, w in workloads.items():
         series = w.get("series") or []
         if not series:

@@ -180,9 +180,11 @@ def _series(ctx: RunView, rounds: list[RoundRecord], label: str) -> list[float |
     for r in rounds:
         v = r.tracking.get(label)
         if v is None and r.cells:
-            cell, _, metric = label.rpartition(" ")
+            base, _, part = label.partition(" @")     # per-drive tracker of a parallel run
+            cell, _, metric = base.rpartition(" ")
             try:
-                v = r.cell(cell).metric(metric)
+                c = r.cell(cell)
+                v = (c.parts[part] if part else c).metric(metric)
             except KeyError:
                 v = None
         out.append(v)

@@ -103,6 +103,11 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Write cache", str(info.get("write_cache") or "–")),
         ("Purge method", purge_text(view)),
     ]
+    if target.get("kind") == "set":   # several drives at once: name every one of them
+        from .parts import member_rows
+
+        dut[2] = ("Capacity", _gib(target.get("size_bytes") or 0) + " (smallest drive: sets the ranges)")
+        dut[1:1] = member_rows(run)
     st = view.settings
     ss = st.get("steady") or {}
     pre = view.rounds(kind="precondition", with_cells=False)
@@ -225,6 +230,13 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                     sec["body"] = Markup(f'<p class="warn">Test {escape(t["status"])}: no summary yet; showing the '
                                          f'{len(rounds)} stored rounds.</p>')
                 sec["body"] += generic_section(ctx)
+            failed = store.step(run["id"], t["name"], "failed-targets")
+            if failed and failed.get("targets"):   # a drive dropped out of this test: say so before its results
+                what = "; ".join(f"{k} ({v})" for k, v in failed["targets"].items())
+                done = " (retried: see Run status)" if failed.get("retried") else ""
+                sec["body"] = Markup(f'<p class="ss bad">Drive{"s" if len(failed["targets"]) > 1 else ""} failed '
+                                     f'during this test{done}: {escape(what)}. Its results lack '
+                                     f'{"them" if len(failed["targets"]) > 1 else "it"} from then on.</p>') + sec["body"]
             from ..health.report import health_block
 
             sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
@@ -257,11 +269,15 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     claimed_html = Markup("")
     if claims is not None:
         claimed_html = claimed_section(store, run, claims, art)
+    from .parts import member_rows, run_notice
+
+    notice = run_notice(store, run, art)
     doc = results_document(store, run["id"])
     (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
     html = env().get_template("report.html.j2").render(
         run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
-        generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0)
+        generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0,
+        run_notice=notice, drives=member_rows(run))
     path = out / "report.html"
     path.write_text(html, encoding="utf-8")
     art.close()

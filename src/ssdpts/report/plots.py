@@ -18,8 +18,9 @@ METRIC_UNITS: dict[str, tuple[str, float]] = {
 
 
 def metric_of(label: str) -> str:
-    """'rnd_4K_0-100 iops' -> 'iops'; a bare metric name stays as it is."""
-    return label.rsplit(" ", 1)[-1]
+    """'rnd_4K_0-100 iops' -> 'iops'; a bare metric name stays as it is; a per-drive tracker of a parallel
+    run ('rnd_4K_0-100 iops @/dev/nvme1n1') has the metric before the drive."""
+    return label.split(" @", 1)[0].rsplit(" ", 1)[-1]
 
 
 def unit_of(label: str) -> tuple[str, float]:

@@ -243,8 +243,13 @@ class Store:
                    workloads: Iterable[dict], tracking: dict | None = None, steady: dict | None = None) -> int:
         """Store one round and its cells in a single transaction."""
         with self.tx():
+            old = self.db.execute("SELECT id FROM rounds WHERE run_id=? AND test=? AND phase=? AND kind=? AND round=?",
+                                  (run_id, test, phase, kind, round_no)).fetchone()
+            if old is not None:   # a re-run of the same round replaces it, cells included
+                self.db.execute("DELETE FROM cells WHERE round_id=?", (old[0],))
+                self.db.execute("DELETE FROM rounds WHERE id=?", (old[0],))
             cur = self.db.execute(
-                "INSERT OR REPLACE INTO rounds (run_id, test, phase, kind, round, started, ended, gap_before_ms,"
+                "INSERT INTO rounds (run_id, test, phase, kind, round, started, ended, gap_before_ms,"
                 " gaps_inside_json, engine, fio_version, job_text, command_json, raw_output_z, stderr, logs_z,"
                 " tracking_json, steady_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, test, phase, kind, round_no, out.started_at, out.ended_at, out.gap_before_ms,

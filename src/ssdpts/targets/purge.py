@@ -44,6 +44,28 @@ def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
     return out.stdout
 
 
+def _wait_sanitize(disk: str, timeout: float = 24 * 3600) -> None:
+    """Sanitize runs in the background and the drive aborts I/O meanwhile: wait until the log says done."""
+    import json
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = _run(["nvme", "sanitize-log", disk, "-o", "json"])
+        try:
+            log = json.loads(text)
+            log = next(iter(log.values())) if isinstance(log, dict) and len(log) == 1 and \
+                isinstance(next(iter(log.values())), dict) else log
+            status = int(log.get("sstat", 0)) & 0x7
+        except (ValueError, AttributeError, StopIteration):
+            status = 1
+        if status in (0, 1):          # never sanitized / completed
+            return
+        if status == 3:
+            raise SsdptsError(f"NVMe sanitize of {disk} failed (sanitize log status 3); see 'nvme sanitize-log {disk}'")
+        time.sleep(5)
+    raise SsdptsError(f"NVMe sanitize of {disk} did not finish in {timeout / 3600:.0f} h")
+
+
 def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str]:
     """Methods this device supports, strongest first."""
     roots = roots or SysRoots()
@@ -53,10 +75,17 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
     disk = sysfs.whole_disk(name, roots)
     found: list[str] = []
     ctrl = target.info.get("nvme_id_ctrl") or {}
+    if name != disk:
+        # a partition: sanitize / format / secure erase act on the whole disk, so only TRIM of the
+        # partition itself is allowed
+        return ["trim"] if int(target.info.get("discard_max_bytes") or 0) > 0 else []
     if disk.startswith("nvme") and ctrl:
-        if int(ctrl.get("sanicap") or 0) & 0x3:
+        namespaces = int(ctrl.get("nn") or 1)
+        # sanitize acts on the whole NVM subsystem, format on every namespace when FNA bit 0 is set:
+        # only when this namespace is the controller's only one
+        if int(ctrl.get("sanicap") or 0) & 0x3 and namespaces == 1:
             found.append("nvme-sanitize")
-        if int(ctrl.get("oacs") or 0) & 0x2:
+        if int(ctrl.get("oacs") or 0) & 0x2 and (namespaces == 1 or not int(ctrl.get("fna") or 0) & 0x1):
             found.append("nvme-format")
     elif disk.startswith("sd") and shutil.which("hdparm"):
         try:
@@ -94,12 +123,18 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
         return PurgeRecord("trim", False, cmd, time.monotonic() - t0,
                            "TRIM of every LBA through a remote fio trim job: not a SNIA purge")
     if target.kind == "file":
-        from .resolve import prepare_file
-
-        os.unlink(target.path)
-        prepare_file(target)
-        return PurgeRecord("file-recreate", True, f"unlink + fallocate {target.path}", time.monotonic() - t0,
-                           "file targets are recreated; the filesystem below decides what reaches the device")
+        # empty and reallocate in place: same inode, so the run's lock on the file stays valid
+        os.truncate(target.path, 0)
+        fd = os.open(target.path, os.O_RDWR)
+        try:
+            os.posix_fallocate(fd, 0, target.size_bytes)
+        except OSError:
+            os.ftruncate(fd, target.size_bytes)
+        finally:
+            os.close(fd)
+        return PurgeRecord("file-recreate", True, f"truncate + fallocate {target.path}", time.monotonic() - t0,
+                           "file targets are emptied and reallocated; the filesystem below decides what reaches "
+                           "the device")
     if target.kind == "sim":
         target.drive.purge()
         return PurgeRecord("sim-purge", True, "SimDrive.purge()", 0.0, "simulated drive returned to fresh-out-of-box")
@@ -113,11 +148,17 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
         method = supported[0]
     dev = target.path
     disk = "/dev/" + sysfs.whole_disk(sysfs.device_name(dev, roots or SysRoots()), roots or SysRoots())
+    if method in ("nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format") and \
+            method not in supported_methods(target, roots):
+        raise SsdptsError(f"--purge {method} is not possible on {dev}: it is not supported there, or it would also "
+                          "erase other partitions or namespaces of the same drive; use --purge trim")
     if method == "nvme-sanitize":
-        cmd = ["nvme", "sanitize", disk, "--sanact=2"]
+        sanicap = int((target.info.get("nvme_id_ctrl") or {}).get("sanicap") or 0)
+        action, what = ("2", "block erase") if sanicap & 0x2 else ("4", "crypto erase")
+        cmd = ["nvme", "sanitize", disk, f"--sanact={action}"]
         _run(cmd)
-        _run(["nvme", "sanitize-log", disk])  # sanitize runs in the background; the log shows progress
-        note = "NVMe sanitize (block erase)"
+        _wait_sanitize(disk)
+        note = f"NVMe sanitize ({what})"
     elif method == "nvme-format":
         cmd = ["nvme", "format", dev, "--ses=1", "--force"]
         _run(cmd)
@@ -125,7 +166,13 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
     elif method == "ata-secure-erase":
         _run(["hdparm", "--user-master", "u", "--security-set-pass", "ssdpts", disk])
         cmd = ["hdparm", "--user-master", "u", "--security-erase", "ssdpts", disk]
-        _run(cmd)
+        try:
+            _run(cmd)
+        except SsdptsError:
+            # never leave the drive locked with our temporary password
+            subprocess.run(["hdparm", "--user-master", "u", "--security-disable", "ssdpts", disk],
+                           capture_output=True, timeout=60)
+            raise
         note = "ATA SECURITY ERASE UNIT"
     elif method == "sg-format":
         cmd = ["sg_format", "--format", "--quick", disk]

@@ -72,7 +72,7 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
         if disk.startswith("nvme"):
             ctrl = _run_json(["nvme", "id-ctrl", f"/dev/{disk}", "-o", "json"])
             if ctrl:
-                info["nvme_id_ctrl"] = {k: ctrl.get(k) for k in ("vid", "sn", "mn", "fr", "tnvmcap", "oacs", "sanicap", "fna", "vwc", "oncs")}
+                info["nvme_id_ctrl"] = {k: ctrl.get(k) for k in ("vid", "sn", "mn", "fr", "tnvmcap", "oacs", "sanicap", "fna", "vwc", "oncs", "nn")}
                 info["model"] = (ctrl.get("mn") or "").strip() or info["model"]
                 info["serial"] = (ctrl.get("sn") or "").strip() or info["serial"]
                 info["firmware"] = (ctrl.get("fr") or "").strip() or info["firmware"]

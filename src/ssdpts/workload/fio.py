@@ -53,6 +53,12 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     o["iodepth"] = str(w.iodepth)
     o["offset"] = str(offset)
     o["size"] = str(size)
+    if not w.random and w.threads > 1:
+        # fio's clones of a sequential job would all stream from the same offset: give each its slice
+        align = max(w.max_bs, 4096)
+        per = size // w.threads // align * align
+        o["size"] = str(per)
+        o["offset_increment"] = str(per)
     if w.runtime_s is not None:
         if w.io_size is None:
             o["time_based"] = "1"      # loop over the range for the whole runtime
