@@ -146,3 +146,51 @@ def test_fake_swap_partition(tmp_path):
 def test_fake_unused_device_passes_with_consent(tmp_path):
     node, roots = fake_tree(tmp_path, mounted={"8:1": "/"})
     check_block_device(node, destroy_data=True, roots=roots)
+
+
+@needs_root
+def test_partition_purge_is_only_trim(tmp_path):
+    from ssdpts.targets.base import Target
+    from ssdpts.targets.purge import supported_methods
+
+    node, roots = fake_tree(tmp_path)
+    part = tmp_path / "nvme0n1p2"
+    os.mknod(part, 0o600 | 0o060000, os.makedev(259, 2))
+    ctrl = {"sanicap": 3, "oacs": 2, "fna": 0, "nn": 1}
+    whole = Target("block", str(node), str(node), 1 << 30, info={"nvme_id_ctrl": ctrl, "discard_max_bytes": 1})
+    assert supported_methods(whole, roots) == ["nvme-sanitize", "nvme-format", "trim"]
+    p2 = Target("block", str(part), str(part), 1 << 29, info={"nvme_id_ctrl": ctrl, "discard_max_bytes": 1})
+    assert supported_methods(p2, roots) == ["trim"]          # sanitize/format would erase the whole drive
+    shared = dict(ctrl, nn=4, fna=1)                          # other namespaces, format applies to all of them
+    many = Target("block", str(node), str(node), 1 << 30, info={"nvme_id_ctrl": shared, "discard_max_bytes": 1})
+    assert supported_methods(many, roots) == ["trim"]
+
+
+@requires_devices
+def test_resume_refuses_a_different_drive_under_the_same_name(loopdev, tmp_path, tiny):
+    import signal
+    import sys
+    import time
+
+    from conftest import wait_for_rounds
+    from ssdpts.store import Store
+
+    results = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", tiny, "--tests", "iops",
+                             "--destroy-data", "--results", str(results), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    rid = wait_for_rounds(results / "ssdpts.db", "iops", 1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.3)
+    # the same /dev/loopN now points at another backing file of the same size: another "drive"
+    other = tmp_path / "other.img"
+    with open(other, "wb") as f:
+        f.truncate(64 * 2**20)
+    subprocess.run(["losetup", "-d", loopdev], check=True)
+    subprocess.run(["losetup", "--direct-io=on", loopdev, str(other)], check=True)
+    before = digest(loopdev)
+    p = ssdpts("resume", rid, "--results", str(results), check=False)
+    assert p.returncode == 2 and "not the drive this run started on" in p.stderr, p.stderr
+    assert digest(loopdev) == before
+    assert Store(results / "ssdpts.db").run(rid)["status"] == "running"

@@ -72,3 +72,11 @@ def test_invalid_descriptions_are_refused():
 def test_round_trip_dict():
     w = Workload("rt", "randrw", read_pct=70, bssplit=((4096, 60), (8192, 40)), runtime_s=2, seed=1)
     assert Workload.from_dict(w.to_dict()) == w
+
+
+def test_sequential_clones_each_get_their_own_slice():
+    w = Workload("seq", "write", bs=1 << 20, threads=4, runtime_s=1)
+    o = opts(render([w], "/dev/x", 64 * 2**20).text(), "seq")
+    assert o["size"] == str(16 * 2**20) and o["offset_increment"] == str(16 * 2**20) and o["numjobs"] == "4"
+    r = opts(render([Workload("rnd", "randwrite", threads=4, runtime_s=1)], "/dev/x", 64 * 2**20).text(), "rnd")
+    assert "offset_increment" not in r and r["size"] == str(64 * 2**20)   # random clones share the range

@@ -56,7 +56,7 @@ def exclusive(target: Target):
                 raise SsdptsError(f"refusing {target.path}: it is in use (mounted, a RAID/LVM member, or another "
                                   "ssdpts run); stop that use first") from None
             raise
-    elif target.kind == "file" and target.host is None:
+    elif target.kind == "file" and target.host is None and os.path.exists(target.path):
         fd = os.open(target.path, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -73,9 +73,15 @@ def exclusive(target: Target):
 
 
 def check_safe(target: Target, destroy_data: bool) -> None:
+    _check_safe(target, destroy_data)
+    with exclusive(target):   # busy (mounted, md/LVM, another ssdpts) is refused before a run is created
+        pass
+
+
+def _check_safe(target: Target, destroy_data: bool) -> None:
     if target.kind == "set":
         for m in target.members:
-            check_safe(m, destroy_data)
+            _check_safe(m, destroy_data)
         return
     if target.host is not None:
         if not destroy_data:
@@ -127,7 +133,6 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
         note = (f"the profile asks for the write cache {want}, but it is {states[have[mismatched[0]]]} on "
                 f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
                 f"(change it with 'nvme set-feature -f 6' / 'hdparm -W' if the report must be {want})")
-        log.warning(note)
     return {"profile": want, "device": have, "matches": not mismatched, "note": note}
 
 
@@ -268,6 +273,9 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         with exclusive(target):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
+            note = (run["options"].get("write_cache") or {}).get("note")
+            if note:
+                progress.message(f"note: {note}")
             for name in run["tests"]:
                 if store.test_status(run_id, name) == "completed":
                     progress.message(f"{name}: already complete, skipped")
