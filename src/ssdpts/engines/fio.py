@@ -405,6 +405,18 @@ class FioRound:
         return self._result
 
 
+def _remove_stale_sessions(base: Path) -> None:
+    """Session directories of ssdpts processes that were killed (SIGKILL leaves no chance to clean up)."""
+    for d in base.glob("ssdpts-fio-*-*"):
+        try:
+            pid = int(d.name.split("-")[2])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except (ValueError, IndexError, PermissionError):
+            continue
+
+
 class FioSession:
     def __init__(self, engine: FioEngine, target):
         self.engine = engine
@@ -413,7 +425,8 @@ class FioSession:
         base.mkdir(parents=True, exist_ok=True)
         import tempfile
 
-        self.dir = Path(tempfile.mkdtemp(prefix="ssdpts-fio-", dir=base))
+        _remove_stale_sessions(base)
+        self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.gates = _Gates(self.dir / "gates")
         self.members = list(getattr(target, "members", None) or [target])
         self._last_gate: int | None = None
