@@ -135,14 +135,22 @@ class Interval:
     raw: dict | None = None    # the cumulative fio job document this slice ends at
 
 
-def _sum_dirs(dirs: list[DirStats]) -> DirStats:
-    """Concurrent I/O streams (several targets at once): rates add up, histograms merge."""
+def _merge_dirs(dirs: list[DirStats], seconds: float | None) -> DirStats:
+    """One direction's statistics from several pieces: counts added, histograms merged.
+
+    seconds=None: the pieces ran at the same time (several targets), so rates add up;
+    otherwise they ran one after another for `seconds` in total, so rates are counts / time.
+    """
     ios = sum(d.ios for d in dirs)
+    nbytes = sum(d.bytes for d in dirs)
     bins = merge_bins(d.bins for d in dirs if d.bins) or None
     pcts = sorted({p for d in dirs for p in d.percentiles}, key=float)
+    if seconds is None:
+        iops, bw = sum(d.iops for d in dirs), sum(d.bw_bytes for d in dirs)
+    else:
+        iops, bw = (ios / seconds, nbytes / seconds) if seconds else (0.0, 0.0)
     return DirStats(
-        ios=ios, bytes=sum(d.bytes for d in dirs), iops=sum(d.iops for d in dirs),
-        bw_bytes=sum(d.bw_bytes for d in dirs),
+        ios=ios, bytes=nbytes, iops=iops, bw_bytes=bw,
         lat_mean_ns=sum(d.lat_mean_ns * d.ios for d in dirs) / ios if ios else 0.0,
         lat_min_ns=min((d.lat_min_ns for d in dirs if d.ios), default=0.0),
         lat_max_ns=max((d.lat_max_ns for d in dirs), default=0.0),
@@ -154,7 +162,8 @@ def aggregate(parts: dict[str, CellResult], name: str) -> CellResult:
     """The aggregate of one cell run on several targets at once: IOPS and bandwidth summed, latency from
     the merged histograms; each target's own result stays in `parts` (latency is never averaged away)."""
     values = list(parts.values())
-    return CellResult(name=name, read=_sum_dirs([p.read for p in values]), write=_sum_dirs([p.write for p in values]),
+    return CellResult(name=name, read=_merge_dirs([p.read for p in values], None),
+                      write=_merge_dirs([p.write for p in values], None),
                       runtime_ms=max((p.runtime_ms for p in values), default=0.0),
                       usr_cpu=sum(p.usr_cpu for p in values), sys_cpu=sum(p.sys_cpu for p in values),
                       latency_source=values[0].latency_source if values else "lat", parts=dict(parts))
@@ -162,22 +171,9 @@ def aggregate(parts: dict[str, CellResult], name: str) -> CellResult:
 
 def combine(results: list[CellResult], name: str | None = None) -> CellResult:
     """One CellResult for consecutive slices of the same cell (counts summed, histograms merged)."""
-
-    def merge(dirs: list[DirStats]) -> DirStats:
-        ios = sum(d.ios for d in dirs)
-        nbytes = sum(d.bytes for d in dirs)
-        secs = sum(r.runtime_ms for r in results) / 1000.0
-        bins = merge_bins(d.bins for d in dirs if d.bins) or None
-        pcts = sorted({p for d in dirs for p in d.percentiles}, key=float)
-        return DirStats(
-            ios=ios, bytes=nbytes, iops=ios / secs if secs else 0.0, bw_bytes=nbytes / secs if secs else 0.0,
-            lat_mean_ns=sum(d.lat_mean_ns * d.ios for d in dirs) / ios if ios else 0.0,
-            lat_min_ns=min((d.lat_min_ns for d in dirs if d.ios), default=0.0),
-            lat_max_ns=max((d.lat_max_ns for d in dirs), default=0.0),
-            percentiles={p: v for p in pcts if bins and (v := percentile_from_bins(bins, float(p))) is not None},
-            bins=bins)
-
+    seconds = sum(r.runtime_ms for r in results) / 1000.0
     return CellResult(name=name or (results[0].name if results else ""),
-                      read=merge([r.read for r in results]), write=merge([r.write for r in results]),
+                      read=_merge_dirs([r.read for r in results], seconds),
+                      write=_merge_dirs([r.write for r in results], seconds),
                       runtime_ms=sum(r.runtime_ms for r in results),
                       usr_cpu=0.0, sys_cpu=0.0, latency_source=results[0].latency_source if results else "lat")
