@@ -80,3 +80,14 @@ def test_sequential_clones_each_get_their_own_slice():
     assert o["size"] == str(16 * 2**20) and o["offset_increment"] == str(16 * 2**20) and o["numjobs"] == "4"
     r = opts(render([Workload("rnd", "randwrite", threads=4, runtime_s=1)], "/dev/x", 64 * 2**20).text(), "rnd")
     assert "offset_increment" not in r and r["size"] == str(64 * 2**20)   # random clones share the range
+
+
+def test_wipc_writes_twice_the_user_capacity_over_the_active_range():
+    from ssdpts.pts.common import TestContext
+    from ssdpts.targets.base import Target
+
+    target = Target("block", "/dev/x", "/dev/x", 8 * 2**30)
+    ctx = TestContext(run_id="", test="iops", store=None, target=target, engine=None, progress=None,
+                      settings={"active_range": 75, "wipc": {"block_size": "128k", "multiple": 2.0, "threads": 1}})
+    w = ctx.wipc()
+    assert w.io_size == 16 * 2**30 and w.range_size == 0.75 and w.rw == "write" and w.bs == 128 * 1024

@@ -99,12 +99,13 @@ class TestContext:
         return Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, **base)
 
     def wipc(self, block_size: int | None = None) -> Workload:
-        """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the active range."""
+        """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the user capacity, written
+        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %)."""
         w = self.settings.get("wipc", {})
         bs = block_size or parse_size(w.get("block_size", "128k"))
         threads = int(w.get("threads", 1))
         ar = self.active_range()
-        total = float(w.get("multiple", 2.0)) * ar * self.target.size_bytes
+        total = float(w.get("multiple", 2.0)) * self.target.size_bytes
         return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
                         iodepth=int(w.get("iodepth", 32)), range_size=ar, io_size=int(total / threads) // bs * bs,
                         data_pattern=self.settings.get("data_pattern", "random"))
