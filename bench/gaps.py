@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-from pathlib import Path
 
 from ssdpts.engines.fio import FioEngine
+from zram import zram
 from ssdpts.targets import open_target
 from ssdpts.workload import Workload
 
-ZRAM = Path("/sys/block/zram0")
 
 
 def longest_quiet_ms(logs: dict[str, str]) -> tuple[float, int]:
@@ -31,11 +30,7 @@ def longest_quiet_ms(logs: dict[str, str]) -> tuple[float, int]:
 
 
 def main() -> int:
-    if (ZRAM / "disksize").read_text().strip() != "0":
-        print("/dev/zram0 is in use; reset it first", file=sys.stderr)
-        return 2
-    (ZRAM / "disksize").write_text(str(2 << 30))
-    try:
+    with zram(2 << 30):
         target = open_target("/dev/zram0", probe=False)
         engine = FioEngine()
         # WSAT: one continuous 6 s job, 1 s rounds, with a 1 ms IOPS log
@@ -75,8 +70,6 @@ def main() -> int:
               f"median {statistics.median(idle_err):+.2f} ms; burst length error max {max(len_err):.3f} % "
               f"(targets <= 10 ms, <= 1 %)")
         return 0
-    finally:
-        (ZRAM / "reset").write_text("1")
 
 
 if __name__ == "__main__":

@@ -13,16 +13,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from ssdpts.engines.fio import FioEngine
+from zram import zram
 from ssdpts.engines.fiojson import parse_output
 from ssdpts.store import Store
 from ssdpts.targets import open_target
 from ssdpts.workload import Workload, render
 
-ZRAM = Path("/sys/block/zram0")
 
 
 def main() -> int:
@@ -31,11 +30,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=2.0, help="runtime of each round")
     ap.add_argument("--size", default=str(1 << 30), help="zram size in bytes")
     args = ap.parse_args()
-    if (ZRAM / "disksize").read_text().strip() != "0":
-        print("/dev/zram0 is in use; reset it first", file=sys.stderr)
-        return 2
-    (ZRAM / "disksize").write_text(args.size)
-    try:
+    with zram(int(args.size)):
         target = open_target("/dev/zram0", probe=False)
         w = Workload("rnd_4K_100-0", "randrw", bs=4096, read_pct=100, threads=1, iodepth=32, runtime_s=args.seconds)
         # fill once so reads hit allocated pages (zram returns zero pages much faster)
@@ -84,8 +79,6 @@ def main() -> int:
         print(f"overhead: ssdpts/raw fio IOPS ratio {ratio:.4f} (target >= 0.99); "
               f"median idle gap between rounds {gap:.2f} ms (target <= 10 ms)")
         return 0
-    finally:
-        (ZRAM / "reset").write_text("1")
 
 
 if __name__ == "__main__":

@@ -684,14 +684,20 @@ impl Model {
         self.die_free[die].saturating_sub(if slc { self.window_slc } else { self.window_nat })
     }
 
-    /// Host write of `len` bytes at `off` submitted at `now`; returns completion time.
-    pub fn write_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
+    /// A command through the controller (serial service time) and the host link (payload transfer):
+    /// (controller done, link done).
+    fn admit(&mut self, now: u64, len: u64) -> (u64, u64) {
         let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
         self.ctrl_free = tc;
         let tl = max(tc, self.link_free) + len * 1000 / self.p.link_mb_s;
         self.link_free = tl;
-        let first = off / PAGE;
-        let last = (off + len + PAGE - 1) / PAGE;
+        (tc, tl)
+    }
+
+    /// Host write of `len` bytes at `off` submitted at `now`; returns completion time.
+    pub fn write_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
+        let (tc, tl) = self.admit(now, len);
+        let (first, last) = (off / PAGE, (off + len + PAGE - 1) / PAGE);
         let mut acc = tl;
         // read-modify-write of partially written 4K pages
         if off % PAGE != 0 || (off + len) % PAGE != 0 {
@@ -725,12 +731,8 @@ impl Model {
 
     /// Host read; returns completion time.
     pub fn read_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
-        let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
-        self.ctrl_free = tc;
-        let tl = max(tc, self.link_free) + len * 1000 / self.p.link_mb_s;
-        self.link_free = tl;
-        let first = off / PAGE;
-        let last = (off + len + PAGE - 1) / PAGE;
+        let (tc, tl) = self.admit(now, len);
+        let (first, last) = (off / PAGE, (off + len + PAGE - 1) / PAGE);
         let mut done = tl;
         let mut last_group = NIL;
         let mut npages = 0u64;

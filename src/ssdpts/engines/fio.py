@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -423,8 +424,6 @@ class FioSession:
         self.target = target
         base = engine.workdir or Path(os.environ.get("TMPDIR", "/tmp"))
         base.mkdir(parents=True, exist_ok=True)
-        import tempfile
-
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.gates = _Gates(self.dir / "gates")
