@@ -1,22 +1,27 @@
 # Two commands do all set-up on a fresh Debian machine:
 #   make demo   installs what is missing, then runs the quick suite on the embedded default target
 #   make test   installs what is missing, then runs the whole test suite
+# Python packages go into a project virtual environment (.venv), never into the user's global Python.
 PYTHON ?= python3
-PIP ?= $(PYTHON) -m pip
+VENV ?= .venv
+PY := $(VENV)/bin/python
 RESULTS ?= results
+CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 
 .PHONY: setup system python demo test bench clean
 
 setup: system python
 
-# Debian packages: fio is the load generator; the rest read SMART, purge and make test devices.
+# Debian packages: fio is the load generator; the rest read SMART, purge, make test devices and boot the
+# QEMU test bed (docs/testing.md).
 system:
 	@missing=""; \
 	for c in fio:fio smartctl:smartmontools nvme:nvme-cli blkdiscard:util-linux losetup:util-linux \
-	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils chromium:chromium \
+	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils sdparm:sdparm chromium:chromium \
 	         ip:iproute2 ss:iproute2 pgrep:procps blkid:util-linux; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
+	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
 	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
@@ -24,24 +29,28 @@ system:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# The Python package (and its Rust simulator core, built by maturin) in editable mode.
-python:
-	@PATH="$$HOME/.cargo/bin:$$PATH" $(PIP) install -q -e '.[test]' 2>&1 | grep -v -e "Running pip as the 'root' user" -e "^$$" || true
-	@$(PYTHON) -c "import ssdpts, ssdpts._sim" || { echo "ssdpts failed to install"; exit 1; }
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip 2>&1 | grep -v -e "^$$" || true
+
+# The Python package (and its Rust simulator core, built by maturin) in editable mode, inside .venv.
+python: $(PY)
+	@$(CARGO_PATH) $(PY) -m pip install -q -e '.[test]' 2>&1 | grep -v -e "^$$" || true
+	@$(PY) -c "import ssdpts, ssdpts._sim" || { echo "ssdpts failed to install into $(VENV)"; exit 1; }
 
 demo: setup
-	$(PYTHON) -m ssdpts run --results $(RESULTS)
+	$(PY) -m ssdpts run --results $(RESULTS)
 
 test: setup
-	PATH="$$HOME/.cargo/bin:$$PATH" cargo test -q --release --manifest-path sim/Cargo.toml
-	PATH="$$HOME/.cargo/bin:$$PATH" $(PYTHON) -m pytest -q
+	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
+	$(CARGO_PATH) $(PY) -m pytest -q
 
 bench: setup
-	$(PYTHON) bench/overhead.py
-	$(PYTHON) bench/gaps.py
-	$(PYTHON) bench/sim.py
-	$(PYTHON) bench/report.py
-	$(PYTHON) bench/hosts.py
+	$(PY) bench/overhead.py
+	$(PY) bench/gaps.py
+	$(PY) bench/sim.py
+	$(PY) bench/report.py
+	$(PY) bench/hosts.py
 
 clean:
-	rm -rf build dist sim/target .pytest_cache
+	rm -rf build dist sim/target .pytest_cache $(VENV)
