@@ -7,6 +7,14 @@ blocked in `exec_prerun` on a shared flock held by this engine, and its `exec_po
 to the engine, which unlocks the next cell's gate the moment all clones of the current cell have
 finished. The next round's process is started early and waits on the same kind of gate, so the
 device sees back-to-back I/O across cells and rounds; the measured gaps are stored with the round.
+
+The hooks are the cheapest fio allows, because everything they do after the previous cell's last
+I/O or after the gate opens is device idle: `exec_prerun` is one `flock` on an inherited descriptor
+(it exits the moment the lock is granted), `exec_postrun` a shell builtin writing the gate id to the
+engine's FIFO (no `date`, no script). fio does all per-job set-up that matters (buffer allocation and
+fill, file set-up, random map) before `exec_prerun`, so the waiting jobs are ready. Gate-side times
+are taken by the engine (fire received, gate opened); the device's own idle per transition comes from
+the block-layer sampler (blockidle.py), stored next to them.
 """
 
 from __future__ import annotations
@@ -26,21 +34,11 @@ from typing import Sequence
 
 from ..errors import SsdptsError
 from ..workload import Workload, render_on
+from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .fiojson import parse_output
-from .results import RoundOutput
+from .results import DeviceIdle, RoundOutput
 
 MIN_FIO = (3, 20)   # lat_percentiles/percentile_list on total latency, thread, json+ bins
-
-_WAIT_SH = """#!/bin/sh
-# gate-wait ID: block until the engine unlocks gate ID, then log the release time
-flock -s "{dir}/g$1" true
-echo "$1 $(date +%s%N)" >> "{dir}/released"
-"""
-_FIRE_SH = """#!/bin/sh
-# gate-fire ID: tell the engine one clone of cell ID has finished its I/O
-echo "$1 $(date +%s%N)" > "{dir}/ctl"
-"""
-
 
 def fio_version(binary: str = "fio") -> str:
     path = shutil.which(binary)
@@ -65,10 +63,11 @@ def _die_with_parent() -> None:
 class FioEngine:
     name = "fio"
 
-    def __init__(self, binary: str = "fio", workdir: str | Path | None = None):
+    def __init__(self, binary: str = "fio", workdir: str | Path | None = None, measure_idle: bool = True):
         self.binary = binary
         self.version = fio_version(binary)
         self.workdir = Path(workdir) if workdir else None
+        self.measure_idle = measure_idle   # block-layer device-idle sampler (off only to measure its cost)
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
@@ -77,26 +76,33 @@ class FioEngine:
 class _Gates:
     """Engine-held exclusive flocks that fio jobs wait on, opened when all clones of a cell report."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, samplers: Sequence[IdleSampler] = ()):
         self.dir = directory
         self.dir.mkdir(parents=True, exist_ok=True)
         self.ctl = self.dir / "ctl"
         os.mkfifo(self.ctl)
-        (self.dir / "gate-wait").write_text(_WAIT_SH.format(dir=self.dir))
-        (self.dir / "gate-fire").write_text(_FIRE_SH.format(dir=self.dir))
-        for f in ("gate-wait", "gate-fire"):
-            (self.dir / f).chmod(0o755)
+        self.samplers = list(samplers)
         self._lock = threading.Lock()
         self._held: dict[int, int] = {}          # gate id -> fd holding LOCK_EX
         self._expected: dict[int, int] = {}      # gate id -> clones that must report
         self._delay: dict[int, float] = {}       # gate id -> idle seconds before it opens
         self._timed: set[int] = set()            # gates whose cell finished and that open after a delay
-        self.fires: dict[int, list[int]] = {}    # gate id -> fire timestamps (ns)
+        self.fires: dict[int, list[int]] = {}    # gate id -> times (ns) the engine heard each clone finish
+        self.opened: dict[int, int] = {}         # gate id -> time (ns) the engine opened it
         self._next = 0
         self._ctl_fd = os.open(self.ctl, os.O_RDWR)   # RDWR: never sees EOF
         self._stop = False
         self._thread = threading.Thread(target=self._listen, daemon=True)
         self._thread.start()
+
+    def wait_hook(self, gid: int) -> str:
+        """exec_prerun: block until gate `gid` opens (flock on fd 9 returns when granted, runs nothing)."""
+        return f"flock -s 9 9<{self.dir}/g{gid}"
+
+    def fire_hook(self, gid: int) -> str:
+        """exec_postrun: report one finished clone of gate `gid`'s cell. fio appends '> FILE 2>&1' to the
+        command, so the write to the FIFO is wrapped in eval to keep its own redirection (builtins only)."""
+        return f'eval "echo {gid} >{self.ctl}"'
 
     def new(self, clones: int) -> int:
         with self._lock:
@@ -119,29 +125,51 @@ class _Gates:
             fd = self._held.pop(gid, None)
         if fd is not None:
             os.close(fd)
+            self.opened.setdefault(gid, time.time_ns())
+
+    def _open_after_idle(self, gid: int, idle_s: float, finished_ns: int) -> None:
+        """Open `gid` so that the device idles `idle_s`: counted from the device's last I/O when the
+        sampler saw it (else from the last clone's report), less the usual gate-to-first-I/O lag."""
+        start = finished_ns
+        if self.samplers:
+            quiet = self.samplers[0].quiet_since
+            if quiet is not None and finished_ns - 1_000_000_000 < quiet <= finished_ns:
+                start = quiet
+        at = start + int(idle_s * 1e9) - self._wake_lag_ns()
+        threading.Timer(max(0.0, (at - time.time_ns()) / 1e9), self.open, (gid,)).start()
+
+    def _wake_lag_ns(self) -> int:
+        """Median time from opening a gate to the device's next I/O, over the last gates opened."""
+        if not self.samplers:
+            return 0
+        with self._lock:
+            recent = sorted(self.opened.values())[-16:]
+        lags = [run.first_busy_ns - t for t in recent if (run := self.samplers[0].run_containing(t)) is not None]
+        return sorted(lags)[len(lags) // 2] if lags else 0
 
     def _listen(self) -> None:
         buf = b""
         while not self._stop:
             chunk = os.read(self._ctl_fd, 4096)
+            heard = time.time_ns()
             if not chunk:
                 continue
             buf += chunk
             *lines, buf = buf.split(b"\n")
             for line in lines:
-                parts = line.split()
-                if len(parts) != 2 or parts[0] == b"stop":
+                word = line.strip()
+                if not word.isdigit():
                     continue
-                gid, ts = int(parts[0]), int(parts[1])
+                gid = int(word)
                 with self._lock:
-                    self.fires.setdefault(gid, []).append(ts)
+                    self.fires.setdefault(gid, []).append(heard)
                     done = len(self.fires[gid]) >= self._expected.get(gid, 1)
                     delay = self._delay.pop(gid, 0.0) if done else 0.0
                     if done and delay > 0:
                         self._timed.add(gid)
                 if done:
                     if delay > 0:
-                        threading.Timer(delay, self.open, (gid,)).start()
+                        self._open_after_idle(gid, delay, heard)
                     else:
                         self.open(gid)
 
@@ -152,17 +180,23 @@ class _Gates:
                 return
         self.open(gid)
 
-    def released(self) -> dict[int, int]:
-        """gate id -> first release time (ns) seen by a waiting job."""
-        out: dict[int, int] = {}
-        path = self.dir / "released"
-        if path.exists():
-            for line in path.read_text().split("\n"):
-                parts = line.split()
-                if len(parts) == 2:
-                    gid, ts = int(parts[0]), int(parts[1])
-                    out[gid] = min(ts, out.get(gid, ts))
-        return out
+    def gate_gap_ms(self, gid: int | None) -> float | None:
+        """Gate-side gap: from the last clone's report of the cell before `gid` to its opening."""
+        if gid is None or not self.fires.get(gid) or gid not in self.opened:
+            return None
+        return max(0.0, (self.opened[gid] - max(self.fires[gid])) / 1e6)
+
+    def device_idle(self, gid: int | None) -> DeviceIdle | None:
+        """Block-layer idle of the transition at `gid` (None: no transition there or gate never opened).
+        Several devices: the longest idle among them."""
+        if gid is None or not self.fires.get(gid) or gid not in self.opened:
+            return None
+        if not self.samplers:
+            return DeviceIdle(None)
+        found = [sp.idle_across(max(self.fires[gid]), self.opened[gid]) for sp in self.samplers]
+        if any(f.ms is None for f in found):
+            return DeviceIdle(None)
+        return max(found, key=lambda d: d.ms or 0.0)
 
     def close(self) -> None:
         self._stop = True
@@ -198,8 +232,8 @@ class _FioProcess:
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
                 if prev is not None:
-                    opts["exec_prerun"] = f"{s.gates.dir}/gate-wait {prev}"
-                opts["exec_postrun"] = f"{s.gates.dir}/gate-fire {gid}"
+                    opts["exec_prerun"] = s.gates.wait_hook(prev)
+                opts["exec_postrun"] = s.gates.fire_hook(gid)
             self.gates.append(gid)
             prev = gid
         s._last_gate = prev
@@ -387,22 +421,18 @@ class FioRound:
             cells = [aggregate({m.label_id: c for m, c in zip(members, cells[k * n:(k + 1) * n])}, w.name)
                      for k, w in enumerate(self.cells)]
         gates = self.session.gates
-        released = gates.released()
-
-        def gap(gid: int | None) -> float | None:
-            if gid is None or not gates.fires.get(gid) or gid not in released:
-                return None
-            return max(0.0, (released[gid] - max(gates.fires[gid])) / 1e6)
-
         all_gates = [g for p in self.procs for g in p.gates]
-        inside = [g for g in (gap(x) for x in all_gates[:-1]) if g is not None]
+        inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
+        idle_inside = [d for d in (gates.device_idle(x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
         self._result = RoundOutput(
             cells=cells, engine="fio", logs=logs,
             job_text="\n".join(p.job_text for p in self.procs),
             command=self.procs[0].command if len(self.procs) == 1 else [c for p in self.procs for c in p.command + [";"]][:-1],
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
-            gap_before_ms=gap(self.procs[0].wait_gate), gaps_inside_ms=inside, fio_version=version)
+            gap_before_ms=gates.gate_gap_ms(self.procs[0].wait_gate), gaps_inside_ms=inside,
+            device_idle_before=gates.device_idle(self.procs[0].wait_gate), device_idle_inside=idle_inside,
+            device_idle_note=self.session.idle_note, fio_version=version)
         return self._result
 
 
@@ -426,8 +456,14 @@ class FioSession:
         base.mkdir(parents=True, exist_ok=True)
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
-        self.gates = _Gates(self.dir / "gates")
         self.members = list(getattr(target, "members", None) or [target])
+        # the device's own idle at every transition, from the block layer (blockidle.py)
+        reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
+            ["not measured: device-idle sampling switched off"]
+        self.idle_note = "; ".join(dict.fromkeys(reasons))
+        stats = [] if reasons else list(dict.fromkeys(stat_path_for(m.path) for m in self.members))
+        self.samplers = [IdleSampler(p) for p in stats]
+        self.gates = _Gates(self.dir / "gates", self.samplers)
         self._last_gate: int | None = None
         self._count = 0
         self._rounds: list[FioRound] = []
@@ -443,6 +479,8 @@ class FioSession:
         for r in self._rounds:
             r.cancel()
         self.gates.close()
+        for sp in self.samplers:
+            sp.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> "FioSession":
