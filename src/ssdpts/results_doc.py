@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from . import pts
-from .store import Store
+from .store import DeviceIdleSummary, Store, device_idle_summary
 
 SCHEMA = "ssdpts.results/1"
 
@@ -14,15 +14,19 @@ def results_document(store: Store, run_id: str) -> dict:
     run = store.run(run_id)
     tests = []
     for t in store.tests(run["id"]):
-        rounds = []
+        rounds, records = [], []
         for kind in ("precondition", "round"):
             for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False):
+                records.append(r)
                 rounds.append({"phase": r.phase, "kind": r.kind, "round": r.round, "started": r.started,
-                               "ended": r.ended, "idle_gap_before_ms": r.gap_before_ms, "tracking": r.tracking,
-                               "engine": r.engine, "command": r.command})
+                               "ended": r.ended, "idle_gap_before_ms": r.gap_before_ms,
+                               "device_idle_before_ms": r.device_idle_before.ms if r.device_idle_before else None,
+                               "device_idle_inside_ms": [d.ms for d in r.device_idle_inside],
+                               "tracking": r.tracking, "engine": r.engine, "command": r.command})
         module = pts.TESTS.get(t["name"])
         tests.append({"name": t["name"], "title": module.TITLE if module else t["name"], "status": t["status"],
                       "started": t["started"], "ended": t["ended"], "summary": t["summary"], "rounds": rounds,
+                      "device_idle": device_idle_summary(records).to_dict(),
                       "steps": [dict(key=s["key"], kind=s["kind"], at=s["at"], data=s["data"])
                                 for s in store.steps(run["id"], t["name"])]})
     return {
@@ -73,6 +77,8 @@ def render_text(doc: dict) -> str:
             lines.append(f"  purge: {p['method']}{'' if p['snia_purge'] else ' (not a SNIA purge)'}")
         if "steady" in s:
             lines += _steady_lines(s["steady"])
+        if "device_idle" in t:
+            lines.append("  " + DeviceIdleSummary(**t["device_idle"]).text())
         for n in s.get("notes", []):
             lines.append(f"  note: {n}")
         if "table_iops" in s:

@@ -89,22 +89,27 @@ class _Gates:
         self._timed: set[int] = set()            # gates whose cell finished and that open after a delay
         self.fires: dict[int, list[int]] = {}    # gate id -> times (ns) the engine heard each clone finish
         self.opened: dict[int, int] = {}         # gate id -> time (ns) the engine opened it
+        self.starts: dict[int, list[int]] = {}   # gate id -> times (ns) each clone of its cell was let go
+        self._runtime_ns: dict[int, int] = {}    # gate id -> its cell's fixed run time, when time-based
         self._next = 0
         self._ctl_fd = os.open(self.ctl, os.O_RDWR)   # RDWR: never sees EOF
         self._stop = False
         self._thread = threading.Thread(target=self._listen, daemon=True)
         self._thread.start()
 
-    def wait_hook(self, gid: int) -> str:
-        """exec_prerun: block until gate `gid` opens (flock on fd 9 returns when granted, runs nothing)."""
-        return f"flock -s 9 9<{self.dir}/g{gid}"
+    def wait_hook(self, wait_gid: int | None, gid: int) -> str:
+        """exec_prerun of gate `gid`'s cell: block until gate `wait_gid` opens (flock on fd 9 returns when
+        granted, runs nothing), then report the clone's start (a shell builtin)."""
+        report = f'eval "echo s{gid} >{self.ctl}"'
+        return report if wait_gid is None else f"flock -s 9 9<{self.dir}/g{wait_gid} && {report}"
 
     def fire_hook(self, gid: int) -> str:
         """exec_postrun: report one finished clone of gate `gid`'s cell. fio appends '> FILE 2>&1' to the
         command, so the write to the FIFO is wrapped in eval to keep its own redirection (builtins only)."""
         return f'eval "echo {gid} >{self.ctl}"'
 
-    def new(self, clones: int) -> int:
+    def new(self, clones: int, runtime_s: float | None = None) -> int:
+        """A closed gate for a cell of `clones` jobs; `runtime_s`: the cell runs exactly that long (time-based)."""
         with self._lock:
             gid = self._next
             self._next += 1
@@ -113,6 +118,9 @@ class _Gates:
             self._held[gid] = fd
             self._expected[gid] = clones
             self.fires[gid] = []
+            self.starts[gid] = []
+            if runtime_s:
+                self._runtime_ns[gid] = int(runtime_s * 1e9)
             return gid
 
     def set_delay(self, gid: int, seconds: float) -> None:
@@ -126,6 +134,17 @@ class _Gates:
         if fd is not None:
             os.close(fd)
             self.opened.setdefault(gid, time.time_ns())
+
+    def _open_at_predicted_end(self, gid: int) -> None:
+        """A time-based cell ends `runtime` after its last clone started; fio's teardown and the postrun
+        report come 10-25 ms later on a busy host, all device idle. So the gate opens at the predicted
+        end, and the next cell's own wake-up (about what the last clone's took) lands on the end of
+        this one: gap or overlap of a few ms instead of the whole teardown. A cell whose successor must
+        wait (timed idle) keeps waiting for the report."""
+        with self._lock:
+            if gid in self._delay or gid in self._timed:
+                return
+        self.open(gid)
 
     def _open_after_idle(self, gid: int, idle_s: float, finished_ns: int) -> None:
         """Open `gid` so that the device idles `idle_s`: counted from the device's last I/O when the
@@ -158,6 +177,9 @@ class _Gates:
             *lines, buf = buf.split(b"\n")
             for line in lines:
                 word = line.strip()
+                if word.startswith(b"s") and word[1:].isdigit():
+                    self._started(int(word[1:]), heard)
+                    continue
                 if not word.isdigit():
                     continue
                 gid = int(word)
@@ -172,6 +194,15 @@ class _Gates:
                         self._open_after_idle(gid, delay, heard)
                     else:
                         self.open(gid)
+
+    def _started(self, gid: int, heard: int) -> None:
+        with self._lock:
+            self.starts.setdefault(gid, []).append(heard)
+            all_started = len(self.starts[gid]) == self._expected.get(gid, 1)
+            runtime = self._runtime_ns.get(gid)
+        if all_started and runtime:
+            threading.Timer(max(0.0, (heard + runtime - time.time_ns()) / 1e9), self._open_at_predicted_end,
+                            (gid,)).start()
 
     def open_unfinished(self, gid: int) -> None:
         """Open a gate whose process ended; a finished cell's timed idle still runs its course."""
@@ -193,7 +224,9 @@ class _Gates:
             return None
         if not self.samplers:
             return DeviceIdle(None)
-        found = [sp.idle_across(max(self.fires[gid]), self.opened[gid]) for sp in self.samplers]
+        # window from the cell's reported end to the gate opening (the opening comes first when predicted)
+        ends = sorted((max(self.fires[gid]), self.opened[gid]))
+        found = [sp.idle_across(*ends) for sp in self.samplers]
         if any(f.ms is None for f in found):
             return DeviceIdle(None)
         return max(found, key=lambda d: d.ms or 0.0)
@@ -226,13 +259,13 @@ class _FioProcess:
         prev = s._last_gate
         for k, w in enumerate(cells):
             # every target's job of this cell starts at the same gate; the next cell waits for all of them
-            gid = s.gates.new(w.threads * len(members))
+            timed = w.runtime_s if w.runtime_s and w.io_size is None else None
+            gid = s.gates.new(w.threads * len(members), timed and timed + (w.ramp_s or 0))
             if prev is not None and w.idle_before_s:
                 s.gates.set_delay(prev, w.idle_before_s)
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
-                if prev is not None:
-                    opts["exec_prerun"] = s.gates.wait_hook(prev)
+                opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
                 opts["exec_postrun"] = s.gates.fire_hook(gid)
             self.gates.append(gid)
             prev = gid

@@ -20,6 +20,7 @@ from typing import Sequence
 from ..errors import SsdptsError
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
+from .blockidle import UNAVAILABLE_REMOTE
 from .fio import _die_with_parent, fio_version
 from .fiojson import parse_output
 from .results import RoundOutput, aggregate
@@ -182,7 +183,7 @@ class RemoteRound:
             command=[c for v in self.procs.values() for c in v[3] + [";"]][:-1],
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=(self.started_at - gap_from) * 1000 if gap_from else None,
-            fio_version=s.engine.version)
+            device_idle_note=UNAVAILABLE_REMOTE, fio_version=s.engine.version)
         return self._result
 
 
