@@ -11,15 +11,23 @@ device really got. Prints, per device and load: max, p99, median and the count o
 ssdpts's stored figure is from the outside one; and exits 1 when a transition idles over 10 ms, a
 stored figure is off by more than 1 ms, or a forced idle misses the request by more than 5 ms.
 
-    nice -n -5 python3 bench/gaps.py [--rounds 8] [--devices loop,zram] [--loads 2x16,8x32]
+    nice -n -5 python3 bench/gaps.py [--rounds 8] [--devices loop,zram] [--loads 2x16,8x32] [--loop-dir DIR]
+
+The loop device's backing file is in /dev/shm by default. On this project's 6.18 VM kernel, fio once hung
+there for good in io_getevents with nothing in flight at the loop device (a lost completion, loop with
+direct I/O on tmpfs); `--loop-dir /var/tmp` backs it on a disk filesystem instead. A hung run exits 1
+after --timeout seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import statistics
 import sys
+from functools import partial
+from pathlib import Path
 
 from blockwatch import Watcher, overlapping
 from zram import fresh_zram, loop_device
@@ -124,13 +132,23 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--devices", default="loop,zram")
     ap.add_argument("--loads", default="2x16,8x32", help="THREADSxQD, comma-separated")
+    ap.add_argument("--loop-dir", default="/dev/shm", help="where the loop device's backing file lives")
+    ap.add_argument("--loop-size", type=int, default=SIZE)
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds before a hung run gives up (exit 1)")
     args = ap.parse_args()
+
+    def hung(*_):
+        print(f"gaps: no result after {args.timeout} s (fio hung?): MISSED", flush=True)
+        raise SystemExit(1)
+
+    signal.signal(signal.SIGALRM, hung)
+    signal.alarm(args.timeout)
     engine = FioEngine()
     loads = [tuple(int(x) for x in spec.split("x")) for spec in args.loads.split(",")]
-    devices = {"loop": loop_device, "zram": fresh_zram}
+    devices = {"loop": partial(loop_device, args.loop_size, Path(args.loop_dir)), "zram": partial(fresh_zram, SIZE)}
     report, failed = {}, []
     for name in args.devices.split(","):
-        with devices[name](SIZE) as dev:
+        with devices[name]() as dev:
             for threads, qd in loads:
                 key = f"{name} TC{threads}/QD{qd}"
                 r = report[key] = measure(engine, dev, threads, qd, args.rounds)

@@ -42,9 +42,8 @@ def fresh_zram(size: int):
 
 
 @contextmanager
-def loop_device(size: int):
-    """A loop device with direct I/O on a RAM-backed file (nothing reaches the host's disks)."""
-    base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path("/tmp")
+def loop_device(size: int, base: Path = Path("/dev/shm")):
+    """A loop device with direct I/O on a file in `base` (default RAM-backed: nothing reaches the host's disks)."""
     backing = base / f"ssdpts-bench-{os.getpid()}.img"
     with open(backing, "wb") as f:
         f.truncate(size)

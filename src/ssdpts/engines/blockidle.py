@@ -2,13 +2,15 @@
 
 A small child process polls the kernel's counters for the device (`/sys/block/DEV/stat`: completed
 reads, writes, discards and flushes, and field 9, the requests in flight — the same number as
-`/sys/block/DEV/inflight`) every ~0.1 ms. The device is idle between two samples when nothing was in
+`/sys/block/DEV/inflight`): every ~0.1 ms while the device is quiet, every ~0.5 ms while it is busy
+(each wake-up costs CPU, and on a CPU-bound device CPU is IOPS). The device is idle between two samples when nothing was in
 flight at either and no request completed in between (a request that started and ended in between
 would have moved a completion counter). Every idle run of at least `MIN_RUN_NS` is reported with
 its bounds; the engine attributes runs to transitions between cells.
 
-Reported length = first sample that saw activity again - last sample that saw activity: within one
-sampling period (plus the sampler's own scheduling delay) of the true idle time.
+Reported length = first sample that saw activity again - last sample that saw activity: at most one
+busy-time period (0.5 ms) longer and one quiet-time period (0.1 ms) shorter than the true idle time,
+plus the sampler's own scheduling delay.
 
 Protocol on stdout, one line each, times CLOCK_REALTIME ns (what `time.time_ns()` returns):
   q LAST_BUSY            the device has been idle for MIN_RUN_NS since LAST_BUSY (sent once per run)
@@ -32,7 +34,8 @@ from pathlib import Path
 
 from .results import DeviceIdle
 
-PERIOD_NS = 100_000          # sampling period
+PERIOD_NS = 100_000          # sampling period while the device is quiet
+BUSY_PERIOD_NS = 500_000     # ... and while it is busy
 MIN_RUN_NS = 200_000         # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
 UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on another host)"
@@ -85,10 +88,12 @@ def _counters(raw: bytes) -> tuple[bytes, tuple[bytes, ...]]:
     return f[8], (f[0], f[4], *f[11:12], *f[15:16])
 
 
-def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, min_run_ns: int = MIN_RUN_NS) -> None:
+def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, busy_period_ns: int = BUSY_PERIOD_NS,
+                   min_run_ns: int = MIN_RUN_NS) -> None:
     """The sampler loop (runs in the child process until killed)."""
     fd = os.open(stat_path, os.O_RDONLY)
-    period = period_ns / 1e9
+    quiet_period, busy_period = period_ns / 1e9, busy_period_ns / 1e9
+    period = quiet_period
     read, now = os.pread, time.time_ns
     inflight, done = _counters(read(fd, 4096, 0))
     last_busy = now()
@@ -101,6 +106,7 @@ def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, m
         t = now()
         if inflight == b"0" and n_inflight == b"0" and n_done == done:
             had_quiet = True     # nothing in flight at either sample, nothing completed in between
+            period = quiet_period
             if not quiet_reported and t - last_busy >= min_run_ns:
                 write(f"q {last_busy}\n")
                 flush()
@@ -111,6 +117,7 @@ def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, m
                 flush()
             last_busy = t
             had_quiet = quiet_reported = False
+            period = busy_period
         inflight, done = n_inflight, n_done
         if t >= next_heartbeat:
             write(f"h {t}\n")

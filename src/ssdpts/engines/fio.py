@@ -100,13 +100,14 @@ class _Gates:
     def wait_hook(self, wait_gid: int | None, gid: int) -> str:
         """exec_prerun of gate `gid`'s cell: block until gate `wait_gid` opens (flock on fd 9 returns when
         granted, runs nothing), then report the clone's start (a shell builtin)."""
-        report = f'eval "echo s{gid} >{self.ctl}"'
+        report = f'eval "echo s{gid} 1<>{self.ctl}"'
         return report if wait_gid is None else f"flock -s 9 9<{self.dir}/g{wait_gid} && {report}"
 
     def fire_hook(self, gid: int) -> str:
         """exec_postrun: report one finished clone of gate `gid`'s cell. fio appends '> FILE 2>&1' to the
-        command, so the write to the FIFO is wrapped in eval to keep its own redirection (builtins only)."""
-        return f'eval "echo {gid} >{self.ctl}"'
+        command, so the write to the FIFO is wrapped in eval to keep its own redirection (builtins only).
+        Opened read-write (`1<>`): never blocks, even when the engine was killed and nobody reads."""
+        return f'eval "echo {gid} 1<>{self.ctl}"'
 
     def new(self, clones: int, runtime_s: float | None = None) -> int:
         """A closed gate for a cell of `clones` jobs; `runtime_s`: the cell runs exactly that long (time-based)."""
