@@ -15,7 +15,8 @@ from blockwatch import Watcher, overlapping  # noqa: E402  (the benches' outside
 
 from ssdpts.engines.blockidle import UNAVAILABLE_SIM, stat_path_for, unavailable_reason
 from ssdpts.engines.fio import FioEngine
-from ssdpts.engines.results import RoundOutput
+from ssdpts.engines.results import DeviceIdle, RoundOutput
+from ssdpts.results_doc import render_text, results_document
 from ssdpts.store import Store
 from ssdpts.targets import open_target
 from ssdpts.targets.base import Target
@@ -118,3 +119,20 @@ def test_a_schema_1_database_opens_and_says_not_measured(tmp_path):
     # and new rounds store their figures next to the old ones
     store.save_round("r1", "iops", "", "round", 2, RoundOutput(cells=[], engine="fio"), [])
     assert len(store.rounds("r1", "iops", with_cells=False)) == 2
+
+
+def test_show_gives_the_distribution_per_test(tmp_path):
+    store = Store(tmp_path / "r.db")
+    rid = store.create_run(target_spec="/dev/x", target={"kind": "block", "size_bytes": 2**30, "info": {}}, host={},
+                           profile_name="t", profile={}, tests=["iops"], options={}, engine="fio")
+    for i, before in enumerate([None, DeviceIdle(12.5, 1.0, 1.0125)], start=1):
+        out = RoundOutput(cells=[], engine="fio", device_idle_before=before,
+                          device_idle_inside=[DeviceIdle(1.0, 2.0, 2.001), DeviceIdle(0.0)])
+        store.save_round(rid, "iops", "", "round", i, out, [])
+    store.set_test(rid, "iops", "completed", {"notes": []})
+    doc = results_document(store, rid)
+    idle = next(t for t in doc["tests"] if t["name"] == "iops")["device_idle"]
+    # values 0, 0, 1, 1, 12.5: nearest-rank median 1.0, p99 and max 12.5, one over 10 ms
+    assert idle["transitions"] == 5 and idle["max_ms"] == 12.5 and idle["median_ms"] == 1.0
+    assert idle["p99_ms"] == 12.5 and idle["over_limit"] == 1 and idle["unmeasured"] == 0
+    assert "device idle at transitions (block layer): 5 transitions, max 12.5 ms" in render_text(doc)
