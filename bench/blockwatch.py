@@ -9,7 +9,9 @@ completed-request counters of `/sys/block/DEV/stat`, and prints every idle run o
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -58,7 +60,8 @@ class Watcher:
 
     def __init__(self, dev_path: str):
         dev = os.path.basename(os.path.realpath(dev_path))
-        self.proc = subprocess.Popen([sys.executable, __file__, dev], stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen([sys.executable, __file__, dev], stdout=subprocess.PIPE, text=True,
+                                     preexec_fn=_die_with_parent)
         self.runs: list[Run] = []
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
@@ -88,7 +91,17 @@ def overlapping(runs: list[Run], start_ns: int, end_ns: int) -> Run | None:
     return best
 
 
+def _die_with_parent() -> None:
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 if __name__ == "__main__":
+    try:
+        # like ssdpts's sampler: lowest real-time priority where allowed, so a saturated host does not
+        # delay the samples (both samplers must see the same machine to be compared)
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except OSError:
+        pass
     try:
         watch(sys.argv[1])
     except KeyboardInterrupt:

@@ -69,9 +69,14 @@ def _idle_measured(ctx: TestContext, ab_rounds, c_rounds) -> list[float]:
 
     out: list[float] = []
     for k, r in enumerate(ab_rounds + c_rounds[:1]):
-        if k and r.gap_before_ms is not None:
-            out.append(r.gap_before_ms)
+        # the device's own idle (block layer) where measured, else the engine's gate-side figure
+        before = r.device_idle_before.ms if r.device_idle_before else None
+        if k and (before if before is not None else r.gap_before_ms) is not None:
+            out.append(before if before is not None else r.gap_before_ms)
         if r in ab_rounds:
+            if r.device_idle_inside and all(d.ms is not None for d in r.device_idle_inside):
+                out += [d.ms for d in r.device_idle_inside]
+                continue
             row = ctx.store.db.execute("SELECT gaps_inside_json FROM rounds WHERE id=?", (r.id,)).fetchone()
             out += json.loads(row[0]) if row else []
     return out
