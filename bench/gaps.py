@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/gaps: device idle at every transition, measured at the block layer from outside ssdpts.
 
-Runs a quick IOPS matrix (RND 1024/64/4 KiB x 100/65/0 % reads, 0.5 s cells) after a short WIPC,
+Runs a quick IOPS matrix (RND 1024/64/4 KiB x 100/65/0 % reads, 0.5 s cells) after a 5 s WIPC,
 8 chained rounds, at TC2/QD16 and TC8/QD32, on a RAM-backed loop device and on a zram device of its
 own, through ssdpts's fio engine (WIPC->round, cell->cell and round->round transitions: 72 per load).
 An outside sampler (bench/blockwatch.py, its own code) polls /sys/block/DEV/inflight and the
@@ -41,6 +41,7 @@ AGREE_MS = 1.0
 FORCED_IDLE_S = 0.2
 FORCED_TOLERANCE_MS = 5.0
 SIZE = 2 << 30
+WIPC_S = 5.0
 
 
 def matrix(threads: int, iodepth: int) -> list[Workload]:
@@ -79,7 +80,10 @@ def run_chain(engine: FioEngine, target, rounds: list[list[Workload]]):
 
 def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: int) -> dict:
     target = open_target(dev, probe=False)
-    wipc = Workload("wipc", "write", bs=128 << 10, threads=1, iodepth=32, runtime_s=1.0)
+    # a WIPC long enough for round 1's fio process to finish its set-up behind it, as any real WIPC is
+    # (TC8/QD32 with 1 MiB cells fills ~1 GiB of buffers; with a 1 s WIPC on a saturated 2-core host the
+    # device idled 3.4 s before round 1: set-up not finished, not a gate delay)
+    wipc = Workload("wipc", "write", bs=128 << 10, threads=1, iodepth=32, runtime_s=WIPC_S)
     cells = matrix(threads, iodepth)
     watcher = Watcher(dev)
     try:
@@ -87,7 +91,7 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
     finally:
         runs = watcher.stop()
     stored = transitions(outs)
-    outside, diffs, unmatched = [], [], 0
+    outside, diffs, pairs, unmatched = [], [], [], 0
     for d in stored:
         if d.ms is None or d.last_io is None:
             unmatched += 1
@@ -95,6 +99,7 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
         run = overlapping(runs, int(d.last_io * 1e9), int(d.next_io * 1e9))
         outside.append(run.ms if run else 0.0)
         diffs.append(abs((run.ms if run else 0.0) - d.ms))
+        pairs.append((round(d.ms, 2), round(run.ms, 2) if run else 0.0))
     gate = [g for o in outs for g in ([o.gap_before_ms] if o.gap_before_ms is not None else []) + o.gaps_inside_ms]
     return {"transitions": len(stored), "unmeasured": unmatched,
             "outside_max_ms": round(max(outside, default=0), 2), "outside_p99_ms": round(pct(outside, 99), 2),
@@ -102,7 +107,8 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
             "over_10ms": sum(1 for x in outside if x > GAP_LIMIT_MS),
             "stored_vs_outside_max_diff_ms": round(max(diffs, default=0), 3),
             "gate_side_max_ms": round(max(gate, default=0), 2),
-            "outside_sorted_ms": [round(x, 2) for x in sorted(outside)[-8:]]}
+            "outside_sorted_ms": [round(x, 2) for x in sorted(outside)[-8:]],
+            "worst_stored_outside_pairs_ms": sorted(pairs, key=lambda p: -abs(p[0] - p[1]))[:4]}
 
 
 def forced_idle(engine: FioEngine, dev: str) -> dict:
