@@ -14,7 +14,9 @@ I/O or after the gate opens is device idle: `exec_prerun` is one `flock` on an i
 engine's FIFO (no `date`, no script). fio does all per-job set-up that matters (buffer allocation and
 fill, file set-up, random map) before `exec_prerun`, so the waiting jobs are ready. Gate-side times
 are taken by the engine (fire received, gate opened); the device's own idle per transition comes from
-the block-layer sampler (blockidle.py), stored next to them.
+the block-layer sampler (blockidle.py), stored next to them. A time-based cell's successor is let go
+at the cell's predicted end (last clone's start + runtime) rather than after fio's teardown and the
+postrun report, which cost 10-25 ms of device idle on a busy host (docs/device-idle.md).
 """
 
 from __future__ import annotations

@@ -164,12 +164,15 @@ class Store:
         return int(row[0]) if row else None
 
     def _migrate(self) -> None:
-        """Bring an older database up to SCHEMA_VERSION by adding the columns it lacks (data kept)."""
+        """Bring an older database up to SCHEMA_VERSION by adding the columns it lacks (data kept).
+        Writes nothing when it is current (a read-only copy stays readable)."""
+        missing = [(t, c, d) for t, c, d in ADDED_COLUMNS
+                   if c not in {r[1] for r in self.db.execute(f"PRAGMA table_info({t})")}]
+        if not missing and self._schema_version() == SCHEMA_VERSION:
+            return
         with self.tx():
-            for table, column, definition in ADDED_COLUMNS:
-                have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
-                if column not in have:
-                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            for table, column, definition in missing:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     @classmethod
