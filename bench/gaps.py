@@ -137,7 +137,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--devices", default="loop,zram")
-    ap.add_argument("--loads", default="2x16,8x32", help="THREADSxQD, comma-separated")
+    ap.add_argument("--loads", default="2x16,8x32", help="THREADSxQD, comma-separated ('none': forced idle only)")
     ap.add_argument("--loop-dir", default="/dev/shm", help="where the loop device's backing file lives")
     ap.add_argument("--loop-size", type=int, default=SIZE)
     ap.add_argument("--timeout", type=int, default=1800, help="seconds before a hung run gives up (exit 1)")
@@ -150,7 +150,7 @@ def main() -> int:
     signal.signal(signal.SIGALRM, hung)
     signal.alarm(args.timeout)
     engine = FioEngine()
-    loads = [tuple(int(x) for x in spec.split("x")) for spec in args.loads.split(",")]
+    loads = [tuple(int(x) for x in spec.split("x")) for spec in args.loads.split(",") if spec not in ("", "none")]
     devices = {"loop": partial(loop_device, args.loop_size, Path(args.loop_dir)), "zram": partial(fresh_zram, SIZE)}
     report, failed = {}, []
     for name in args.devices.split(","):
