@@ -10,6 +10,9 @@ import click
 
 from . import __version__
 from .errors import SsdptsError
+from .export.json import document
+from .export.model import load_run
+from .export.text import render_text
 from .store import Store, default_results_dir
 from .units import parse_size
 
@@ -171,11 +174,8 @@ def list_runs(results, as_json):
 @click.option("--json", "as_json", is_flag=True, help="The documented results document (docs/results.md).")
 def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
-    from .results_doc import results_document, render_text
-
-    store = _store(results)
-    doc = results_document(store, run_id)
-    click.echo(json.dumps(doc, indent=2) if as_json else render_text(doc))
+    run = load_run(_store(results), run_id)
+    click.echo(json.dumps(document(run), indent=2) if as_json else render_text(run))
 
 
 @main.command()

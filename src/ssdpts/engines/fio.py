@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..workload import Workload, render_on
 from .fiojson import parse_output
@@ -64,11 +65,16 @@ def _die_with_parent() -> None:
 
 class FioEngine:
     name = "fio"
+    # gates chain cells and rounds; timed gates give idle periods; one job can be cut into rounds
+    capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
+                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE,
+                              Capability.LOCAL_BLOCK_LAYER, Capability.CHECKPOINT})
 
     def __init__(self, binary: str = "fio", workdir: str | Path | None = None):
         self.binary = binary
         self.version = fio_version(binary)
         self.workdir = Path(workdir) if workdir else None
+        self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
@@ -427,7 +433,7 @@ class FioSession:
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.gates = _Gates(self.dir / "gates")
-        self.members = list(getattr(target, "members", None) or [target])
+        self.members = list(target.drives())
         self._last_gate: int | None = None
         self._count = 0
         self._rounds: list[FioRound] = []

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
@@ -27,6 +28,9 @@ from .results import RoundOutput, aggregate
 
 class RemoteFioEngine:
     name = "fio-remote"
+    # cells are separated by fio's stonewall and rounds by a new client process: no gates, no timed idle,
+    # no streaming; the remote side's health and block layer are out of reach
+    capabilities = frozenset({Capability.PURGE})
 
     def __init__(self, binary: str = "fio"):
         self.binary = binary
@@ -190,7 +194,7 @@ class RemoteSession:
     def __init__(self, engine: RemoteFioEngine, target):
         self.engine = engine
         self.target = target
-        self.members = list(getattr(target, "members", None) or [target])
+        self.members = list(target.drives())
         self.dir = Path(tempfile.mkdtemp(prefix="ssdpts-remote-"))
         self.queue: list[RemoteRound] = []
         self.count = 0

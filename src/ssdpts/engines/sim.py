@@ -12,6 +12,8 @@ import time
 import zlib
 from typing import Sequence
 
+from .._sim import version as sim_version
+from ..capabilities import Capability
 from ..workload import Workload
 from .fiojson import parse_job
 from .results import Interval, RoundOutput, combine
@@ -182,11 +184,12 @@ class SimSession:
 
 class SimEngine:
     name = "sim"
+    capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
+                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
 
     def __init__(self):
-        from .._sim import version
-
-        self.version = f"ssdsim-{version()}"
+        self.version = f"ssdsim-{sim_version()}"
+        self.failed: dict[str, str] = {}
 
     def session(self, target) -> SimSession:
         return SimSession(self, target)

@@ -11,37 +11,27 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..engines.results import CellResult, merge_bins, percentile_from_bins
+from ..records import from_data
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
-from ..targets.purge import purge
+from ..targets.purge import PurgeRecord, purge
 from ..units import bs_label, parse_duration, parse_size
 from ..workload import Workload
+from .results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResult
 
 log = logging.getLogger("ssdpts")
 
-
-@dataclass(frozen=True)
-class Tracker:
-    """A tracking variable: one metric of one cell, one value per round."""
-
-    cell: str
-    metric: str = "iops"       # iops | read_bw | write_bw | lat_mean | ...
-
-    @property
-    def label(self) -> str:
-        return f"{self.cell} {self.metric}"
-
-
-def tracked_series(trackers: Sequence[Tracker], rounds_cells: Sequence[dict[str, CellResult]]) -> dict[str, list[float]]:
+def tracked_series(trackers: Sequence[TrackerKey],
+                   rounds_cells: Sequence[dict[str, CellResult]]) -> dict[TrackerKey, list[float]]:
     """Tracking values per round: for the (aggregate) cell, and per target when several run at once."""
-    series: dict[str, list[float]] = {t.label: [] for t in trackers}
+    series: dict[TrackerKey, list[float]] = {t: [] for t in trackers}
     for cells in rounds_cells:
         for t in trackers:
             cell = cells[t.cell]
-            series[t.label].append(cell.metric(t.metric))
+            series[t].append(cell.metric(t.metric))
             for part, pc in cell.parts.items():
-                series.setdefault(f"{t.label} @{part}", []).append(pc.metric(t.metric))
+                series.setdefault(t.of(part), []).append(pc.metric(t.metric))
     return series
 
 
@@ -49,14 +39,13 @@ def tracked_series(trackers: Sequence[Tracker], rounds_cells: Sequence[dict[str,
 class SteadyOutcome:
     phase: str
     rounds: list[RoundRecord]
-    states: dict[str, SteadyState]
+    states: dict[TrackerKey, SteadyState]
     reached: bool
     window_rounds: list[int] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return {"phase": self.phase, "reached": self.reached, "rounds": len(self.rounds),
-                "window_rounds": self.window_rounds,
-                "trackers": {k: v.to_dict() for k, v in self.states.items()}}
+    def record(self) -> SteadyResult:
+        return SteadyResult(self.phase, self.reached, len(self.rounds), list(self.window_rounds),
+                            [TrackerResult(k, v) for k, v in self.states.items()])
 
 
 @dataclass
@@ -118,16 +107,16 @@ class TestContext:
         return keep, notes
 
     # steps -----------------------------------------------------------------------------------
-    def purge(self, phase: str = "") -> dict:
+    def purge(self, phase: str = "") -> PurgeRecord:
         key = f"purge:{self._ph(phase)}"
         done = self.store.step(self.run_id, self.test, key)
         if done is not None:
-            return done
+            return from_data(PurgeRecord, done)
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
-        rec = purge(self.target, self.purge_method).to_dict()
-        if not rec["snia_purge"]:
-            self.progress.message(f"{self.test}: note: {rec['note']}")
-        self.store.record_step(self.run_id, self.test, key, "purge", rec)
+        rec = purge(self.target, self.purge_method)
+        if not rec.snia_purge:
+            self.progress.message(f"{self.test}: note: {rec.note}")
+        self.store.record_step(self.run_id, self.test, key, "purge", rec.to_dict())
         self._checkpoint(force=True)   # a purge recorded as done must never come back un-purged
         return rec
 
@@ -143,7 +132,7 @@ class TestContext:
             notes["notes"].append(text)
             self.store.record_step(self.run_id, self.test, "notes", "notes", notes)
 
-    def run_to_steady_state(self, phase: str, cells: Sequence[Workload], trackers: Sequence[Tracker],
+    def run_to_steady_state(self, phase: str, cells: Sequence[Workload], trackers: Sequence[TrackerKey],
                             precondition: Workload | None = None) -> SteadyOutcome:
         """Precondition (once), then rounds of `cells` until every tracker is steady or max rounds.
 
@@ -184,10 +173,10 @@ class TestContext:
                 history.append({c.name: c for c in out.cells})
                 series = tracked_series(trackers, history)
                 states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
-                tracking = {k: v[-1] for k, v in series.items() if len(v) == len(history)}
+                tracking = {k.label: v[-1] for k, v in series.items() if len(v) == len(history)}
                 self.store.save_round(self.run_id, self.test, self._ph(phase), "round", round_no, out,
                                       [c.to_dict() for c in cells], tracking,
-                                      {k: s.to_dict() for k, s in states.items()})
+                                      {k.label: s.to_dict() for k, s in states.items()})
                 self._checkpoint()
                 reached = all(s.reached for s in states.values())
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
@@ -258,7 +247,7 @@ class TestContext:
                 r.cancel()
                 raise
 
-    def _outcome(self, phase: str, trackers: Sequence[Tracker], kw: dict) -> SteadyOutcome:
+    def _outcome(self, phase: str, trackers: Sequence[TrackerKey], kw: dict) -> SteadyOutcome:
         rounds = self.store.rounds(self.run_id, self.test, self._ph(phase))
         series = tracked_series(trackers, [{c.name: c for c in r.cells} for r in rounds])
         nums = [r.round for r in rounds]
@@ -271,53 +260,57 @@ class TestContext:
         return SteadyOutcome(phase, rounds, states, reached, window)
 
 
-def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) -> dict[str, dict]:
+def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) -> dict[str, CellWindow]:
     """Per cell: the measurement-window averages SNIA reports (and max / merged-histogram percentiles)."""
     chosen = [r for r in rounds if r.round in set(window_rounds)]
-    out: dict[str, dict] = {}
+    out: dict[str, CellWindow] = {}
     if not chosen:
         return out
     for i, name in enumerate(c.name for c in chosen[0].cells):
         cells: list[CellResult] = [r.cells[i] for r in chosen]
-        summary = {"workload": chosen[0].workloads[i] if chosen[0].workloads else {}, **_cell_summary(cells)}
-        parts = {p for c in cells for p in c.parts}
-        if parts:
-            summary["parts"] = {p: _cell_summary([c.parts[p] for c in cells if p in c.parts]) for p in sorted(parts)}
-        out[name] = summary
+        workload = from_data(Workload, chosen[0].workloads[i]) if chosen[0].workloads else Workload(
+            name=name, rw="randrw", runtime_s=0.0)
+        window = _cell_window(workload, cells)
+        for p in sorted({p for c in cells for p in c.parts}):
+            window.parts[p] = _cell_window(workload, [c.parts[p] for c in cells if p in c.parts])
+        out[name] = window
     return out
 
 
-def _cell_summary(cells: list[CellResult]) -> dict:
+def _latency(stats: list, n: int) -> Latency | None:
+    ios = sum(s.ios for s in stats)
+    if not ios:
+        return None
+    lat = Latency(mean_us=sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
+                  max_us=max(s.lat_max_ns for s in stats) / 1000)
+    bins = merge_bins(s.bins for s in stats if s.bins)
+    for p in sorted({k for s in stats for k in s.percentiles}, key=float):
+        v = percentile_from_bins(bins, float(p)) if bins else None
+        if v is None:  # no histogram: mean of per-round percentiles (flagged)
+            v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
+            lat.percentiles_from = "round mean"
+        lat.percentiles_us[p] = v / 1000
+    return lat
+
+
+def _cell_window(workload: Workload, cells: list[CellResult]) -> CellWindow:
     """Window averages of one cell's results (rates averaged, histograms merged, max of max)."""
     n = len(cells)
-    summary = {
-        "iops": sum(c.iops for c in cells) / n,
-        "read_iops": sum(c.read.iops for c in cells) / n,
-        "write_iops": sum(c.write.iops for c in cells) / n,
-        "read_mib_s": sum(c.read.bw_bytes for c in cells) / n / 2**20,
-        "write_mib_s": sum(c.write.bw_bytes for c in cells) / n / 2**20,
-        "usr_cpu": sum(c.usr_cpu for c in cells) / n,
-        "sys_cpu": sum(c.sys_cpu for c in cells) / n,
-    }
-    for d in ("read", "write"):
-        ios = sum(getattr(c, d).ios for c in cells)
-        if not ios:
-            continue
-        stats = [getattr(c, d) for c in cells]
-        lat = {"mean_us": sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
-               "max_us": max(s.lat_max_ns for s in stats) / 1000}
-        bins = merge_bins(s.bins for s in stats if s.bins)
-        for p in sorted({k for s in stats for k in s.percentiles}, key=float):
-            v = percentile_from_bins(bins, float(p)) if bins else None
-            if v is None:  # no histogram: mean of per-round percentiles (flagged)
-                v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
-                lat["percentiles_from"] = "round mean"
-            lat[f"p{p}_us"] = v / 1000
-        summary[f"{d}_lat"] = lat
     ios_all = sum(c.read.ios + c.write.ios for c in cells)
-    summary["lat_mean_us"] = sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0
-    summary["lat_max_us"] = max(c.lat_max_ns for c in cells) / 1000
-    return summary
+    return CellWindow(
+        workload=workload,
+        iops=sum(c.iops for c in cells) / n,
+        read_iops=sum(c.read.iops for c in cells) / n,
+        write_iops=sum(c.write.iops for c in cells) / n,
+        read_mib_s=sum(c.read.bw_bytes for c in cells) / n / 2**20,
+        write_mib_s=sum(c.write.bw_bytes for c in cells) / n / 2**20,
+        usr_cpu=sum(c.usr_cpu for c in cells) / n,
+        sys_cpu=sum(c.sys_cpu for c in cells) / n,
+        lat_mean_us=sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0,
+        lat_max_us=max(c.lat_max_ns for c in cells) / 1000,
+        read_lat=_latency([c.read for c in cells], n),
+        write_lat=_latency([c.write for c in cells], n),
+    )
 
 
 def cell_name(kind: str, bs: int, read_pct: int) -> str:

@@ -115,6 +115,7 @@ class RoundRecord:
     command: list[str]
     tracking: dict
     steady: dict
+    gaps_inside_ms: list = field(default_factory=list)
     cells: list[CellResult] = field(default_factory=list)
     workloads: list[dict] = field(default_factory=list)
 
@@ -128,18 +129,32 @@ class RoundRecord:
 class Store:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        if self.path.is_dir():
+            raise SsdptsError(f"{self.path} is a directory, not a results database; pass --results DIR instead")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
-        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        try:
+            self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self._check_foreign()
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise SsdptsError(f"{self.path} is not a readable ssdpts results database ({e}); "
+                              "point --results at another directory or move the file away") from None
         if row is None:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         elif int(row[0]) > SCHEMA_VERSION:
             raise SsdptsError(f"{self.path} was written by a newer ssdpts (schema {row[0]}); upgrade ssdpts")
+
+    def _check_foreign(self) -> None:
+        """An existing SQLite file that is not ours is refused, never written into."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and not {"meta", "runs"} <= tables:
+            raise SsdptsError(f"{self.path} is an SQLite database of another program (tables: "
+                              f"{', '.join(sorted(tables)[:5])}); point --results at another directory")
 
     @classmethod
     def in_dir(cls, results_dir: str | Path) -> "Store":
@@ -266,9 +281,22 @@ class Store:
             self.db.execute("UPDATE runs SET updated=? WHERE id=?", (time.time(), run_id))
         return rid
 
-    def update_round_steady(self, round_id: int, steady: dict) -> None:
-        with self.tx():
-            self.db.execute("UPDATE rounds SET steady_json=? WHERE id=?", (json.dumps(steady), round_id))
+    def phases(self, run_id: str, test: str) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT phase FROM rounds WHERE run_id=? AND test=? ORDER BY phase",
+                               (run_id, test)).fetchall()
+        return [r[0] for r in rows]
+
+    def round_workloads(self, round_id: int) -> list[dict]:
+        rows = self.db.execute("SELECT workload_json FROM cells WHERE round_id=? ORDER BY idx", (round_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def first_round_workloads(self, run_id: str, test: str) -> list[dict]:
+        """The cells of a test's first measurement round (every phase), as stored."""
+        rows = self.db.execute(
+            "SELECT c.workload_json FROM cells c JOIN rounds r ON r.id=c.round_id WHERE r.run_id=? AND r.test=? "
+            "AND r.kind='round' AND r.round=(SELECT MIN(round) FROM rounds WHERE run_id=? AND test=? AND kind='round') "
+            "ORDER BY r.phase, c.idx", (run_id, test, run_id, test)).fetchall()
+        return [json.loads(r[0]) for r in rows]
 
     def rounds(self, run_id: str, test: str, phase: str | None = None, kind: str = "round",
                with_cells: bool = True) -> list[RoundRecord]:
@@ -283,7 +311,8 @@ class Store:
             rec = RoundRecord(id=r["id"], test=r["test"], phase=r["phase"], kind=r["kind"], round=r["round"],
                               started=r["started"], ended=r["ended"], gap_before_ms=r["gap_before_ms"],
                               engine=r["engine"], job_text=r["job_text"], command=json.loads(r["command_json"]),
-                              tracking=json.loads(r["tracking_json"]), steady=json.loads(r["steady_json"]))
+                              tracking=json.loads(r["tracking_json"]), steady=json.loads(r["steady_json"]),
+                              gaps_inside_ms=json.loads(r["gaps_inside_json"] or "[]"))
             if with_cells:
                 for c in self.db.execute("SELECT * FROM cells WHERE round_id=? ORDER BY idx", (r["id"],)):
                     rec.cells.append(cell_from_dict(_unz(c["result_z"])))

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..capabilities import Capability
 from ..errors import SsdptsError
 from .base import Target
 
@@ -23,6 +24,11 @@ class SimTarget(Target):
         return {"kind": self.kind, "spec": self.spec, "path": self.path, "size_bytes": self.size_bytes,
                 "logical_block_size": self.logical_block_size, "physical_block_size": self.physical_block_size,
                 "info": self.info}
+
+    @property
+    def capabilities(self):
+        return frozenset({Capability.PURGE, Capability.HEALTH, Capability.CHECKPOINT, Capability.GATED_CHAINING,
+                          Capability.TIMED_IDLE, Capability.STREAMING, Capability.BANDWIDTH_LOG})
 
     def counters(self) -> dict:
         return dict(self.drive.counters())

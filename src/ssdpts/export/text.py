@@ -1,0 +1,58 @@
+"""`ssdpts show`: a run's results as text, each test's part written by the test's own `text` renderer."""
+
+from __future__ import annotations
+
+import time
+
+from ..pts.results import SteadyResult
+from ..targets.purge import PurgeRecord
+from .model import RunResult, TestResult
+
+
+def steady_lines(steady: SteadyResult, indent: str = "  ") -> list[str]:
+    """The steady-state verdict and every tracker's determination figures (used by test renderers too)."""
+    w = steady.window_rounds
+    out = [f"{indent}steady state {'reached' if steady.reached else 'NOT REACHED'} after {steady.rounds} rounds"
+           + (f" (window rounds {w[0]}-{w[-1]})" if w else "")]
+    for t in steady.trackers:
+        s = t.state
+        if s.average is None:
+            out.append(f"{indent}  {t.key.label}: {s.reason}")
+            continue
+        out.append(f"{indent}  {t.key.label}: avg {s.average:.6g}, range {s.range_measured:.4g} "
+                   f"(≤ {s.range_allowed:.4g}), slope excursion {s.slope_excursion_measured:.4g} "
+                   f"(≤ {s.slope_excursion_allowed:.4g}), fit y = {s.fit_formula}")
+    return out
+
+
+def _test_lines(t: TestResult) -> list[str]:
+    lines = ["", f"{t.title} [{t.status}]"]
+    if t.summary is None:
+        done = [r for r in t.rounds if r.kind == "round"]
+        lines.append(f"  {len(done)} rounds stored so far" if t.spec else
+                     "  stored by a test this ssdpts does not know; 'show --json' has the raw data")
+        return lines
+    purge = getattr(t.summary, "purge", None)
+    if isinstance(purge, PurgeRecord):
+        lines.append(f"  purge: {purge.method}{'' if purge.snia_purge else ' (not a SNIA purge)'}")
+    steady = getattr(t.summary, "steady", None)
+    if isinstance(steady, SteadyResult):
+        lines += steady_lines(steady)
+    for n in getattr(t.summary, "notes", None) or []:
+        lines.append(f"  note: {n}")
+    if t.spec.text is not None:
+        lines += t.spec.text(t.summary)
+    return lines
+
+
+def render_text(run: RunResult) -> str:
+    info = run.target.get("info") or {}
+    lines = [f"run {run.id} — {run.status}" + (f": {run.message}" if run.message else ""),
+             f"  target  {run.target_spec} ({info.get('model') or run.target.get('kind')}, "
+             f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
+             f"  profile {run.profile_name}   engine {run.engine}   host {run.host.get('hostname')} "
+             f"({run.host.get('fio_version')})",
+             f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}"]
+    for t in run.tests:
+        lines += _test_lines(t)
+    return "\n".join(lines)
