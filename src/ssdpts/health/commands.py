@@ -122,10 +122,10 @@ def register(main: click.Group) -> None:
                 over.unlink(missing_ok=True)        # refused before a run existed: leave nothing behind
             raise
         if not quiet:
-            from ..pts.endurance import text_lines
+            from ..pts.endurance import TEST, text_lines
 
             store = Store.in_dir(results_dir)
-            summary = next((t["summary"] for t in store.tests(run_id) if t["name"] == "endurance"), {})
-            for line in text_lines(summary):
+            summary = next((t["summary"] for t in store.tests(run_id) if t["name"] == "endurance"), None)
+            for line in text_lines(TEST.decode(summary)) if summary else []:
                 click.echo(line)
         click.echo(run_id)

@@ -9,87 +9,56 @@ which a controller answers without touching NAND — exactly what "up to" number
 
 from __future__ import annotations
 
-from ..units import bs_label, parse_size
-from .common import TestContext
+from ...units import bs_label, parse_size
+from ..common import TestContext
+from ..iops.summary import IopsSummary
+from ..registry import find
+from ..results import Latency
+from .summary import FreshPeakSummary, PeakResult, SteadyReference
 
-NAME = "fresh-peak"
-TITLE = "Fresh-Out-of-Box Peak vs Steady State"
-
-LABELS = {"randread": "RND read", "randwrite": "RND write"}
+WORKLOADS = ("randread", "randwrite", "read", "write")
 
 
-def steady_reference(ctx: TestContext, bs: int) -> dict:
+def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:
     """Steady-state IOPS of the same block size from the IOPS test and WSAT of this run, if present."""
-    out = {}
+    out: dict[str, SteadyReference] = {}
     label = bs_label(bs)
-    for t in ctx.store.tests(ctx.run_id):
-        s = t.get("summary") or {}
-        if t["name"] == "iops" and s.get("table_iops"):
-            tab = s["table_iops"]
-            if label in tab.get("100/0", {}):
-                out["randread"] = {"iops": tab["100/0"][label], "source": f"IOPS test, RND {label} 100/0, steady state"}
-            if label in tab.get("0/100", {}):
-                out["randwrite"] = {"iops": tab["0/100"][label], "source": f"IOPS test, RND {label} 0/100, steady state"}
-        if t["name"] == "wsat" and bs == 4096 and "randwrite" not in out:
-            w = (s.get("workloads") or {}).get("rnd4k-write")
-            if w:
-                out["randwrite"] = {"iops": w["final_iops"], "source": "WSAT, RND 4K W, last rounds"}
+    stored = {t["name"]: t.get("summary") for t in ctx.store.tests(ctx.run_id)}
+    iops_spec = find("iops")
+    if iops_spec is not None and stored.get("iops"):
+        s: IopsSummary = iops_spec.decode(stored["iops"])
+        for rw, read_pct, mix in (("randread", 100, "100/0"), ("randwrite", 0, "0/100")):
+            v = s.iops(bs, read_pct)
+            if v is not None:
+                out[rw] = SteadyReference(v, f"IOPS test, RND {label} {mix}, steady state")
+    wsat_spec = find("wsat")
+    if wsat_spec is not None and stored.get("wsat") and bs == 4096 and "randwrite" not in out:
+        w = wsat_spec.decode(stored["wsat"]).workloads.get("rnd4k-write")
+        if w is not None:
+            out["randwrite"] = SteadyReference(w.final_iops, "WSAT, RND 4K W, last rounds")
     return out
 
 
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> FreshPeakSummary:
     bs = parse_size(ctx.settings.get("block_size", "4k"))
-    workloads = ctx.settings.get("workloads", ["randread", "randwrite"])
+    workloads = list(ctx.settings.get("workloads", ["randread", "randwrite"]))
     purge = ctx.purge()
     cells = [ctx.cell(f"fob_{rw}_{bs_label(bs)}", rw, bs) for rw in workloads]
     rounds = ctx.run_sequence("fob", cells, chunk=max(1, len(cells)),
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}
     ref = steady_reference(ctx, bs)
-    out = {}
+    out = []
     for w, rw in zip(cells, workloads):
         c = by.get(w.name)
         if c is None:
             continue
         d = c.read if rw.endswith("read") else c.write
-        out[rw] = {"iops": c.iops, "mib_s": c.bw_bytes / 2**20, "mb_s": c.bw_bytes / 1e6,
-                   "lat_mean_us": d.lat_mean_ns / 1000, "lat_max_us": d.lat_max_ns / 1000,
-                   **{f"p{k}_us": v / 1000 for k, v in d.percentiles.items()},
-                   "steady": ref.get(rw),
-                   "fresh_over_steady": c.iops / ref[rw]["iops"] if ref.get(rw) and ref[rw]["iops"] else None}
-    return {"purge": purge, "block_size": bs, "threads": cells[0].threads if cells else None,
-            "iodepth": cells[0].iodepth if cells else None, "runtime_s": ctx.cell_runtime(), "results": out,
-            "state": "fresh out of box (right after the purge)",
-            "units": {"iops": "IO/s", "latency": "µs (total latency)", "mb_s": "MB/s (10^6 bytes/s)"}}
-
-
-# --- report ------------------------------------------------------------------------------------
-
-def report_section(ctx) -> str:
-    """FOB peak IOPS beside the steady-state IOPS of the same run; a table with mean latency."""
-    from markupsafe import Markup
-
-    from ..report import plots
-
-    s = ctx.summary
-    res = s.get("results", {})
-    if not res:
-        return Markup("")
-    bs = bs_label(s.get("block_size", 4096))
-    names = list(res)
-    groups = [f"{LABELS.get(rw, rw)} {bs}" for rw in names]
-    series = {"fresh (FOB peak)": [res[rw]["iops"] for rw in names]}
-    if any(res[rw].get("steady") for rw in names):
-        series["steady state"] = [(res[rw].get("steady") or {}).get("iops") for rw in names]
-    fig = ctx.figure()
-    plots.bar_plot(fig, groups, series, "workload", "IOPS")
-    html = [ctx.plot(fig, "fresh-vs-steady", "FOB peak IOPS vs steady state",
-                     f"TC{s.get('threads')}/QD{s.get('iodepth')}, {s.get('runtime_s'):g} s right after the purge."
-                     + ("" if len(series) > 1 else " No steady-state test in this run to compare with."))]
-    rows = [[groups[i], res[rw]["iops"], res[rw]["lat_mean_us"], res[rw].get("p99_us"), res[rw]["mb_s"],
-             (res[rw].get("steady") or {}).get("iops"), res[rw].get("fresh_over_steady"),
-             (res[rw].get("steady") or {}).get("source", "")] for i, rw in enumerate(names)]
-    html.append(ctx.table("table", ["Workload", "FOB IOPS", "Mean latency (µs)", "p99 (µs)", "MB/s",
-                                    "Steady-state IOPS", "FOB / steady", "Steady-state source"], rows,
-                          caption="Fresh-out-of-box peak, the state vendors quote"))
-    return Markup("").join(html)
+        steady = ref.get(rw)
+        out.append(PeakResult(
+            rw=rw, iops=c.iops, mib_s=c.bw_bytes / 2**20, mb_s=c.bw_bytes / 1e6,
+            latency=Latency(mean_us=d.lat_mean_ns / 1000, max_us=d.lat_max_ns / 1000,
+                            percentiles_us={k: v / 1000 for k, v in d.percentiles.items()}),
+            steady=steady, fresh_over_steady=c.iops / steady.iops if steady and steady.iops else None))
+    return FreshPeakSummary(purge=purge, block_size=bs, threads=cells[0].threads if cells else None,
+                            iodepth=cells[0].iodepth if cells else None, runtime_s=ctx.cell_runtime(), results=out)

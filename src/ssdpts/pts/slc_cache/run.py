@@ -9,31 +9,30 @@ Seed 000 (KC2000): 2100 MiB/s for 32 s, then 700 MiB/s, then 500 MiB/s after 11 
 
 from __future__ import annotations
 
-from ..analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, estimate, rebin
-from ..units import parse_duration, parse_size
-from .common import TestContext
+from ...analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
+from ...records import from_data, to_data
+from ...targets.sim import SimTarget
+from ...units import parse_duration, parse_size
+from ..common import TestContext
+from .summary import SeriesPoint, SlcCacheSummary, SlcReference
 
-NAME = "slc-cache"
-TITLE = "SLC Cache Size (sequential write from FOB)"
 PHASE = "seq"
 
 
-def _reference(ctx: TestContext) -> dict | None:
+def _reference(ctx: TestContext) -> SlcReference | None:
     """Targets that know their cache (the simulated SSD) record it right after the purge, once."""
     rec = ctx.store.step(ctx.run_id, ctx.test, "reference")
     if rec is not None:
-        return rec
-    counters = getattr(ctx.target, "counters", None)
-    if counters is None:
+        return from_data(SlcReference, rec)
+    if not isinstance(ctx.target, SimTarget):
         return None
-    c = counters()
-    rec = {"slc_capacity_bytes": c.get("slc_capacity_bytes"), "slc_used_bytes": c.get("slc_used_bytes"),
-           "source": "simulator counters after the purge"}
-    ctx.store.record_step(ctx.run_id, ctx.test, "reference", "reference", rec)
-    return rec
+    c = ctx.target.counters()
+    ref = SlcReference(c.get("slc_capacity_bytes"), c.get("slc_used_bytes"), "simulator counters after the purge")
+    ctx.store.record_step(ctx.run_id, ctx.test, "reference", "reference", to_data(ref))
+    return ref
 
 
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> SlcCacheSummary:
     cap = ctx.target.size_bytes
     bs = parse_size(ctx.settings.get("block_size", "1m"))
     interval = parse_duration(ctx.settings.get("interval", "1s"))
@@ -75,61 +74,15 @@ def run(ctx: TestContext) -> dict:
     result = estimate(times, mibs, durations=durs, min_drop=min_drop,
                       min_points=int(ctx.settings.get("min_points", DEFAULT_MIN_POINTS)))
     written = series[-1]["written_bytes"] if series else 0
-    summary = {
-        "purge": purge, "block_size": bs, "iodepth": int(ctx.settings.get("iodepth", 1)), "threads": 1,
-        "capacity_bytes": cap, "planned_bytes": total, "written_bytes": written,
-        "elapsed_s": series[-1]["end_s"] if series else 0.0, "interval_s": interval,
-        "stop_reason": "planned bytes written" if written >= total else "time limit",
-        **{k: result[k] for k in ("steps", "drop_detected", "cache_bytes", "cache_gib", "first_drop_s",
-                                  "cache_speed_mib_s", "after_drop_mib_s")},
-        "note": result.get("note", ""),
-        "reference": reference,
-        "intervals": len(series),
-        "series": [{"t_s": t, "mib_s": m} for t, m in zip(times, mibs)],
-        "units": {"mib_s": "MiB/s (2^20 bytes/s)", "mb_s": "MB/s (10^6 bytes/s)", "cache_gib": "GiB (2^30 bytes)",
-                  "t_s": "seconds from the start of the write (end of each interval)"},
-    }
-    if reference and reference.get("slc_capacity_bytes") and summary["cache_bytes"]:
-        summary["reference"]["error"] = summary["cache_bytes"] / reference["slc_capacity_bytes"] - 1
-    return summary
-
-
-# --- report ------------------------------------------------------------------------------------
-
-def report_section(ctx) -> str:
-    """Sequential-write MiB/s vs time with the detected steps, the step table and the cache estimate."""
-    from markupsafe import Markup, escape
-
-    from ..report import plots
-
-    s = ctx.summary
-    html = []
-    if s.get("drop_detected"):
-        html.append(Markup(
-            f"<p><b>SLC cache estimate: {s['cache_gib']:.2f} GiB</b> ({s['cache_bytes'] / 1e9:.2f} GB) written at "
-            f"{s['cache_speed_mib_s']:.0f} MiB/s before the first drop at {s['first_drop_s']:.1f} s "
-            f"(then {s['after_drop_mib_s']:.0f} MiB/s).</p>"))
-    else:
-        html.append(Markup(f'<p class="note">No drop detected: {escape(s.get("note", ""))}</p>'))
-    ref = s.get("reference") or {}
-    if ref.get("slc_capacity_bytes"):
-        html.append(Markup(f'<p class="note">Reference ({escape(ref.get("source", ""))}): '
-                           f'{ref["slc_capacity_bytes"] / 2**30:.2f} GiB'
-                           + (f', estimate error {ref["error"] * 100:+.1f} %' if "error" in ref else "") + ".</p>"))
-    pts_ = s.get("series") or []
-    if pts_:
-        fig = ctx.figure()
-        series = {"sequential write": ([p["t_s"] for p in pts_], [p["mib_s"] for p in pts_])}
-        styles = {"sequential write": {"marker": None}}
-        for st in s.get("steps", []):
-            label = f"step {st['index'] + 1}: {st['mib_s']:.0f} MiB/s, {st['duration_s']:.1f} s"
-            series[label] = ([st["start_s"], st["end_s"]], [st["mib_s"], st["mib_s"]])
-            styles[label] = {"linestyle": "--", "linewidth": 2.0, "marker": None}
-        plots.series_plot(fig, series, "time (s)", "MiB/s", styles=styles, ylim0=True)
-        html.append(ctx.plot(fig, "mib-vs-time", "sequential write MiB/s vs time (SLC cache steps)",
-                             "Bandwidth per interval of one continuous SEQ write from FOB; dashed: detected steps."))
-    rows = [[st["index"] + 1, st["start_s"], st["duration_s"], st["mib_s"], st["mb_s"], st["gib"]]
-            for st in s.get("steps", [])]
-    html.append(ctx.table("steps", ["Step", "Start (s)", "Duration (s)", "MiB/s", "MB/s", "Written (GiB)"], rows,
-                          caption="Plateaus of the sequential write (the cache is everything before the first drop)"))
-    return Markup("").join(html)
+    cache = result["cache_bytes"]
+    if reference is not None and reference.slc_capacity_bytes and cache:
+        reference.error = cache / reference.slc_capacity_bytes - 1
+    return SlcCacheSummary(
+        purge=purge, block_size=bs, iodepth=int(ctx.settings.get("iodepth", 1)), threads=1, capacity_bytes=cap,
+        planned_bytes=total, written_bytes=written, elapsed_s=series[-1]["end_s"] if series else 0.0,
+        interval_s=interval, stop_reason="planned bytes written" if written >= total else "time limit",
+        drop_detected=result["drop_detected"], intervals=len(series),
+        steps=[from_data(Step, st) for st in result["steps"]], cache_bytes=cache,
+        first_drop_s=result["first_drop_s"], cache_speed_mib_s=result["cache_speed_mib_s"],
+        after_drop_mib_s=result["after_drop_mib_s"], note=result.get("note", ""), reference=reference,
+        series=[SeriesPoint(t, m) for t, m in zip(times, mibs)])

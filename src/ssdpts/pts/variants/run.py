@@ -14,11 +14,14 @@ for `precondition_multiple` x the active range): the drive's state carries over 
 
 from __future__ import annotations
 
-from ..units import bs_label, parse_size
-from .common import TestContext
+import os
 
-NAME = "variants"
-TITLE = "Workload Variants: Data Pattern, O_DSYNC, Page Cache, Working Set"
+from ...targets import Target
+from ...targets.sim import SimTarget
+from ...units import parse_size
+from ..common import TestContext
+from ..registry import find
+from .summary import VariantResult, VariantsSummary, VariantWorkload
 
 ALL = ("random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered")
 LABELS = {
@@ -37,18 +40,20 @@ def cache_size(ctx: TestContext) -> tuple[int | None, str]:
     setting = ctx.settings.get("cache_size", "auto")
     if setting != "auto":
         return parse_size(setting), "profile (cache_size)"
+    slc = find("slc-cache")
     for t in ctx.store.tests(ctx.run_id):
-        if t["name"] == "slc-cache" and (t.get("summary") or {}).get("cache_bytes"):
-            return int(t["summary"]["cache_bytes"]), "slc-cache estimate of this run"
-    counters = getattr(ctx.target, "counters", None)
-    if counters is not None:
-        c = counters().get("slc_capacity_bytes")
+        if slc is not None and t["name"] == slc.name and t.get("summary"):
+            estimate = slc.decode(t["summary"]).cache_bytes
+            if estimate:
+                return int(estimate), "slc-cache estimate of this run"
+    if isinstance(ctx.target, SimTarget):
+        c = ctx.target.counters().get("slc_capacity_bytes")
         if c:
             return int(c), "simulator SLC capacity after purge"
     return None, ""
 
 
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> VariantsSummary:
     bs = parse_size(ctx.settings.get("block_size", "4k"))
     rw = ctx.settings.get("rw", "randwrite")
     read_pct = ctx.settings.get("read_pct")
@@ -98,7 +103,7 @@ def run(ctx: TestContext) -> dict:
         name = f"v_{v.replace('-', '_')}"
         cells.append(ctx.cell(name, base["rw"], bs, read_pct, **kw))
         labels[name] = v
-    if ctx.target.kind == "sim":
+    if any(isinstance(d, SimTarget) for d in ctx.target.drives()):
         notes.append("the simulated drive models neither compression, O_DSYNC nor a page cache: the data-pattern, "
                      "dsync and buffered variants equal the baseline there")
     if "buffered" in labels.values():
@@ -110,74 +115,39 @@ def run(ctx: TestContext) -> dict:
     by = {c.name: c for r in rounds for c in r.cells}
     if "buffered" in labels.values():
         _flush_page_cache(ctx)
-    out = {}
+    results = []
     for c in cells:
         r = by.get(c.name)
         if r is None:
             continue
         v = labels[c.name]
-        out[v] = {"label": LABELS[v], "iops": r.iops, "mb_s": r.bw_bytes / 1e6, "mib_s": r.bw_bytes / 2**20,
-                  "lat_mean_us": r.lat_mean_ns / 1000, "lat_max_us": r.lat_max_ns / 1000,
-                  "working_set_bytes": int(c.region(cap, max(ctx.target.logical_block_size, bs))[1]),
-                  "direct": c.direct, "sync": c.sync, "data_pattern": c.data_pattern}
-    base_iops = (out.get("random") or next(iter(out.values()), {})).get("iops")
-    for v in out.values():
-        v["vs_baseline"] = v["iops"] / base_iops if base_iops else None
-    return {"purge": purge, "workload": {"rw": rw, "block_size": bs, "read_pct": read_pct,
-                                         "threads": cells[0].threads if cells else None,
-                                         "iodepth": cells[0].iodepth if cells else None},
-            "cache_bytes": cache, "cache_source": cache_src, "notes": notes, "variants": out,
-            "order": [labels[c.name] for c in cells],
-            "units": {"iops": "IO/s", "mb_s": "MB/s (10^6 bytes/s)", "latency": "µs",
-                      "vs_baseline": "IOPS / IOPS with incompressible data"}}
+        results.append(VariantResult(
+            variant=v, label=LABELS[v], iops=r.iops, mb_s=r.bw_bytes / 1e6, mib_s=r.bw_bytes / 2**20,
+            lat_mean_us=r.lat_mean_ns / 1000, lat_max_us=r.lat_max_ns / 1000,
+            working_set_bytes=int(c.region(cap, max(ctx.target.logical_block_size, bs))[1]),
+            direct=c.direct, sync=c.sync, data_pattern=c.data_pattern))
+    baseline = next((v for v in results if v.variant == "random"), results[0] if results else None)
+    for v in results:
+        v.vs_baseline = v.iops / baseline.iops if baseline and baseline.iops else None
+    workload = VariantWorkload(rw=rw, block_size=bs, read_pct=read_pct, threads=cells[0].threads if cells else None,
+                               iodepth=cells[0].iodepth if cells else None)
+    return VariantsSummary(purge=purge, workload=workload, cache_bytes=cache, cache_source=cache_src,
+                           variants=results, notes=notes)
 
 
 def _flush_page_cache(ctx: TestContext) -> None:
     """Write back what the buffered variant left dirty in the page cache (else the next purge's
     BLKDISCARD fails with EBUSY and the dirty pages would land in the next test) and drop it."""
-    import os
-
-    if ctx.target.kind not in ("block", "file"):
-        return
-    fd = os.open(ctx.target.path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
+    for drive in ctx.target.drives():
+        if _has_host_page_cache(drive):
+            fd = os.open(drive.path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
 
 
-# --- report ------------------------------------------------------------------------------------
-
-def report_section(ctx) -> str:
-    """Bars side by side: IOPS (and MB/s) per variant; the page-cache one labelled as such."""
-    from markupsafe import Markup, escape
-
-    from ..report import plots
-
-    s = ctx.summary
-    html = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.get("notes", [])]
-    data = s.get("variants", {})
-    if not data:
-        return Markup("").join(html)
-    w = s.get("workload", {})
-    names = [v for v in s.get("order", data) if v in data]
-    import textwrap
-
-    fig = ctx.figure((10.0, 4.8))
-    plots.bar_plot(fig, [textwrap.fill(data[v]["label"], 16) for v in names],
-                   {"IOPS": [data[v]["iops"] for v in names]}, "variant", "IOPS")
-    for lab in fig.axes[0].get_xticklabels():
-        lab.set_rotation(0)
-        lab.set_ha("center")
-        lab.set_fontsize(7)
-    html.append(ctx.plot(fig, "variants", "the same workload in each variant, side by side",
-                         f"{w.get('rw')} {bs_label(w.get('block_size') or 4096)}, TC{w.get('threads')}/QD{w.get('iodepth')}. "
-                         "The buffered bar is the host's page cache, not the drive."))
-    rows = [[data[v]["label"], data[v]["iops"], data[v]["mb_s"], data[v]["lat_mean_us"], data[v]["lat_max_us"],
-             data[v]["working_set_bytes"] / 2**30, data[v]["vs_baseline"]] for v in names]
-    html.append(ctx.table("table", ["Variant", "IOPS", "MB/s", "Mean latency (µs)", "Max latency (µs)",
-                                    "Working set (GiB)", "× incompressible"], rows,
-                          caption=f"Cache size for the working-set variants: "
-                                  f"{(s.get('cache_bytes') or 0) / 2**30:.2f} GiB ({s.get('cache_source') or 'unknown'})"))
-    return Markup("").join(html)
+def _has_host_page_cache(drive: Target) -> bool:
+    """A block device or file on this machine (a simulated drive has none, a remote one is not ours to flush)."""
+    return drive.host is None and not isinstance(drive, SimTarget)

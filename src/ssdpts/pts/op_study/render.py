@@ -1,0 +1,70 @@
+"""Over-provisioning renderers: steady-state IOPS vs active range, each range's steady state, text, headline."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ...export.text import steady_lines
+from ...report import plots
+from ...report.context import SectionContext
+from ...units import bs_label
+from ..spec import Headline
+from .run import phase_of
+from .summary import ActiveRangeResult, OpStudySummary
+
+
+def _by_range(s: OpStudySummary) -> list[ActiveRangeResult]:
+    """Largest active range first (the baseline, AR 100 %), then shrinking."""
+    return sorted(s.active_ranges, key=lambda a: -a.active_range_percent)
+
+
+def _gain(a: ActiveRangeResult, base: ActiveRangeResult | None) -> float | None:
+    return a.iops / base.iops if base and base.iops and a.iops is not None else None
+
+
+def html(ctx: SectionContext) -> Markup:
+    """Steady-state IOPS vs active range (and the gain over AR 100 %), plus each range's steady-state block."""
+    s: OpStudySummary = ctx.summary
+    items = _by_range(s)
+    if not items:
+        return Markup("")
+    out = []
+    known = [a for a in items if a.iops is not None]
+    fig = ctx.figure()
+    plots.series_plot(fig, {f"RND {bs_label(s.block_size)} W": ([a.active_range_percent for a in known],
+                                                                [a.iops for a in known])},
+                      "active range (% of capacity)", "steady-state IOPS", ylim0=True,
+                      xticks=[a.active_range_percent for a in known],
+                      xticklabels=[f"{a.active_range_percent:g}" for a in known])
+    fig.axes[0].invert_xaxis()
+    out.append(ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range",
+                        "The part of the drive outside the active range is never written after the purge: extra spare area."))
+    base = s.at(100)
+    rows = [[a.active_range_percent, a.active_bytes / 2**30, a.extra_spare_bytes / 2**30, a.iops, _gain(a, base),
+             "yes" if a.reached else "NOT reached", a.rounds] for a in items]
+    out.append(ctx.table("table", ["Active range (%)", "Active (GiB)", "Extra spare (GiB)", "Steady IOPS",
+                                   "× AR 100 %", "Steady state", "Rounds"], rows,
+                         caption="Random write steady state per active range"))
+    for a in items:
+        out.append(Markup(f"<h3>Active range {a.active_range_percent:g} %</h3>"))
+        out.append(ctx.steady_block(phase_of(a.active_range_percent), a.steady, key=f"ar{a.active_range_percent:g}"))
+    return Markup("").join(out)
+
+
+def text(s: OpStudySummary) -> list[str]:
+    base = s.at(100)
+    lines = [f"  RND {bs_label(s.block_size)} write, steady state per active range (rest of the drive: extra spare)",
+             f"  {'AR %':>5} {'active GiB':>11} {'IOPS':>11} {'x AR 100':>9}  steady state"]
+    for a in _by_range(s):
+        gain = _gain(a, base)
+        lines.append(f"  {a.active_range_percent:>5g} {a.active_bytes / 2**30:>11.2f} "
+                     + (f"{a.iops:>11,.0f}" if a.iops is not None else f"{'–':>11}")
+                     + (f" {gain:>9.2f}" if gain is not None else f" {'–':>9}")
+                     + f"  {'reached' if a.reached else 'NOT REACHED'} after {a.rounds} rounds")
+        lines += steady_lines(a.steady, "    ")[1:]
+    return lines
+
+
+def headline(s: OpStudySummary) -> list[Headline]:
+    return [Headline(f"ar{a.active_range_percent:g}_iops", f"RND {bs_label(s.block_size)} W IOPS at active range "
+                     f"{a.active_range_percent:g} %", a.iops, "IOPS", a.reached) for a in _by_range(s)]
