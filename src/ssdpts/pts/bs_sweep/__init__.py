@@ -19,6 +19,7 @@ TEST = TestSpec(
               "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS),
               "states": list_of(", ".join(STATES), lambda v: v in STATES)},
     html=render.html,
+    compare=render.compare,
     text=render.text,
     headline=render.headline,
     description="MB/s of SEQ/RND read and write per block size, on a fresh and on a used drive",

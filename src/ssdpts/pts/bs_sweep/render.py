@@ -5,7 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
 from ..spec import Headline
 from .summary import BsSweepSummary
@@ -48,6 +48,33 @@ def html(ctx: SectionContext) -> Markup:
     headers = ["State", "Workload"] + [bs_label(b) for b in s.block_sizes]
     out.append(ctx.table("table", headers, [[st, LABELS.get(rw, rw)] + vals for st, rw, vals in rows],
                          caption="MB/s (10^6 bytes/s) per block size"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """MB/s vs block size per drive state and workload, one series per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    sizes = [b for b in runs[0].block_sizes if all(b in s.block_sizes for s in runs[1:])]
+    pairs = [(st, rw) for st in runs[0].states for rw in runs[0].workloads
+             if all(st in s.states and rw in s.workloads for s in runs[1:])]
+    if not sizes or not pairs:
+        return Markup('<p class="warn">The runs share no block size, drive state and workload.</p>')
+    kib = [b / 1024 for b in sizes]
+
+    def mb_s(s, st, rw, bs):
+        c = s.cell(st, rw, bs)
+        return c.mb_s if c else None
+
+    panels = [(f"{LABELS.get(rw, rw)}, {st} drive",
+               {v.label: (kib, [mb_s(v.summary, st, rw, b) for b in sizes]) for v in ctx.views}) for st, rw in pairs]
+    fig = ctx.figure((11.0, 3.2 * ((len(panels) + 3) // 4) + 0.9))
+    plots.small_multiples(fig, panels, "block size (KiB)", "MB/s", logx=True, logy=True, xticks=kib,
+                          xticklabels=[f"{k:g}" for k in kib])
+    out = [ctx.plot(fig, "mb-vs-bs", "MB/s vs block size, one series per run")]
+    keys = [(st, LABELS.get(rw, rw), bs_label(b)) for st, rw in pairs for b in sizes]
+    vals = [[mb_s(s, st, rw, b) for s in runs] for st, rw in pairs for b in sizes]
+    out.append(ctx.side_by_side("table", keys, vals, ["State", "Workload", "Block size"], "MB/s",
+                                caption="MB/s (10^6 bytes/s); Δ relative to the first run"))
     return Markup("").join(out)
 
 

@@ -34,6 +34,7 @@ TEST = TestSpec(
               "workloads": CUSTOM_WORKLOADS},
     needs=frozenset({Capability.STREAMING, Capability.HEALTH}),
     html=render.html,
+    compare=render.compare,
     text=render.text,
     headline=render.headline,
     description="one continuous write job cut into poll intervals, a health snapshot after each; wear/WAF projection",

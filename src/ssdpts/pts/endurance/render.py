@@ -7,7 +7,7 @@ from markupsafe import Markup, escape
 from ...health.projection import TB, project, summary_lines
 from ...records import to_data
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ..spec import Headline
 from .run import polls
 from .summary import EnduranceSummary
@@ -33,6 +33,26 @@ def headline(s: EnduranceSummary) -> list[Headline]:
     return [Headline("waf", "write amplification (NAND / host writes)", p.waf, ""),
             Headline("wear_per_day", "wear per day at this load", p.wear_per_day, "%/day"),
             Headline("days_to_eol", "days to end of life at this load", p.days_to_eol, "days")]
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """IOPS vs time, one series per run; the projection's key figures side by side."""
+    fig = ctx.figure()
+    span = max((v.summary.series[-1].elapsed_s for v in ctx.views if v.summary.series), default=0.0)
+    unit, div = _time_axis(span)
+    plots.series_plot(fig, {v.label: ([p.elapsed_s / div for p in v.summary.series], [p.iops for p in v.summary.series])
+                            for v in ctx.views}, f"time ({unit})", "IOPS", ylim0=True)
+    out = [ctx.plot(fig, "iops-vs-time", "IOPS vs time, one series per run")]
+    rows = [("WAF", lambda s: s.projection.waf), ("wear per day (%)", lambda s: s.projection.wear_per_day),
+            ("wear per TB written (%)", lambda s: s.projection.wear_per_tb),
+            ("days to end of life", lambda s: s.projection.days_to_eol),
+            ("TB to end of life", lambda s: s.projection.tb_to_eol),
+            ("host TB per day", lambda s: s.projection.host_tb_per_day)]
+    out.append(ctx.side_by_side("projection", [(label,) for label, _ in rows],
+                                [[get(v.summary) for v in ctx.views] for _, get in rows], ["Quantity"], "",
+                                caption="Endurance projection at each run's load (– : not available); "
+                                        "Δ relative to the first run"))
+    return Markup("").join(out)
 
 
 def _time_axis(span_s: float) -> tuple[str, float]:

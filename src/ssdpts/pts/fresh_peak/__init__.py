@@ -17,6 +17,7 @@ TEST = TestSpec(
     run=run,
     settings={"block_size": SIZE, "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS)},
     html=render.html,
+    compare=render.compare,
     text=render.text,
     headline=render.headline,
     description="short RND 4 KiB read and write at high TC x QD right after the purge, beside the steady state",

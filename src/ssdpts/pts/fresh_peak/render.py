@@ -5,7 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
 from ..spec import Headline
 from .summary import FreshPeakSummary, PeakResult
@@ -36,6 +36,23 @@ def html(ctx: SectionContext) -> Markup:
     out.append(ctx.table("table", ["Workload", "FOB IOPS", "Mean latency (µs)", "p99 (µs)", "MB/s",
                                    "Steady-state IOPS", "FOB / steady", "Steady-state source"], rows,
                          caption="Fresh-out-of-box peak, the state vendors quote"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """FOB peak IOPS per workload, one bar per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    same_bs = all(s.block_size == runs[0].block_size for s in runs[1:])
+    rws = [r.rw for r in runs[0].results if same_bs and all(s.result(r.rw) for s in runs[1:])]
+    if not rws:
+        return Markup('<p class="warn">The runs share no fresh-peak workload at the same block size.</p>')
+    groups = [_name(runs[0], runs[0].result(rw)) for rw in rws]
+    fig = ctx.figure()
+    plots.bar_plot(fig, groups, {v.label: [v.summary.result(rw).iops for rw in rws] for v in ctx.views},
+                   "workload", "IOPS")
+    out = [ctx.plot(fig, "fresh-peak", "FOB peak IOPS, one bar per run")]
+    out.append(ctx.side_by_side("table", [(g,) for g in groups], [[s.result(rw).iops for s in runs] for rw in rws],
+                                ["Workload"], "FOB IOPS", caption="Fresh-out-of-box peak IOPS; Δ relative to the first run"))
     return Markup("").join(out)
 
 

@@ -6,7 +6,7 @@ from markupsafe import Markup
 
 from ...export.text import steady_lines
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
 from ..spec import Headline
 from .run import phase_of
@@ -51,6 +51,24 @@ def html(ctx: SectionContext) -> Markup:
     return Markup("").join(out)
 
 
+def compare(ctx: CompareContext) -> Markup:
+    """Steady-state IOPS vs active range, one series per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    ars = [a.active_range_percent for a in _by_range(runs[0]) if all(s.at(a.active_range_percent) for s in runs[1:])]
+    if not ars:
+        return Markup('<p class="warn">The runs share no active range.</p>')
+    fig = ctx.figure()
+    plots.series_plot(fig, {v.label: (ars, [v.summary.at(a).iops for a in ars]) for v in ctx.views},
+                      "active range (% of capacity)", "steady-state IOPS", ylim0=True, xticks=ars,
+                      xticklabels=[f"{a:g}" for a in ars])
+    fig.axes[0].invert_xaxis()
+    out = [ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range, one series per run")]
+    out.append(ctx.side_by_side("table", [(f"{a:g}",) for a in ars], [[s.at(a).iops for s in runs] for a in ars],
+                                ["Active range (%)"], "IOPS",
+                                caption="Random write steady state per active range; Δ relative to the first run"))
+    return Markup("").join(out)
+
+
 def text(s: OpStudySummary) -> list[str]:
     base = s.at(100)
     lines = [f"  RND {bs_label(s.block_size)} write, steady state per active range (rest of the drive: extra spare)",
@@ -60,7 +78,8 @@ def text(s: OpStudySummary) -> list[str]:
         lines.append(f"  {a.active_range_percent:>5g} {a.active_bytes / 2**30:>11.2f} "
                      + (f"{a.iops:>11,.0f}" if a.iops is not None else f"{'–':>11}")
                      + (f" {gain:>9.2f}" if gain is not None else f" {'–':>9}")
-                     + f"  {'reached' if a.reached else 'NOT REACHED'} after {a.rounds} rounds")
+                     + f"  {'reached' if a.reached else 'NOT REACHED'} after {a.rounds} rounds; purge: {a.purge.method}"
+                     + ("" if a.purge.snia_purge else " (not a SNIA purge)"))
         lines += steady_lines(a.steady, "    ")[1:]
     return lines
 

@@ -19,6 +19,7 @@ TEST = TestSpec(
     settings={"block_sizes": SIZES, "duration": DURATION, "interval": DURATION},
     needs=frozenset({Capability.STREAMING}),
     html=render.html,
+    compare=render.compare,
     text=render.text,
     headline=render.headline,
     description="per block size: purge, then random writes as one continuous job, MB/s per interval",

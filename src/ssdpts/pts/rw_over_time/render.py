@@ -5,7 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ..spec import Headline
 from .summary import RwOverTimeSummary
 
@@ -27,6 +27,27 @@ def html(ctx: SectionContext) -> Markup:
     out.append(ctx.table("table", ["Block size", "First interval MB/s", "Final MB/s (last 10 %)", "Min MB/s",
                                    "Drive fills written", "Intervals"], rows,
                          caption="Random write throughput from FOB to the end of the run"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """MB/s vs time per block size, one series per run; first and final MB/s side by side."""
+    runs = [{b.block_size: b for b in v.summary.block_sizes} for v in ctx.views]
+    sizes = [bs for bs in runs[0] if all(bs in r for r in runs[1:])]
+    if not sizes:
+        return Markup('<p class="warn">The runs share no block size.</p>')
+    scale, unit = (60.0, "min") if max(v.summary.duration_s for v in ctx.views) >= 600 else (1.0, "s")
+    panels = [(f"RND {runs[0][bs].label} W", {v.label: ([p.t_s / scale for p in r[bs].series],
+                                                         [p.mb_s for p in r[bs].series])
+                                              for v, r in zip(ctx.views, runs)}) for bs in sizes]
+    fig = ctx.figure((11.0, 3.2 * ((len(panels) + 3) // 4) + 0.9))
+    plots.small_multiples(fig, panels, f"time ({unit})", "MB/s", logy=True)
+    out = [ctx.plot(fig, "mb-vs-time", "random write MB/s vs time per block size, one series per run")]
+    keys = [(runs[0][bs].label, what) for bs in sizes for what in ("first interval", "final (last 10 %)")]
+    vals = [[(r[bs].first_mb_s if what == "first interval" else r[bs].final_mb_s) for r in runs]
+            for bs in sizes for what in ("first interval", "final (last 10 %)")]
+    out.append(ctx.side_by_side("table", keys, vals, ["Block size", "Interval"], "MB/s",
+                                caption="Random write MB/s (10^6 bytes/s) from FOB; Δ relative to the first run"))
     return Markup("").join(out)
 
 

@@ -20,6 +20,7 @@ TEST = TestSpec(
               "min_drop": FRACTION, "min_points": POS_INT},
     needs=frozenset({Capability.STREAMING}),
     html=render.html,
+    compare=render.compare,
     text=render.text,
     headline=render.headline,
     description="sequential 1 MiB writes over the whole capacity, MiB/s per interval; cache = bytes before the first drop",

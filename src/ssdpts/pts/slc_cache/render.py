@@ -6,7 +6,7 @@ from markupsafe import Markup, escape
 
 from ...analyze.slc_cache import MIB, Step
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ..spec import Headline
 from .summary import SlcCacheSummary
 
@@ -44,6 +44,20 @@ def html(ctx: SectionContext) -> Markup:
     rows = [[st.index + 1, st.start_s, st.duration_s, st.mib_s, _mb_s(st), st.bytes / 2**30] for st in s.steps]
     out.append(ctx.table("steps", ["Step", "Start (s)", "Duration (s)", "MiB/s", "MB/s", "Written (GiB)"], rows,
                          caption="Plateaus of the sequential write (the cache is everything before the first drop)"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """MiB/s vs time of every run on one chart; the cache estimates side by side."""
+    fig = ctx.figure()
+    series = {v.label: ([p.t_s for p in v.summary.series], [p.mib_s for p in v.summary.series]) for v in ctx.views}
+    plots.series_plot(fig, series, "time (s)", "MiB/s", styles={k: {"marker": None} for k in series}, ylim0=True)
+    out = [ctx.plot(fig, "mib-vs-time", "sequential write MiB/s vs time, one series per run")]
+    rows = [("SLC cache estimate (GiB)", lambda s: s.cache_gib), ("MiB/s in the cache", lambda s: s.cache_speed_mib_s),
+            ("MiB/s after the first drop", lambda s: s.after_drop_mib_s), ("first drop (s)", lambda s: s.first_drop_s)]
+    out.append(ctx.side_by_side("estimate", [(label,) for label, _ in rows],
+                                [[get(v.summary) for v in ctx.views] for _, get in rows], ["Quantity"], "",
+                                caption="SLC cache estimates (– : no drop detected); Δ relative to the first run"))
     return Markup("").join(out)
 
 

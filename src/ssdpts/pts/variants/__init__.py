@@ -20,6 +20,7 @@ TEST = TestSpec(
               "cache_size": Setting('"auto" or a size like "8g"', lambda v: v == "auto" or size_ok(v)),
               "variants": list_of(", ".join(ALL), lambda v: v in ALL)},
     html=render.html,
+    compare=render.compare,
     text=render.text,
     headline=render.headline,
     description="one workload in several variants back to back: data pattern, O_DSYNC, buffered, working set",

@@ -7,7 +7,7 @@ import textwrap
 from markupsafe import Markup, escape
 
 from ...report import plots
-from ...report.context import SectionContext
+from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
 from ..spec import Headline
 from .summary import VariantsSummary
@@ -39,6 +39,23 @@ def html(ctx: SectionContext) -> Markup:
     out.append(ctx.table("table", ["Variant", "IOPS", "MB/s", "Mean latency (µs)", "Max latency (µs)",
                                    "Working set (GiB)", "× incompressible"], rows,
                          caption=f"Cache size for the working-set variants: {_cache_text(s)}"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """IOPS of every variant, one bar per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    names = [x.variant for x in runs[0].variants if all(s.variant(x.variant) for s in runs[1:])]
+    if not names:
+        return Markup('<p class="warn">The runs share no variant.</p>')
+    labels = [runs[0].variant(n).label for n in names]
+    fig = ctx.figure((10.0, 4.8))
+    plots.bar_plot(fig, [textwrap.fill(lab, 16) for lab in labels],
+                   {v.label: [v.summary.variant(n).iops for n in names] for v in ctx.views}, "variant", "IOPS")
+    out = [ctx.plot(fig, "variants", "IOPS per variant, one bar per run",
+                    "The buffered bars are the host's page cache, not the drive.")]
+    out.append(ctx.side_by_side("table", [(lab,) for lab in labels], [[s.variant(n).iops for s in runs] for n in names],
+                                ["Variant"], "IOPS", caption="IOPS per variant; Δ relative to the first run"))
     return Markup("").join(out)
 
 
