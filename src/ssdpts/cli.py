@@ -15,6 +15,7 @@ from . import __version__, runner
 from .analyze import analyze
 from .commands.common import RESULTS_HELP, open_store, results_dir
 from .commands.endurance import endurance
+from .commands.plan import plan
 from .commands.report import compare, export, report
 from .errors import SsdptsError
 from .export.json import document
@@ -324,5 +325,5 @@ def list_tests():
         click.echo(f"{spec.name:14} {spec.kind:9} {spec.title}{needs}")
 
 
-for command in (report, compare, export, endurance, analyze):
+for command in (plan, report, compare, export, endurance, analyze):
     main.add_command(command)

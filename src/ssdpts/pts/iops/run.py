@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...units import parse_size
 from ...workload import Workload
 from ..common import TestContext, cell_name, window_summary
+from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from ..results import TrackerKey
 from .summary import IopsSummary
 
@@ -42,3 +43,11 @@ def run(ctx: TestContext) -> IopsSummary:
     outcome = ctx.run_to_steady_state("", cells, trackers(ctx, cells), precondition=ctx.wipc())
     return IopsSummary(purge=purge, steady=outcome.record(), cells=window_summary(outcome.rounds, outcome.window_rounds),
                        block_sizes=sizes, mixes=mixes, notes=notes)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    cells, sizes, mixes, notes = matrix(ctx)
+    tracked = ", ".join(t.label for t in trackers(ctx, cells))
+    return TestPlan("iops", [purge_phase(ctx), wipc_phase(ctx),
+                                 steady_loop(ctx, cells, f"rounds of {len(mixes)} R/W mixes (outer loop) × {len(sizes)} "
+                                                         f"block sizes (inner loop), tracking {tracked}")], notes)
