@@ -16,7 +16,7 @@ from typing import Sequence
 from ..targets.purge import PurgeRecord, planned_purge
 from ..units import bs_label
 from ..workload import Workload
-from .common import TestContext
+from .common import TestContext, rnd_matrix, tracked_cells
 
 
 @dataclass
@@ -127,3 +127,12 @@ def steady_loop(ctx: TestContext, cells: Sequence[Workload], what: str, min_roun
                            f"{lo} to {hi} rounds", [PlannedCell.of(c) for c in cells], lo, hi,
                  None if secs is None else secs * lo, None if secs is None else secs * hi,
                  None if _written(cells) is None else _written(cells) * hi)
+
+
+def rnd_matrix_plan(ctx: TestContext, test: str, metric: str) -> TestPlan:
+    """Purge, WIPC, then rounds of the random block size × R/W mix matrix (IOPS, Latency)."""
+    cells, sizes, mixes, notes = rnd_matrix(ctx)
+    tracked = ", ".join(t.label for t in tracked_cells(ctx, cells, metric))
+    return TestPlan(test, [purge_phase(ctx), wipc_phase(ctx),
+                           steady_loop(ctx, cells, f"rounds of {len(mixes)} R/W mixes (outer loop) × {len(sizes)} "
+                                                   f"block sizes (inner loop), tracking {tracked}")], notes)

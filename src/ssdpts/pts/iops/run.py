@@ -9,7 +9,7 @@ PTS 2.0: also RND 64 KiB 65/35 and RND 1024 KiB read). Result: per cell, the ave
 from __future__ import annotations
 
 from ..common import TestContext, rnd_matrix, tracked_cells, window_summary
-from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
+from ..plan import TestPlan, rnd_matrix_plan
 from .summary import IopsSummary
 
 
@@ -24,8 +24,4 @@ def run(ctx: TestContext) -> IopsSummary:
 
 
 def plan(ctx: TestContext) -> TestPlan:
-    cells, sizes, mixes, notes = rnd_matrix(ctx)
-    tracked = ", ".join(t.label for t in tracked_cells(ctx, cells, "iops"))
-    return TestPlan("iops", [purge_phase(ctx), wipc_phase(ctx),
-                             steady_loop(ctx, cells, f"rounds of {len(mixes)} R/W mixes (outer loop) × {len(sizes)} "
-                                                     f"block sizes (inner loop), tracking {tracked}")], notes)
+    return rnd_matrix_plan(ctx, "iops", "iops")

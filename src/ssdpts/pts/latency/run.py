@@ -8,6 +8,7 @@ histograms (fio json+ bins), in microseconds.
 from __future__ import annotations
 
 from ..common import TestContext, rnd_matrix, tracked_cells, window_summary
+from ..plan import TestPlan, rnd_matrix_plan
 from .summary import LatencySummary
 
 
@@ -20,3 +21,7 @@ def run(ctx: TestContext) -> LatencySummary:
     return LatencySummary(purge=purge, steady=outcome.record(),
                           cells=window_summary(outcome.rounds, outcome.window_rounds),
                           block_sizes=sizes, mixes=mixes, notes=notes)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    return rnd_matrix_plan(ctx, "latency", "lat_mean")
