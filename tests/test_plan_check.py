@@ -28,7 +28,7 @@ def cells(phase: dict) -> list[dict]:
 def test_pts_enterprise_iops_plan_is_the_spec(tmp_path):
     iops = plans("pts-enterprise", "iops", tmp_path)["iops"]
     purge, wipc, rounds = iops["phases"]
-    assert purge["name"] == "purge" and not purge["purge"]["snia_purge"] is None
+    assert purge["name"] == "purge" and purge["purge"]["method"] == "file-recreate"
     # WIPC: SEQ 128 KiB writes of 2x the user capacity, at the test's TC/QD (PTS 2.0 "same as in step 2.1")
     (w,) = cells(wipc)
     assert (w["rw"], w["block_size"], w["io_bytes"]) == ("write", "128K", 2 * 64 * 2**30)
