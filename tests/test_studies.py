@@ -136,6 +136,23 @@ def test_show_text_and_headlines_of_the_studies(sim_run):
         a.iops for a in s["op-study"].active_ranges]
 
 
+def test_fresh_peak_beside_the_iops_steady_state_of_the_same_run(tmp_path):
+    from conftest import TINY
+
+    rid, store = run("sim:client", tmp_path / "results", str(TINY), "iops,fresh-peak")
+    s = summaries(store, rid)
+    iops, fresh = s["iops"], s["fresh-peak"]
+    for rw, read_pct in (("randread", 100), ("randwrite", 0)):
+        r = fresh.result(rw)
+        steady = iops.iops(4096, read_pct)
+        if steady is None:            # the profile's IOPS matrix lacks this mix: no reference, none invented
+            assert r.steady is None and r.fresh_over_steady is None
+            continue
+        assert r.steady.iops == steady and r.steady.source.startswith("IOPS test, RND 4K")
+        assert r.fresh_over_steady == r.iops / steady
+    assert fresh.result("randwrite").steady is not None
+
+
 @requires_devices
 def test_studies_on_a_loop_device(loop_factory, tmp_path, tiny):
     dev = loop_factory(128 * 2**20)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from ...units import bs_label, parse_size
 from ..common import TestContext
 from ..iops.summary import IopsSummary
-from ..registry import find
 from ..results import Latency
 from .summary import FreshPeakSummary, PeakResult, SteadyReference
 
@@ -23,17 +22,15 @@ def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:
     """Steady-state IOPS of the same block size from the IOPS test and WSAT of this run, if present."""
     out: dict[str, SteadyReference] = {}
     label = bs_label(bs)
-    stored = {t["name"]: t.get("summary") for t in ctx.store.tests(ctx.run_id)}
-    iops_spec = find("iops")
-    if iops_spec is not None and stored.get("iops"):
-        s: IopsSummary = iops_spec.decode(stored["iops"])
+    iops = ctx.stored_summary("iops")
+    if isinstance(iops, IopsSummary):
         for rw, read_pct, mix in (("randread", 100, "100/0"), ("randwrite", 0, "0/100")):
-            v = s.iops(bs, read_pct)
+            v = iops.iops(bs, read_pct)
             if v is not None:
                 out[rw] = SteadyReference(v, f"IOPS test, RND {label} {mix}, steady state")
-    wsat_spec = find("wsat")
-    if wsat_spec is not None and stored.get("wsat") and bs == 4096 and "randwrite" not in out:
-        w = wsat_spec.decode(stored["wsat"]).workloads.get("rnd4k-write")
+    wsat = ctx.stored_summary("wsat")    # WsatSummary: workloads name -> WsatWorkload with final_iops
+    if wsat is not None and bs == 4096 and "randwrite" not in out:
+        w = wsat.workloads.get("rnd4k-write")
         if w is not None:
             out["randwrite"] = SteadyReference(w.final_iops, "WSAT, RND 4K W, last rounds")
     return out

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...export.text import steady_lines
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
+from ..results import steady_lines
 from ..spec import Headline
 from .run import phase_of
 from .summary import ActiveRangeResult, OpStudySummary

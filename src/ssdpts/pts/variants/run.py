@@ -20,7 +20,7 @@ from ...targets import Target
 from ...targets.sim import SimTarget
 from ...units import parse_size
 from ..common import TestContext
-from ..registry import find
+from ..slc_cache.summary import SlcCacheSummary
 from .summary import VariantResult, VariantsSummary, VariantWorkload
 
 ALL = ("random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered")
@@ -40,12 +40,9 @@ def cache_size(ctx: TestContext) -> tuple[int | None, str]:
     setting = ctx.settings.get("cache_size", "auto")
     if setting != "auto":
         return parse_size(setting), "profile (cache_size)"
-    slc = find("slc-cache")
-    for t in ctx.store.tests(ctx.run_id):
-        if slc is not None and t["name"] == slc.name and t.get("summary"):
-            estimate = slc.decode(t["summary"]).cache_bytes
-            if estimate:
-                return int(estimate), "slc-cache estimate of this run"
+    slc = ctx.stored_summary("slc-cache")
+    if isinstance(slc, SlcCacheSummary) and slc.cache_bytes:
+        return int(slc.cache_bytes), "slc-cache estimate of this run"
     if isinstance(ctx.target, SimTarget):
         c = ctx.target.counters().get("slc_capacity_bytes")
         if c:
