@@ -2,12 +2,13 @@
 
 import pytest
 
-from conftest import requires_devices, run_completed
-from ssdpts.export.model import load_run
-from ssdpts.export.text import render_text
+from conftest import requires_devices, run_completed, ssdpts
+from ssdpts.commands.plan import build_plans
 from ssdpts.pts import registry
 from ssdpts.report.core import write_report
+from ssdpts.targets import open_target
 from ssdpts.targets.sim import SimTarget, open_sim_target
+from ssdpts.units import bs_label
 
 STUDIES = "slc-cache,bs-sweep,rw-over-time,op-study,variants,fresh-peak"
 
@@ -122,8 +123,8 @@ def test_report_has_the_study_sections_and_charts(sim_run):
 
 
 def test_show_text_and_headlines_of_the_studies(sim_run):
-    rid, store, _ = sim_run
-    text = render_text(load_run(store, rid))
+    rid, store, results = sim_run
+    text = ssdpts("show", rid, "--results", str(results)).stdout
     s = summaries(store, rid)
     assert f"SLC cache estimate: {s['slc-cache'].cache_gib:.2f} GiB" in text
     assert "fresh  SEQ read" in text and "used   RND write" in text            # bs-sweep table rows
@@ -134,6 +135,22 @@ def test_show_text_and_headlines_of_the_studies(sim_run):
         assert heads and all(h.value is None or h.value > 0 for h in heads), name
     assert [h.value for h in registry.get("op-study").headline(s["op-study"])] == [
         a.iops for a in s["op-study"].active_ranges]
+
+
+def test_the_plan_of_every_study_is_what_the_run_did(sim_run):
+    """`ssdpts plan` builds each study's cells with the functions its run uses: the same cells, TC, QD, sizes."""
+    from conftest import TINY
+
+    rid, store, _ = sim_run
+    names = STUDIES.split(",")
+    _, plans = build_plans(open_target("sim:client"), str(TINY), names)
+    for name, (_, plan) in zip(names, plans):
+        planned = {(c.name, c.rw, c.block_size, c.threads, c.iodepth) for ph in plan.phases for c in ph.cells}
+        ran = {(w["name"], w["rw"], bs_label(w["bs"]), w["threads"], w["iodepth"])
+               for kind in ("precondition", "round") for r in store.rounds(rid, name, kind=kind)
+               for w in r.workloads}
+        assert planned == ran, name
+        assert plan.phases[0].name == "purge"
 
 
 def test_fresh_peak_beside_the_iops_steady_state_of_the_same_run(tmp_path):

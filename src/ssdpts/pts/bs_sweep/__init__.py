@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...settings import BOOL, MULTIPLE, SIZE, SIZES, list_of
 from ..spec import TestSpec
 from . import render
-from .run import STATES, WORKLOADS, run
+from .run import STATES, WORKLOADS, plan, run
 from .summary import BsSweepSummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=2,
     summary=BsSweepSummary,
     run=run,
+    plan=plan,
     settings={"block_sizes": SIZES, "fresh_fill": BOOL, "used_block_size": SIZE, "used_multiple": MULTIPLE,
               "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS),
               "states": list_of(", ".join(STATES), lambda v: v in STATES)},

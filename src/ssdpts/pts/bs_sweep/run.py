@@ -13,6 +13,7 @@ from ...engines.results import CellResult
 from ...units import bs_label, parse_size
 from ...workload import Workload
 from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
 from .summary import BsSweepSummary, SweepCell
 
 DEFAULT_SIZES = ["512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m"]
@@ -31,25 +32,59 @@ def _fill(ctx: TestContext, name: str, rw: str, bs: int, multiple: float) -> Wor
                     data_pattern=ctx.settings.get("data_pattern", "random"))
 
 
-def run(ctx: TestContext) -> BsSweepSummary:
+def _fresh_fill(ctx: TestContext) -> Workload:
+    """One sequential pass over the active range, so that reads return mapped data (the seed's pass of zeros)."""
+    return _fill(ctx, "fill_seq_128K", "write", 128 * 1024, 1.0)
+
+
+def _used_fill(ctx: TestContext) -> Workload:
+    pbs = parse_size(ctx.settings.get("used_block_size", "64k"))
+    return _fill(ctx, f"used_rnd_{bs_label(pbs)}", "randwrite", pbs, float(ctx.settings.get("used_multiple", 1.5)))
+
+
+def _sweep(ctx: TestContext) -> tuple[list[int], list[str], list[str], list[str], int, int]:
+    """(block sizes, notes on skipped sizes, workloads, drive states, QD, TC) of the profile."""
     sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings.get("block_sizes", DEFAULT_SIZES)])
+    return (sizes, notes, list(ctx.settings.get("workloads", WORKLOADS)), list(ctx.settings.get("states", STATES)),
+            int(ctx.settings.get("iodepth", 4)), int(ctx.settings.get("threads", 1)))
+
+
+def _cells(ctx: TestContext, state: str, workloads: list[str], sizes: list[int], iodepth: int,
+           threads: int) -> list[Workload]:
+    return [ctx.cell(cell_key(state, rw, bs), rw, bs, threads=threads, iodepth=iodepth)
+            for rw in workloads for bs in sizes]
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
+    phases = [purge_phase(ctx)]
+    if ctx.settings.get("fresh_fill", True):
+        phases.append(once("precondition", "fresh drive: one sequential 128K pass over the active range (reads then "
+                                           "return mapped data, not the controller's zeros)", [_fresh_fill(ctx)]))
+    for state in states:
+        if state == "used":
+            w = _used_fill(ctx)
+            phases.append(once("precondition", f"used drive: random {bs_label(w.bs)} writes of "
+                                               f"{float(ctx.settings.get('used_multiple', 1.5)):g}x the active range",
+                               [w]))
+        phases.append(once("sequence", f"{state} drive: {len(workloads)} workloads x {len(sizes)} block sizes, "
+                                       f"QD{iodepth} TC{threads}, once each",
+                           _cells(ctx, state, workloads, sizes, iodepth, threads)))
+    return TestPlan("bs-sweep", phases, notes)
+
+
+def run(ctx: TestContext) -> BsSweepSummary:
+    sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
     for n in notes:
         ctx.note(n)
-    workloads = [w for w in ctx.settings.get("workloads", list(WORKLOADS))]
-    states = list(ctx.settings.get("states", STATES))
-    iodepth = int(ctx.settings.get("iodepth", 4))
-    threads = int(ctx.settings.get("threads", 1))
     purge = ctx.purge()
     if ctx.settings.get("fresh_fill", True):
-        ctx.run_sequence("fresh/fill", [_fill(ctx, "fill_seq_128K", "write", 128 * 1024, 1.0)])
+        ctx.run_sequence("fresh/fill", [_fresh_fill(ctx)])
     out: list[SweepCell] = []
     for state in states:
         if state == "used":
-            pbs = parse_size(ctx.settings.get("used_block_size", "64k"))
-            mult = float(ctx.settings.get("used_multiple", 1.5))
-            ctx.run_sequence("used/precondition", [_fill(ctx, f"used_rnd_{bs_label(pbs)}", "randwrite", pbs, mult)])
-        cells = [ctx.cell(cell_key(state, rw, bs), rw, bs, threads=threads, iodepth=iodepth)
-                 for rw in workloads for bs in sizes]
+            ctx.run_sequence("used/precondition", [_used_fill(ctx)])
+        cells = _cells(ctx, state, workloads, sizes, iodepth, threads)
 
         def track(results):
             return {c.name: c.bw_bytes / 1e6 for c in results}

@@ -10,7 +10,7 @@ from ...settings import BOOL, DURATION, POSITIVE, STR, Setting, size_ok
 from ..spec import TestSpec
 from . import render
 from .render import text_lines
-from .run import WORKLOADS, run
+from .run import WORKLOADS, plan, run
 from .summary import EnduranceSummary
 
 RW = ("read", "write", "randread", "randwrite", "randrw", "rw")
@@ -27,6 +27,7 @@ TEST = TestSpec(
     order=1,
     summary=EnduranceSummary,
     run=run,
+    plan=plan,
     settings={"duration": DURATION, "poll": DURATION, "workload": STR, "purge_first": BOOL,
               "rated_tbw": Setting("a positive number of TB (10^12 bytes)", POSITIVE.ok),
               "dwpd": Setting("a positive number of drive writes per day", POSITIVE.ok),

@@ -18,9 +18,10 @@ from ...errors import SsdptsError
 from ...health.projection import project, waf_between
 from ...records import from_data
 from ...store import Store
-from ...units import parse_duration, parse_size
+from ...units import format_duration, parse_duration, parse_size
 from ...workload import Workload
 from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
 from .summary import EndurancePoll, EnduranceSummary, Projection, RatedEndurance
 
 PHASE = "endurance"
@@ -59,6 +60,15 @@ def polls(store: Store, run_id: str, test: str = "endurance") -> list[dict]:
     """The stored health polls in order (baseline first), each a health record with `t` (workload seconds)."""
     out = [s["data"] for s in store.steps(run_id, test) if s["kind"] == "health-poll"]
     return sorted(out, key=lambda d: (d.get("t") or 0, d.get("round") or 0))
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    cfg = _settings(ctx)
+    phases = [purge_phase(ctx)] if ctx.settings.get("purge_first") is True else []
+    phases.append(once("stream", f"{cfg['workload']} as one continuous job for {format_duration(cfg['duration_s'])}, "
+                                 f"a health snapshot every {cfg['poll_s']:g} s",
+                       [_workload(ctx, cfg["workload"], cfg["duration_s"])]))
+    return TestPlan("endurance", phases)
 
 
 def run(ctx: TestContext) -> EnduranceSummary:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...settings import SIZE, list_of
 from ..spec import TestSpec
 from . import render
-from .run import WORKLOADS, run
+from .run import WORKLOADS, plan, run
 from .summary import FreshPeakSummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=6,
     summary=FreshPeakSummary,
     run=run,
+    plan=plan,
     settings={"block_size": SIZE, "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS)},
     html=render.html,
     compare=render.compare,

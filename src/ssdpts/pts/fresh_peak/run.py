@@ -10,7 +10,9 @@ which a controller answers without touching NAND — exactly what "up to" number
 from __future__ import annotations
 
 from ...units import bs_label, parse_size
+from ...workload import Workload
 from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
 from ..iops.summary import IopsSummary
 from ..results import Latency
 from .summary import FreshPeakSummary, PeakResult, SteadyReference
@@ -36,11 +38,22 @@ def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:
     return out
 
 
-def run(ctx: TestContext) -> FreshPeakSummary:
+def _cells(ctx: TestContext) -> tuple[int, list[str], list[Workload]]:
+    """(block size, workloads, one short cell per workload at the profile's TC x QD)."""
     bs = parse_size(ctx.settings.get("block_size", "4k"))
     workloads = list(ctx.settings.get("workloads", ["randread", "randwrite"]))
+    return bs, workloads, [ctx.cell(f"fob_{rw}_{bs_label(bs)}", rw, bs) for rw in workloads]
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    bs, workloads, cells = _cells(ctx)
+    return TestPlan("fresh-peak", [purge_phase(ctx), once(
+        "sequence", f"right after the purge: {', '.join(workloads)} {bs_label(bs)} once each, back to back", cells)])
+
+
+def run(ctx: TestContext) -> FreshPeakSummary:
+    bs, workloads, cells = _cells(ctx)
     purge = ctx.purge()
-    cells = [ctx.cell(f"fob_{rw}_{bs_label(bs)}", rw, bs) for rw in workloads]
     rounds = ctx.run_sequence("fob", cells, chunk=max(1, len(cells)),
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}

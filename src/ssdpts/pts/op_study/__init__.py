@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...settings import ACTIVE_RANGE, BOOL, MULTIPLE, SIZE, list_of
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import OpStudySummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=4,
     summary=OpStudySummary,
     run=run,
+    plan=plan,
     settings={"block_size": SIZE, "precondition_multiple": MULTIPLE, "wipc_first": BOOL,
               "active_ranges": list_of("percentages 1..100, e.g. [100, 75, 50, 25]", ACTIVE_RANGE.ok)},
     html=render.html,

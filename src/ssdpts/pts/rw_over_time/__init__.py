@@ -6,7 +6,7 @@ from ...capabilities import Capability
 from ...settings import DURATION, SIZES
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import RwOverTimeSummary
 
 TEST = TestSpec(
@@ -16,6 +16,7 @@ TEST = TestSpec(
     order=3,
     summary=RwOverTimeSummary,
     run=run,
+    plan=plan,
     settings={"block_sizes": SIZES, "duration": DURATION, "interval": DURATION},
     needs=frozenset({Capability.STREAMING}),
     html=render.html,

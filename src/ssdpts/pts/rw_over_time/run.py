@@ -6,8 +6,10 @@ as one continuous job, throughput stored per interval (seed: 240 min per size, 1
 
 from __future__ import annotations
 
-from ...units import bs_label, parse_duration, parse_size
+from ...units import bs_label, format_duration, parse_duration, parse_size
+from ...workload import Workload
 from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
 from .summary import BlockSizeRun, RatePoint, RwOverTimeSummary
 
 DEFAULT_SIZES = ["2k", "4k", "8k", "16k", "32k", "64k", "128k"]
@@ -17,12 +19,31 @@ def phase_of(bs: int) -> str:
     return f"bs={bs_label(bs)}"
 
 
-def run(ctx: TestContext) -> RwOverTimeSummary:
+def _setup(ctx: TestContext) -> tuple[list[int], list[str], float, float]:
+    """(block sizes, notes on skipped sizes, duration s per size, interval s)."""
     sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings.get("block_sizes", DEFAULT_SIZES)])
+    return (sizes, notes, parse_duration(ctx.settings.get("duration", "4h")),
+            parse_duration(ctx.settings.get("interval", "1m")))
+
+
+def _write(ctx: TestContext, bs: int, seconds: float) -> Workload:
+    return ctx.cell(f"rnd_{bs_label(bs)}_write", "randwrite", bs, 0, runtime_s=seconds)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    sizes, notes, duration, interval = _setup(ctx)
+    phases = []
+    for bs in sizes:
+        phases += [purge_phase(ctx), once("stream", f"{phase_of(bs)}: random {bs_label(bs)} writes as one continuous "
+                                                    f"job for {format_duration(duration)}, MB/s stored every "
+                                                    f"{interval:g} s", [_write(ctx, bs, duration)])]
+    return TestPlan("rw-over-time", phases, notes)
+
+
+def run(ctx: TestContext) -> RwOverTimeSummary:
+    sizes, notes, duration, interval = _setup(ctx)
     for n in notes:
         ctx.note(n)
-    duration = parse_duration(ctx.settings.get("duration", "4h"))
-    interval = parse_duration(ctx.settings.get("interval", "1m"))
     out = []
     for bs in sizes:
         phase = phase_of(bs)
@@ -30,7 +51,7 @@ def run(ctx: TestContext) -> RwOverTimeSummary:
         done = ctx.store.rounds(ctx.run_id, ctx.test, phase, with_cells=False)
         elapsed = done[-1].tracking["end_s"] if done else 0.0
         if duration - elapsed > interval / 2:
-            cell = ctx.cell(f"rnd_{bs_label(bs)}_write", "randwrite", bs, 0, runtime_s=duration - elapsed)
+            cell = _write(ctx, bs, duration - elapsed)
             clock = {"t": elapsed, "bytes": done[-1].tracking["written_bytes"] if done else 0}
 
             def track(phase_, round_no, res, st, clock=clock):

@@ -6,7 +6,7 @@ from ...capabilities import Capability
 from ...settings import ACTIVE_RANGE, DURATION, FRACTION, POS_INT, SIZE
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import SlcCacheSummary
 
 TEST = TestSpec(
@@ -16,6 +16,7 @@ TEST = TestSpec(
     order=1,
     summary=SlcCacheSummary,
     run=run,
+    plan=plan,
     settings={"block_size": SIZE, "interval": DURATION, "time_limit": DURATION, "capacity_percent": ACTIVE_RANGE,
               "min_drop": FRACTION, "min_points": POS_INT},
     needs=frozenset({Capability.STREAMING}),

@@ -12,8 +12,10 @@ from __future__ import annotations
 from ...analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
 from ...records import from_data, to_data
 from ...targets.sim import SimTarget
-from ...units import parse_duration, parse_size
+from ...units import bs_label, format_duration, parse_duration, parse_size
+from ...workload import Workload
 from ..common import TestContext
+from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import SeriesPoint, SlcCacheSummary, SlcReference
 
 PHASE = "seq"
@@ -32,14 +34,34 @@ def _reference(ctx: TestContext) -> SlcReference | None:
     return ref
 
 
+def _setup(ctx: TestContext) -> tuple[int, float, float, int]:
+    """(block size, interval s, time limit s, bytes to write)."""
+    bs = parse_size(ctx.settings.get("block_size", "1m"))
+    share = float(ctx.settings.get("capacity_percent", 100)) / 100.0
+    return (bs, parse_duration(ctx.settings.get("interval", "1s")), parse_duration(ctx.settings.get("time_limit", "24h")),
+            int(share * ctx.target.size_bytes) // bs * bs)
+
+
+def _write(ctx: TestContext, bs: int, written: int, remaining: int, seconds_left: float) -> Workload:
+    """The sequential write from where the stored intervals end (all of it on a fresh run)."""
+    start = written / ctx.target.size_bytes
+    return ctx.cell(f"slc_seq_{bs // 1024}K", "write", bs, 0, threads=1, range_start=start, range_size=1.0 - start,
+                    io_size=remaining, runtime_s=seconds_left)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    bs, interval, limit_s, total = _setup(ctx)
+    cell = _write(ctx, bs, 0, total, limit_s)
+    return TestPlan("slc-cache", [purge_phase(ctx), Phase(
+        "stream", f"one continuous SEQ {bs_label(bs)} write of {total / 2**30:.2f} GiB from FOB (TC1/QD{cell.iodepth}), "
+                  f"stopped after {format_duration(limit_s)} at the latest; MiB/s stored every {interval:g} s",
+        [PlannedCell.of(cell)], 1, 1, None, None, total)])
+
+
 def run(ctx: TestContext) -> SlcCacheSummary:
     cap = ctx.target.size_bytes
-    bs = parse_size(ctx.settings.get("block_size", "1m"))
-    interval = parse_duration(ctx.settings.get("interval", "1s"))
-    limit_s = parse_duration(ctx.settings.get("time_limit", "24h"))
-    share = float(ctx.settings.get("capacity_percent", 100)) / 100.0
+    bs, interval, limit_s, total = _setup(ctx)
     min_drop = float(ctx.settings.get("min_drop", DEFAULT_MIN_DROP))
-    total = int(share * cap) // bs * bs
     purge = ctx.purge()
     reference = _reference(ctx)
     done = ctx.store.rounds(ctx.run_id, ctx.test, PHASE)
@@ -47,9 +69,7 @@ def run(ctx: TestContext) -> SlcCacheSummary:
     elapsed = sum(r.cells[0].runtime_ms for r in done) / 1000
     remaining = (total - written) // bs * bs
     if remaining >= bs and limit_s - elapsed > 0:
-        start = written / cap
-        cells = [ctx.cell(f"slc_seq_{bs // 1024}K", "write", bs, 0, threads=1, range_start=start,
-                          range_size=1.0 - start, io_size=remaining, runtime_s=limit_s - elapsed)]
+        cells = [_write(ctx, bs, written, remaining, limit_s - elapsed)]
         stream_interval = interval
         totals = {"bytes": written, "seconds": elapsed}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...settings import BOOL, MULTIPLE, PCT, SIZE, Setting, choice, list_of, size_ok
 from ..spec import TestSpec
 from . import render
-from .run import ALL, run
+from .run import ALL, plan, run
 from .summary import VariantsSummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=5,
     summary=VariantsSummary,
     run=run,
+    plan=plan,
     settings={"block_size": SIZE, "rw": choice("read", "write", "randread", "randwrite", "randrw", "rw"),
               "read_pct": PCT, "precondition": BOOL, "precondition_multiple": MULTIPLE,
               "cache_size": Setting('"auto" or a size like "8g"', lambda v: v == "auto" or size_ok(v)),

@@ -19,7 +19,9 @@ import os
 from ...targets import Target
 from ...targets.sim import SimTarget
 from ...units import parse_size
+from ...workload import Workload
 from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
 from ..slc_cache.summary import SlcCacheSummary
 from .summary import VariantResult, VariantsSummary, VariantWorkload
 
@@ -50,34 +52,33 @@ def cache_size(ctx: TestContext) -> tuple[int | None, str]:
     return None, ""
 
 
-def run(ctx: TestContext) -> VariantsSummary:
-    bs = parse_size(ctx.settings.get("block_size", "4k"))
-    rw = ctx.settings.get("rw", "randwrite")
-    read_pct = ctx.settings.get("read_pct")
-    wanted = [v for v in ctx.settings.get("variants", list(ALL))]
-    cap = ctx.target.size_bytes
-    notes = []
-    purge = ctx.purge()
-    known = ctx.store.step(ctx.run_id, ctx.test, "cache")   # resumed: the size chosen after the purge
-    if known is None:
-        cache, cache_src = cache_size(ctx)
-        ctx.store.record_step(ctx.run_id, ctx.test, "cache", "cache", {"bytes": cache, "source": cache_src})
-    else:
-        cache, cache_src = known["bytes"], known["source"]
-    if ctx.settings.get("precondition", True):
-        # WIPC, then (write workloads) the workload itself with incompressible data for N x the active
-        # range, so that the variants start near the steady state and their order matters less
-        pcs = [ctx.wipc()]
+def _workload(ctx: TestContext) -> tuple[str, int, int | None]:
+    """(rw, block size, read %) of the workload every variant runs."""
+    return ctx.settings.get("rw", "randwrite"), parse_size(ctx.settings.get("block_size", "4k")), ctx.settings.get("read_pct")
+
+
+def _preconditioning(ctx: TestContext) -> list[Workload]:
+    """WIPC, then (write workloads) the workload itself with incompressible data for N x the active range,
+    so that the variants start near the steady state and their order matters less."""
+    if not ctx.settings.get("precondition", True):
+        return []
+    rw, bs, read_pct = _workload(ctx)
+    pcs = [ctx.wipc()]
+    if rw not in ("read", "randread"):
         mult = float(ctx.settings.get("precondition_multiple", 2.0))
-        if rw not in ("read", "randread"):
-            probe = ctx.cell("pc_workload", rw, bs, read_pct, data_pattern="random")
-            pcs.append(probe.with_(runtime_s=None, io_size=max(bs, int(mult * probe.range_size * cap / probe.threads)
-                                                               // bs * bs)))
-        ctx.run_sequence("precondition", pcs)
-    base = dict(name="", rw=rw, bs=bs, read_pct=read_pct)
-    cells, labels = [], {}
-    for v in wanted:
-        kw = {}
+        probe = ctx.cell("pc_workload", rw, bs, read_pct, data_pattern="random")
+        pcs.append(probe.with_(runtime_s=None, io_size=max(bs, int(mult * probe.range_size * ctx.target.size_bytes
+                                                                   / probe.threads) // bs * bs)))
+    return pcs
+
+
+def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload], dict[str, str], list[str]]:
+    """(one cell per variant that can run, cell name -> variant, notes on skipped variants and what they measure)."""
+    rw, bs, read_pct = _workload(ctx)
+    cap = ctx.target.size_bytes
+    cells, labels, notes = [], {}, []
+    for v in ctx.settings.get("variants", ALL):
+        kw: dict = {}
         if v in ("random", "compress50", "zero"):
             kw["data_pattern"] = v
         elif v == "dsync":
@@ -98,13 +99,46 @@ def run(ctx: TestContext) -> VariantsSummary:
             notes.append(f"unknown variant {v!r} skipped; allowed: {', '.join(ALL)}")
             continue
         name = f"v_{v.replace('-', '_')}"
-        cells.append(ctx.cell(name, base["rw"], bs, read_pct, **kw))
+        cells.append(ctx.cell(name, rw, bs, read_pct, **kw))
         labels[name] = v
     if any(isinstance(d, SimTarget) for d in ctx.target.drives()):
         notes.append("the simulated drive models neither compression, O_DSYNC nor a page cache: the data-pattern, "
                      "dsync and buffered variants equal the baseline there")
     if "buffered" in labels.values():
         notes.append("buffered (direct=0) results are the host's page cache, not the drive")
+    return cells, labels, notes
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    cache, source = cache_size(ctx)
+    cells, labels, notes = _variant_cells(ctx, cache)
+    if ctx.settings.get("cache_size", "auto") == "auto":
+        notes.append("cache_size = auto: an slc-cache estimate of the same run (slc-cache run first) sizes the "
+                     "working-set variants" + (f"; else {source}" if source else ""))
+    phases = [purge_phase(ctx)]
+    pcs = _preconditioning(ctx)
+    if pcs:
+        phases.append(once("precondition", "WIPC, then the workload itself (incompressible data) for "
+                                           f"{float(ctx.settings.get('precondition_multiple', 2.0)):g}x the active range",
+                           pcs))
+    phases.append(once("sequence", f"the variants back to back: {', '.join(labels.values())}", cells))
+    return TestPlan("variants", phases, notes)
+
+
+def run(ctx: TestContext) -> VariantsSummary:
+    rw, bs, read_pct = _workload(ctx)
+    cap = ctx.target.size_bytes
+    purge = ctx.purge()
+    known = ctx.store.step(ctx.run_id, ctx.test, "cache")   # resumed: the size chosen after the purge
+    if known is None:
+        cache, cache_src = cache_size(ctx)
+        ctx.store.record_step(ctx.run_id, ctx.test, "cache", "cache", {"bytes": cache, "source": cache_src})
+    else:
+        cache, cache_src = known["bytes"], known["source"]
+    pcs = _preconditioning(ctx)
+    if pcs:
+        ctx.run_sequence("precondition", pcs)
+    cells, labels, notes = _variant_cells(ctx, cache)
     for n in notes:
         ctx.note(n)
     rounds = ctx.run_sequence("variants", cells, chunk=max(1, len(cells)),
