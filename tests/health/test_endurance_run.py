@@ -94,7 +94,7 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
     import ssdpts.health as health
     from ssdpts import runner
     from ssdpts.errors import SsdptsError
-    from ssdpts.health.commands import write_override
+    from ssdpts.commands.endurance import write_override
 
     over = write_override(results, tiny, {"duration": "10s", "poll": "1s", "threads": 4})
     real, calls = health.snapshot, {"n": 0}
