@@ -5,6 +5,7 @@ import pytest
 from conftest import requires_devices, run_completed, ssdpts
 from ssdpts.commands.plan import build_plans
 from ssdpts.pts import registry
+from ssdpts.store import Store
 from ssdpts.report.core import write_report
 from ssdpts.targets import open_target
 from ssdpts.targets.sim import SimTarget, open_sim_target
@@ -168,6 +169,20 @@ def test_fresh_peak_beside_the_iops_steady_state_of_the_same_run(tmp_path):
         assert r.steady.iops == steady and r.steady.source.startswith("IOPS test, RND 4K")
         assert r.fresh_over_steady == r.iops / steady
     assert fresh.result("randwrite").steady is not None
+
+
+def test_slc_cache_and_rw_over_time_on_two_drives_at_once(tmp_path, tiny):
+    """A parallel run writes every drive: the stored bytes are sums, planned and fills say so."""
+    files = [str(tmp_path / f"d{i}.img") for i in (1, 2)]
+    p = ssdpts("run", *files, "--size", "64M", "--profile", tiny, "--tests", "slc-cache,rw-over-time", "--destroy-data",
+               "--results", str(tmp_path / "results"), "-q")
+    rid = p.stdout.strip().splitlines()[-1]
+    s = summaries(Store.in_dir(tmp_path / "results"), rid)
+    c = s["slc-cache"]
+    assert c.drives == 2 and c.planned_bytes == 2 * c.capacity_bytes == c.written_bytes
+    assert c.stop_reason == "planned bytes written" and "2 drives written at once" in c.notes[0]
+    for b in s["rw-over-time"].block_sizes:
+        assert b.fills == pytest.approx(b.written_bytes / (2 * c.capacity_bytes))
 
 
 @requires_devices

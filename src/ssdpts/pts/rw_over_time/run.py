@@ -74,6 +74,7 @@ def run(ctx: TestContext) -> RwOverTimeSummary:
         out.append(BlockSizeRun(
             block_size=bs, purge=purge, intervals=len(series), first_mb_s=mbs[0] if mbs else 0.0,
             final_mb_s=sum(tail) / len(tail) if tail else 0.0, min_mb_s=min(mbs) if mbs else 0.0,
-            max_mb_s=max(mbs) if mbs else 0.0, written_bytes=written, fills=written / ctx.target.size_bytes,
+            max_mb_s=max(mbs) if mbs else 0.0, written_bytes=written,
+            fills=written / (ctx.target.size_bytes * len(ctx.target.drives())),
             series=[RatePoint(s["end_s"], s["mb_s"], s["iops"]) for s in series]))
     return RwOverTimeSummary(duration_s=duration, interval_s=interval, block_sizes=out, notes=notes)

@@ -27,8 +27,8 @@ class BlockSizeRun:
     final_mb_s: float          # mean of the last 10 % of intervals
     min_mb_s: float
     max_mb_s: float
-    written_bytes: int
-    fills: float               # drive capacities written
+    written_bytes: int         # all drives of a parallel run together
+    fills: float               # drive capacities written (per drive)
     series: list[RatePoint] = field(default_factory=list)
 
     @property

@@ -18,7 +18,7 @@ def _mb_s(st: Step) -> float:
 def html(ctx: SectionContext) -> Markup:
     """Sequential-write MiB/s vs time with the detected steps, the step table and the cache estimate."""
     s: SlcCacheSummary = ctx.summary
-    out = []
+    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
     if s.drop_detected and s.cache_bytes is not None:
         out.append(Markup(
             f"<p><b>SLC cache estimate: {s.cache_gib:.2f} GiB</b> ({s.cache_bytes / 1e9:.2f} GB) written at "

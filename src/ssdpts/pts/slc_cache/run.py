@@ -64,12 +64,16 @@ def run(ctx: TestContext) -> SlcCacheSummary:
     min_drop = float(ctx.settings.get("min_drop", DEFAULT_MIN_DROP))
     purge = ctx.purge()
     reference = _reference(ctx)
+    drives = len(ctx.target.drives())     # a parallel run writes every drive: stored bytes are their sum
+    notes = [f"{drives} drives written at once: bandwidth, steps and the cache estimate are sums over the drives"
+             ] if drives > 1 else []
     done = ctx.store.rounds(ctx.run_id, ctx.test, PHASE)
     written = sum(r.cells[0].write.bytes for r in done)
     elapsed = sum(r.cells[0].runtime_ms for r in done) / 1000
-    remaining = (total - written) // bs * bs
+    per_drive = written // drives // bs * bs
+    remaining = (total - per_drive) // bs * bs
     if remaining >= bs and limit_s - elapsed > 0:
-        cells = [_write(ctx, bs, written, remaining, limit_s - elapsed)]
+        cells = [_write(ctx, bs, per_drive, remaining, limit_s - elapsed)]
         stream_interval = interval
         totals = {"bytes": written, "seconds": elapsed}
 
@@ -99,10 +103,10 @@ def run(ctx: TestContext) -> SlcCacheSummary:
         reference.error = cache / reference.slc_capacity_bytes - 1
     return SlcCacheSummary(
         purge=purge, block_size=bs, iodepth=int(ctx.settings.get("iodepth", 1)), threads=1, capacity_bytes=cap,
-        planned_bytes=total, written_bytes=written, elapsed_s=series[-1]["end_s"] if series else 0.0,
-        interval_s=interval, stop_reason="planned bytes written" if written >= total else "time limit",
+        planned_bytes=total * drives, written_bytes=written, elapsed_s=series[-1]["end_s"] if series else 0.0,
+        interval_s=interval, stop_reason="planned bytes written" if written >= total * drives else "time limit",
         drop_detected=result["drop_detected"], intervals=len(series),
         steps=[from_data(Step, st) for st in result["steps"]], cache_bytes=cache,
         first_drop_s=result["first_drop_s"], cache_speed_mib_s=result["cache_speed_mib_s"],
         after_drop_mib_s=result["after_drop_mib_s"], note=result.get("note", ""), reference=reference,
-        series=[SeriesPoint(t, m) for t, m in zip(times, mibs)])
+        series=[SeriesPoint(t, m) for t, m in zip(times, mibs)], drives=drives, notes=notes)

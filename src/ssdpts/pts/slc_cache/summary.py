@@ -32,8 +32,8 @@ class SlcCacheSummary(Summary):
     iodepth: int
     threads: int
     capacity_bytes: int
-    planned_bytes: int
-    written_bytes: int
+    planned_bytes: int                 # all drives together
+    written_bytes: int                 # all drives together
     elapsed_s: float
     interval_s: float
     stop_reason: str                   # "planned bytes written" | "time limit"
@@ -47,6 +47,8 @@ class SlcCacheSummary(Summary):
     note: str = ""
     reference: SlcReference | None = None
     series: list[SeriesPoint] = field(default_factory=list)
+    drives: int = 1                    # drives written at once (a parallel run): bytes and MiB/s are their sums
+    notes: list[str] = field(default_factory=list)
 
     @property
     def cache_gib(self) -> float | None:
