@@ -8,7 +8,7 @@ json+ bins (CBW: reads and writes drawn separately, DIRTH: all I/Os).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from markupsafe import Markup, escape
@@ -93,13 +93,13 @@ def by_tc(points: list[DemandPoint]) -> dict[int, list[DemandPoint]]:
     return out
 
 
-def _mark_ops(ax, s: DemandSummary, xkey: str, ykey: str) -> None:
+def _mark_ops(ax, s: DemandSummary, x: Callable[[DemandPoint], float], y: Callable[[DemandPoint], float]) -> None:
     for k, n in s.operating_points.items():
         p = s.point(n)
         if p is None:
             continue
         label, col, m = OP_STYLE[k]
-        ax.plot([getattr(p, xkey)], [getattr(p, ykey)], linestyle="none", marker=m, markersize=12,
+        ax.plot([x(p)], [y(p)], linestyle="none", marker=m, markersize=12,
                 markerfacecolor="none", markeredgecolor=col, markeredgewidth=1.8, label=f"{label}: TC{p.tc}/QD{p.qd}")
 
 
@@ -167,7 +167,7 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     for p in points:
         ax.annotate(f"QD{p.qd}", (p.iops, p.lat_mean_us), textcoords="offset points", xytext=(4, -9),
                     fontsize=6, color="#555555")
-    _mark_ops(ax, s, "iops", "lat_mean_us")
+    _mark_ops(ax, s, lambda p: p.iops, lambda p: p.lat_mean_us)
     top = max(p.lat_mean_us for p in points)
     if limit and limit <= 10 * top:
         ax.axhline(limit, color="#555555", linestyle="--", linewidth=1, label=f"limit {limit / 1000:g} ms")
@@ -181,7 +181,7 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     plots.series_plot(fig, {f"TC {tc}": ([p.qd for p in ps], [p.iops for p in ps]) for tc, ps in groups.items()},
                       "queue depth per thread (QD)", "IOPS (read + write)", logx=len(qds) > 1, ylim0=True,
                       xticks=qds)
-    _mark_ops(fig.axes[0], s, "qd", "iops")
+    _mark_ops(fig.axes[0], s, lambda p: p.qd, lambda p: p.iops)
     fig.axes[0].legend(loc="best", fontsize=7, framealpha=0.85, markerscale=0.6)
     out.append(ctx.plot(fig, "iops-vs-qd", "IOPS vs queue depth, one line per TC"))
     out.append(ctx.table("points", POINT_HEADERS, point_rows(s, bins),

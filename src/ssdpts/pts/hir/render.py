@@ -7,6 +7,8 @@ IOPS of every burst vs test time (bursts plus measured idle), coloured by wait s
 
 from __future__ import annotations
 
+from typing import Callable
+
 from markupsafe import Markup, escape
 
 from ...report import plots
@@ -168,10 +170,13 @@ def compare(ctx: CompareContext) -> Markup:
                    {v.label: [p[x].recovery_ratio for x in labels] for v, p in zip(ctx.views, per)},
                    "wait state", "recovery ratio (AB / C IOPS)")
     out.append(ctx.plot(fig, "recovery-ratio", "recovery ratio per wait state, one series per run"))
-    for key, what in (("ab_iops_mean", "mean AB burst IOPS"), ("c_iops_mean", "mean C IOPS"),
-                      ("recovery_ratio", "recovery ratio")):
-        out.append(ctx.side_by_side(key.replace("_", "-"), [(x,) for x in labels],
-                                    [[getattr(p[x], key) for p in per] for x in labels], ["Wait state"], what,
+    quantities: tuple[tuple[str, str, Callable[[WaitState], float | None]], ...] = (
+        ("ab-iops-mean", "mean AB burst IOPS", lambda w: w.ab_iops_mean),
+        ("c-iops-mean", "mean C IOPS", lambda w: w.c_iops_mean),
+        ("recovery-ratio", "recovery ratio", lambda w: w.recovery_ratio))
+    for key, what, get in quantities:
+        out.append(ctx.side_by_side(key, [(x,) for x in labels], [[get(p[x]) for p in per] for x in labels],
+                                    ["Wait state"], what,
                                     caption=f"HIR {what} per wait state; Δ relative to the first run"))
     return Markup("").join(out)
 

@@ -212,7 +212,8 @@ def compare(ctx: CompareContext) -> Markup:
 def text(s: WsatSummary) -> list[str]:
     lines = []
     for name, w in s.workloads.items():
-        lines.append(f"  {name}: {w.rounds} rounds, {w.tgbw_gb:.2f} GB written ({w.fills:.2f} fills), "
+        lines.append(f"  {name}: purge {w.purge.method}{'' if w.purge.snia_purge else ' (not a SNIA purge)'}")
+        lines.append(f"    {w.rounds} rounds, {w.tgbw_gb:.2f} GB written ({w.fills:.2f} fills), "
                      f"stopped: {w.stop_reason}")
         lines.append(f"    fresh {w.fresh_iops:,.0f} IOPS -> final {w.final_iops:,.0f} IOPS")
     return lines
