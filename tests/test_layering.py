@@ -69,6 +69,9 @@ def import_graph() -> dict[str, set[str]]:
                 # importing a.b.c runs the package inits a.b and a first (those not already ours)
                 chain = {t.rsplit(".", i)[0] for i in range(t.count(".") + 1)} - own
                 graph[name].update(m for m in chain if m in mods and m != name)
+    # the registry imports every test package by discovery (importlib): those edges are real too
+    graph[f"{ROOT}.pts.registry"] |= {m for m in mods if m.count(".") == 2 and m.startswith(f"{ROOT}.pts.")
+                                      and (mods[m].name == "__init__.py")}
     return graph
 
 

@@ -316,3 +316,24 @@ def _cell_window(workload: Workload, cells: list[CellResult]) -> CellWindow:
 def cell_name(kind: str, bs: int, read_pct: int) -> str:
     """Stable, file-name-safe cell names: 'rnd_4K_65-35', 'seq_1024K_100-0'."""
     return f"{kind}_{bs_label(bs)}_{read_pct}-{100 - read_pct}"
+
+
+def rnd_matrix(ctx: TestContext) -> tuple[list[Workload], list[int], list[int], list[str]]:
+    """The random block size × R/W mix matrix of IOPS and Latency (outer loop: mix, inner: block size):
+    (cells, block sizes, mixes, notes on skipped sub-sector sizes)."""
+    sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings["block_sizes"]])
+    mixes = [int(m) for m in ctx.settings["mixes"]]
+    cells = [ctx.cell(cell_name("rnd", bs, mix), "randrw", bs, mix) for mix in mixes for bs in sizes]
+    return cells, sizes, mixes, notes
+
+
+def tracked_cells(ctx: TestContext, cells: Sequence[Workload], metric: str) -> list[TrackerKey]:
+    """The profile's `tracking` cells ([block size, read %] pairs, default RND 4K write) that the matrix has;
+    the last cell when it has none of them."""
+    names = {c.name for c in cells}
+    out = []
+    for bs, mix in ctx.settings.get("tracking", [["4k", 0]]):
+        name = cell_name("rnd", parse_size(bs), int(mix))
+        if name in names:
+            out.append(TrackerKey(name, metric))
+    return out or [TrackerKey(cells[-1].name, metric)]

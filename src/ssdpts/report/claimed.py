@@ -12,12 +12,18 @@ from pathlib import Path
 from markupsafe import Markup, escape
 
 from ..errors import SsdptsError
+from ..pts import registry
+from ..pts.iops.summary import IopsSummary
+from ..pts.latency.summary import LatencySummary
+from ..pts.results import Latency
+from ..pts.throughput.summary import ThroughputSummary
 from ..store import Store
 from ..units import bs_label, parse_size
 from .toolkit import Artifacts, Cell
 
-LAT_STATS = {"mean": "mean_us", "max": "max_us", "p99": "p99_us", "p99_9": "p99.9_us", "p99_99": "p99.99_us",
-             "p99_999": "p99.999_us"}
+# claim key suffix -> the measured statistic (µs); percentiles as fio names them ("99.9")
+LAT_STATS = {"mean": lambda lat: lat.mean_us, "max": lambda lat: lat.max_us,
+             **{f"p{q.replace('.', '_')}": (lambda lat, q=q: lat.p(q)) for q in ("99", "99.9", "99.99", "99.999")}}
 SECTIONS = {
     "drive": {"model": str, "source": str, "notes": str},
     "sequential": {"block_size": str, "read_mb_s": float, "write_mb_s": float},
@@ -79,45 +85,65 @@ def load_claims(path: str | Path) -> dict:
     return out
 
 
-def _cell_name(bs: int, read_pct: int) -> str:
-    from ..pts.common import cell_name
+def _summaries(store: Store, run: dict) -> dict:
+    """name -> typed summary of every test of the run that stored one (decoded by its registered spec)."""
+    out = {}
+    for t in store.tests(run["id"]):
+        spec = registry.find(t["name"])
+        if spec is not None and t.get("summary"):
+            out[t["name"]] = spec.decode(t["summary"])
+    return out
 
-    return cell_name("rnd", bs, read_pct)
+
+def _sequential_rows(tp: ThroughputSummary | None, claims: list[dict]) -> list[dict]:
+    rows = []
+    for c in claims:
+        if "block_size" in c:
+            bs = parse_size(c["block_size"])
+        else:   # no block size claimed: the largest measured one (vendors quote their best sequential figure)
+            bs = max((r.block_size for r in tp.block_sizes), default=None) if tp else None
+        r = tp.at(bs) if tp and bs is not None else None
+        measured = {"read": (r.read_mib_s, r.read_mb_s) if r else (None, None),
+                    "write": (r.write_mib_s, r.write_mb_s) if r else (None, None)}
+        for d, (mib_s, mb_s) in measured.items():
+            if f"{d}_mb_s" in c:
+                rows.append({"what": f"SEQ {bs_label(bs) if bs is not None else '?'} {d}", "unit": "MiB/s",
+                             "claimed": c[f"{d}_mb_s"] * 1e6 / 2**20, "claimed_mb_s": c[f"{d}_mb_s"],
+                             "measured": mib_s, "measured_mb_s": mb_s, "better": "higher"})
+    return rows
+
+
+def _random_rows(iops: IopsSummary | None, claims: list[dict]) -> list[dict]:
+    rows = []
+    for c in claims:
+        bs = parse_size(c.get("block_size", "4k"))
+        for key, pct in (("read_iops", 100), ("write_iops", 0), ("mixed_iops", c.get("mixed_read_pct"))):
+            if key in c:
+                rows.append({"what": f"RND {bs_label(bs)} {pct}/{100 - pct}", "unit": "IOPS", "claimed": c[key],
+                             "measured": iops.iops(bs, pct) if iops else None, "better": "higher"})
+    return rows
+
+
+def _latency_rows(lat: LatencySummary | None, claims: list[dict]) -> list[dict]:
+    rows = []
+    for c in claims:
+        bs = parse_size(c.get("block_size", "4k"))
+        for d, pct in (("read", 100), ("write", 0)):
+            measured: Latency | None = lat.latency(bs, pct, d) if lat else None
+            for s, value in LAT_STATS.items():
+                if f"{d}_{s}_us" in c:
+                    rows.append({"what": f"RND {bs_label(bs)} {d} latency {s.replace('_', '.')}", "unit": "µs",
+                                 "claimed": c[f"{d}_{s}_us"], "measured": value(measured) if measured else None,
+                                 "better": "lower"})
+    return rows
 
 
 def claim_rows(store: Store, run: dict, claims: dict) -> list[dict]:
     """One dict per claim: what, unit, claimed, measured (None when not measured), better ('higher'|'lower')."""
-    summaries = {t["name"]: t.get("summary") or {} for t in store.tests(run["id"])}
-    rows: list[dict] = []
-    tp = summaries.get("throughput", {}).get("block_sizes", {})
-    for c in claims.get("sequential", []):
-        bs = bs_label(parse_size(c["block_size"])) if "block_size" in c else (
-            max(tp, key=lambda b: parse_size(b.rstrip("K") + "k")) if tp else "?")
-        for d in ("read", "write"):
-            if f"{d}_mb_s" in c:
-                m = tp.get(bs)
-                rows.append({"what": f"SEQ {bs} {d}", "unit": "MiB/s", "claimed": c[f"{d}_mb_s"] * 1e6 / 2**20,
-                             "claimed_mb_s": c[f"{d}_mb_s"], "measured": m[f"{d}_mib_s"] if m else None,
-                             "measured_mb_s": m[f"{d}_mb_s"] if m else None, "better": "higher"})
-    cells = summaries.get("iops", {}).get("cells", {})
-    for c in claims.get("random", []):
-        bs = parse_size(c.get("block_size", "4k"))
-        for key, pct in (("read_iops", 100), ("write_iops", 0), ("mixed_iops", c.get("mixed_read_pct"))):
-            if key in c:
-                m = cells.get(_cell_name(bs, pct))
-                rows.append({"what": f"RND {bs_label(bs)} {pct}/{100 - pct}", "unit": "IOPS", "claimed": c[key],
-                             "measured": m["iops"] if m else None, "better": "higher"})
-    lat = summaries.get("latency", {}).get("cells", {})
-    for c in claims.get("latency", []):
-        bs = parse_size(c.get("block_size", "4k"))
-        for d, pct in (("read", 100), ("write", 0)):
-            cell = lat.get(_cell_name(bs, pct)) or {}
-            for s, k in LAT_STATS.items():
-                if f"{d}_{s}_us" in c:
-                    m = (cell.get(f"{d}_lat") or {}).get(k)
-                    rows.append({"what": f"RND {bs_label(bs)} {d} latency {s.replace('_', '.')}", "unit": "µs",
-                                 "claimed": c[f"{d}_{s}_us"], "measured": m, "better": "lower"})
-    return rows
+    s = _summaries(store, run)
+    return (_sequential_rows(s.get("throughput"), claims.get("sequential", []))
+            + _random_rows(s.get("iops"), claims.get("random", []))
+            + _latency_rows(s.get("latency"), claims.get("latency", [])))
 
 
 def _n(v: float, unit: str) -> str:

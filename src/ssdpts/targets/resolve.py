@@ -36,6 +36,8 @@ def remote_spec(target: Target) -> str:
 
 def open_target(spec: str, size: int | None = None, roots: SysRoots | None = None, probe: bool = True) -> Target:
     """Block device, regular file (created later if missing) or 'sim:PRESET|FILE'."""
+    if size is not None and size <= 0:
+        raise SsdptsError(f"--size must be greater than zero (got {size}); e.g. --size 8G")
     if spec.startswith("sim:"):
         from .sim import open_sim_target
 
@@ -47,8 +49,15 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
         host, port, path, sz = remote.groups()
         return remote_target(host, int(port), path, int(sz) if sz else size)
     path = os.path.abspath(spec)
+    if os.path.isdir(path):
+        raise SsdptsError(f"{spec} is a directory; name a block device or a file, e.g. {spec.rstrip('/')}/scratch.img "
+                          "--size 8G")
     if os.path.exists(path) and stat.S_ISBLK(os.stat(path).st_mode):
-        return _block_target(spec, path, roots or SysRoots(), probe)
+        target = _block_target(spec, path, roots or SysRoots(), probe)
+        if size is not None and size > target.size_bytes:
+            raise SsdptsError(f"--size {size} is larger than {spec} ({target.size_bytes} bytes); a block device is "
+                              "tested whole: drop --size")
+        return target
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         raise SsdptsError(f"{spec} is neither a block device nor a regular file; name a device like /dev/nvme0n1 or a file")
     if not os.path.exists(path) and spec.startswith("/dev/"):
@@ -58,6 +67,12 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
         raise SsdptsError(f"{spec} does not exist yet; give its size with --size, e.g. --size 8G")
     if not os.path.isdir(os.path.dirname(path)):
         raise SsdptsError(f"cannot create {spec}: directory {os.path.dirname(path)} does not exist")
+    if size is not None and size > existing:
+        fs = os.statvfs(os.path.dirname(path))
+        free = fs.f_bavail * fs.f_frsize
+        if size - existing > free:
+            raise SsdptsError(f"--size {size} does not fit: {os.path.dirname(path)} has {free} bytes free "
+                              f"({free / 2**30:.1f} GiB); choose a smaller --size or another directory")
     return Target(kind="file", spec=spec, path=path, size_bytes=size or existing, logical_block_size=4096,
                   physical_block_size=4096, info={"model": "file", "transport": "file", "filesystem_path": path})
 

@@ -63,10 +63,6 @@ def holders(name: str, roots: SysRoots) -> list[str]:
     return sorted(c.name for c in d.iterdir()) if d.is_dir() else []
 
 
-def queue_attr(name: str, attr: str, roots: SysRoots, default: str = "") -> str:
-    return _read(block_dir(whole_disk(name, roots), roots) / "queue" / attr, default)
-
-
 def block_info(name: str, roots: SysRoots) -> dict:
     disk = whole_disk(name, roots)
     d = block_dir(name, roots)

@@ -1,0 +1,26 @@
+"""SNIA PTS Throughput: sequential read and write per block size, each until both bandwidths are steady."""
+
+from __future__ import annotations
+
+from ...settings import SIZES
+from ..spec import TestSpec
+from . import render
+from .run import plan, run
+from .summary import ThroughputSummary
+
+TEST = TestSpec(
+    name="throughput",
+    title="Throughput – Sequential Read and Write",
+    kind="pts",
+    order=2,
+    summary=ThroughputSummary,
+    run=run,
+    plan=plan,
+    settings={"block_sizes": SIZES},
+    html=render.html,
+    parts=render.parts,
+    compare=render.compare,
+    text=render.text,
+    headline=render.headline,
+    description="SEQ read and write per block size (own purge and WIPC each); MiB/s and MB/s in the window",
+)
