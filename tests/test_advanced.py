@@ -83,7 +83,7 @@ def test_hir_bursts_idle_and_baseline(loopdev, results, tiny):
     rid, store = run(loopdev, results, tiny, "hir")
     s = summary(store, rid, "hir")
     assert set(s.wait_states) == {"0.3s", "0.6s"}
-    assert s.preconditioning.rounds >= 5
+    assert s.steady.rounds >= 5
     for label, idle in (("0.3s", 0.3), ("0.6s", 0.6)):
         ab = store.rounds(rid, "hir", f"ws={label}/AB")
         c = store.rounds(rid, "hir", f"ws={label}/C")
@@ -153,7 +153,7 @@ def test_simulated_drive_shows_the_seed_behaviours(results):
     w = summary(store, rid, "wsat").workloads["rnd4k-write"]
     assert w.fresh_iops > 5 * w.final_iops                               # the WSAT cliff
     h = summary(store, rid, "hir")
-    assert h.preconditioning.reached
+    assert h.steady.reached and h.steady.phase == "pc"
     burst = [h.wait_states[k].ab_iops_mean for k in ("1s", "5s", "15s")]
     # more idle, more recovery, until idle GC has reclaimed all it can (then it levels off; the wait
     # states run one after another on the same drive, so the plateau varies by a few %)

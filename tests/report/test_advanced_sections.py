@@ -121,7 +121,7 @@ def test_hir_tables(report):
         assert _near(_f(r["Burst length, mean (s)"]), sum(w.burst_seconds) / len(w.burst_seconds))
     det = read_csv(out / "tables" / "hir-preconditioning-determination.csv")
     avg = next(r for r in det if r["Steady-state determination"] == "Average")
-    tracker = s.preconditioning.trackers[0]
+    tracker = s.steady.trackers[0]
     assert _near(_f(avg[tracker.key.label]), tracker.state.average)
     # the stored bursts are the ones the section plots (AB + C of every wait state)
     stored = sum(len(r.cells) for r in store.rounds(rid, "hir") if r.phase.startswith("ws="))

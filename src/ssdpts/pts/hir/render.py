@@ -72,8 +72,8 @@ def html(ctx: SectionContext) -> Markup:
     s: HirSummary = ctx.summary
     out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
     out.append(Markup("<h3>Preconditioning (RND 4K writes to steady state)</h3>"))
-    if s.preconditioning.trackers:
-        out.append(ctx.steady_block("pc", s.preconditioning, key="preconditioning"))
+    if s.steady.trackers:
+        out.append(ctx.steady_block("pc", s.steady, key="preconditioning"))
     elif s.preconditioning_iops:
         y = s.preconditioning_iops
         fig = ctx.figure()
@@ -182,8 +182,7 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 def text(s: HirSummary) -> list[str]:
-    pc = s.preconditioning
-    lines = [f"  preconditioning: steady state {'reached' if pc.reached else 'NOT REACHED'} after {pc.rounds} rounds",
+    lines = ["  wait states (after the RND 4K write preconditioning above):",
              f"  {'idle':>6} {'burst IOPS after idle':>22} {'continuous IOPS':>16} {'ratio':>6}"]
     for label, w in s.wait_states.items():
         ratio = "–" if w.recovery_ratio is None else f"{w.recovery_ratio:.2f}"

@@ -55,7 +55,7 @@ def run(ctx: TestContext) -> HirSummary:
             burst_seconds=[cell.runtime_ms / 1000 for r in ab_rounds + c_rounds for cell in r.cells],
             idle_measured_ms=_idle_measured(ab_rounds, c_rounds),
         )
-    return HirSummary(purge=purge, preconditioning=pc.record(),
+    return HirSummary(purge=purge, steady=pc.record(),
                       preconditioning_iops=[r.cells[0].iops for r in pc.rounds],
                       burst_s=burst, repetitions=reps, wait_states=segments)
 

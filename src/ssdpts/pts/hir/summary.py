@@ -27,7 +27,7 @@ class WaitState:
 @dataclass
 class HirSummary(Summary):
     purge: PurgeRecord
-    preconditioning: SteadyResult            # RND 4K writes to steady state (phase "pc")
+    steady: SteadyResult                     # the preconditioning: RND 4K writes to steady state (phase "pc")
     preconditioning_iops: list[float]        # per preconditioning round
     burst_s: float
     repetitions: int
