@@ -228,7 +228,8 @@ def test_hir_per_drive_table(advanced):
     store, rid, path = advanced["store"], advanced["rid"], advanced["path"]
     s = advanced["summaries"]["hir"]
     rows = read_csv(path.parent / "tables" / "hir-drives.csv")
-    assert [(r["Wait state"], r["Drive"]) for r in rows] == [(ws, d) for ws in s.wait_states for d in advanced["drives"]]
+    assert [(r["Wait state"], r["Drive"]) for r in rows] == [(ws, d) for ws in s.wait_states
+                                                              for d in advanced["drives"]]
     for r in rows:
         ab = [c.parts[r["Drive"]].iops for x in store.rounds(rid, "hir", f"ws={r['Wait state']}/AB") for c in x.cells]
         cc = [c.parts[r["Drive"]].iops for x in store.rounds(rid, "hir", f"ws={r['Wait state']}/C") for c in x.cells]

@@ -37,7 +37,8 @@ def op_of(s: DemandSummary) -> dict[str, str]:
     return {n: " / ".join(v) for n, v in out.items()}
 
 
-def window_bins(ctx: SectionContext, names: Sequence[str], window: Sequence[int]) -> dict[str, dict[str, dict[int, int]]]:
+def window_bins(ctx: SectionContext, names: Sequence[str],
+                window: Sequence[int]) -> dict[str, dict[str, dict[int, int]]]:
     """point -> {'read': bins, 'write': bins, 'all': bins}, merged over the measurement-window rounds."""
     rounds = [r for r in ctx.rounds("") if r.round in set(window)]
     out = {}

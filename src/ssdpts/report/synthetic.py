@@ -237,8 +237,9 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
             v = _decay(rnd, 400_000 * speed, 160_000 * speed, 60, rng, 0.03)
             cell = _cell(rng, wl, v, 128 / v * 1e6, 60.0, False)
             written += cell.write.bytes
-            track = {"iops": cell.iops, "mib_s": cell.bw_bytes / 2**20, "tgbw_gb": written / 1e9, "fills": written / size,
-                     "elapsed_s": rnd * 60.0, "lat_mean_us": cell.lat_mean_ns / 1000, "lat_max_us": cell.lat_max_ns / 1000,
+            track = {"iops": cell.iops, "mib_s": cell.bw_bytes / 2**20, "tgbw_gb": written / 1e9,
+                     "fills": written / size, "elapsed_s": rnd * 60.0, "lat_mean_us": cell.lat_mean_ns / 1000,
+                     "lat_max_us": cell.lat_max_ns / 1000,
                      **{f"p{k}_us": x / 1000 for k, x in cell.write.percentiles.items()}}
             store.save_round(run_id, "wsat", "rnd4k-write", "round", rnd, loop._out([cell], 60.0), [wl], track)
             series.append(WsatInterval.of_tracking(track))

@@ -21,5 +21,6 @@ TEST = TestSpec(
     compare=render.compare,
     text=render.text,
     headline=render.headline,
-    description="JEDEC composite block sizes and access zones over thread counts × queue depths; reads and writes apart",
+    description="JEDEC composite block sizes and access zones over thread counts × queue depths; "
+                "reads and writes apart",
 )

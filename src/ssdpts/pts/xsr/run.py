@@ -46,7 +46,8 @@ def run(ctx: TestContext) -> XsrSummary:
         purge=purge,
         groups={p: XsrGroup(mib_s_mean=sum(s["mib_s"] for s in v) / len(v) if v else 0.0,
                             lat_mean_us=sum(s["lat_mean_us"] for s in v) / len(v) if v else 0.0,
-                            intervals=len(v), series=[from_data(XsrInterval, s) for s in v]) for p, v in series.items()},
+                            intervals=len(v), series=[from_data(XsrInterval, s) for s in v])
+                for p, v in series.items()},
         group1_average_mib_s=g1_avg,
         recovery_s=recovered["start_s"] if recovered else None,
         recovered=recovered is not None,
