@@ -10,22 +10,6 @@ from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
 
 
-def steady_lines(steady: SteadyResult, indent: str = "  ") -> list[str]:
-    """The steady-state verdict and every tracker's determination figures (used by test renderers too)."""
-    w = steady.window_rounds
-    out = [f"{indent}steady state {'reached' if steady.reached else 'NOT REACHED'} after {steady.rounds} rounds"
-           + (f" (window rounds {w[0]}-{w[-1]})" if w else "")]
-    for t in steady.trackers:
-        s = t.state
-        if s.average is None:
-            out.append(f"{indent}  {t.key.label}: {s.reason}")
-            continue
-        out.append(f"{indent}  {t.key.label}: avg {s.average:.6g}, range {s.range_measured:.4g} "
-                   f"(≤ {s.range_allowed:.4g}), slope excursion {s.slope_excursion_measured:.4g} "
-                   f"(≤ {s.slope_excursion_allowed:.4g}), fit y = {s.fit_formula}")
-    return out
-
-
 def _test_lines(t: TestResult) -> list[str]:
     lines = ["", f"{t.title} [{t.status}]"]
     if t.summary is None:
@@ -38,7 +22,7 @@ def _test_lines(t: TestResult) -> list[str]:
         lines.append(f"  purge: {purge.method}{'' if purge.snia_purge else ' (not a SNIA purge)'}")
     steady = getattr(t.summary, "steady", None)
     if isinstance(steady, SteadyResult):
-        lines += steady_lines(steady)
+        lines += steady.text_lines()
     for n in getattr(t.summary, "notes", None) or []:
         lines.append(f"  note: {n}")
     if t.spec.text is not None:

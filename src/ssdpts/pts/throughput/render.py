@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...export.text import steady_lines
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
@@ -109,7 +108,7 @@ def text(s: ThroughputSummary) -> list[str]:
         lines.append(f"  {r.label:>7} {_f(r.read_mib_s, 11)} {_f(r.write_mib_s, 12)} {_f(r.read_mb_s, 10)} "
                      f"{_f(r.write_mb_s, 11)}")
         lines.append(f"    purge: {r.purge.method}{'' if r.purge.snia_purge else ' (not a SNIA purge)'}")
-        lines += steady_lines(r.steady, "    ")
+        lines += r.steady.text_lines("    ")
     return lines
 
 
