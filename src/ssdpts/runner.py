@@ -18,7 +18,7 @@ from .errors import SsdptsError
 from .hostinfo import host_info
 from .profiles import load_profile, test_settings
 from .progress import Progress
-from .pts.common import TestContext
+from .pts.common import TestContext, choose_seed
 from .store import Store
 from .targets import Target, open_target
 from .targets.purge import METHODS
@@ -137,8 +137,10 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
 
 
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
-          size: int | None, destroy_data: bool, purge_method: str, quiet: bool) -> str:
+          size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
+          set_write_cache: bool = False) -> str:
     profile = load_profile(profile_name)
+    seed_record = choose_seed(profile, seed)
     tests = tests or list(profile.get("profile", {}).get("tests") or pts.DEFAULT_TESTS)
     for t in tests:
         pts.get(t)
@@ -155,7 +157,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         target_spec=target_spec, target=target.to_dict(), host=host_info(engine.version),
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
-                 "write_cache": cache},
+                 "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache},
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id

@@ -20,14 +20,17 @@ def run(ctx: TestContext) -> dict:
     if note:
         ctx.note(note)
     read = int(ctx.settings.get("read_pct", 40))
+    align = ctx.io_alignment()   # 512e: the same CBW hits the same 4 KiB pages as on a 4Kn drive
 
     def make_cell(name, threads, iodepth, read_pct=read, **kw):
         return ctx.cell(name, "randrw", 4096, read_pct, bssplit=split, distribution=COMPOSITE_ZONES,
-                        threads=threads, iodepth=iodepth, **kw)
+                        threads=threads, iodepth=iodepth, align=align, **kw)
 
     out = sweep(ctx, "cbw", make_cell)
     out["bssplit"] = [list(x) for x in split]
     out["zones"] = COMPOSITE_ZONES
+    out["alignment_bytes"] = align
+    out["block_sizes_bytes"] = {"logical": ctx.target.logical_block_size, "physical": ctx.target.physical_block_size}
     out["notes"] = [note] if note else []
     return out
 

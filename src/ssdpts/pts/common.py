@@ -7,6 +7,8 @@ command lines and never talks to the database except through its context.
 from __future__ import annotations
 
 import logging
+import secrets
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -100,15 +102,31 @@ class TestContext:
 
     def wipc(self, block_size: int | None = None) -> Workload:
         """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the user capacity, written
-        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %)."""
+        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %),
+        at the test's own TC/QD (PTS 2.0.2: "same as in step 2.1"); [wipc] threads/iodepth override it."""
         w = self.settings.get("wipc", {})
         bs = block_size or parse_size(w.get("block_size", "128k"))
-        threads = int(w.get("threads", 1))
+        threads = int(w.get("threads", self.settings.get("threads", 1)))
+        iodepth = int(w.get("iodepth", self.settings.get("iodepth", 1)))
         ar = self.active_range()
         total = float(w.get("multiple", 2.0)) * self.target.size_bytes
         return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
-                        iodepth=int(w.get("iodepth", 32)), range_size=ar, io_size=int(total / threads) // bs * bs,
+                        iodepth=iodepth, range_size=ar, io_size=int(total / threads) // bs * bs,
                         data_pattern=self.settings.get("data_pattern", "random"))
+
+    def seeded(self, cells: Sequence[Workload], phase: str, round_no: int) -> list[Workload]:
+        """Random cells with their seed for this round: repeatable from the run's seed (fio randseed), and
+        different in every round and cell, so a round never rewrites the previous round's LBAs."""
+        base = self.settings.get("seed")
+        if base is None:
+            return list(cells)
+        return [c.with_(seed=round_seed(int(base), self.test, self._ph(phase), round_no, c.name)) if c.random else c
+                for c in cells]
+
+    def io_alignment(self) -> int:
+        """Random I/O offsets aligned to 4 KiB or the physical block, whichever is larger: on a 512e drive the
+        same workload then hits the same flash pages as on a 4Kn drive (512-byte I/Os included)."""
+        return max(4096, int(self.target.physical_block_size or 4096), int(self.target.logical_block_size))
 
     def skip_sub_sector(self, sizes: Sequence[int]) -> tuple[list[int], list[str]]:
         """Drop block sizes below the logical block size (0.5 KiB on 4Kn drives), with a note."""
@@ -162,9 +180,12 @@ class TestContext:
             self.run_id, self.test, self._ph(phase), kind="precondition", with_cells=False)
         round_no = len(done) + 1
         round_seconds = sum(c.runtime_s or 0 for c in cells)
+        if precondition is not None:
+            precondition = self.seeded([precondition], phase, 0)[0]
         with self.engine.session(self.target) as session:
             pc = session.submit([precondition], tag=f"{phase} precondition") if need_pc else None
-            pending = session.submit(cells, tag=f"{phase} round {round_no}")
+            round_cells = self.seeded(cells, phase, round_no)
+            pending = session.submit(round_cells, tag=f"{phase} round {round_no}")
             if pc is not None:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
@@ -174,7 +195,8 @@ class TestContext:
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
                                             cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])
-                nxt = session.submit(cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
+                next_cells = self.seeded(cells, phase, round_no + 1)
+                nxt = session.submit(next_cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
                 try:
                     out = pending.result()
                 except BaseException:
@@ -186,7 +208,7 @@ class TestContext:
                 states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
                 tracking = {k: v[-1] for k, v in series.items() if len(v) == len(history)}
                 self.store.save_round(self.run_id, self.test, self._ph(phase), "round", round_no, out,
-                                      [c.to_dict() for c in cells], tracking,
+                                      [c.to_dict() for c in round_cells], tracking,
                                       {k: s.to_dict() for k, s in states.items()})
                 self._checkpoint()
                 reached = all(s.reached for s in states.values())
@@ -195,7 +217,7 @@ class TestContext:
                     if nxt is not None:
                         nxt.cancel()
                     break
-                pending, round_no = nxt, round_no + 1
+                pending, round_no, round_cells = nxt, round_no + 1, next_cells
         return self._outcome(phase, trackers, kw)
 
     def run_sequence(self, phase: str, cells: Sequence[Workload], chunk: int = 32,
@@ -211,7 +233,8 @@ class TestContext:
         for phase, cells in segments:
             chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
             done = len(self.store.rounds(self.run_id, self.test, self._ph(phase), with_cells=False))
-            todo += [(self._ph(phase), i, c, len(chunks)) for i, c in enumerate(chunks, start=1) if i > done]
+            todo += [(self._ph(phase), i, self.seeded(c, phase, i), len(chunks))
+                     for i, c in enumerate(chunks, start=1) if i > done]
         if todo:
             with self.engine.session(self.target) as session:
                 pending = [session.submit(c, tag=f"{phase} part {i}") for phase, i, c, _ in todo]
@@ -232,6 +255,7 @@ class TestContext:
         """Run `cells` as continuous jobs, back to back, storing every `interval_s` slice as a round of
         its phase (fio: cumulative status documents differenced; never one process per round)."""
         state: dict[str, dict] = {}
+        cells = self.seeded(cells, ",".join(phases), 0)
         with self.engine.session(self.target) as session:
             r = session.submit(cells, tag=",".join(phases), interval_s=interval_s)
             try:
@@ -318,6 +342,25 @@ def _cell_summary(cells: list[CellResult]) -> dict:
     summary["lat_mean_us"] = sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0
     summary["lat_max_us"] = max(c.lat_max_ns for c in cells) / 1000
     return summary
+
+
+def choose_seed(profile: dict, cli_seed: int | None) -> dict:
+    """The run's base seed, written into the profile the run stores (so resume and every round use it):
+    --seed, else the profile's, else a fresh one (any run can be repeated with the seed it records)."""
+    defaults = profile.setdefault("defaults", {})
+    if cli_seed is not None:
+        source, value = "command line (--seed)", int(cli_seed)
+    elif defaults.get("seed") is not None:
+        source, value = "profile", int(defaults["seed"])
+    else:
+        source, value = "drawn for this run", secrets.randbelow(2**32)
+    defaults["seed"] = value
+    return {"value": value, "source": source}
+
+
+def round_seed(base: int, test: str, phase: str, round_no: int, cell: str) -> int:
+    """A 32-bit seed derived from the run's seed and the cell's place in the run (stable across resumes)."""
+    return zlib.crc32(f"{base}/{test}/{phase}/{round_no}/{cell}".encode())
 
 
 def cell_name(kind: str, bs: int, read_pct: int) -> str:

@@ -17,12 +17,14 @@ def run(ctx: TestContext) -> dict:
     results: dict[str, dict] = {}
     for bs in (parse_size(b) for b in ctx.settings["block_sizes"]):
         phase = f"bs={bs_label(bs)}"
-        read = ctx.cell(cell_name("seq", bs, 100), "read", bs, 100)
-        write = ctx.cell(cell_name("seq", bs, 0), "write", bs, 0)
+        # each direction is one sequential stream continuing across rounds (not restarting at the range start)
+        read = ctx.cell(cell_name("seq", bs, 100), "read", bs, 100, stream=f"{phase} read")
+        write = ctx.cell(cell_name("seq", bs, 0), "write", bs, 0, stream=f"{phase} write")
         purge = ctx.purge(phase)
-        outcome = ctx.run_to_steady_state(phase, [read, write],
-                                          [Tracker(read.name, "read_bw"), Tracker(write.name, "write_bw")],
-                                          precondition=ctx.wipc(bs))
+        # the profile's spec names the tracking variable(s): PTS-E 1.1 SEQ write, PTS 2.0 read and write
+        directions = ctx.settings.get("tracking", ["read", "write"])
+        trackers = [Tracker(c.name, f"{d}_bw") for d, c in (("read", read), ("write", write)) if d in directions]
+        outcome = ctx.run_to_steady_state(phase, [read, write], trackers, precondition=ctx.wipc(bs))
         summary = window_summary(outcome.rounds, outcome.window_rounds)
         results[bs_label(bs)] = {
             "purge": purge, "steady": outcome.to_dict(),
