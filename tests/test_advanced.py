@@ -121,14 +121,21 @@ def test_dirth_sweep_on_zram(zram, results, tiny):
     rid, store = run(zram, results, tiny, "dirth")
     s = summary(store, rid, "dirth")
     assert {(p["tc"], p["qd"]) for p in s["points"]} == {(2, 8), (2, 1), (1, 8), (1, 1)}
-    rounds = store.rounds(rid, "dirth")
-    assert rounds[0].cells[0].name == "dirth_tc2_qd8"          # largest demand first, tracked
+    rounds = store.rounds(rid, "dirth", "")
+    assert rounds[0].cells[0].name == "dirth_prewrite"         # each sweep round starts with a write pre-write
+    assert rounds[0].cells[1].name == "dirth_tc2_qd8"          # then largest demand first, tracked
     job = rounds[0].job_text
     assert "[dirth_tc2_qd8]" in job and "numjobs=2\niodepth=8" in job   # TC = numjobs, QD = iodepth
     ops = s["operating_points"]
     assert ops["min"] == "dirth_tc1_qd1"
     names = {p["name"]: p for p in s["points"]}
     assert names[ops["max"]]["iops"] == max(p["iops"] for p in s["points"] if p["lat_mean_us"] < 5000)
+    assert len(store.rounds(rid, "dirth", "pc")) >= 5                 # preconditioning in rounds, to steady state
+    for k in ("max", "mid", "min"):                                    # own pre-write, then a logged measurement
+        assert store.rounds(rid, "dirth", f"op={k}/prewrite")[0].cells[0].write.ios > 0
+        meas = store.rounds(rid, "dirth", f"op={k}/measure")
+        assert meas and meas[0].cells[0].write.bins and store.logs(meas[0].id)
+        assert s["operating_measurements"][k]["measure_ios"] > 0
 
 
 @requires_devices
@@ -152,8 +159,10 @@ def test_simulated_drive_shows_the_seed_behaviours(results):
     h = summary(store, rid, "hir")
     assert h["preconditioning"]["reached"]
     burst = [h["wait_states"][k]["ab_iops_mean"] for k in ("1s", "5s", "15s")]
-    # more idle, more recovery, until idle GC has reclaimed all it can (then it levels off; the wait
-    # states run one after another on the same drive, so the plateau varies by a few %)
-    assert burst[1] > 1.3 * burst[0] and burst[2] >= 0.9 * burst[1]
+    # idle GC reclaims what it can within the first second on this small drive; longer idle keeps that
+    # level (the wait states run one after another on the same drive, so it varies by a few %). Every
+    # burst writes its own random LBAs (seeded per cell and round): before per-cell seeds, each wait
+    # state's bursts rewrote the previous wait state's LBAs, which inflated the recovery of later ones.
+    assert burst[1] >= 0.85 * burst[0] and burst[2] >= 0.85 * burst[0]
     for ws in h["wait_states"].values():
-        assert ws["ab_iops_mean"] > ws["c_iops_mean"]                   # the continuous baseline stays low
+        assert ws["ab_iops_mean"] > 1.15 * ws["c_iops_mean"]            # the continuous baseline stays low

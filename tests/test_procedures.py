@@ -133,3 +133,59 @@ def test_cbw_aligned_to_4k_or_the_physical_block(tmp_path, logical, physical, al
     assert sweep and all(w.align == align for w in sweep)
     opts = render(sweep[:1], "/dev/x", 2**30, logical).sections[0][1]
     assert opts["blockalign"] == str(align)
+
+
+# --- HIR preconditioning: rounds of 30 x 1 min, steady state on the last minute ------------------------
+
+def test_hir_preconditioning_rounds_of_30_minutes_tracked_on_the_last(tmp_path):
+    rec = record(tmp_path, "pts-enterprise", "hir", repetitions=2)
+    pc = [s for s in rec.engine.submitted if s.tag.startswith("pc round")]
+    # flat results: steady at the first full window (the engine already holds round 6, then cancelled)
+    assert len(rec.store.rounds(rec.ctx.run_id, "hir", "pc")) == 5 and len(pc) == 6
+    for s in pc:
+        assert len(s.cells) == 30
+        assert all(w.rw == "randwrite" and w.bs == 4096 and w.runtime_s == 60 for w in s.cells)
+    steady = rec.summary["preconditioning"]
+    assert list(steady["trackers"]) == ["rnd_4K_0-100_m30 iops"]
+    assert rec.ctx.max_rounds() == 25
+    assert rec.summary["preconditioning_cells_per_round"] == 30
+
+
+# --- DIRTH / CBW: PC rounds, pre-write per sweep round, Max/Mid/Min with their own pre-write ------------
+
+@pytest.mark.parametrize("test", ["dirth", "cbw"])
+def test_demand_procedure(tmp_path, test):
+    rec = record(tmp_path, "pts-enterprise", test)
+    subs = rec.engine.submitted
+    pc = [s for s in subs if s.tag.startswith("pc round")]
+    assert len(rec.store.rounds(rec.ctx.run_id, test, "pc")) == 5
+    for s in pc:
+        assert len(s.cells) == 30
+        assert all((w.threads, w.iodepth, w.reads, w.runtime_s) == (32, 32, 0, 60) for w in s.cells)
+    assert list(rec.summary["preconditioning"]["trackers"]) == [f"{test}_pc01 iops"]   # ADATA: first minute
+    sweep = [s for s in subs if s.tag.startswith(" round")]
+    assert len(rec.store.rounds(rec.ctx.run_id, test, "")) == 5
+    for s in sweep:
+        pre, *points = s.cells
+        assert (pre.threads, pre.iodepth, pre.reads, pre.runtime_s) == (32, 32, 0, 300)
+        assert [(w.threads, w.iodepth) for w in points] == [(tc, qd) for tc in (32, 16, 8, 6, 4, 2, 1)
+                                                          for qd in (32, 16, 8, 6, 4, 2, 1)]
+        mix = 65 if test == "dirth" else 40
+        assert all(w.reads == mix and w.runtime_s == 60 for w in points)
+    ops = rec.summary["operating_points"]
+    segs = [w for s in subs if " part " in s.tag for w in s.cells]
+    for k in ("max", "mid", "min"):
+        pre = [w for w in segs if w.name.startswith(f"{test}_{k}_prewrite")]
+        meas = [w for w in segs if w.name.startswith(f"{test}_{k}_measure")]
+        point = next(p for p in rec.summary["points"] if p["name"] == ops[k])
+        assert len(pre) == 60 and len(meas) == 10
+        assert all((w.threads, w.iodepth, w.reads) == (point["tc"], point["qd"], 0) for w in pre)
+        assert all((w.threads, w.iodepth) == (point["tc"], point["qd"]) and w.reads == (65 if test == "dirth" else 40)
+                   and w.log_interval_ms > 0 for w in meas)
+        m = rec.summary["operating_measurements"][k]
+        assert m["prewrite_seconds"] == 3600 and m["measure_seconds"] == 600 and m["measure_ios"] > 0
+    assert ops["min"] == f"{test}_tc1_qd1"
+    # pre-write of each operating point, then its measurement, Max -> Mid -> Min
+    names = [w.name for w in segs]
+    firsts = [names.index(f"{test}_{k}_{p}01") for k in ("max", "mid", "min") for p in ("prewrite", "measure")]
+    assert firsts == sorted(firsts)

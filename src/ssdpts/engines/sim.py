@@ -88,7 +88,11 @@ class SimRound:
                         break
                 if step <= 1e-9:
                     break
-                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0))
+                # each slice continues the cell's random stream: a seeded cell's slices get their own
+                # seeds (derived from it), or every slice would rewrite the same LBAs
+                seed = None if w.seed is None else zlib.crc32(f"{w.seed}/{len(slices)}".encode())
+                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
+                                             seed=seed if len(slices) else w.seed))
                 cell = parse_job(res)
                 slices.append((job, res, cell))
                 written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)

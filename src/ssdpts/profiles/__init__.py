@@ -64,7 +64,8 @@ def _list_of(what: str, ok):
 
 _DURATIONS = _list_of('durations like "5s"', _dur)
 _SWEEP = {"thread_counts": _INTS, "queue_depths": _INTS, "precondition_time": _DURATION,
-          "latency_limit": _DURATION, "read_pct": _PCT}
+          "latency_limit": _DURATION, "read_pct": _PCT, "prewrite_time": _DURATION,
+          "operating_prewrite_time": _DURATION, "operating_measure_time": _DURATION}
 
 
 COMMON_TEST_KEYS = {"threads": _POS_INT, "iodepth": _POS_INT, "cell_runtime": _DURATION, "active_range": _AR,
@@ -86,7 +87,7 @@ SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "tests.wsat": {**COMMON_TEST_KEYS, "round_time": _DURATION, "time_limit": _DURATION, "capacity_multiple": _MULT,
                    "workloads": _list_of("WSAT workloads (rnd4k-write, oltp, vod, metadata, cbw)",
                                          lambda v: v in ("rnd4k-write", "oltp", "vod", "metadata", "cbw"))},
-    "tests.hir": {**COMMON_TEST_KEYS, "burst": _DURATION, "wait_states": _DURATIONS, "repetitions": _POS_INT},
+    "tests.hir": {**COMMON_TEST_KEYS, "precondition_time": _DURATION, "burst": _DURATION, "wait_states": _DURATIONS, "repetitions": _POS_INT},
     "tests.xsr": {**COMMON_TEST_KEYS, "interval": _DURATION,
                   "group_times": ("three durations, e.g. [\"8h\", \"6h\", \"8h\"]",
                                   lambda v: isinstance(v, list) and len(v) == 3 and all(_dur(x) for x in v))},

@@ -39,6 +39,18 @@ def window_bins(ctx, names: Sequence[str], window: Sequence[int]) -> dict[str, d
     return out
 
 
+def op_bins(ctx, op: str) -> dict[str, dict[int, int]] | None:
+    """The operating point's own logged measurement period, merged ('read', 'write', 'all'); None if not run."""
+    from ..engines.results import merge_bins
+
+    cells = [c for r in ctx.rounds(f"op={op}/measure") for c in r.cells]
+    if not cells:
+        return None
+    rb = merge_bins(c.read.bins for c in cells if c.read.bins)
+    wb = merge_bins(c.write.bins for c in cells if c.write.bins)
+    return {"read": rb, "write": wb, "all": merge_bins([rb, wb])}
+
+
 def _pct(bins: dict, p: str) -> float | None:
     from ..engines.results import percentile_from_bins
 
@@ -222,7 +234,8 @@ def report_section(ctx) -> str:
             n = ops[k]
             p = pts[n]
             ax = fig.add_subplot(1, len(chosen), i + 1)
-            b = bins.get(n) or {}
+            own = op_bins(ctx, k)
+            b = own or bins.get(n) or {}
             if split_rw:
                 histogram(ax, b.get("read"), "read", "#1f77b4")
                 histogram(ax, b.get("write"), "write", "#d62728")
@@ -238,6 +251,8 @@ def report_section(ctx) -> str:
             ax.legend(loc="best", fontsize=6.5, framealpha=0.85)
         what = "reads vs writes" if split_rw else "all I/Os"
         html.append(ctx.plot(fig, "histograms", f"response-time histograms, Max / Mid / Min, {what}",
+                             "Each point's own measurement period after its pre-write (merged fio json+ "
+                             "histograms); 20 bins per decade." if op_bins(ctx, chosen[0]) else
                              f"Measurement-window rounds ({len(window)}) merged; 20 bins per decade."))
     return Markup("").join(html)
 

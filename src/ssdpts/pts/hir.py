@@ -1,6 +1,8 @@
 """Host Idle Recovery (HIR): does the drive recover (garbage-collect) when the host lets it idle?
 
-Purge; RND 4 KiB writes until steady state (preconditioning); then for each wait state (idle 5, 10,
+Purge; RND 4 KiB writes until steady state (preconditioning: rounds of 30 x 1-minute cells, steady
+state judged on the last minute of each round, at most 25 rounds, as cloudharmony and ADATA run it;
+a round of one cell could declare "steady" on the fresh-out-of-box plateau); then for each wait state (idle 5, 10,
 15, 25, 50 s): R repetitions of [5 s of writes, then idle] (segment AB), followed by R repetitions of
 5 s of continuous writes (segment C, the baseline; no idle, unlike cloudharmony's bug). Every burst
 is its own fio job, started on time by the engine's gates (no process start per burst); the idle is
@@ -25,8 +27,9 @@ def run(ctx: TestContext) -> dict:
     idles = [parse_duration(x) for x in ctx.settings.get("wait_states", ["5s", "10s", "15s", "25s", "50s"])]
     reps = int(ctx.settings.get("repetitions", 360))
     purge = ctx.purge()
-    pc_cell = ctx.cell(cell_name("rnd", 4096, 0), "randwrite", 4096, 0)
-    pc = ctx.run_to_steady_state("pc", [pc_cell], [Tracker(pc_cell.name, "iops")])
+    minutes = max(1, round(parse_duration(ctx.settings.get("precondition_time", "30m")) / ctx.cell_runtime()))
+    pc_cells = [ctx.cell(f"{cell_name('rnd', 4096, 0)}_m{i + 1:02d}", "randwrite", 4096, 0) for i in range(minutes)]
+    pc = ctx.run_to_steady_state("pc", pc_cells, [Tracker(pc_cells[-1].name, "iops")])
     segments = {}
     for idle in idles:
         # fio's per-100 ms IOPS logs are kept with each round: they show the idle really has no I/O
@@ -53,7 +56,8 @@ def run(ctx: TestContext) -> dict:
             "idle_measured_ms": _idle_measured(ctx, ab_rounds, c_rounds),
         }
     return {"purge": purge, "preconditioning": pc.to_dict(),
-            "preconditioning_iops": [r.cells[0].iops for r in pc.rounds],
+            "preconditioning_iops": [r.cells[-1].iops for r in pc.rounds],   # the tracked last minute
+            "preconditioning_cells_per_round": minutes,
             "burst_s": burst, "repetitions": reps, "wait_states": segments,
             "units": {"iops": "IO/s of each 5 s burst", "idle": "seconds of host idle before a burst"}}
 
