@@ -271,7 +271,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
         if target.kind == "sim":
-            target.attach_state(Path(results_dir), run_id)
+            target.attach_state(Path(results_dir), run_id, store.checkpoint(run_id))
         with exclusive(target):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
@@ -293,8 +293,6 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 _health(store, run_id, name, "after", target)
                 _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)
-                if target.kind == "sim":
-                    target.checkpoint(force=True)
             if retry:
                 _retry_failed(store, run_id, target, profile, progress, run)
         failed = getattr(engine, "failed", {})
@@ -310,8 +308,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted", "interrupted by the user")
         _mark_running_tests(store, run_id, "interrupted")
-        if target.kind == "sim":
-            target.checkpoint(force=True)
+        # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
     except SsdptsError as e:

@@ -12,6 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..deviations import PURGE_SOURCE, Deviation
 from ..engines.results import CellResult, merge_bins, percentile_from_bins
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
@@ -144,16 +145,29 @@ class TestContext:
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
         rec = purge(self.target, self.purge_method).to_dict()
         if not rec["snia_purge"]:
-            self.progress.message(f"{self.test}: note: {rec['note']}")
-        self.store.record_step(self.run_id, self.test, key, "purge", rec)
-        self._checkpoint(force=True)   # a purge recorded as done must never come back un-purged
+            # prominently: the test's results do not start from a purged (FOB) device
+            self.progress.message(f"{self.test}: NOT CONFORMANT: {rec['method']} is not a SNIA purge: {rec['note']}")
+            self.store.record_deviation(self.run_id, self.test, Deviation(
+                "purge-not-snia", f"{self._ph(phase) or 'test'}: --purge {self.purge_method} used {rec['method']} "
+                f"({rec['note']})", PURGE_SOURCE))
+        # a purge recorded as done must never come back un-purged: its checkpoint is committed with it
+        self._committed(lambda cp: self.store.record_step(self.run_id, self.test, key, "purge", rec, checkpoint=cp))
         return rec
 
-    def _checkpoint(self, force: bool = False) -> None:
-        """Targets with state of their own (the simulated SSD) save it after committed steps."""
-        checkpoint = getattr(self.target, "checkpoint", None)
-        if checkpoint is not None:
-            checkpoint(force=force)
+    def _committed(self, write: Callable[[dict | None], object]):
+        """Commit data together with the target's checkpoint, if it has state of its own (the simulated SSD):
+        the state file is written first, named in the same transaction as the data, older ones removed after."""
+        prepare = getattr(self.target, "prepare_checkpoint", None)
+        cp = prepare() if prepare is not None else None
+        out = write(cp)
+        if cp is not None:
+            self.target.checkpoint_committed(cp)
+        return out
+
+    def _save_round(self, phase: str, kind: str, round_no: int, out, workloads: list[dict],
+                    tracking: dict | None = None, steady: dict | None = None) -> None:
+        self._committed(lambda cp: self.store.save_round(self.run_id, self.test, phase, kind, round_no, out,
+                                                         workloads, tracking, steady, checkpoint=cp))
 
     def note(self, text: str) -> None:
         notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
@@ -189,9 +203,7 @@ class TestContext:
             if pc is not None:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
-                self.store.save_round(self.run_id, self.test, self._ph(phase), "precondition", 0, out,
-                                      [precondition.to_dict()])
-                self._checkpoint()
+                self._save_round(self._ph(phase), "precondition", 0, out, [precondition.to_dict()])
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
                                             cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])
@@ -207,10 +219,8 @@ class TestContext:
                 series = tracked_series(trackers, history)
                 states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
                 tracking = {k: v[-1] for k, v in series.items() if len(v) == len(history)}
-                self.store.save_round(self.run_id, self.test, self._ph(phase), "round", round_no, out,
-                                      [c.to_dict() for c in round_cells], tracking,
-                                      {k: s.to_dict() for k, s in states.items()})
-                self._checkpoint()
+                self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
+                                 tracking, {k: s.to_dict() for k, s in states.items()})
                 reached = all(s.reached for s in states.values())
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
                 if reached or nxt is None:
@@ -244,9 +254,7 @@ class TestContext:
                                                 cells=[(w.name, (w.runtime_s or 0) + w.idle_before_s) for w in c])
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
-                    self.store.save_round(self.run_id, self.test, phase, "round", i, out, [w.to_dict() for w in c],
-                                          track)
-                    self._checkpoint()
+                    self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track)
                     self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
         return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
@@ -268,9 +276,7 @@ class TestContext:
                     st["round"] += 1
                     track = tracking(phase, st["round"], iv.result, st)
                     out = r.interval_output(iv)
-                    self.store.save_round(self.run_id, self.test, phase, "round", st["round"], out,
-                                          [cells[iv.cell_index].to_dict()], track)
-                    self._checkpoint()
+                    self._save_round(phase, "round", st["round"], out, [cells[iv.cell_index].to_dict()], track)
                     self.progress.round_done(self.test, phase, st["round"], {k: v for k, v in track.items()
                                                                              if k in ("iops", "mib_s")}, False, None)
                     if max_rounds is not None and st["round"] >= max_rounds:
