@@ -107,3 +107,126 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
     # ... and every later round lands on the same drive state as without the interruption
     assert [c["sha256"] for c in store_b.checkpoints(b)] == uninterrupted
     assert len(list((tmp_path / "b" / "sim").glob("*.state"))) == 1
+
+
+# --- write cache: applied with consent, restored, otherwise a deviation ---------------------------------
+
+from ssdpts.targets import writecache  # noqa: E402
+
+
+class FakeDrive:
+    """A command runner standing in for nvme-cli / hdparm / sdparm on one drive with a cache bit."""
+
+    def __init__(self, tool: str, on: bool, fail_set: bool = False):
+        self.tool, self.on, self.fail_set, self.calls = tool, on, fail_set, []
+
+    def __call__(self, cmd: list[str]) -> tuple[int, str]:
+        self.calls.append(" ".join(cmd))
+        if cmd[:2] == ["nvme", "set-feature"] or cmd[0] == "hdparm" and cmd[1] != "-W" or "--set" in cmd:
+            if self.fail_set:
+                return 1, "NVMe status: INVALID_FIELD: A reserved coded value or an unsupported value (0x2)"
+            self.on = cmd[-2:] == ["-v", "1"] or cmd[1] == "-W1" or "WCE=1" in cmd
+            return 0, ""
+        if cmd[:2] == ["nvme", "get-feature"]:
+            return 0, f"get-feature:0x06 (Volatile Write Cache), Current value:0x0000000{int(self.on)}\n"
+        if cmd[:2] == ["hdparm", "-W"]:
+            return 0, f"\n/dev/sdb:\n write-caching =  {int(self.on)} ({'on' if self.on else 'off'})\n"
+        return 0, f"    /dev/sdc: ATA  X\n    WCE           {int(self.on)}  [cha: y, def:  1, sav:  1]\n"
+
+
+def _block(path: str, **info) -> Target:
+    return Target(kind="block", spec=path, path=path, size_bytes=1 << 30, info=info)
+
+
+@pytest.mark.parametrize("path, info, tool", [("/dev/nvme0n1", {"transport": "nvme"}, "nvme"),
+                                              ("/dev/sdb", {"smartctl_device_type": "sat"}, "hdparm"),
+                                              ("/dev/sdc", {"smartctl_device_type": "scsi"}, "sdparm")])
+def test_write_cache_set_with_consent_and_restored(tmp_path, path, info, tool):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec=path, target={}, host={}, profile_name="p", profile={}, tests=[],
+                           options={}, engine="fio")
+    drive = FakeDrive(tool, on=True)
+    with writecache.applied(store, rid, _block(path, **info), "disabled", True, run=drive) as states:
+        assert drive.on is False and states[0].during == "disabled" and states[0].before == "enabled"
+    assert drive.on is True and states[0].restored is True
+    expected = {"nvme": f"nvme set-feature {path} -f 6 -v 0", "hdparm": f"hdparm -W0 {path}",
+                "sdparm": f"sdparm --set WCE=0 {path}"}[tool]
+    assert expected in drive.calls
+    assert store.deviations(rid) == {}
+    step = store.step(rid, "", "write-cache")
+    assert step["drives"][0]["changed"] and step["drives"][0]["restored"]
+
+
+def test_write_cache_without_consent_is_a_deviation_and_untouched(tmp_path):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=[],
+                           options={}, engine="fio")
+    drive = FakeDrive("nvme", on=True)
+    with writecache.applied(store, rid, _block("/dev/nvme0n1", transport="nvme"), "disabled", False, run=drive):
+        pass
+    assert drive.on is True and not any("set-feature" in c for c in drive.calls)
+    (d,) = store.deviations(rid)[""]
+    assert d.rule == "write-cache" and "WCE (volatile write cache enabled)" in d.evidence
+    assert "--set-write-cache" in d.evidence and "2.1.1" in d.source
+
+
+def test_write_cache_set_failure_is_a_deviation_with_the_tools_message(tmp_path):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=[],
+                           options={}, engine="fio")
+    drive = FakeDrive("nvme", on=True, fail_set=True)
+    with writecache.applied(store, rid, _block("/dev/nvme0n1", transport="nvme"), "disabled", True, run=drive):
+        pass
+    (d,) = store.deviations(rid)[""]
+    assert "INVALID_FIELD" in d.evidence
+
+
+def test_write_cache_spec_words():
+    assert writecache.spec_words("enabled").startswith("WCE") and writecache.spec_words("disabled").startswith("WCD")
+    assert writecache.spec_words(None).startswith("unknown")
+
+
+def test_write_cache_state_unknown_on_loop_is_a_deviation(loopdev, tmp_path):
+    rid, store = run_completed(loopdev, tmp_path / "r", str(TINY), "latency", "--purge", "trim",
+                               "--set-write-cache")
+    rules = [d.rule for d in store.deviations(rid).get("", [])]
+    step = store.step(rid, "", "write-cache")
+    # a loop device reports "write back" or "write through" in sysfs and has no cache command
+    assert step["required"] == "disabled"
+    if step["drives"][0]["during"] != "disabled":
+        assert "write-cache" in rules and "cannot be set" in store.deviations(rid)[""][0].evidence
+
+
+# --- health failures -------------------------------------------------------------------------------------
+
+def test_smartctl_failures_are_recorded_with_its_message():
+    from ssdpts.health.parse import parse_smartctl
+
+    doc = {"smartctl": {"exit_status": 8 | 64, "messages": [{"string": "SMART Status command failed",
+                                                             "severity": "error"}]},
+           "device": {"name": "/dev/sdb", "protocol": "ATA"}, "model_name": "X", "smart_status": {"passed": False}}
+    rec = parse_smartctl(doc, "/dev/sdb")
+    assert rec["failures"] == ["smartctl exit bit 3: SMART status: DISK FAILING (SMART Status command failed)"]
+    assert rec["warnings"] == ["smartctl exit bit 6: the device error log contains errors"]
+
+
+def test_failing_smartctl_run_is_a_failure_not_dropped(monkeypatch):
+    import ssdpts.health as health
+
+    err = "smartctl -j -a /dev/sdz failed (exit 2): Smartctl open device: /dev/sdz failed: No such device"
+    monkeypatch.setattr(health, "_run_json", lambda cmd: (None, err))
+    monkeypatch.setattr(health.shutil, "which", lambda name: "/usr/sbin/" + name)
+    rec = health.snapshot(_block("/dev/sdz"))
+    assert rec["failures"] == [err] and rec["available"] is False
+
+
+def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
+    import ssdpts.health as health
+
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
+                           options={}, engine="fio")
+    monkeypatch.setattr(health, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
+    runner._health(store, rid, "iops", "before", _block("/dev/sdb"))
+    (d,) = store.deviations(rid, "iops")["iops"]
+    assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence

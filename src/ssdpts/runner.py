@@ -18,12 +18,14 @@ from .errors import SsdptsError
 from .hostinfo import host_info
 from .profiles import load_profile, test_settings
 from .progress import Progress
+from .deviations import Deviation
 from .pts.common import TestContext, choose_seed
 from .store import Store
 from .targets import Target, open_target
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file
 from .targets.safety import check_block_device, check_file
+from .targets.writecache import applied as write_cache_applied
 
 log = logging.getLogger("ssdpts")
 
@@ -121,8 +123,8 @@ def _same_drives(stored: dict, target: Target) -> None:
 
 
 def _write_cache_check(profile: dict, target: Target) -> dict:
-    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE). ssdpts does not change the
-    drive's setting; it records whether the drive matches the profile, and says so when it does not."""
+    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
+    profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
     want = profile.get("defaults", {}).get("write_cache", "unchanged")
     members = getattr(target, "members", None) or [target]
     have = {m.label_id: m.info.get("write_cache") for m in members}
@@ -132,7 +134,8 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
     if mismatched:
         note = (f"the profile asks for the write cache {want}, but it is {states[have[mismatched[0]]]} on "
                 f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
-                f"(change it with 'nvme set-feature -f 6' / 'hdparm -W' if the report must be {want})")
+                f"(--set-write-cache lets ssdpts set it for the run and restore it; otherwise this is a "
+                f"recorded deviation)")
     return {"profile": want, "device": have, "matches": not mismatched, "note": note}
 
 
@@ -194,8 +197,12 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     try:
         data = snapshot(target)
     except Exception as e:  # health data is informative: never fail a run for it
-        data = {"available": False, "reason": f"{type(e).__name__}: {e}"}
+        data = {"available": False, "reason": f"{type(e).__name__}: {e}",
+                "failures": [f"health snapshot failed: {type(e).__name__}: {e}"]}
     store.record_step(run_id, test, key, "health", data)
+    for failure in data.get("failures") or []:   # recorded as failures with the tool's message, never dropped
+        store.record_deviation(run_id, test, Deviation("health-failure", f"{when} the test: {failure}",
+                                                       "smartctl(8) RETURN VALUES; NVMe SMART/health log"))
 
 
 def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
@@ -272,7 +279,9 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 prepare_file(member)
         if target.kind == "sim":
             target.attach_state(Path(results_dir), run_id, store.checkpoint(run_id))
-        with exclusive(target):
+        cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
+        with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
+                                                    bool(run["options"].get("set_write_cache"))):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
             note = (run["options"].get("write_cache") or {}).get("note")

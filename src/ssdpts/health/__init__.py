@@ -69,6 +69,8 @@ def _block_snapshot(target) -> dict:
     nvme = name.startswith("nvme") or transport == "nvme"
     doc, err = _run_json(["smartctl", "-j", "-a", dev])
     rec = parse_smartctl(doc, dev) if doc is not None else finish({**empty_record("smartctl", err), "device": dev})
+    if doc is None and shutil.which("smartctl"):
+        rec["failures"] = [err]          # smartctl ran and failed: a failure, with its message
     if nvme:
         log, err2 = _run_json(["nvme", "smart-log", dev, "-o", "json"])
         ctrl, _ = _run_json(["nvme", "id-ctrl", dev, "-o", "json"])
@@ -97,8 +99,9 @@ def snapshot(target) -> dict:
         if kind == "block":
             return _block_snapshot(target)
         return finish(empty_record("none", f"unknown target kind {kind!r}"))
-    except Exception as e:  # informative data only: never fail a run for it
+    except Exception as e:  # informative data only: never fail a run for it, but record it as a failure
         rec = empty_record("error", f"health snapshot failed: {type(e).__name__}: {e}")
+        rec["failures"] = [rec["reason"]]
         return finish(rec)
 
 

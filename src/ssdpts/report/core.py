@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 from .. import __version__, pts
 from ..errors import SsdptsError
 from ..store import Store
+from ..targets.writecache import spec_words
 from ..units import bs_label
 from . import plots
 from .context import RunView, SectionContext, device_label, steady_block
@@ -79,6 +80,22 @@ def purge_text(view: RunView) -> str:
     return ", ".join(_uniq(items)) or "none recorded"
 
 
+def write_cache_text(view: RunView) -> str:
+    """The state the test ran with, in the spec's words (WCE / WCD), and whether it is what the profile asks."""
+    rec = view.store.step(view.run["id"], "", "write-cache")
+    if not rec or not rec.get("drives"):
+        return str(((view.run.get("target") or {}).get("info") or {}).get("write_cache") or "–")
+    parts = []
+    for d in rec["drives"]:
+        text = spec_words(d.get("during"))
+        if rec.get("required") in ("enabled", "disabled") and d.get("during") != rec["required"]:
+            text += f" — NOT as required ({spec_words(rec['required'])})"
+        elif d.get("changed"):
+            text += " (set for the run" + (", restored after)" if d.get("restored") else ")")
+        parts.append(text)
+    return "; ".join(_uniq(parts))
+
+
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
     run, host, target = view.run, view.run.get("host") or {}, view.run.get("target") or {}
     info = target.get("info") or {}
@@ -100,7 +117,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Capacity", _gib(target.get("size_bytes") or 0)),
         ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
         ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
-        ("Write cache", str(info.get("write_cache") or "–")),
+        ("Write cache", write_cache_text(view)),
         ("Purge method", purge_text(view)),
     ]
     if target.get("kind") == "set":   # several drives at once: name every one of them
