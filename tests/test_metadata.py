@@ -230,3 +230,40 @@ def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
     runner._health(store, rid, "iops", "before", _block("/dev/sdb"))
     (d,) = store.deviations(rid, "iops")["iops"]
     assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence
+
+
+# --- remote targets: the fio host's data or "not available from the remote host" -------------------------
+
+def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
+    import shutil as _shutil
+
+    if _shutil.which("ip") is None:
+        pytest.skip("iproute2 (ip) is not installed")
+    from netns import FioHosts
+
+    hosts = FioHosts(1)
+    try:
+        hosts_file = hosts.hosts_toml(tmp_path / "hosts.toml")
+        import subprocess
+        import sys
+
+        p = subprocess.run([sys.executable, "-m", "ssdpts", "run", "--hosts", str(hosts_file), "--profile", str(TINY),
+                            "--tests", "latency", "--destroy-data", "--results", str(results), "-q"],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        rid = p.stdout.strip().splitlines()[-1]
+        store = Store.in_dir(results)
+        run = store.run(rid)
+        # the loop device exists on this machine too under the same path: none of its local data may be used
+        target = run["target"]
+        assert target["logical_block_size"] == 512                         # probed (O_DIRECT 512 B read), not 4096
+        assert "probed on the fio host" in target["info"]["logical_block_size_source"]
+        assert target["info"]["serial"] == "not available from the remote host"
+        for when in ("before", "after"):
+            h = store.step(rid, "latency", f"health:{when}")
+            assert h["available"] is False and "not available from the remote host" in h["reason"]
+        host = run["host"]
+        assert host["cpu_model"] == "not available from the remote host" and host["memory_bytes"] is None
+        assert host["remote_hosts"] == [hosts.hosts[0].address + ":8765"] and host["controller"]["hostname"]
+    finally:
+        hosts.close()

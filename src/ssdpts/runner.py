@@ -15,7 +15,7 @@ from pathlib import Path
 from . import pts
 from .engines import engine_for
 from .errors import SsdptsError
-from .hostinfo import host_info
+from .hostinfo import platform_record
 from .profiles import load_profile, test_settings
 from .progress import Progress
 from .deviations import Deviation
@@ -157,7 +157,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
-        target_spec=target_spec, target=target.to_dict(), host=host_info(engine.version),
+        target_spec=target_spec, target=target.to_dict(), host=platform_record(target, engine.version),
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
                  "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache},

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import time
 
+from ..targets.remote import NOT_AVAILABLE
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
 from .projection import deltas, project
 
@@ -86,6 +87,12 @@ def snapshot(target) -> dict:
     """The target's health now, as a normalised record (see docs/endurance.md). Never raises."""
     try:
         kind = getattr(target, "kind", None)
+        if getattr(target, "host", None):
+            # smartctl here would read this machine's device of the same name, not the fio host's drive
+            rec = empty_record("none", f"health data {NOT_AVAILABLE} ({target.host}): ssdpts reaches it through "
+                                       "fio only")
+            rec["device"] = f"{target.host}:{target.path}"
+            return finish(rec)
         if kind == "sim":
             rated = ((target.info or {}).get("params") or {}).get("rated_pe_cycles")
             rec = from_sim_counters(target.counters(), device=target.path, rated_pe=rated)

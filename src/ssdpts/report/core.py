@@ -111,6 +111,11 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
     ]
+    if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
+        na = host.get("not_available", "not available from the remote host")
+        ctl = host.get("controller") or {}
+        platform[1:4] = [("CPU", na), ("Memory", na), ("OS", na),
+                         ("Controller", f"{ctl.get('hostname', '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
         ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
