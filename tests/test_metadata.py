@@ -267,3 +267,32 @@ def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
         assert host["remote_hosts"] == [hosts.hosts[0].address + ":8765"] and host["controller"]["hostname"]
     finally:
         hosts.close()
+
+
+# --- claimed vs measured: fresh-out-of-box basis, steady figure beside -----------------------------------
+
+def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
+    from ssdpts.report.claimed import claim_rows
+
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={},
+                           tests=["fresh-peak", "iops", "throughput"], options={}, engine="fio")
+    store.set_test(rid, "fresh-peak", "completed", {"block_size": 4096, "results": {
+        "randread": {"iops": 400_000.0, "mib_s": 1562.5, "mb_s": 1638.4},
+        "randwrite": {"iops": 290_000.0, "mib_s": 1132.8, "mb_s": 1187.8}}})
+    store.set_test(rid, "iops", "completed", {"steady": {"reached": False}, "cells": {
+        "rnd_4K_100-0": {"iops": 300_000.0}, "rnd_4K_0-100": {"iops": 30_000.0}, "rnd_4K_65-35": {"iops": 60_000.0}}})
+    store.set_test(rid, "throughput", "completed", {"block_sizes": {"128K": {
+        "steady": {"reached": True}, "read_mib_s": 3000.0, "read_mb_s": 3145.7, "write_mib_s": 1000.0,
+        "write_mb_s": 1048.6}}})
+    claims = {"random": [{"block_size": "4k", "read_iops": 350_000.0, "write_iops": 250_000.0,
+                          "mixed_iops": 100_000.0, "mixed_read_pct": 65}],
+              "sequential": [{"block_size": "128k", "read_mb_s": 3500.0}]}
+    rows = {r["what"]: r for r in claim_rows(store, store.run(rid), claims)}
+    w = rows["RND 4K 0/100"]
+    assert (w["measured"], w["basis"], w["steady"], w["steady_reached"]) == (
+        290_000.0, "fresh out of box (fresh-peak test)", 30_000.0, False)
+    mixed = rows["RND 4K 65/35"]                 # no fresh-out-of-box mixed cell: steady is the basis, and says so
+    assert mixed["measured"] == 60_000.0 and mixed["basis"].startswith("steady state") and mixed["fresh"] is None
+    seq = rows["SEQ 128K read"]                  # fresh-peak ran at 4 KiB: the 128 KiB claim has no fresh figure
+    assert seq["measured"] == 3000.0 and seq["steady_reached"] is True and seq["measured_mb_s"] == 3145.7
