@@ -48,7 +48,8 @@ def workload_cell(ctx: TestContext, name: str, **kw) -> Workload:
         split, note = composite_split(ctx.target.logical_block_size)
         if note:
             ctx.note(note)
-        return ctx.cell(f"wsat_{name}", rw, 4096, read, bssplit=split, distribution=COMPOSITE_ZONES, **kw)
+        return ctx.cell(f"wsat_{name}", rw, 4096, read, bssplit=split, distribution=COMPOSITE_ZONES,
+                        align=ctx.io_alignment(), **kw)
     return ctx.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, **kw)
 
 
