@@ -119,9 +119,17 @@ def _size(value: str | None, what: str = "--size") -> int | None:
               type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none"]),
               help="How to return the device to fresh-out-of-box before each test; 'auto' picks the strongest "
                    "supported, falling back to TRIM (recorded as not a SNIA purge).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
+              help="Seed of the random LBA streams (fio randseed): the same seed repeats the same I/O pattern. "
+                   "[default: the profile's seed, else one drawn and stored with the run]")
+@click.option("--set-write-cache", is_flag=True,
+              help="Consent to set the drive's volatile write cache as the profile's spec requires (PTS-E: "
+                   "disabled, PTS-C: enabled) and restore it at the end; without it a mismatch is a recorded "
+                   "deviation.")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
-def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, results, quiet):
+def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
+        results, quiet):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -146,7 +154,8 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     groups = [targets] if parallel else [[t] for t in targets]
     for group in groups:
         run_id = runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise", tests=names,
-                              size=size_bytes, destroy_data=destroy_data, purge_method=purge_method, quiet=quiet)
+                              size=size_bytes, destroy_data=destroy_data, purge_method=purge_method, quiet=quiet,
+                              seed=seed, set_write_cache=set_write_cache)
         click.echo(run_id)
 
 
@@ -216,7 +225,7 @@ def check_run(run_id, results, as_json):
     verdict = check(load_run(store, run_id), store)
     if as_json:
         click.echo(json.dumps({"run": verdict.run_id, "conformant": verdict.conformant, "spec": verdict.spec,
-                               "deviations": to_data(verdict.deviations)}, indent=2))
+                               "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]}, indent=2))
     else:
         click.echo("\n".join(verdict.lines()))
     sys.exit(0 if verdict.conformant else 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .deviations import RUN_WIDE, Deviation
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .settings import test_settings
@@ -25,12 +26,11 @@ PERCENTILE_MIN_IOS = {"99": 100, "99.9": 1_000, "99.99": 10_000, "99.999": 100_0
 
 
 @dataclass
-class Deviation:
-    rule: str          # short id: purge, write-cache, steady-state, idle-gap, percentiles, duration, steady-rule
-    test: str          # "" for the whole run
-    what: str          # one line: what differs from the spec
-    evidence: str      # the stored values that show it
-    source: str        # where the rule comes from
+class Finding:
+    """A deviation and the test it belongs to ("" for the whole run)."""
+
+    test: str
+    deviation: Deviation
 
 
 @dataclass
@@ -38,48 +38,45 @@ class Verdict:
     run_id: str
     profile: str
     spec: str
-    deviations: list[Deviation] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def conformant(self) -> bool:
-        return not self.deviations
+        return not self.findings
 
     def lines(self) -> list[str]:
         head = (f"conformance: {'CONFORMANT' if self.conformant else 'NOT CONFORMANT'} to {self.spec or 'the spec'}"
-                f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.deviations)} deviations"))
-        return [head] + [f"  - [{d.rule}] {d.test + ': ' if d.test else ''}{d.what} — {d.evidence} ({d.source})"
-                         for d in self.deviations]
-
-
-def _purge(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
-    out = []
-    for s in t.steps:
-        if s.kind == "purge" and not s.data.get("snia_purge"):
-            out.append(Deviation("purge", t.name, f"purge {s.data.get('method')} is not a SNIA purge",
-                                 s.data.get("note") or s.data.get("command") or "no purge command ran",
-                                 "PTS 2.0.2 IOPS step 1; SNIA: purge = SECURITY ERASE, FORMAT UNIT or equivalent, "
-                                 "TRIM is not a purge"))
-    return out
+                f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.findings)} deviations"))
+        return [head] + [f"  - [{f.deviation.rule}] {f.test + ': ' if f.test else ''}{f.deviation.evidence} "
+                         f"({f.deviation.source})" for f in self.findings]
 
 
 def _steady(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     steady = getattr(t.summary, "steady", None)
     if isinstance(steady, SteadyResult) and not steady.reached:
-        return [Deviation("steady-state", t.name, f"steady state not reached in {steady.rounds} rounds",
-                          "; ".join(steady.reasons) or "window incomplete",
+        return [Deviation("steady-state", f"steady state not reached in {steady.rounds} rounds: "
+                          + ("; ".join(steady.reasons) or "window incomplete"),
                           "PTS 2.0.2 §2.1.24; IOPS 3.2: until steady state or 25 rounds")]
     return []
 
 
 def _gaps(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
-    over = [r for r in t.rounds if r.idle_gap_before_ms is not None and r.idle_gap_before_ms > IDLE_LIMIT_MS]
+    """Unintended idle: the gap before a round beyond the idle its first cell asks for (HIR's wait states)."""
+    over = []
+    for kind in ("precondition", "round"):
+        for r in store.rounds(run.id, t.name, kind=kind):
+            if r.gap_before_ms is None:
+                continue
+            asked = 1000.0 * float((r.workloads[0] if r.workloads else {}).get("idle_before_s") or 0.0)
+            if r.gap_before_ms - asked > IDLE_LIMIT_MS:
+                over.append((r.gap_before_ms - asked, r))
     if not over:
         return []
-    worst = max(over, key=lambda r: r.idle_gap_before_ms)
-    return [Deviation("idle-gap", t.name, f"{len(over)} transitions left the device idle for more than "
-                      f"{IDLE_LIMIT_MS:g} ms", f"longest {worst.idle_gap_before_ms:.1f} ms before {worst.phase or 'round'} "
-                      f"{worst.round}", "PTS 2.0.2 IOPS step 3: no pause between WIPC and WDPC or between rounds; "
-                      f"ssdpts bound {IDLE_LIMIT_MS:g} ms")]
+    extra, worst = max(over, key=lambda x: x[0])
+    return [Deviation("idle-gap", f"{len(over)} transitions left the device idle for more than "
+                      f"{IDLE_LIMIT_MS:g} ms: longest {extra:.1f} ms (beyond any requested idle) before "
+                      f"{worst.phase or 'round'} {worst.round}", "PTS 2.0.2 IOPS step 3: no pause between WIPC and "
+                      f"WDPC or between rounds; ssdpts bound {IDLE_LIMIT_MS:g} ms")]
 
 
 def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
@@ -106,8 +103,8 @@ def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]
     if not short:
         return []
     n, where, q = min(short)
-    return [Deviation("percentiles", t.name, f"{len(short)} cell directions report percentiles from fewer I/Os than "
-                      "they need", f"e.g. {where}: {n:,} I/Os in the measurement window, p{q} and above need "
+    return [Deviation("percentiles", f"{len(short)} cell directions report percentiles from fewer I/Os than "
+                      f"they need, e.g. {where}: {n:,} I/Os in the measurement window, p{q} and above need "
                       f"≥ {PERCENTILE_MIN_IOS[q]:,}", "a percentile q needs at least 1/(1−q) samples")]
 
 
@@ -118,45 +115,38 @@ def _durations(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     out = []
     cell = parse_duration(s["cell_runtime"]) if "cell_runtime" in s else SPEC_CELL_S
     if cell < SPEC_CELL_S:
-        out.append(Deviation("duration", t.name, f"cells of {cell:g} s instead of 1 minute",
-                             f"profile {run.profile_name}: cell_runtime = {s['cell_runtime']!r}",
+        out.append(Deviation("duration", f"cells of {cell:g} s instead of 1 minute: "
+                             f"profile {run.profile_name} cell_runtime = {s['cell_runtime']!r}",
                              "PTS 2.0.2 / PTS-E 1.1: 1-minute cells"))
+    steady = getattr(t.summary, "steady", None)
     st = s.get("steady") or {}
     window, rounds = int(st.get("window", SPEC_WINDOW)), int(st.get("max_rounds", SPEC_MAX_ROUNDS))
     rule = st.get("rule", "snia")
-    if window != SPEC_WINDOW or rule != "snia" or float(st.get("max_range", 0.2)) != 0.2 or \
-            float(st.get("max_slope", 0.1)) != 0.1:
-        out.append(Deviation("steady-rule", t.name, "steady state judged by other criteria than SNIA's",
+    if isinstance(steady, SteadyResult) and (window != SPEC_WINDOW or rule != "snia" or float(st.get("max_range", 0.2)) != 0.2 or \
+            float(st.get("max_slope", 0.1)) != 0.1):
+        out.append(Deviation("steady-rule", "steady state judged by other criteria than SNIA's: "
                              f"rule {rule}, window {window}, range {st.get('max_range', 0.2)}, "
                              f"slope {st.get('max_slope', 0.1)}", "PTS 2.0.2 §2.1.24: 5 rounds, 20 % range, 10 % slope"))
-    if rounds < SPEC_MAX_ROUNDS and not (isinstance(getattr(t.summary, "steady", None), SteadyResult)
-                                         and t.summary.steady.reached):
-        out.append(Deviation("duration", t.name, f"round limit {rounds} instead of 25 and steady state not reached",
-                             f"profile {run.profile_name}: max_rounds = {rounds}", "PTS 2.0.2 IOPS 3.2: up to 25 rounds"))
+    if rounds < SPEC_MAX_ROUNDS and isinstance(steady, SteadyResult) and not steady.reached:
+        out.append(Deviation("duration", f"round limit {rounds} instead of 25 and steady state not reached: "
+                             f"profile {run.profile_name} max_rounds = {rounds}", "PTS 2.0.2 IOPS 3.2: up to 25 rounds"))
     return out
 
 
-def _write_cache(run: RunResult) -> list[Deviation]:
-    wc = run.options.get("write_cache") or {}
-    if wc and wc.get("matches") is False:
-        return [Deviation("write-cache", "", f"write cache not as the spec asks ({wc.get('profile')})",
-                          wc.get("note") or str(wc.get("device")),
-                          "PTS 2.0.2 §2.1.1/§3.1.1: PTS-E WCD (disabled), PTS-C WCE (enabled)")]
-    return []
-
-
-TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [
-    _purge, _steady, _gaps, _percentiles, _durations]
+TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations]
 
 
 def check(run: RunResult, store: Store) -> Verdict:
+    """Deviations recorded where they happened (purge, write cache, health) plus those read from the results."""
     verdict = Verdict(run.id, run.profile_name, str(run.profile.get("profile", {}).get("spec") or ""))
-    verdict.deviations += _write_cache(run)
+    recorded = store.deviations(run.id)
+    verdict.findings += [Finding("", d) for d in recorded.get(RUN_WIDE, [])]
     for t in run.tests:
+        verdict.findings += [Finding(t.name, d) for d in recorded.get(t.name, [])]
         if t.status != "completed":
-            verdict.deviations.append(Deviation("incomplete", t.name, f"test {t.status}", "no summary stored",
-                                                "a result needs the whole procedure"))
+            verdict.findings.append(Finding(t.name, Deviation("incomplete", f"test {t.status}: no summary stored",
+                                                              "a result needs the whole procedure")))
             continue
         for rule in TEST_RULES:
-            verdict.deviations += rule(run, t, store)
+            verdict.findings += [Finding(t.name, d) for d in rule(run, t, store)]
     return verdict

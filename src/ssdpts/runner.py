@@ -15,12 +15,13 @@ from pathlib import Path
 from .capabilities import missing
 from .engines import engine_for
 from .errors import SsdptsError
+from .deviations import Deviation
 from .health import snapshot
-from .hostinfo import host_info
+from .hostinfo import platform_record
 from .profiles import load_profile
 from .progress import Progress
 from .pts import registry
-from .pts.common import TestContext
+from .pts.common import TestContext, choose_seed
 from .pts.spec import TestSpec
 from .report.core import write_report
 from .settings import test_settings
@@ -30,6 +31,8 @@ from .targets.multi import TargetSet
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file
 from .targets.safety import check_block_device, check_file
+from .targets.sim import SimTarget
+from .targets.writecache import applied as write_cache_applied
 
 log = logging.getLogger("ssdpts")
 
@@ -102,7 +105,7 @@ def open_targets(specs: list[str], size: int | None) -> Target:
     targets = [open_target(s, size=size) for s in specs]
     if len(targets) == 1:
         return targets[0]
-    if any(t.kind == "sim" for t in targets):
+    if any(isinstance(t, SimTarget) for t in targets):
         raise SsdptsError("simulated drives cannot be tested in parallel with others; test them one at a time")
     paths = [t.label_id for t in targets]
     if len(set(paths)) != len(paths):
@@ -123,8 +126,8 @@ def _same_drives(stored: dict, target: Target) -> None:
 
 
 def _write_cache_check(profile: dict, target: Target) -> dict:
-    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE). ssdpts does not change the
-    drive's setting; it records whether the drive matches the profile, and says so when it does not."""
+    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
+    profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
     want = profile.get("defaults", {}).get("write_cache", "unchanged")
     members = target.drives()
     have = {m.label_id: m.info.get("write_cache") for m in members}
@@ -134,7 +137,8 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
     if mismatched:
         note = (f"the profile asks for the write cache {want}, but it is {states[have[mismatched[0]]]} on "
                 f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
-                f"(change it with 'nvme set-feature -f 6' / 'hdparm -W' if the report must be {want})")
+                f"(--set-write-cache lets ssdpts set it for the run and restore it; otherwise this is a "
+                f"recorded deviation)")
     return {"profile": want, "device": have, "matches": not mismatched, "note": note}
 
 
@@ -149,8 +153,10 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
 
 
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
-          size: int | None, destroy_data: bool, purge_method: str, quiet: bool) -> str:
+          size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
+          set_write_cache: bool = False) -> str:
     profile = load_profile(profile_name)
+    seed_record = choose_seed(profile, seed)
     tests = tests or list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
     specs = [registry.get(t) for t in tests]
     if purge_method not in METHODS:
@@ -164,10 +170,10 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
-        target_spec=target_spec, target=target.to_dict(), host=host_info(engine.version),
+        target_spec=target_spec, target=target.to_dict(), host=platform_record(target, engine.version),
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
-                 "write_cache": cache},
+                 "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache},
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -201,8 +207,12 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     try:
         data = snapshot(target)
     except Exception as e:  # health data is informative: never fail a run for it
-        data = {"available": False, "reason": f"{type(e).__name__}: {e}"}
+        data = {"available": False, "reason": f"{type(e).__name__}: {e}",
+                "failures": [f"health snapshot failed: {type(e).__name__}: {e}"]}
     store.record_step(run_id, test, key, "health", data)
+    for failure in data.get("failures") or []:   # recorded as failures with the tool's message, never dropped
+        store.record_deviation(run_id, test, Deviation("health-failure", f"{when} the test: {failure}",
+                                                       "smartctl(8) RETURN VALUES; NVMe SMART/health log"))
 
 
 def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
@@ -275,9 +285,10 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         for member in target.drives():
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
-        if target.kind == "sim":
-            target.attach_state(Path(results_dir), run_id)
-        with exclusive(target):
+        target.attach_state(Path(results_dir), run_id, store.checkpoint(run_id))   # stateful targets only
+        cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
+        with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
+                                                    bool(run["options"].get("set_write_cache"))):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
             note = (run["options"].get("write_cache") or {}).get("note")
@@ -299,8 +310,6 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 _health(store, run_id, name, "after", target)
                 _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)
-                if target.kind == "sim":
-                    target.checkpoint(force=True)
             if retry:
                 _retry_failed(store, run_id, target, profile, progress, run)
         failed = engine.failed
@@ -316,8 +325,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted", "interrupted by the user")
         _mark_running_tests(store, run_id, "interrupted")
-        if target.kind == "sim":
-            target.checkpoint(force=True)
+        # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
     except SsdptsError as e:

@@ -72,10 +72,33 @@ class RemoteFioEngine:
         except SsdptsError:
             ok = False
         if ok:
+            self._probe_block_size(m, tmp)
             return None
         why = next((l.strip() for l in text.splitlines() if "fio:" in l or "error" in l.lower()), "")
         return (f"target {m.label_id} cannot be read at its declared size ({m.size_bytes} bytes)"
                 f"{': ' + why if why else ''}; check the device path and --size/size on that host")
+
+    def _reads(self, m, tmp: Path, bs: int) -> bool:
+        """Whether an O_DIRECT read of `bs` bytes at offset 0 succeeds on the fio host."""
+        job = tmp / f"lbs{bs}-{abs(hash(m.label_id))}.fio"
+        job.write_text(f"[lbs]\nfilename={m.path}\nrw=read\nbs={bs}\nsize={bs}\noffset=0\ndirect=1\n"
+                       "ioengine=psync\n")
+        p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
+                           capture_output=True, text=True, timeout=60)
+        try:
+            _, cells = parse_output(p.stdout)
+        except SsdptsError:
+            return False
+        return p.returncode == 0 and any(c.read.ios > 0 and not c.read.bytes % bs for c in cells)
+
+    def _probe_block_size(self, m, tmp: Path) -> None:
+        """The logical block size is the smallest O_DIRECT read the device accepts (512 or 4096)."""
+        for bs in (512, 4096):
+            if self._reads(m, tmp, bs):
+                m.logical_block_size = bs
+                m.info["logical_block_size_source"] = f"probed on the fio host: O_DIRECT {bs}-byte read accepted"
+                return
+        m.info["logical_block_size_source"] = "probe failed: assumed 4096"
 
     def session(self, target) -> "RemoteSession":
         return RemoteSession(self, target)

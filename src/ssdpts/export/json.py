@@ -24,6 +24,6 @@ def document(run: RunResult, verdict: Verdict) -> dict:
         "target": run.target,
         "profile": run.profile,
         "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
-                        "deviations": to_data(verdict.deviations)},
+                        "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]},
         "tests": tests,
     }

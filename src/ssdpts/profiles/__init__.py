@@ -49,6 +49,8 @@ _INTS = ("a list of positive integers", lambda v: isinstance(v, list) and v and 
 _TRACK = ("a list of [block size, read %] pairs like [[\"4k\", 0]]",
           lambda v: isinstance(v, list) and v and all(isinstance(x, list) and len(x) == 2 and _size(x[0])
                                                       and isinstance(x[1], int) for x in v))
+_SEED = ("a non-negative integer below 2^32 (fio randseed)",
+         lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32)
 _MULT = ("a positive number (times the active range)", lambda v: isinstance(v, (int, float)) and v > 0)
 
 
@@ -62,7 +64,8 @@ def _list_of(what: str, ok):
 
 _DURATIONS = _list_of('durations like "5s"', _dur)
 _SWEEP = {"thread_counts": _INTS, "queue_depths": _INTS, "precondition_time": _DURATION,
-          "latency_limit": _DURATION, "read_pct": _PCT}
+          "latency_limit": _DURATION, "read_pct": _PCT, "prewrite_time": _DURATION,
+          "operating_prewrite_time": _DURATION, "operating_measure_time": _DURATION}
 
 
 COMMON_TEST_KEYS = {"threads": _POS_INT, "iodepth": _POS_INT, "cell_runtime": _DURATION, "active_range": _AR,
@@ -72,17 +75,19 @@ SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "profile": {"name": _STR, "description": _STR, "spec": _STR, "extends": _STR,
                 "tests": ("a list of test names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))},
     "defaults": {"threads": _POS_INT, "iodepth": _POS_INT, "active_range": _AR, "data_pattern": _choice(*DATA_PATTERNS),
-                 "write_cache": _choice("enabled", "disabled", "unchanged"), "purge": _STR},
+                 "write_cache": _choice("enabled", "disabled", "unchanged"), "purge": _STR, "seed": _SEED},
     "steady_state": {"rule": _choice(*RULES), "window": _POS_INT, "max_range": _FRACTION, "max_slope": _FRACTION,
                      "max_rounds": _POS_INT, "inclusive": _BOOL},
     "wipc": {"block_size": _SIZE, "multiple": _MULT, "threads": _POS_INT, "iodepth": _POS_INT},
     "tests.iops": {**COMMON_TEST_KEYS, "mixes": _PCTS, "block_sizes": _SIZES, "tracking": _TRACK},
-    "tests.throughput": {**COMMON_TEST_KEYS, "block_sizes": _SIZES},
+    "tests.throughput": {**COMMON_TEST_KEYS, "block_sizes": _SIZES,
+                         "tracking": _list_of("directions, e.g. [\"read\", \"write\"]",
+                                              lambda v: v in ("read", "write"))},
     "tests.latency": {**COMMON_TEST_KEYS, "mixes": _PCTS, "block_sizes": _SIZES, "tracking": _TRACK},
     "tests.wsat": {**COMMON_TEST_KEYS, "round_time": _DURATION, "time_limit": _DURATION, "capacity_multiple": _MULT,
                    "workloads": _list_of("WSAT workloads (rnd4k-write, oltp, vod, metadata, cbw)",
                                          lambda v: v in ("rnd4k-write", "oltp", "vod", "metadata", "cbw"))},
-    "tests.hir": {**COMMON_TEST_KEYS, "burst": _DURATION, "wait_states": _DURATIONS, "repetitions": _POS_INT},
+    "tests.hir": {**COMMON_TEST_KEYS, "precondition_time": _DURATION, "burst": _DURATION, "wait_states": _DURATIONS, "repetitions": _POS_INT},
     "tests.xsr": {**COMMON_TEST_KEYS, "interval": _DURATION,
                   "group_times": ("three durations, e.g. [\"8h\", \"6h\", \"8h\"]",
                                   lambda v: isinstance(v, list) and len(v) == 3 and all(_dur(x) for x in v))},

@@ -7,9 +7,12 @@ command lines and never talks to the database except through its context.
 from __future__ import annotations
 
 import logging
+import secrets
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..deviations import PURGE_SOURCE, Deviation
 from ..engines.results import CellResult, merge_bins, percentile_from_bins
 from ..records import from_data
 from ..steady import SteadyState, evaluate
@@ -99,15 +102,31 @@ class TestContext:
 
     def wipc(self, block_size: int | None = None) -> Workload:
         """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the user capacity, written
-        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %)."""
+        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %),
+        at the test's own TC/QD (PTS 2.0.2: "same as in step 2.1"); [wipc] threads/iodepth override it."""
         w = self.settings.get("wipc", {})
         bs = block_size or parse_size(w.get("block_size", "128k"))
-        threads = int(w.get("threads", 1))
+        threads = int(w.get("threads", self.settings.get("threads", 1)))
+        iodepth = int(w.get("iodepth", self.settings.get("iodepth", 1)))
         ar = self.active_range()
         total = float(w.get("multiple", 2.0)) * self.target.size_bytes
         return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
-                        iodepth=int(w.get("iodepth", 32)), range_size=ar, io_size=int(total / threads) // bs * bs,
+                        iodepth=iodepth, range_size=ar, io_size=int(total / threads) // bs * bs,
                         data_pattern=self.settings.get("data_pattern", "random"))
+
+    def seeded(self, cells: Sequence[Workload], phase: str, round_no: int) -> list[Workload]:
+        """Random cells with their seed for this round: repeatable from the run's seed (fio randseed), and
+        different in every round and cell, so a round never rewrites the previous round's LBAs."""
+        base = self.settings.get("seed")
+        if base is None:
+            return list(cells)
+        return [c.with_(seed=round_seed(int(base), self.test, self._ph(phase), round_no, c.name)) if c.random else c
+                for c in cells]
+
+    def io_alignment(self) -> int:
+        """Random I/O offsets aligned to 4 KiB or the physical block, whichever is larger: on a 512e drive the
+        same workload then hits the same flash pages as on a 4Kn drive (512-byte I/Os included)."""
+        return max(4096, int(self.target.physical_block_size or 4096), int(self.target.logical_block_size))
 
     def skip_sub_sector(self, sizes: Sequence[int]) -> tuple[list[int], list[str]]:
         """Drop block sizes below the logical block size (0.5 KiB on 4Kn drives), with a note."""
@@ -125,16 +144,29 @@ class TestContext:
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
         rec = purge(self.target, self.purge_method)
         if not rec.snia_purge:
-            self.progress.message(f"{self.test}: note: {rec.note}")
-        self.store.record_step(self.run_id, self.test, key, "purge", rec.to_dict())
-        self._checkpoint(force=True)   # a purge recorded as done must never come back un-purged
+            # prominently: the test's results do not start from a purged (FOB) device
+            self.progress.message(f"{self.test}: NOT CONFORMANT: {rec.method} is not a SNIA purge: {rec.note}")
+            self.store.record_deviation(self.run_id, self.test, Deviation(
+                "purge-not-snia", f"{self._ph(phase) or 'test'}: --purge {self.purge_method} used {rec.method} "
+                f"({rec.note})", PURGE_SOURCE))
+        # a purge recorded as done must never come back un-purged: its checkpoint is committed with it
+        self._committed(lambda cp: self.store.record_step(self.run_id, self.test, key, "purge", rec.to_dict(),
+                                                          checkpoint=cp))
         return rec
 
-    def _checkpoint(self, force: bool = False) -> None:
-        """Targets with state of their own (the simulated SSD) save it after committed steps."""
-        checkpoint = getattr(self.target, "checkpoint", None)
-        if checkpoint is not None:
-            checkpoint(force=force)
+    def _committed(self, write: Callable[[dict | None], object]):
+        """Commit data together with the target's checkpoint, if it has state of its own (the simulated SSD):
+        the state file is written first, named in the same transaction as the data, older ones removed after."""
+        cp = self.target.prepare_checkpoint()
+        out = write(cp)
+        if cp is not None:
+            self.target.checkpoint_committed(cp)
+        return out
+
+    def _save_round(self, phase: str, kind: str, round_no: int, out, workloads: list[dict],
+                    tracking: dict | None = None, steady: dict | None = None) -> None:
+        self._committed(lambda cp: self.store.save_round(self.run_id, self.test, phase, kind, round_no, out,
+                                                         workloads, tracking, steady, checkpoint=cp))
 
     def note(self, text: str) -> None:
         notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
@@ -161,19 +193,21 @@ class TestContext:
             self.run_id, self.test, self._ph(phase), kind="precondition", with_cells=False)
         round_no = len(done) + 1
         round_seconds = sum(c.runtime_s or 0 for c in cells)
+        if precondition is not None:
+            precondition = self.seeded([precondition], phase, 0)[0]
         with self.engine.session(self.target) as session:
             pc = session.submit([precondition], tag=f"{phase} precondition") if need_pc else None
-            pending = session.submit(cells, tag=f"{phase} round {round_no}")
+            round_cells = self.seeded(cells, phase, round_no)
+            pending = session.submit(round_cells, tag=f"{phase} round {round_no}")
             if pc is not None:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
-                self.store.save_round(self.run_id, self.test, self._ph(phase), "precondition", 0, out,
-                                      [precondition.to_dict()])
-                self._checkpoint()
+                self._save_round(self._ph(phase), "precondition", 0, out, [precondition.to_dict()])
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
                                             cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])
-                nxt = session.submit(cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
+                next_cells = self.seeded(cells, phase, round_no + 1)
+                nxt = session.submit(next_cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
                 try:
                     out = pending.result()
                 except BaseException:
@@ -184,17 +218,15 @@ class TestContext:
                 series = tracked_series(trackers, history)
                 states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
                 tracking = {k.label: v[-1] for k, v in series.items() if len(v) == len(history)}
-                self.store.save_round(self.run_id, self.test, self._ph(phase), "round", round_no, out,
-                                      [c.to_dict() for c in cells], tracking,
-                                      {k.label: s.to_dict() for k, s in states.items()})
-                self._checkpoint()
+                self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
+                                 tracking, {k.label: s.to_dict() for k, s in states.items()})
                 reached = all(s.reached for s in states.values())
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
                 if reached or nxt is None:
                     if nxt is not None:
                         nxt.cancel()
                     break
-                pending, round_no = nxt, round_no + 1
+                pending, round_no, round_cells = nxt, round_no + 1, next_cells
         return self._outcome(phase, trackers, kw)
 
     def run_sequence(self, phase: str, cells: Sequence[Workload], chunk: int = 32,
@@ -210,7 +242,8 @@ class TestContext:
         for phase, cells in segments:
             chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
             done = len(self.store.rounds(self.run_id, self.test, self._ph(phase), with_cells=False))
-            todo += [(self._ph(phase), i, c, len(chunks)) for i, c in enumerate(chunks, start=1) if i > done]
+            todo += [(self._ph(phase), i, self.seeded(c, phase, i), len(chunks))
+                     for i, c in enumerate(chunks, start=1) if i > done]
         if todo:
             with self.engine.session(self.target) as session:
                 pending = [session.submit(c, tag=f"{phase} part {i}") for phase, i, c, _ in todo]
@@ -220,9 +253,7 @@ class TestContext:
                                                 cells=[(w.name, (w.runtime_s or 0) + w.idle_before_s) for w in c])
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
-                    self.store.save_round(self.run_id, self.test, phase, "round", i, out, [w.to_dict() for w in c],
-                                          track)
-                    self._checkpoint()
+                    self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track)
                     self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
         return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
@@ -231,6 +262,7 @@ class TestContext:
         """Run `cells` as continuous jobs, back to back, storing every `interval_s` slice as a round of
         its phase (fio: cumulative status documents differenced; never one process per round)."""
         state: dict[str, dict] = {}
+        cells = self.seeded(cells, ",".join(phases), 0)
         with self.engine.session(self.target) as session:
             r = session.submit(cells, tag=",".join(phases), interval_s=interval_s)
             try:
@@ -243,9 +275,7 @@ class TestContext:
                     st["round"] += 1
                     track = tracking(phase, st["round"], iv.result, st)
                     out = r.interval_output(iv)
-                    self.store.save_round(self.run_id, self.test, phase, "round", st["round"], out,
-                                          [cells[iv.cell_index].to_dict()], track)
-                    self._checkpoint()
+                    self._save_round(phase, "round", st["round"], out, [cells[iv.cell_index].to_dict()], track)
                     self.progress.round_done(self.test, phase, st["round"], {k: v for k, v in track.items()
                                                                              if k in ("iops", "mib_s")}, False, None)
                     if max_rounds is not None and st["round"] >= max_rounds:
@@ -321,6 +351,25 @@ def _cell_window(workload: Workload, cells: list[CellResult]) -> CellWindow:
         read_lat=_latency([c.read for c in cells], n),
         write_lat=_latency([c.write for c in cells], n),
     )
+
+
+def choose_seed(profile: dict, cli_seed: int | None) -> dict:
+    """The run's base seed, written into the profile the run stores (so resume and every round use it):
+    --seed, else the profile's, else a fresh one (any run can be repeated with the seed it records)."""
+    defaults = profile.setdefault("defaults", {})
+    if cli_seed is not None:
+        source, value = "command line (--seed)", int(cli_seed)
+    elif defaults.get("seed") is not None:
+        source, value = "profile", int(defaults["seed"])
+    else:
+        source, value = "drawn for this run", secrets.randbelow(2**32)
+    defaults["seed"] = value
+    return {"value": value, "source": source}
+
+
+def round_seed(base: int, test: str, phase: str, round_no: int, cell: str) -> int:
+    """A 32-bit seed derived from the run's seed and the cell's place in the run (stable across resumes)."""
+    return zlib.crc32(f"{base}/{test}/{phase}/{round_no}/{cell}".encode())
 
 
 def cell_name(kind: str, bs: int, read_pct: int) -> str:

@@ -26,6 +26,7 @@ from ..pts.registry import find
 from ..pts.results import SteadyResult
 from ..store import Store
 from ..targets.purge import PurgeRecord
+from ..targets.writecache import spec_words
 from ..units import bs_label
 from . import plots
 from .claimed import claimed_section, load_claims
@@ -89,6 +90,22 @@ def purge_text(view: RunView) -> str:
     return ", ".join(_uniq(items)) or "none recorded"
 
 
+def write_cache_text(view: RunView) -> str:
+    """The state the test ran with, in the spec's words (WCE / WCD), and whether it is what the profile asks."""
+    rec = view.store.step(view.run["id"], "", "write-cache")
+    if not rec or not rec.get("drives"):
+        return str(((view.run.get("target") or {}).get("info") or {}).get("write_cache") or "–")
+    parts = []
+    for d in rec["drives"]:
+        text = spec_words(d.get("during"))
+        if rec.get("required") in ("enabled", "disabled") and d.get("during") != rec["required"]:
+            text += f" — NOT as required ({spec_words(rec['required'])})"
+        elif d.get("changed"):
+            text += " (set for the run" + (", restored after)" if d.get("restored") else ")")
+        parts.append(text)
+    return "; ".join(_uniq(parts))
+
+
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
     run, host, target = view.run, view.run.get("host") or {}, view.run.get("target") or {}
     info = target.get("info") or {}
@@ -104,13 +121,18 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
     ]
+    if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
+        na = host.get("not_available", "not available from the remote host")
+        ctl = host.get("controller") or {}
+        platform[1:4] = [("CPU", na), ("Memory", na), ("OS", na),
+                         ("Controller", f"{ctl.get('hostname', '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
         ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
         ("Capacity", _gib(target.get("size_bytes") or 0)),
         ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
         ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
-        ("Write cache", str(info.get("write_cache") or "–")),
+        ("Write cache", write_cache_text(view)),
         ("Purge method", purge_text(view)),
     ]
     if target.get("kind") == "set":   # several drives at once: name every one of them
@@ -289,9 +311,10 @@ def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:
                       f'(<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
         return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + Markup("</section>")
     head = Markup(f'<p class="ss bad"><strong>NOT conformant</strong> to {escape(verdict.spec or "the spec")}: '
-                  f'{len(verdict.deviations)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
-    table = art.table("conformance", ["Rule", "Test", "Deviation", "Evidence", "Source"],
-                      [[d.rule, d.test or "run", d.what, d.evidence, d.source] for d in verdict.deviations],
+                  f'{len(verdict.findings)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
+    table = art.table("conformance", ["Rule", "Test", "Deviation and evidence", "Source"],
+                      [[f.deviation.rule, f.test or "run", f.deviation.evidence, f.deviation.source]
+                       for f in verdict.findings],
                       caption="Every deviation from the spec the profile claims")
     return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + Markup("</section>")
 

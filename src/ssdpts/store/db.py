@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from ..deviations import Deviation
 from ..engines.results import CellResult, DirStats, RoundOutput
 from ..errors import SsdptsError
 
@@ -248,16 +249,64 @@ class Store:
         rows = self.db.execute(q, (run_id, test) if test else (run_id,)).fetchall()
         return [dict(r, data=json.loads(r["data_json"])) for r in rows]
 
-    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict) -> None:
+    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict,
+                    checkpoint: dict | None = None) -> None:
         with self.tx():
             self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
                             (run_id, test, key, kind, time.time(), json.dumps(data)))
+            if checkpoint is not None:
+                self._record_checkpoint(run_id, checkpoint)
+
+    # target checkpoints (the simulated drive's state file that matches the committed rounds) -------------
+    def _record_checkpoint(self, run_id: str, checkpoint: dict) -> None:
+        """Inside a transaction: the state the committed data describes, and its history (for comparisons)."""
+        now = time.time()
+        n = self.db.execute("SELECT COUNT(*) FROM steps WHERE run_id=? AND kind='checkpoint-history'",
+                            (run_id,)).fetchone()[0]
+        self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                        (run_id, "", f"checkpoint:{n + 1:06d}", "checkpoint-history", now, json.dumps(checkpoint)))
+        self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                        (run_id, "", "checkpoint", "checkpoint", now, json.dumps(checkpoint)))
+
+    def checkpoint(self, run_id: str) -> dict | None:
+        """The latest committed checkpoint of the run's target state, or None."""
+        return self.step(run_id, "", "checkpoint")
+
+    def checkpoints(self, run_id: str) -> list[dict]:
+        rows = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND kind='checkpoint-history' "
+                               "ORDER BY key", (run_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    # deviations from the profile's spec -------------------------------------------------------------
+    def record_deviation(self, run_id: str, test: str, deviation: Deviation) -> None:
+        """Add a deviation to a test's list (test "" = run-wide); recording the same one twice keeps one."""
+        with self.tx():
+            row = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND test=? AND key='deviations'",
+                                  (run_id, test)).fetchone()
+            items = json.loads(row[0])["items"] if row else []
+            if deviation.to_dict() not in items:
+                items.append(deviation.to_dict())
+            self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                            (run_id, test, "deviations", "deviations", time.time(), json.dumps({"items": items})))
+
+    def deviations(self, run_id: str, test: str | None = None) -> dict[str, list[Deviation]]:
+        """test -> its deviations ("" = run-wide); one test's only when `test` is given."""
+        q = "SELECT test, data_json FROM steps WHERE run_id=? AND key='deviations'"
+        args: list = [run_id]
+        if test is not None:
+            q += " AND test=?"
+            args.append(test)
+        return {r[0]: [Deviation.from_dict(d) for d in json.loads(r[1])["items"]]
+                for r in self.db.execute(q, args).fetchall()}
 
     # rounds ---------------------------------------------------------------------------------
     def save_round(self, run_id: str, test: str, phase: str, kind: str, round_no: int, out: RoundOutput,
-                   workloads: Iterable[dict], tracking: dict | None = None, steady: dict | None = None) -> int:
-        """Store one round and its cells in a single transaction."""
+                   workloads: Iterable[dict], tracking: dict | None = None, steady: dict | None = None,
+                   checkpoint: dict | None = None) -> int:
+        """Store one round and its cells (and the target checkpoint taken after it) in a single transaction."""
         with self.tx():
+            if checkpoint is not None:
+                self._record_checkpoint(run_id, checkpoint)
             old = self.db.execute("SELECT id FROM rounds WHERE run_id=? AND test=? AND phase=? AND kind=? AND round=?",
                                   (run_id, test, phase, kind, round_no)).fetchone()
             if old is not None:   # a re-run of the same round replaces it, cells included

@@ -51,11 +51,15 @@ class Target:
             local.add(Capability.LOCAL_BLOCK_LAYER)
         return frozenset(local | _ENGINE_SIDE)
 
-    def attach_state(self, results_dir: Path, run_id: str) -> None:
-        """Targets with state of their own (the simulated SSD) restore it here; others have none."""
+    def attach_state(self, results_dir: Path, run_id: str, checkpoint: dict | None) -> None:
+        """Targets with state of their own (the simulated SSD) restore the committed checkpoint; others have none."""
 
-    def checkpoint(self, force: bool = False) -> None:
-        """Targets with state of their own save it after committed steps; others have none."""
+    def prepare_checkpoint(self) -> dict | None:
+        """Targets with state of their own write it and name it here, to be committed with the data; others: None."""
+        return None
+
+    def checkpoint_committed(self, checkpoint: dict) -> None:
+        """The database now names `checkpoint` (older state files may go)."""
 
 
 # what a local target leaves entirely to the engine (the target does not limit these)

@@ -19,7 +19,9 @@ from .base import Target
 from .sysfs import SysRoots
 
 METHODS = ("auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none")
-SNIA_PURGES = {"nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "sim-purge", "file-recreate"}
+# SNIA purge families (SECURITY ERASE, FORMAT UNIT, sanitize); the simulated drive's purge models one.
+# A file's truncate + fallocate and TRIM never are: the device below keeps its internal state.
+SNIA_PURGES = {"nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "sim-purge"}
 
 
 @dataclass
@@ -44,20 +46,27 @@ def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
     return out.stdout
 
 
-def _wait_sanitize(disk: str, timeout: float = 24 * 3600) -> None:
-    """Sanitize runs in the background and the drive aborts I/O meanwhile: wait until the log says done."""
+def sanitize_status(text: str, disk: str) -> int:
+    """SSTAT bits 2:0 from `nvme sanitize-log -o json` (flat, or keyed by the device name). A log that cannot be
+    read is a failure: "done" would be a guess, and the drive may still be sanitizing (or have failed)."""
     import json
 
+    try:
+        log = json.loads(text)
+        if isinstance(log, dict) and "sstat" not in log and len(log) == 1 and isinstance(next(iter(log.values())), dict):
+            log = next(iter(log.values()))
+        return int(log["sstat"]) & 0x7
+    except (ValueError, TypeError, KeyError, AttributeError, StopIteration):
+        first = text.strip().splitlines()[:1] or ["(empty)"]
+        raise SsdptsError(f"cannot read the NVMe sanitize log of {disk} (nvme sanitize-log printed {first[0][:80]!r}); "
+                          f"the purge is not known to be done: check 'nvme sanitize-log {disk}', then resume") from None
+
+
+def _wait_sanitize(disk: str, timeout: float = 24 * 3600) -> None:
+    """Sanitize runs in the background and the drive aborts I/O meanwhile: wait until the log says done."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        text = _run(["nvme", "sanitize-log", disk, "-o", "json"])
-        try:
-            log = json.loads(text)
-            log = next(iter(log.values())) if isinstance(log, dict) and len(log) == 1 and \
-                isinstance(next(iter(log.values())), dict) else log
-            status = int(log.get("sstat", 0)) & 0x7
-        except (ValueError, AttributeError, StopIteration):
-            status = 1
+        status = sanitize_status(_run(["nvme", "sanitize-log", disk, "-o", "json"]), disk)
         if status in (0, 1):          # never sanitized / completed
             return
         if status == 3:
@@ -132,9 +141,9 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
             os.ftruncate(fd, target.size_bytes)
         finally:
             os.close(fd)
-        return PurgeRecord("file-recreate", True, f"truncate + fallocate {target.path}", time.monotonic() - t0,
-                           "file targets are emptied and reallocated; the filesystem below decides what reaches "
-                           "the device")
+        return PurgeRecord("file-recreate", False, f"truncate + fallocate {target.path}", time.monotonic() - t0,
+                           "file targets are emptied and reallocated: not a SNIA purge (the filesystem and the "
+                           "device below keep their state)")
     if target.kind == "sim":
         target.drive.purge()
         return PurgeRecord("sim-purge", True, "SimDrive.purge()", 0.0, "simulated drive returned to fresh-out-of-box")

@@ -109,7 +109,7 @@ def text(s: ThroughputSummary) -> list[str]:
         lines.append(f"  {r.label:>7} {_f(r.read_mib_s, 11)} {_f(r.write_mib_s, 12)} {_f(r.read_mb_s, 10)} "
                      f"{_f(r.write_mb_s, 11)}")
         lines.append(f"    purge: {r.purge.method}{'' if r.purge.snia_purge else ' (not a SNIA purge)'}")
-        lines += steady_lines(r.steady, "    ")
+        lines += r.steady.text_lines("    ")
     return lines
 
 

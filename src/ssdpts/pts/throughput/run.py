@@ -16,9 +16,17 @@ from .summary import BlockSizeResult, ThroughputSummary
 
 def block_sizes(ctx: TestContext) -> list[tuple[int, str, Workload, Workload]]:
     """Per block size (its own purge, WIPC and loop): (bytes, phase name, SEQ read cell, SEQ write cell)."""
-    return [(bs, f"bs={bs_label(bs)}", ctx.cell(cell_name("seq", bs, 100), "read", bs, 100),
-             ctx.cell(cell_name("seq", bs, 0), "write", bs, 0))
+    # each direction is one sequential stream continuing across rounds (not restarting at the range start)
+    return [(bs, f"bs={bs_label(bs)}",
+             ctx.cell(cell_name("seq", bs, 100), "read", bs, 100, stream=f"bs={bs_label(bs)} read"),
+             ctx.cell(cell_name("seq", bs, 0), "write", bs, 0, stream=f"bs={bs_label(bs)} write"))
             for bs in (parse_size(b) for b in ctx.settings["block_sizes"])]
+
+
+def trackers(ctx: TestContext, read: Workload, write: Workload) -> list[TrackerKey]:
+    """The profile's spec names the tracking variable(s): PTS-E 1.1 SEQ write, PTS 2.0 read and write."""
+    directions = ctx.settings.get("tracking", ["read", "write"])
+    return [TrackerKey(c.name, f"{d}_bw") for d, c in (("read", read), ("write", write)) if d in directions]
 
 
 def plan(ctx: TestContext) -> TestPlan:
@@ -26,7 +34,8 @@ def plan(ctx: TestContext) -> TestPlan:
     for bs, phase, read, write in block_sizes(ctx):
         phases += [purge_phase(ctx), wipc_phase(ctx, bs),
                    steady_loop(ctx, [read, write], f"{phase}: rounds of SEQ {bs_label(bs)} read, SEQ {bs_label(bs)} "
-                                                   "write, tracking both bandwidths")]
+                                                   "write, tracking " + ", ".join(
+                                                       t.label for t in trackers(ctx, read, write)))]
     return TestPlan("throughput", phases)
 
 
@@ -35,7 +44,7 @@ def run(ctx: TestContext) -> ThroughputSummary:
     for bs, phase, read, write in block_sizes(ctx):
         purge = ctx.purge(phase)
         outcome = ctx.run_to_steady_state(phase, [read, write],
-                                          [TrackerKey(read.name, "read_bw"), TrackerKey(write.name, "write_bw")],
+                                          trackers(ctx, read, write),
                                           precondition=ctx.wipc(bs))
         results.append(BlockSizeResult(block_size=bs, purge=purge, steady=outcome.record(), read_cell=read.name,
                                        write_cell=write.name,
