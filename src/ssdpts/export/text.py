@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from ..conformance import Verdict
-from ..pts.results import SteadyResult, steady_lines
+from ..pts.results import SteadyResult
 from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
 

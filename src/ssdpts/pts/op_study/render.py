@@ -7,7 +7,6 @@ from markupsafe import Markup
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
-from ..results import steady_lines
 from ..spec import Headline
 from .run import phase_of
 from .summary import ActiveRangeResult, OpStudySummary
@@ -80,7 +79,7 @@ def text(s: OpStudySummary) -> list[str]:
                      + (f" {gain:>9.2f}" if gain is not None else f" {'–':>9}")
                      + f"  {'reached' if a.reached else 'NOT REACHED'} after {a.rounds} rounds; purge: {a.purge.method}"
                      + ("" if a.purge.snia_purge else " (not a SNIA purge)"))
-        lines += steady_lines(a.steady, "    ")[1:]
+        lines += a.steady.text_lines("    ")[1:]
     return lines
 
 

@@ -8,7 +8,6 @@ from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
 from ...report.toolkit import Cell
-from ..results import steady_lines
 from ..spec import Headline
 from .summary import MB_PER_MIB, ThroughputSummary
 
