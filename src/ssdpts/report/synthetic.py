@@ -14,9 +14,15 @@ from pathlib import Path
 
 from ..engines.results import CellResult, DirStats, RoundOutput
 from ..profiles import load_profile, test_settings
+from ..pts import registry
 from ..pts.common import cell_name, window_summary
+from ..pts.iops.summary import IopsSummary
+from ..pts.latency.summary import LatencySummary
+from ..pts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
+from ..pts.throughput.summary import BlockSizeResult, ThroughputSummary
 from ..steady import evaluate
 from ..store import Store
+from ..targets.purge import PurgeRecord
 from ..units import bs_label, parse_size
 
 PCTS = ("99", "99.9", "99.99", "99.999")
@@ -85,28 +91,29 @@ class _Loop:
         out = self._out([_cell(rng, wl, 20000, 500, 60, False)], 60)
         self.store.save_round(self.run_id, self.test, phase, "precondition", 0, out, [wl])
 
-    def run(self, phase: str, wls: list[dict], make, trackers: list[tuple[str, str]], max_rounds: int,
-            stop_at_steady: bool = True) -> dict:
-        series: dict[str, list[float]] = {f"{c} {m}": [] for c, m in trackers}
+    def run(self, phase: str, wls: list[dict], make, trackers: list[TrackerKey], max_rounds: int,
+            stop_at_steady: bool = True) -> tuple[SteadyResult, dict[str, CellWindow]]:
+        series: dict[TrackerKey, list[float]] = {t: [] for t in trackers}
         nums = []
         for rnd in range(1, max_rounds + 1):
             cells = make(rnd)
             by = {c.name: c for c in cells}
-            for c, m in trackers:
-                series[f"{c} {m}"].append(by[c].metric(m))
+            for t in trackers:
+                series[t].append(by[t.cell].metric(t.metric))
             nums.append(rnd)
             states = {k: evaluate(v, **self.kw) for k, v in series.items()}
             self.store.save_round(self.run_id, self.test, phase, "round", rnd,
                                   self._out(cells, sum(w["runtime_s"] for w in wls)), wls,
-                                  {k: v[-1] for k, v in series.items()}, {k: s.to_dict() for k, s in states.items()})
+                                  {k.label: v[-1] for k, v in series.items()},
+                                  {k.label: s.to_dict() for k, s in states.items()})
             if stop_at_steady and all(s.reached for s in states.values()):
                 break
         states = {k: evaluate(v, rounds=nums, **self.kw) for k, v in series.items()}
         window = nums[-self.kw["window"]:]
         rounds = self.store.rounds(self.run_id, self.test, phase)
-        return {"steady": {"phase": phase, "reached": all(s.reached for s in states.values()), "rounds": len(nums),
-                           "window_rounds": window, "trackers": {k: v.to_dict() for k, v in states.items()}},
-                "cells": window_summary(rounds, window)}
+        steady = SteadyResult(phase, all(s.reached for s in states.values()), len(nums), window,
+                              [TrackerResult(k, v) for k, v in states.items()])
+        return steady, window_summary(rounds, window)
 
 
 def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profile: str = "pts-enterprise",
@@ -137,13 +144,13 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
         options={"destroy_data": True, "purge": "nvme-format", "results_dir": str(results_dir)}, engine="fio")
     # unique run ids even when two runs are built within the same second
     t0 = time.time()
-    purge = {"method": "nvme-format", "snia_purge": True, "command": "nvme format -s1 /dev/nvme9n1", "seconds": 4.0,
-             "note": ""}
+    purge = PurgeRecord(method="nvme-format", snia_purge=True, command="nvme format -s1 /dev/nvme9n1", seconds=4.0,
+                        note="")
 
     if "iops" in tests:
         st = test_settings(prof, "iops")
         store.set_test(run_id, "iops", "running")
-        store.record_step(run_id, "iops", "purge:", "purge", purge)
+        store.record_step(run_id, "iops", "purge:", "purge", purge.to_dict())
         sizes = [parse_size(b) for b in st["block_sizes"]]
         mixes = [int(m) for m in st["mixes"]]
         th, qd = int(st.get("threads", 4)), int(st.get("iodepth", 32))
@@ -167,22 +174,19 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 out.append(_cell(rng, w, v, th * qd / v * 1e6, 60.0, bins))
             return out
 
-        trackers = [(cell_name("rnd", parse_size(b), int(m)), "iops") for b, m in st.get("tracking", [["4k", 0]])]
-        res = loop.run("", wls, make, trackers, iops_rounds, stop_at_steady=reach_steady)
-        summary = res["cells"]
-        table = {f"{m}/{100 - m}": {bs_label(b): round(summary[cell_name("rnd", b, m)]["iops"], 1) for b in sizes}
-                 for m in mixes}
-        store.set_test(run_id, "iops", "completed", {
-            "purge": purge, "steady": res["steady"], "table_iops": table, "cells": summary,
-            "notes": ["0.5K cells: synthetic data"], "units": {"iops": "IO/s (read + write)"}})
+        trackers = [TrackerKey(cell_name("rnd", parse_size(b), int(m)), "iops") for b, m in st.get("tracking", [["4k", 0]])]
+        steady, cells = loop.run("", wls, make, trackers, iops_rounds, stop_at_steady=reach_steady)
+        store.set_test(run_id, "iops", "completed", registry.get("iops").encode(IopsSummary(
+            purge=purge, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes,
+            notes=["0.5K cells: synthetic data"])))
 
     if "throughput" in tests:
         st = test_settings(prof, "throughput")
         store.set_test(run_id, "throughput", "running")
-        results = {}
+        results = []
         for bs in (parse_size(b) for b in st["block_sizes"]):
             phase = f"bs={bs_label(bs)}"
-            store.record_step(run_id, "throughput", f"purge:{phase}", "purge", purge)
+            store.record_step(run_id, "throughput", f"purge:{phase}", "purge", purge.to_dict())
             rd = _wl(cell_name("seq", bs, 100), "read", bs, 100, 1, 32, 60.0)
             wr = _wl(cell_name("seq", bs, 0), "write", bs, 0, 1, 32, 60.0)
             loop = _Loop(store, run_id, "throughput", st, t0 + 5000)
@@ -193,18 +197,17 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 return [_cell(rng, rd, _decay(rnd, rbw, rbw, 1, rng, 0.01) / bs, 80, 60.0, False),
                         _cell(rng, wr, _decay(rnd, wbw * 1.6, wbw, 1.5, rng, 0.01) / bs, 200, 60.0, False)]
 
-            res = loop.run(phase, [rd, wr], make, [(rd["name"], "read_bw"), (wr["name"], "write_bw")], 25)
-            c = res["cells"]
-            results[bs_label(bs)] = {"purge": purge, "steady": res["steady"],
-                                     "read_mib_s": c[rd["name"]]["read_mib_s"], "write_mib_s": c[wr["name"]]["write_mib_s"],
-                                     "read_mb_s": c[rd["name"]]["read_mib_s"] * 1.048576,
-                                     "write_mb_s": c[wr["name"]]["write_mib_s"] * 1.048576, "cells": c}
-        store.set_test(run_id, "throughput", "completed", {"block_sizes": results, "units": {}})
+            steady, cells = loop.run(phase, [rd, wr], make, [TrackerKey(rd["name"], "read_bw"),
+                                                             TrackerKey(wr["name"], "write_bw")], 25)
+            results.append(BlockSizeResult(block_size=bs, purge=purge, steady=steady, read_cell=rd["name"],
+                                           write_cell=wr["name"], cells=cells))
+        store.set_test(run_id, "throughput", "completed",
+                       registry.get("throughput").encode(ThroughputSummary(block_sizes=results)))
 
     if "latency" in tests:
         st = test_settings(prof, "latency")
         store.set_test(run_id, "latency", "running")
-        store.record_step(run_id, "latency", "purge:", "purge", purge)
+        store.record_step(run_id, "latency", "purge:", "purge", purge.to_dict())
         sizes = [parse_size(b) for b in st["block_sizes"]]
         mixes = [int(m) for m in st["mixes"]]
         wls = [_wl(cell_name("rnd", bs, m), "randrw", bs, m, 1, 1, 60.0) for m in mixes for bs in sizes]
@@ -219,13 +222,13 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 out.append(_cell(rng, w, 1e6 / lat, lat, 60.0, bins))
             return out
 
-        res = loop.run("", wls, make, [(cell_name("rnd", 4096, 0), "lat_mean")], 25)
-        store.set_test(run_id, "latency", "completed", {"purge": purge, "steady": res["steady"], "cells": res["cells"],
-                                                        "notes": [], "units": {"latency": "µs"}})
+        steady, cells = loop.run("", wls, make, [TrackerKey(cell_name("rnd", 4096, 0), "lat_mean")], 25)
+        store.set_test(run_id, "latency", "completed", registry.get("latency").encode(LatencySummary(
+            purge=purge, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes)))
 
     if "wsat" in tests:
         store.set_test(run_id, "wsat", "running")
-        store.record_step(run_id, "wsat", "purge:", "purge", purge)
+        store.record_step(run_id, "wsat", "purge:", "purge", purge.to_dict())
         wl = _wl("rnd_4K_0-100", "randwrite", 4096, 0, 4, 32, 60.0)
         loop = _Loop(store, run_id, "wsat", {"steady": {}}, t0 + 20000)
         for rnd in range(1, wsat_rounds + 1):
