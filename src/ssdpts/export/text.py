@@ -7,22 +7,7 @@ import time
 from ..pts.results import SteadyResult
 from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
-
-
-def steady_lines(steady: SteadyResult, indent: str = "  ") -> list[str]:
-    """The steady-state verdict and every tracker's determination figures (used by test renderers too)."""
-    w = steady.window_rounds
-    out = [f"{indent}steady state {'reached' if steady.reached else 'NOT REACHED'} after {steady.rounds} rounds"
-           + (f" (window rounds {w[0]}-{w[-1]})" if w else "")]
-    for t in steady.trackers:
-        s = t.state
-        if s.average is None:
-            out.append(f"{indent}  {t.key.label}: {s.reason}")
-            continue
-        out.append(f"{indent}  {t.key.label}: avg {s.average:.6g}, range {s.range_measured:.4g} "
-                   f"(≤ {s.range_allowed:.4g}), slope excursion {s.slope_excursion_measured:.4g} "
-                   f"(≤ {s.slope_excursion_allowed:.4g}), fit y = {s.fit_formula}")
-    return out
+from .steady import steady_lines
 
 
 def _test_lines(t: TestResult) -> list[str]:
