@@ -15,12 +15,15 @@ from . import __version__, runner
 from .analyze import analyze
 from .commands.common import RESULTS_HELP, open_store, results_dir
 from .commands.endurance import endurance
+from .commands.plan import plan
 from .commands.report import compare, export, report
+from .conformance import check
 from .errors import SsdptsError
 from .export.json import document
 from .export.model import load_run
 from .export.text import render_text
 from .profiles import load_profile, shipped
+from .records import to_data
 from .pts import registry
 from .simdrive import load_params
 from .simdrive.nbd import serve
@@ -195,8 +198,28 @@ def list_runs(results, as_json):
 @click.option("--json", "as_json", is_flag=True, help="The documented results document (docs/results.md).")
 def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
-    run = load_run(open_store(results), run_id)
-    click.echo(json.dumps(document(run), indent=2) if as_json else render_text(run))
+    store = open_store(results)
+    run = load_run(store, run_id)
+    verdict = check(run, store)
+    click.echo(json.dumps(document(run, verdict), indent=2) if as_json else render_text(run, verdict))
+
+
+@main.command("check")
+@click.argument("run_id")
+@click.option("--results", default=None, help=RESULTS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable verdict.")
+def check_run(run_id, results, as_json):
+    """The run's conformance verdict: every deviation from the spec its profile claims (non-SNIA purge,
+    write-cache mismatch, steady state not reached, device idle over 10 ms, percentiles from too few I/Os,
+    shortened durations), each with its evidence and source. Exit 0 when conformant, 1 when not."""
+    store = open_store(results)
+    verdict = check(load_run(store, run_id), store)
+    if as_json:
+        click.echo(json.dumps({"run": verdict.run_id, "conformant": verdict.conformant, "spec": verdict.spec,
+                               "deviations": to_data(verdict.deviations)}, indent=2))
+    else:
+        click.echo("\n".join(verdict.lines()))
+    sys.exit(0 if verdict.conformant else 1)
 
 
 @main.command()
@@ -324,5 +347,5 @@ def list_tests():
         click.echo(f"{spec.name:14} {spec.kind:9} {spec.title}{needs}")
 
 
-for command in (report, compare, export, endurance, analyze):
+for command in (plan, report, compare, export, endurance, analyze):
     main.add_command(command)

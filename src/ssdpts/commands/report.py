@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..conformance import check
 from ..export.csv import export_csv
 from ..export.json import document
 from ..export.model import load_run
@@ -53,7 +54,7 @@ def export(run_id, fmt, out_dir, results):
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{run.id}.json"
-        path.write_text(json.dumps(document(run), indent=1, default=str))
+        path.write_text(json.dumps(document(run, check(run, store)), indent=1, default=str))
         paths = [path]
     else:
         paths = export_csv(store, run_id, out_dir)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from ..conformance import Verdict
 from ..records import to_data
 from .model import RunResult
 
 SCHEMA = "ssdpts.results/2"
 
 
-def document(run: RunResult) -> dict:
+def document(run: RunResult, verdict: Verdict) -> dict:
     tests = []
     for t in run.tests:
         summary = t.spec.encode(t.summary) if t.spec is not None and t.summary is not None else None
@@ -22,5 +23,7 @@ def document(run: RunResult) -> dict:
         "host": run.host,
         "target": run.target,
         "profile": run.profile,
+        "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
+                        "deviations": to_data(verdict.deviations)},
         "tests": tests,
     }

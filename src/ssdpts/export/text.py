@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from ..conformance import Verdict
 from ..pts.results import SteadyResult
 from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
@@ -30,14 +31,15 @@ def _test_lines(t: TestResult) -> list[str]:
     return lines
 
 
-def render_text(run: RunResult) -> str:
+def render_text(run: RunResult, verdict: Verdict) -> str:
     info = run.target.get("info") or {}
     lines = [f"run {run.id} — {run.status}" + (f": {run.message}" if run.message else ""),
              f"  target  {run.target_spec} ({info.get('model') or run.target.get('kind')}, "
              f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
              f"  profile {run.profile_name}   engine {run.engine}   host {run.host.get('hostname')} "
              f"({run.host.get('fio_version')})",
-             f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}"]
+             f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}", ""]
+    lines += verdict.lines()
     for t in run.tests:
         lines += _test_lines(t)
     return "\n".join(lines)

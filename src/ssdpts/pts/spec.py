@@ -19,6 +19,7 @@ from ..settings import COMMON_TEST_KEYS, Setting
 if TYPE_CHECKING:   # renderers receive report contexts; the report stage imports the registry, not this
     from ..report.context import CompareContext, SectionContext
     from .common import TestContext
+    from .plan import TestPlan
 
 
 class Summary:
@@ -52,6 +53,7 @@ class TestSpec:
     compare: Callable[["CompareContext"], Any] | None = None
     parts: Callable[["SectionContext"], Any] | None = None     # per-drive sections of a parallel run
     headline: Callable[[Any], list[Headline]] | None = None
+    plan: Callable[["TestContext"], "TestPlan"] | None = None   # what run() will do, without doing it
     order: int = 99                             # position in listings and reports within its kind
     description: str = ""
 

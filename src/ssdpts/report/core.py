@@ -17,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from .. import __version__
+from ..conformance import Verdict, check
 from ..errors import SsdptsError
 from ..export.json import document
 from ..export.model import load_run
@@ -267,16 +268,32 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     if claims is not None:
         claimed_html = claimed_section(store, run, claims, art)
     notice = run_notice(store, run, art)
-    doc = document(load_run(store, run["id"]))
+    result = load_run(store, run["id"])
+    verdict = check(result, store)
+    doc = document(result, verdict)
     (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
     html = env().get_template("report.html.j2").render(
         run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
         generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0,
-        run_notice=notice, drives=member_rows(run))
+        run_notice=notice, drives=member_rows(run), conformance=conformance_block(verdict, art))
     path = out / "report.html"
     path.write_text(html, encoding="utf-8")
     art.close()
     return path
+
+
+def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:
+    """The run's conformance verdict at the head of the report: every deviation with its evidence and source."""
+    if verdict.conformant:
+        head = Markup(f'<p class="ss ok">Conformant to {escape(verdict.spec or "the spec")}: no deviation found '
+                      f'(<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
+        return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + Markup("</section>")
+    head = Markup(f'<p class="ss bad"><strong>NOT conformant</strong> to {escape(verdict.spec or "the spec")}: '
+                  f'{len(verdict.deviations)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
+    table = art.table("conformance", ["Rule", "Test", "Deviation", "Evidence", "Source"],
+                      [[d.rule, d.test or "run", d.what, d.evidence, d.source] for d in verdict.deviations],
+                      caption="Every deviation from the spec the profile claims")
+    return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + Markup("</section>")
 
 
 def section_errors(path: Path) -> list[str]:

@@ -185,3 +185,28 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
     else:
         raise SsdptsError(f"purge method {method} is not supported here")
     return PurgeRecord(method, method in SNIA_PURGES, " ".join(cmd), time.monotonic() - t0, note)
+
+
+def planned_purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -> PurgeRecord:
+    """What `purge` would do on `target`, without doing it (for `ssdpts plan`); seconds is 0: not measured."""
+    if target.kind == "set":
+        plans = [planned_purge(m, method, roots) for m in target.drives()]
+        return PurgeRecord(",".join(sorted({p.method for p in plans})), all(p.snia_purge for p in plans), "", 0.0,
+                           " | ".join(f"{m.label_id}: {p.method}" for m, p in zip(target.drives(), plans)))
+    if target.host is not None:
+        ok = method in ("auto", "trim")
+        return PurgeRecord("trim" if ok else "none", False, "", 0.0,
+                           "TRIM through a remote fio trim job" if ok else f"{method} cannot run through fio remotely")
+    if target.kind == "file":
+        return PurgeRecord("file-recreate", "file-recreate" in SNIA_PURGES, "", 0.0,
+                           "the file is emptied and reallocated")
+    if target.kind == "sim":
+        return PurgeRecord("sim-purge", True, "", 0.0, "simulated drive returned to fresh-out-of-box")
+    if method == "none":
+        return PurgeRecord("none", False, "", 0.0, "no purge requested")
+    supported = supported_methods(target, roots)
+    chosen = (supported[0] if supported else "none") if method == "auto" else method
+    if chosen != "none" and chosen not in supported:
+        return PurgeRecord(chosen, False, "", 0.0, f"{chosen} is not possible on this device: the run would refuse it")
+    return PurgeRecord(chosen, chosen in SNIA_PURGES, "", 0.0,
+                       "" if chosen in SNIA_PURGES else "not a SNIA purge: the test would be non-conformant")

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from ..common import TestContext
 from ..matrix import run_matrix
+from ..plan import TestPlan, rnd_matrix_plan
 from .summary import IopsSummary
 
 
 def run(ctx: TestContext) -> IopsSummary:
     return run_matrix(ctx, "iops", IopsSummary)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    return rnd_matrix_plan(ctx, "iops", "iops")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...settings import PCTS, SIZES, TRACK
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import LatencySummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=3,
     summary=LatencySummary,
     run=run,
+    plan=plan,
     settings={"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK},
     html=render.html,
     parts=render.parts,

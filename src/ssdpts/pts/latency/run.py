@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from ..common import TestContext
 from ..matrix import run_matrix
+from ..plan import TestPlan, rnd_matrix_plan
 from .summary import LatencySummary
 
 
 def run(ctx: TestContext) -> LatencySummary:
     return run_matrix(ctx, "lat_mean", LatencySummary)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    return rnd_matrix_plan(ctx, "latency", "lat_mean")

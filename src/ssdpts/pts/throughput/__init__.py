@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...settings import SIZES
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import ThroughputSummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=2,
     summary=ThroughputSummary,
     run=run,
+    plan=plan,
     settings={"block_sizes": SIZES},
     html=render.html,
     parts=render.parts,

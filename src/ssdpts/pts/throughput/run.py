@@ -7,17 +7,32 @@ SEQ writes at that block size, then rounds of [SEQ read, SEQ write] until both b
 from __future__ import annotations
 
 from ...units import bs_label, parse_size
+from ...workload import Workload
 from ..common import TestContext, cell_name, window_summary
 from ..results import TrackerKey
+from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from .summary import BlockSizeResult, ThroughputSummary
+
+
+def block_sizes(ctx: TestContext) -> list[tuple[int, str, Workload, Workload]]:
+    """Per block size (its own purge, WIPC and loop): (bytes, phase name, SEQ read cell, SEQ write cell)."""
+    return [(bs, f"bs={bs_label(bs)}", ctx.cell(cell_name("seq", bs, 100), "read", bs, 100),
+             ctx.cell(cell_name("seq", bs, 0), "write", bs, 0))
+            for bs in (parse_size(b) for b in ctx.settings["block_sizes"])]
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    phases = []
+    for bs, phase, read, write in block_sizes(ctx):
+        phases += [purge_phase(ctx), wipc_phase(ctx, bs),
+                   steady_loop(ctx, [read, write], f"{phase}: rounds of SEQ {bs_label(bs)} read, SEQ {bs_label(bs)} "
+                                                   "write, tracking both bandwidths")]
+    return TestPlan("throughput", phases)
 
 
 def run(ctx: TestContext) -> ThroughputSummary:
     results = []
-    for bs in (parse_size(b) for b in ctx.settings["block_sizes"]):
-        phase = f"bs={bs_label(bs)}"
-        read = ctx.cell(cell_name("seq", bs, 100), "read", bs, 100)
-        write = ctx.cell(cell_name("seq", bs, 0), "write", bs, 0)
+    for bs, phase, read, write in block_sizes(ctx):
         purge = ctx.purge(phase)
         outcome = ctx.run_to_steady_state(phase, [read, write],
                                           [TrackerKey(read.name, "read_bw"), TrackerKey(write.name, "write_bw")],

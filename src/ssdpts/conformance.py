@@ -1,0 +1,162 @@
+"""The conformance verdict of a run (`ssdpts check`): every deviation from the spec its profile claims,
+each with its evidence and the source of the rule. It heads `show` and the report.
+
+A run is conformant when no rule finds a deviation. The rules read only stored data (the run record,
+each test's purge steps, rounds and typed summary), so a verdict can be given for any stored run.
+Sources are cited as in docs/conformance.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .export.model import RunResult, TestResult
+from .pts.results import CellWindow, SteadyResult
+from .settings import test_settings
+from .store import Store
+from .units import parse_duration
+
+IDLE_LIMIT_MS = 10.0      # ssdpts's bound for "no pause" between phases and rounds
+SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
+SPEC_WINDOW = 5
+SPEC_MAX_ROUNDS = 25
+PERCENTILE_MIN_IOS = {"99": 100, "99.9": 1_000, "99.99": 10_000, "99.999": 100_000}   # 1 / (1 - q)
+
+
+@dataclass
+class Deviation:
+    rule: str          # short id: purge, write-cache, steady-state, idle-gap, percentiles, duration, steady-rule
+    test: str          # "" for the whole run
+    what: str          # one line: what differs from the spec
+    evidence: str      # the stored values that show it
+    source: str        # where the rule comes from
+
+
+@dataclass
+class Verdict:
+    run_id: str
+    profile: str
+    spec: str
+    deviations: list[Deviation] = field(default_factory=list)
+
+    @property
+    def conformant(self) -> bool:
+        return not self.deviations
+
+    def lines(self) -> list[str]:
+        head = (f"conformance: {'CONFORMANT' if self.conformant else 'NOT CONFORMANT'} to {self.spec or 'the spec'}"
+                f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.deviations)} deviations"))
+        return [head] + [f"  - [{d.rule}] {d.test + ': ' if d.test else ''}{d.what} — {d.evidence} ({d.source})"
+                         for d in self.deviations]
+
+
+def _purge(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    out = []
+    for s in t.steps:
+        if s.kind == "purge" and not s.data.get("snia_purge"):
+            out.append(Deviation("purge", t.name, f"purge {s.data.get('method')} is not a SNIA purge",
+                                 s.data.get("note") or s.data.get("command") or "no purge command ran",
+                                 "PTS 2.0.2 IOPS step 1; SNIA: purge = SECURITY ERASE, FORMAT UNIT or equivalent, "
+                                 "TRIM is not a purge"))
+    return out
+
+
+def _steady(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    steady = getattr(t.summary, "steady", None)
+    if isinstance(steady, SteadyResult) and not steady.reached:
+        return [Deviation("steady-state", t.name, f"steady state not reached in {steady.rounds} rounds",
+                          "; ".join(steady.reasons) or "window incomplete",
+                          "PTS 2.0.2 §2.1.24; IOPS 3.2: until steady state or 25 rounds")]
+    return []
+
+
+def _gaps(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    over = [r for r in t.rounds if r.idle_gap_before_ms is not None and r.idle_gap_before_ms > IDLE_LIMIT_MS]
+    if not over:
+        return []
+    worst = max(over, key=lambda r: r.idle_gap_before_ms)
+    return [Deviation("idle-gap", t.name, f"{len(over)} transitions left the device idle for more than "
+                      f"{IDLE_LIMIT_MS:g} ms", f"longest {worst.idle_gap_before_ms:.1f} ms before {worst.phase or 'round'} "
+                      f"{worst.round}", "PTS 2.0.2 IOPS step 3: no pause between WIPC and WDPC or between rounds; "
+                      f"ssdpts bound {IDLE_LIMIT_MS:g} ms")]
+
+
+def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    cells = getattr(t.summary, "cells", None)
+    steady = getattr(t.summary, "steady", None)
+    if not isinstance(cells, dict) or not isinstance(steady, SteadyResult) or not steady.window_rounds:
+        return []
+    window = set(steady.window_rounds)
+    ios: dict[tuple[str, str], int] = {}
+    for r in store.rounds(run.id, t.name, steady.phase):
+        if r.round in window:
+            for c in r.cells:
+                ios[(c.name, "read")] = ios.get((c.name, "read"), 0) + c.read.ios
+                ios[(c.name, "write")] = ios.get((c.name, "write"), 0) + c.write.ios
+    short = []      # (I/Os, cell direction, lowest percentile beyond its samples)
+    for name, c in cells.items():
+        if not isinstance(c, CellWindow):
+            continue
+        for direction, lat in (("read", c.read_lat), ("write", c.write_lat)):
+            n = ios.get((name, direction), 0)
+            beyond = [q for q in (lat.percentiles_us if lat else {}) if n < PERCENTILE_MIN_IOS.get(q, 0)]
+            if beyond:
+                short.append((n, f"{name} {direction}", min(beyond, key=float)))
+    if not short:
+        return []
+    n, where, q = min(short)
+    return [Deviation("percentiles", t.name, f"{len(short)} cell directions report percentiles from fewer I/Os than "
+                      "they need", f"e.g. {where}: {n:,} I/Os in the measurement window, p{q} and above need "
+                      f"≥ {PERCENTILE_MIN_IOS[q]:,}", "a percentile q needs at least 1/(1−q) samples")]
+
+
+def _durations(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    if t.spec is None or t.spec.kind != "pts":
+        return []
+    s = test_settings(run.profile, t.name)
+    out = []
+    cell = parse_duration(s["cell_runtime"]) if "cell_runtime" in s else SPEC_CELL_S
+    if cell < SPEC_CELL_S:
+        out.append(Deviation("duration", t.name, f"cells of {cell:g} s instead of 1 minute",
+                             f"profile {run.profile_name}: cell_runtime = {s['cell_runtime']!r}",
+                             "PTS 2.0.2 / PTS-E 1.1: 1-minute cells"))
+    st = s.get("steady") or {}
+    window, rounds = int(st.get("window", SPEC_WINDOW)), int(st.get("max_rounds", SPEC_MAX_ROUNDS))
+    rule = st.get("rule", "snia")
+    if window != SPEC_WINDOW or rule != "snia" or float(st.get("max_range", 0.2)) != 0.2 or \
+            float(st.get("max_slope", 0.1)) != 0.1:
+        out.append(Deviation("steady-rule", t.name, "steady state judged by other criteria than SNIA's",
+                             f"rule {rule}, window {window}, range {st.get('max_range', 0.2)}, "
+                             f"slope {st.get('max_slope', 0.1)}", "PTS 2.0.2 §2.1.24: 5 rounds, 20 % range, 10 % slope"))
+    if rounds < SPEC_MAX_ROUNDS and not (isinstance(getattr(t.summary, "steady", None), SteadyResult)
+                                         and t.summary.steady.reached):
+        out.append(Deviation("duration", t.name, f"round limit {rounds} instead of 25 and steady state not reached",
+                             f"profile {run.profile_name}: max_rounds = {rounds}", "PTS 2.0.2 IOPS 3.2: up to 25 rounds"))
+    return out
+
+
+def _write_cache(run: RunResult) -> list[Deviation]:
+    wc = run.options.get("write_cache") or {}
+    if wc and wc.get("matches") is False:
+        return [Deviation("write-cache", "", f"write cache not as the spec asks ({wc.get('profile')})",
+                          wc.get("note") or str(wc.get("device")),
+                          "PTS 2.0.2 §2.1.1/§3.1.1: PTS-E WCD (disabled), PTS-C WCE (enabled)")]
+    return []
+
+
+TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [
+    _purge, _steady, _gaps, _percentiles, _durations]
+
+
+def check(run: RunResult, store: Store) -> Verdict:
+    verdict = Verdict(run.id, run.profile_name, str(run.profile.get("profile", {}).get("spec") or ""))
+    verdict.deviations += _write_cache(run)
+    for t in run.tests:
+        if t.status != "completed":
+            verdict.deviations.append(Deviation("incomplete", t.name, f"test {t.status}", "no summary stored",
+                                                "a result needs the whole procedure"))
+            continue
+        for rule in TEST_RULES:
+            verdict.deviations += rule(run, t, store)
+    return verdict
