@@ -67,6 +67,19 @@ def test_claimed_vs_measured(two_runs, tmp_path):
     check_self_contained(out / "report.html")
 
 
+def test_claims_of_tests_not_run_are_not_measured(tmp_path):
+    d = tmp_path / "results"
+    store, rid = build(d, tests=("latency",), wsat_rounds=0, bins=True)
+    out = tmp_path / "claimed"
+    ssdpts("report", rid, "--results", str(d), "--claimed", str(DOCS / "examples" / "claimed.toml"), "--out", str(out))
+    rows = {r["claim"]: r for r in read_csv(out / "tables" / "claimed-vs-measured.csv")}
+    for claim in ("SEQ 128K read", "SEQ 128K write", "RND 4K 100/0", "RND 8K 0/100"):
+        assert rows[claim]["measured"].startswith("not measured") and rows[claim]["meets_claim"] == "not measured"
+    lat = summaries(store, rid)["latency"].cells["rnd_4K_100-0"].read_lat
+    assert float(rows["RND 4K read latency p99"]["measured"]) == pytest.approx(lat.p("99"), rel=1e-12)
+    assert float(rows["RND 4K read latency mean"]["measured"]) == pytest.approx(lat.mean_us, rel=1e-12)
+
+
 @pytest.mark.parametrize("text, msg", [
     ("[sequential]\nread_mb_s = -5\n", "must be a positive number"),
     ("[sequential]\nread_mbs = 5000\n", "unknown key 'read_mbs' in [sequential]"),
