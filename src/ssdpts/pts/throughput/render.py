@@ -101,6 +101,9 @@ def text(s: ThroughputSummary) -> list[str]:
     for r in s.block_sizes:
         lines.append(f"  {r.label:>7} {_f(r.read_mib_s, 11)} {_f(r.write_mib_s, 12)} {_f(r.read_mb_s, 10)} "
                      f"{_f(r.write_mb_s, 11)}")
+        for label in sorted(r.part_labels()):   # several drives at once: the aggregate above, each drive here
+            rd, wr = r.part_mib_s(label)
+            lines.append(f"  {'':>7} {_f(rd, 11)} {_f(wr, 12)} {_f(_mb(rd), 10)} {_f(_mb(wr), 11)}  {label}")
         lines.append(f"    purge: {r.purge.method}{'' if r.purge.snia_purge else ' (not a SNIA purge)'}")
         lines += steady_lines(r.steady, "    ")
     return lines
