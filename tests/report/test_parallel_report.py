@@ -187,6 +187,87 @@ def test_single_drive_report_has_no_per_drive_sections(runs):
 
 
 # ---------------------------------------------------------------------------------------------
+# WSAT, HIR, DIRTH and CBW on two drives at once: their per-drive tables equal the stored parts
+
+ADVANCED = "wsat,hir,dirth,cbw"
+
+
+@pytest.fixture(scope="module")
+def advanced(tmp_path_factory):
+    if _can_make_devices():
+        pytest.skip(_can_make_devices())
+    loops = LoopFactory()
+    d = tmp_path_factory.mktemp("parallel-advanced")
+    try:
+        a, b = loops(), loops()
+        p = ssdpts("run", a, b, "--profile", str(TINY), "--tests", ADVANCED, "--destroy-data", "--results",
+                   str(d / "r"), "-q")
+        rid = p.stdout.strip().splitlines()[-1]
+        store = Store.in_dir(d / "r")
+        path = write_report(store, rid, d / "report", strict=True)
+        summaries = {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in store.tests(rid)}
+        yield {"drives": (a, b), "store": store, "rid": rid, "path": path, "summaries": summaries}
+    finally:
+        loops.cleanup()
+
+
+def _mean(v):
+    return sum(v) / len(v)
+
+
+@requires_devices
+def test_wsat_per_drive_table(advanced):
+    store, rid, path = advanced["store"], advanced["rid"], advanced["path"]
+    assert "report section failed" not in path.read_text()
+    rows = read_csv(path.parent / "tables" / "wsat-drives.csv")
+    assert [(r["Workload"], r["Drive"]) for r in rows] == [("rnd4k-write", d) for d in advanced["drives"]]
+    rounds = store.rounds(rid, "wsat", "rnd4k-write")
+    for r in rows:
+        per = [x.cells[0].parts[r["Drive"]] for x in rounds if r["Drive"] in x.cells[0].parts]
+        assert int(r["Intervals"]) == len(per) == len(rounds)
+        assert float(r["Fresh IOPS"]) == per[0].iops
+        assert float(r["Final IOPS (last 5)"]) == pytest.approx(_mean([p.iops for p in per[-5:]]), rel=1e-12)
+        assert float(r["Max latency (µs)"]) == max(p.lat_max_ns for p in per) / 1000
+    # the aggregate's fresh IOPS is the two drives' first intervals summed
+    w = advanced["summaries"]["wsat"].workloads["rnd4k-write"]
+    assert w.fresh_iops == pytest.approx(sum(float(r["Fresh IOPS"]) for r in rows), rel=1e-9)
+
+
+@requires_devices
+def test_hir_per_drive_table(advanced):
+    store, rid, path = advanced["store"], advanced["rid"], advanced["path"]
+    s = advanced["summaries"]["hir"]
+    rows = read_csv(path.parent / "tables" / "hir-drives.csv")
+    assert [(r["Wait state"], r["Drive"]) for r in rows] == [(ws, d) for ws in s.wait_states
+                                                              for d in advanced["drives"]]
+    for r in rows:
+        ab = [c.parts[r["Drive"]].iops for x in store.rounds(rid, "hir", f"ws={r['Wait state']}/AB") for c in x.cells]
+        cc = [c.parts[r["Drive"]].iops for x in store.rounds(rid, "hir", f"ws={r['Wait state']}/C") for c in x.cells]
+        assert int(r["AB bursts"]) == len(ab) == s.wait_states[r["Wait state"]].bursts
+        # as the aggregate: AB bursts after an idle (all but the first), C after the first
+        assert float(r["Mean AB burst IOPS"]) == pytest.approx(_mean(ab[1:]), rel=1e-12)
+        assert float(r["Mean C IOPS"]) == pytest.approx(_mean(cc[1:]), rel=1e-12)
+
+
+@requires_devices
+@pytest.mark.parametrize("test", ["dirth", "cbw"])
+def test_demand_per_drive_table(advanced, test):
+    store, rid, path = advanced["store"], advanced["rid"], advanced["path"]
+    s = advanced["summaries"][test]
+    window = s.steady.window_rounds
+    rounds = [x for x in store.rounds(rid, test, "") if x.round in window]
+    rows = read_csv(path.parent / "tables" / f"{test}-drives.csv")
+    assert [(r["Point"], r["Drive"]) for r in rows] == [(p.name, d) for p in s.points for d in advanced["drives"]]
+    for r in rows:
+        per = [x.cell(r["Point"]).parts[r["Drive"]] for x in rounds]
+        assert float(r["IOPS"]) == pytest.approx(_mean([p.iops for p in per]), rel=1e-12)
+        assert float(r["Max latency (µs)"]) == max(p.lat_max_ns for p in per) / 1000
+    # IOPS add up to the aggregate point
+    for p in s.points:
+        assert p.iops == pytest.approx(sum(float(r["IOPS"]) for r in rows if r["Point"] == p.name), rel=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------
 # a synthetic partial run: remote drive B dropped after round 2 of IOPS, then retried
 
 A, B = "10.0.0.11:8765:/dev/nvme0n1", "10.0.0.12:8765:/dev/nvme0n1"

@@ -163,7 +163,7 @@ def test_export_json_and_csv(two_runs, tmp_path):
     p = ssdpts("export", a, "--format", "csv", "--out", str(tmp_path / "c"), "--results", str(d))
     files = [Path(x) for x in p.stdout.split()]
     names = {f.name for f in files}
-    assert {"iops-table.csv", "throughput-table.csv", "latency-percentiles.csv", "wsat-rounds.csv"} <= names
+    assert {"iops-table.csv", "throughput-table.csv", "latency-percentiles.csv", "wsat-summary.csv"} <= names
     assert not list((tmp_path / "c").rglob("*.png"))
     rows = read_csv(next(f for f in files if f.name == "iops-table.csv"))
     s = summaries(store, a)["iops"].cells

@@ -126,14 +126,14 @@ def test_latency_tables_equal_database(synth):
                                                       rel=1e-12)
 
 
-def test_test_without_module_gets_generic_section(synth):
+def test_wsat_section_shows_every_stored_interval(synth):
     store, rid, path = synth
-    rows = read_csv(path.parent / "tables" / "wsat-rounds.csv")
-    rounds = store.rounds(rid, "wsat", with_cells=False)
+    rows = read_csv(path.parent / "tables" / "wsat-rnd4k-write-intervals.csv")
+    rounds = store.rounds(rid, "wsat", "rnd4k-write", with_cells=False)
     assert len(rows) == len(rounds) == 600
-    assert [float(r["rnd_4K_0-100 iops (IOPS)"]) for r in rows] == pytest.approx(
-        [r.tracking["rnd_4K_0-100 iops"] for r in rounds], rel=1e-12)
-    assert (path.parent / "plots" / "wsat-tracking.png").exists()
+    assert [float(r["IOPS"]) for r in rows] == pytest.approx([r.tracking["iops"] for r in rounds], rel=1e-12)
+    assert [float(r["TGBW (GB)"]) for r in rows] == pytest.approx([r.tracking["tgbw_gb"] for r in rounds], rel=1e-12)
+    assert (path.parent / "plots" / "wsat-rnd4k-write-iops-vs-tgbw.png").exists()
     assert 'id="test-wsat"' in path.read_text()
 
 

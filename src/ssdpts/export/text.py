@@ -8,7 +8,6 @@ from ..conformance import Verdict
 from ..pts.results import SteadyResult
 from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
-from .steady import steady_lines
 
 
 def _test_lines(t: TestResult) -> list[str]:
@@ -23,7 +22,7 @@ def _test_lines(t: TestResult) -> list[str]:
         lines.append(f"  purge: {purge.method}{'' if purge.snia_purge else ' (not a SNIA purge)'}")
     steady = getattr(t.summary, "steady", None)
     if isinstance(steady, SteadyResult):
-        lines += steady_lines(steady)
+        lines += steady.text_lines()
     for n in getattr(t.summary, "notes", None) or []:
         lines.append(f"  note: {n}")
     if t.spec.text is not None:

@@ -53,6 +53,21 @@ class SteadyResult:
     def reasons(self) -> list[str]:
         return [f"{t.key.label}: {t.state.reason}" for t in self.trackers if t.state.reason]
 
+    def text_lines(self, indent: str = "  ") -> list[str]:
+        """The verdict and every tracker's determination figures, as `show` prints them."""
+        w = self.window_rounds
+        out = [f"{indent}steady state {'reached' if self.reached else 'NOT REACHED'} after {self.rounds} rounds"
+               + (f" (window rounds {w[0]}-{w[-1]})" if w else "")]
+        for t in self.trackers:
+            s = t.state
+            if s.average is None:
+                out.append(f"{indent}  {t.key.label}: {s.reason}")
+                continue
+            out.append(f"{indent}  {t.key.label}: avg {s.average:.6g}, range {s.range_measured:.4g} "
+                       f"(≤ {s.range_allowed:.4g}), slope excursion {s.slope_excursion_measured:.4g} "
+                       f"(≤ {s.slope_excursion_allowed:.4g}), fit y = {s.fit_formula}")
+        return out
+
 
 @dataclass
 class Latency:

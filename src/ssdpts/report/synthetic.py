@@ -20,6 +20,8 @@ from ..pts.iops.summary import IopsSummary
 from ..pts.latency.summary import LatencySummary
 from ..pts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
 from ..pts.throughput.summary import BlockSizeResult, ThroughputSummary
+from ..pts.wsat import TEST as WSAT
+from ..pts.wsat.summary import WsatInterval, WsatSummary, WsatWorkload
 from ..steady import evaluate
 from ..store import Store
 from ..targets.purge import PurgeRecord
@@ -124,7 +126,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
 
     PTS-E shape by default: IOPS 8 block sizes x 7 mixes for `iops_rounds` rounds (not steady unless
     reach_steady), Throughput 128K and 1024K, Latency 3 x 3 with histograms, and `wsat_rounds`
-    rounds of a 'wsat' test that has no module (the report shows its generic section).
+    intervals of WSAT (one workload, rnd4k-write).
     `speed` scales every throughput/IOPS number (two drives for `compare`).
     """
     rng = random.Random(seed)
@@ -228,15 +230,31 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
 
     if "wsat" in tests:
         store.set_test(run_id, "wsat", "running")
-        store.record_step(run_id, "wsat", "purge:", "purge", purge.to_dict())
-        wl = _wl("rnd_4K_0-100", "randwrite", 4096, 0, 4, 32, 60.0)
+        store.record_step(run_id, "wsat", "purge:rnd4k-write", "purge", purge.to_dict())
+        wl = _wl("wsat_rnd4k-write", "randwrite", 4096, 0, 4, 32, 60.0)
         loop = _Loop(store, run_id, "wsat", {"steady": {}}, t0 + 20000)
-        for rnd in range(1, wsat_rounds + 1):
+        written, series = 0, []
+        for rnd in range(1, wsat_rounds + 1):   # one continuous job cut into 60 s intervals, as wsat/run.py stores it
             v = _decay(rnd, 400_000 * speed, 160_000 * speed, 60, rng, 0.03)
             cell = _cell(rng, wl, v, 128 / v * 1e6, 60.0, False)
-            store.save_round(run_id, "wsat", "", "round", rnd, loop._out([cell], 60.0), [wl],
-                             {"rnd_4K_0-100 iops": cell.iops})
-        store.set_test(run_id, "wsat", "completed", {"notes": ["synthetic WSAT-like series (no wsat module yet)"]})
+            written += cell.write.bytes
+            track = {"iops": cell.iops, "mib_s": cell.bw_bytes / 2**20, "tgbw_gb": written / 1e9,
+                     "fills": written / size, "elapsed_s": rnd * 60.0, "lat_mean_us": cell.lat_mean_ns / 1000,
+                     "lat_max_us": cell.lat_max_ns / 1000,
+                     **{f"p{k}_us": x / 1000 for k, x in cell.write.percentiles.items()}}
+            store.save_round(run_id, "wsat", "rnd4k-write", "round", rnd, loop._out([cell], 60.0), [wl], track)
+            series.append(WsatInterval.of_tracking(track))
+        tail = [x.iops for x in series[-5:]]
+        last = series[-1] if series else None
+        workload = WsatWorkload(
+            purge=purge, rounds=len(series), stop_reason="round limit",
+            tgbw_gb=last.tgbw_gb if last else 0.0, fills=last.fills if last else 0.0,
+            elapsed_s=last.elapsed_s if last else 0.0, fresh_iops=series[0].iops if series else 0.0,
+            final_iops=sum(tail) / len(tail) if tail else 0.0,
+            steady_state_of_last_window=evaluate([x.iops for x in series]) if series else None, series=series)
+        store.set_test(run_id, "wsat", "completed", WSAT.encode(WsatSummary(
+            workloads={"rnd4k-write": workload}, capacity_bytes=size, round_time_s=60.0,
+            notes=["synthetic WSAT series"])))
 
     store.set_run_status(run_id, "completed")
     return store, run_id

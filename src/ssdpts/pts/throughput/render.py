@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...export.steady import steady_lines
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
@@ -105,7 +104,7 @@ def text(s: ThroughputSummary) -> list[str]:
             rd, wr = r.part_mib_s(label)
             lines.append(f"  {'':>7} {_f(rd, 11)} {_f(wr, 12)} {_f(_mb(rd), 10)} {_f(_mb(wr), 11)}  {label}")
         lines.append(f"    purge: {r.purge.method}{'' if r.purge.snia_purge else ' (not a SNIA purge)'}")
-        lines += steady_lines(r.steady, "    ")
+        lines += r.steady.text_lines("    ")
     return lines
 
 

@@ -9,12 +9,12 @@ drive fills (TGBW / capacity) for the x axes.
 
 from __future__ import annotations
 
-from ..steady import evaluate
-from ..units import parse_duration
-from .common import TestContext
-
-NAME = "wsat"
-TITLE = "Write Saturation (WSAT)"
+from ...errors import SsdptsError
+from ...steady import evaluate
+from ...units import parse_duration
+from ...workload import Workload
+from ..common import TestContext
+from .summary import WsatInterval, WsatSummary, WsatWorkload
 
 COMPOSITE_SPLIT = ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 1), (3584, 1), (4096, 67),
                    (8192, 10), (16384, 7), (32768, 3), (65536, 3))
@@ -40,10 +40,8 @@ def composite_split(logical_block: int) -> tuple[tuple[tuple[int, int], ...], st
                          f"{logical_block // 1024}K: the device's logical block is {logical_block} bytes")
 
 
-def workload_cell(ctx: TestContext, name: str, **kw):
+def workload_cell(ctx: TestContext, name: str, **kw) -> Workload:
     if name not in WORKLOADS:
-        from ..errors import SsdptsError
-
         raise SsdptsError(f"unknown WSAT workload {name!r}; allowed: {', '.join(WORKLOADS)}")
     rw, bs, read = WORKLOADS[name]
     if name == "cbw":
@@ -54,14 +52,14 @@ def workload_cell(ctx: TestContext, name: str, **kw):
     return ctx.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, **kw)
 
 
-def run(ctx: TestContext) -> dict:
-    drives = len(getattr(ctx.target, "members", None) or [ctx.target])
+def run(ctx: TestContext) -> WsatSummary:
+    drives = len(ctx.target.drives())
     cap = ctx.target.size_bytes * drives      # several drives at once: fills and TGBW count them all
     interval = parse_duration(ctx.settings.get("round_time", "1m"))
     limit_s = parse_duration(ctx.settings.get("time_limit", "24h"))
     target_bytes = float(ctx.settings.get("capacity_multiple", 4.0)) * cap
     max_rounds = int(ctx.settings.get("max_rounds", 1440))
-    results = {}
+    results: dict[str, WsatWorkload] = {}
     for name in ctx.settings.get("workloads", ["rnd4k-write"]):
         phase = name
         purge = ctx.purge(phase)
@@ -104,17 +102,12 @@ def run(ctx: TestContext) -> dict:
             stop = "stopped early"
         tail = [s["iops"] for s in series[-5:]]
         ss = evaluate([s["iops"] for s in series], **ctx.steady_kw()) if series else None
-        results[name] = {
-            "purge": purge, "rounds": len(rounds), "stop_reason": stop,
-            "tgbw_gb": last.get("tgbw_gb", 0.0), "fills": last.get("fills", 0.0),
-            "elapsed_s": last.get("elapsed_s", 0.0),
-            "fresh_iops": series[0]["iops"] if series else 0.0,
-            "final_iops": sum(tail) / len(tail) if tail else 0.0,
-            "steady_state_of_last_window": ss.to_dict() if ss else None,
-            "series": series,
-        }
-    return {"workloads": results, "capacity_bytes": cap, "round_time_s": interval,
-            "units": {"tgbw_gb": "GB written (10^9 bytes)", "fills": "drive capacities written",
-                      "iops": "IO/s", "latency": "µs"}}
-
-from .wsat_report import compare_section, report_section  # noqa: E402,F401
+        results[name] = WsatWorkload(
+            purge=purge, rounds=len(rounds), stop_reason=stop,
+            tgbw_gb=last.get("tgbw_gb", 0.0), fills=last.get("fills", 0.0), elapsed_s=last.get("elapsed_s", 0.0),
+            fresh_iops=series[0]["iops"] if series else 0.0,
+            final_iops=sum(tail) / len(tail) if tail else 0.0,
+            steady_state_of_last_window=ss,
+            series=[WsatInterval.of_tracking(s) for s in series])
+    notes = (ctx.store.step(ctx.run_id, ctx.test, "notes") or {}).get("notes", [])
+    return WsatSummary(workloads=results, capacity_bytes=cap, round_time_s=interval, notes=list(notes))

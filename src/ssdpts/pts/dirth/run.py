@@ -6,24 +6,18 @@ One operator-chosen block size and R/W mix (default RND 8 KiB 65/35). TC = fio n
 
 from __future__ import annotations
 
-from ..units import parse_size
-from .common import TestContext
-from .demand import sweep
+from ...units import parse_size
+from ...workload import Workload
+from ..common import TestContext
+from ..demand import sweep
+from .summary import DirthSummary
 
-NAME = "dirth"
-TITLE = "Demand Intensity / Response Time Histogram (DIRTH)"
 
-
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> DirthSummary:
     bs = parse_size(ctx.settings.get("block_size", "8k"))
     read = int(ctx.settings.get("read_pct", 65))
 
-    def make_cell(name, threads, iodepth, read_pct=read, **kw):
+    def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
         return ctx.cell(name, "randrw", bs, read_pct, threads=threads, iodepth=iodepth, **kw)
 
-    out = sweep(ctx, "dirth", make_cell)
-    out["block_size"] = bs
-    out["read_pct"] = read
-    return out
-
-from .demand_report import compare_section, report_section  # noqa: E402,F401
+    return sweep(ctx, "dirth", make_cell, DirthSummary, block_size=bs, read_pct=read)

@@ -9,25 +9,28 @@ real idle (no I/O) and both are measured.
 
 from __future__ import annotations
 
-from ..units import parse_duration
-from .common import TestContext, Tracker, cell_name
+from typing import Sequence
 
-NAME = "hir"
-TITLE = "Host Idle Recovery (HIR)"
+from ...engines.results import CellResult
+from ...store import RoundRecord
+from ...units import parse_duration
+from ..common import TestContext, cell_name
+from ..results import TrackerKey
+from .summary import HirSummary, WaitState
 
 
 def _label(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> HirSummary:
     burst = parse_duration(ctx.settings.get("burst", "5s"))
     idles = [parse_duration(x) for x in ctx.settings.get("wait_states", ["5s", "10s", "15s", "25s", "50s"])]
     reps = int(ctx.settings.get("repetitions", 360))
     purge = ctx.purge()
     pc_cell = ctx.cell(cell_name("rnd", 4096, 0), "randwrite", 4096, 0)
-    pc = ctx.run_to_steady_state("pc", [pc_cell], [Tracker(pc_cell.name, "iops")])
-    segments = {}
+    pc = ctx.run_to_steady_state("pc", [pc_cell], [TrackerKey(pc_cell.name, "iops")])
+    segments: dict[str, WaitState] = {}
     for idle in idles:
         # fio's per-100 ms IOPS logs are kept with each round: they show the idle really has no I/O
         ab = [ctx.cell(f"ab{i + 1}", "randwrite", 4096, 0, runtime_s=burst, idle_before_s=idle if i else 0.0,
@@ -45,35 +48,29 @@ def run(ctx: TestContext) -> dict:
         after_idle = ab_iops[1:] or ab_iops          # bursts that follow an idle period
         baseline = c_iops[1:] or c_iops              # continuous writing (the first follows the last idle)
         ab_mean, c_mean = sum(after_idle) / len(after_idle), sum(baseline) / len(baseline)
-        segments[_label(idle)] = {
-            "idle_s": idle, "bursts": len(ab_iops),
-            "ab_iops_mean": ab_mean, "c_iops_mean": c_mean, "recovery_ratio": ab_mean / c_mean if c_mean else None,
-            "ab_iops": ab_iops, "c_iops": c_iops,
-            "burst_seconds": [cell.runtime_ms / 1000 for r in ab_rounds + c_rounds for cell in r.cells],
-            "idle_measured_ms": _idle_measured(ctx, ab_rounds, c_rounds),
-        }
-    return {"purge": purge, "preconditioning": pc.to_dict(),
-            "preconditioning_iops": [r.cells[0].iops for r in pc.rounds],
-            "burst_s": burst, "repetitions": reps, "wait_states": segments,
-            "units": {"iops": "IO/s of each 5 s burst", "idle": "seconds of host idle before a burst"}}
+        segments[_label(idle)] = WaitState(
+            idle_s=idle, bursts=len(ab_iops),
+            ab_iops_mean=ab_mean, c_iops_mean=c_mean, recovery_ratio=ab_mean / c_mean if c_mean else None,
+            ab_iops=ab_iops, c_iops=c_iops,
+            burst_seconds=[cell.runtime_ms / 1000 for r in ab_rounds + c_rounds for cell in r.cells],
+            idle_measured_ms=_idle_measured(ab_rounds, c_rounds),
+        )
+    return HirSummary(purge=purge, steady=pc.record(),
+                      preconditioning_iops=[r.cells[0].iops for r in pc.rounds],
+                      burst_s=burst, repetitions=reps, wait_states=segments)
 
 
-def _burst_tracking(cells) -> dict:
+def _burst_tracking(cells: Sequence[CellResult]) -> dict:
     return {"burst_iops": [c.iops for c in cells]}
 
 
-def _idle_measured(ctx: TestContext, ab_rounds, c_rounds) -> list[float]:
+def _idle_measured(ab_rounds: list[RoundRecord], c_rounds: list[RoundRecord]) -> list[float]:
     """Every idle period the engine measured: between bursts inside a stored round, and at the start of
     each later round (a new fio process) including the idle before the baseline."""
-    import json
-
     out: list[float] = []
     for k, r in enumerate(ab_rounds + c_rounds[:1]):
         if k and r.gap_before_ms is not None:
             out.append(r.gap_before_ms)
         if r in ab_rounds:
-            row = ctx.store.db.execute("SELECT gaps_inside_json FROM rounds WHERE id=?", (r.id,)).fetchone()
-            out += json.loads(row[0]) if row else []
+            out += r.gaps_inside_ms
     return out
-
-from .hir_report import compare_section, report_section  # noqa: E402,F401

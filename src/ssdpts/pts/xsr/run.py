@@ -7,16 +7,15 @@ Recovery time = start of the first group-3 interval whose throughput is >= the g
 
 from __future__ import annotations
 
-from ..units import parse_duration
-from .common import TestContext
-
-NAME = "xsr"
-TITLE = "Cross-Stimulus Recovery (XSR)"
+from ...records import from_data
+from ...units import parse_duration
+from ..common import TestContext
+from .summary import XsrGroup, XsrInterval, XsrSummary
 
 GROUPS = (("g1", "write", 1 << 20), ("g2", "randwrite", 8192), ("g3", "write", 1 << 20))
 
 
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> XsrSummary:
     interval = parse_duration(ctx.settings.get("interval", "1m"))
     times = [parse_duration(t) for t in ctx.settings.get("group_times", ["8h", "6h", "8h"])]
     purge = ctx.purge()
@@ -43,16 +42,14 @@ def run(ctx: TestContext) -> dict:
     g1 = [s["mib_s"] for s in series["g1"]]
     g1_avg = sum(g1) / len(g1) if g1 else 0.0
     recovered = next((s for s in series["g3"] if s["mib_s"] >= g1_avg), None)
-    return {
-        "purge": purge,
-        "groups": {p: {"mib_s_mean": sum(s["mib_s"] for s in v) / len(v) if v else 0.0,
-                       "lat_mean_us": sum(s["lat_mean_us"] for s in v) / len(v) if v else 0.0,
-                       "intervals": len(v), "series": v} for p, v in series.items()},
-        "group1_average_mib_s": g1_avg,
-        "recovery_s": recovered["start_s"] if recovered else None,
-        "recovered": recovered is not None,
-        "interval_s": interval,
-        "units": {"mib_s": "MiB/s", "recovery_s": "seconds from the start of group 3", "latency": "µs"},
-    }
-
-from .xsr_report import compare_section, report_section  # noqa: E402,F401
+    return XsrSummary(
+        purge=purge,
+        groups={p: XsrGroup(mib_s_mean=sum(s["mib_s"] for s in v) / len(v) if v else 0.0,
+                            lat_mean_us=sum(s["lat_mean_us"] for s in v) / len(v) if v else 0.0,
+                            intervals=len(v), series=[from_data(XsrInterval, s) for s in v])
+                for p, v in series.items()},
+        group1_average_mib_s=g1_avg,
+        recovery_s=recovered["start_s"] if recovered else None,
+        recovered=recovered is not None,
+        interval_s=interval,
+    )

@@ -7,28 +7,22 @@ reported separately (seed 000 found the read tail was the problem). Procedure: p
 
 from __future__ import annotations
 
-from .common import TestContext
-from .demand import sweep
-from .wsat import COMPOSITE_ZONES, composite_split
+from ...workload import Workload
+from ..common import TestContext
+from ..demand import sweep
+from ..wsat.run import COMPOSITE_ZONES, composite_split
+from .summary import CbwSummary
 
-NAME = "cbw"
-TITLE = "Composite Block Size Workload (CBW)"
 
-
-def run(ctx: TestContext) -> dict:
+def run(ctx: TestContext) -> CbwSummary:
     split, note = composite_split(ctx.target.logical_block_size)
     if note:
         ctx.note(note)
     read = int(ctx.settings.get("read_pct", 40))
 
-    def make_cell(name, threads, iodepth, read_pct=read, **kw):
+    def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
         return ctx.cell(name, "randrw", 4096, read_pct, bssplit=split, distribution=COMPOSITE_ZONES,
                         threads=threads, iodepth=iodepth, **kw)
 
-    out = sweep(ctx, "cbw", make_cell)
-    out["bssplit"] = [list(x) for x in split]
-    out["zones"] = COMPOSITE_ZONES
-    out["notes"] = [note] if note else []
-    return out
-
-from .demand_report import compare_section, report_section  # noqa: E402,F401
+    return sweep(ctx, "cbw", make_cell, CbwSummary, read_pct=read, bssplit=list(split), zones=COMPOSITE_ZONES,
+                 notes=[note] if note else [])

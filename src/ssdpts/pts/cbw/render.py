@@ -1,0 +1,26 @@
+"""CBW renderers: the shared demand-sweep renderers (pts/demand_render.py), reads and writes apart."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ...report.context import SectionContext
+from ...units import bs_label
+from .. import demand_render
+from ..spec import Headline
+from .summary import CbwSummary
+
+parts = demand_render.parts
+compare = demand_render.compare
+text = demand_render.text
+
+
+def html(ctx: SectionContext) -> Markup:
+    s: CbwSummary = ctx.summary
+    mix = ", ".join(f"{bs_label(b)} {p} %" for b, p in s.bssplit)
+    pattern = f"Block sizes: {mix}; access zones {s.zones}; R/W {s.read_pct}/{100 - s.read_pct}."
+    return demand_render.html(ctx, pattern, split_rw=True)
+
+
+def headline(s: CbwSummary) -> list[Headline]:
+    return demand_render.headline(s, "cbw")
