@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
+from ..matrix import section_head
 from ..spec import Headline
 from .summary import IopsSummary
 
@@ -16,9 +17,7 @@ from .summary import IopsSummary
 def html(ctx: SectionContext) -> Markup:
     """SNIA IOPS report pages: steady state (convergence, window, determination), table, 2D plot, heat map."""
     s: IopsSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
-    out.append(Markup("<h3>Steady state</h3>"))
-    out.append(ctx.steady_block("", s.steady))
+    out = section_head(ctx, s)
     sizes, mixes, by = bs_mix_matrix(s.cells)
     if not sizes:
         return Markup("").join(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
@@ -13,6 +13,7 @@ from ...report.drives import drives_intro, ordered_part_labels, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..results import CellWindow, Latency
+from ..matrix import section_head
 from ..spec import Headline
 from .summary import LatencySummary
 
@@ -73,9 +74,7 @@ TABLE_HEADERS = ["Cell", "Block size", "R/W mix", "Direction", "IOPS"] + [f"{lab
 def html(ctx: SectionContext) -> Markup:
     """Steady state of mean latency; average/max response-time matrices; percentile table; plots."""
     s: LatencySummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
-    out.append(Markup("<h3>Steady state</h3>"))
-    out.append(ctx.steady_block("", s.steady))
+    out = section_head(ctx, s)
     sizes, mixes, by = bs_mix_matrix(s.cells)
     if not sizes:
         return Markup("").join(out)
