@@ -11,7 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ssdpts.engines.results import CellResult, DirStats, Interval, RoundOutput
-from ssdpts.profiles import load_profile, test_settings
+from ssdpts.profiles import load_profile
+from ssdpts.settings import test_settings
 from ssdpts.pts.common import TestContext
 from ssdpts.store import Store
 from ssdpts.targets import Target

@@ -76,6 +76,9 @@ CREATE INDEX IF NOT EXISTS rounds_by_test ON rounds(run_id, test, phase, kind, r
 """
 
 
+OUR_TABLES = {"meta", "runs", "tests", "steps", "rounds", "cells"}
+
+
 def default_results_dir() -> Path:
     return Path(os.environ.get("SSDPTS_RESULTS", "results"))
 
@@ -140,7 +143,7 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
+            self.db.executescript("BEGIN IMMEDIATE;\n" + SCHEMA + "\nCOMMIT;")   # all tables or none
             row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         except sqlite3.DatabaseError as e:
             raise SsdptsError(f"{self.path} is not a readable ssdpts results database ({e}); "
@@ -153,7 +156,7 @@ class Store:
     def _check_foreign(self) -> None:
         """An existing SQLite file that is not ours is refused, never written into."""
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and not {"meta", "runs"} <= tables:
+        if tables and not tables <= OUR_TABLES:
             raise SsdptsError(f"{self.path} is an SQLite database of another program (tables: "
                               f"{', '.join(sorted(tables)[:5])}); point --results at another directory")
 
