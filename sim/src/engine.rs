@@ -343,7 +343,8 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
     }
 
-    // submit one I/O on `slot` at time t; returns false if the clone stops
+    // submit one I/O on `slot` at time t; evaluates to its completion event
+    // (None if the clone stops)
     macro_rules! submit {
         ($slot:expr, $t:expr) => {{
             let slot: usize = $slot;
@@ -351,7 +352,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             let ci = slot / qd;
             if clones[ci].stopped || t >= t_stop || clones[ci].issued >= io_size {
                 clones[ci].stopped = true;
-                false
+                None
             } else {
                 let (off, bs, is_read) = if rand {
                     let io = la0[slot];
@@ -371,16 +372,20 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 sub_bytes[slot] = bs;
                 sub_read[slot] = is_read;
                 inflight += 1;
-                heap.push(Reverse(((done as u128) << 32) | slot as u128));
-                true
+                Some(((done as u128) << 32) | slot as u128)
             }
         }};
     }
 
     for slot in 0..nslots {
-        submit!(slot, t0);
+        if let Some(k) = submit!(slot, t0) {
+            heap.push(Reverse(k));
+        }
     }
-    while let Some(Reverse(k)) = heap.pop() {
+    // The earliest event stays at the top of the heap until it is handled;
+    // a follow-up event on the same slot replaces it (one sift instead of a
+    // pop and a push).
+    while let Some(&Reverse(k)) = heap.peek() {
         let t = (k >> 32) as u64;
         let key = k as u32;
         if inflight == 0 && t > last_t {
@@ -393,7 +398,12 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         let ci = slot / qd;
         if key & RESUME != 0 {
             clones[ci].period_start = clones[ci].period_start.max(t);
-            submit!(slot, t);
+            match submit!(slot, t) {
+                Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
+                None => {
+                    heap.pop();
+                }
+            }
             continue;
         }
         // completion
@@ -426,9 +436,12 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
         let c = &mut clones[ci];
         if c.stopped {
+            heap.pop();
             continue;
         }
         if think > 0 {
+            heap.pop();
+            let c = &mut clones[ci];
             if iotime == 0 {
                 // think after every I/O of this slot
                 let tr = t + think;
@@ -457,8 +470,17 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 }
                 continue;
             }
+            if let Some(nk) = submit!(slot, t) {
+                heap.push(Reverse(nk));
+            }
+            continue;
         }
-        submit!(slot, t);
+        match submit!(slot, t) {
+            Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
+            None => {
+                heap.pop();
+            }
+        }
     }
     if li > 0 && (cur.read_ios + cur.write_ios > 0 || intervals.is_empty()) {
         cur.t_ns = (end_t - t0).max(1).min((cur_idx + 1) * li);

@@ -68,6 +68,10 @@ pub struct Counters {
     pub power_on_ns: u64,
     pub live_bytes: u64,
     pub gc_moved_bytes: u64,
+    /// program/erase suspends by host reads (lifetime)
+    pub suspend_count: u64,
+    /// NAND reads that needed read retry (lifetime)
+    pub read_retry_count: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -82,8 +86,11 @@ pub struct Model {
     pub page_pages: u32, // 4K pages per NAND read unit
     pub page_shift: u32,
     pub ppsb_div: FastDiv,
-    /// die of each read-unit group of a superblock: [native, slc][slot >> page_shift]
-    pub group_die: [Vec<u16>; 2],
+    /// NAND page of each read-unit group of a superblock, [native, slc][slot >> page_shift]:
+    /// die | plane << 16 | page type << 24 (0 lower .. bits-1 upper; 0 in SLC mode)
+    pub group_info: [Vec<u32>; 2],
+    /// channel of each die
+    pub die_ch: Vec<u32>,
     pub user_pages: u32,
     pub n_nat: u32,     // native pool superblocks [0, n_nat)
     pub n_static: u32,  // static SLC superblocks [n_nat, n_nat+n_static)
@@ -115,8 +122,17 @@ pub struct Model {
     pub(crate) slc_written_pages: u64,
     pub(crate) gc: GcState,
     // ---- timing state
-    pub(crate) die_free: Vec<u64>,
+    /// end of the program/erase backlog of each die (array operations)
+    pub(crate) die_prog: Vec<u64>,
+    /// end of the last read of each die (any plane)
+    pub(crate) die_rd: Vec<u64>,
+    /// end of the last read of each plane (die * planes + plane)
+    pub(crate) plane_rd: Vec<u64>,
     pub(crate) ch_free: Vec<u64>,
+    /// service-time randomness (jitter, read retry); part of the state
+    pub(crate) rng: u64,
+    pub(crate) suspends: u64,
+    pub(crate) read_retries: u64,
     pub(crate) ctrl_free: u64,
     pub(crate) link_free: u64,
     pub clock: u64,
@@ -155,11 +171,12 @@ impl FastDiv {
     }
 }
 
+/// Prefetch a line that is about to be written.
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+fn prefetch_w<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0)
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_ET0)
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
@@ -203,10 +220,23 @@ impl Model {
         let u_slc = p.slc_program_unit_bytes / PAGE as u32;
         let page_pages = p.page_bytes / PAGE as u32;
         let page_shift = page_pages.trailing_zeros();
-        let mk_groups = |u: u32, cap: u32| -> Vec<u16> {
-            (0..cap / page_pages).map(|g| ((g * page_pages / u) % dies) as u16).collect()
+        // a program unit (u pages) goes to one die, units round robin over the
+        // dies; inside a unit the NAND pages interleave planes first, then
+        // page types (lower/middle/upper of one word line)
+        let planes = p.planes;
+        let mk_groups = |u: u32, cap: u32, types: u32| -> Vec<u32> {
+            (0..cap / page_pages)
+                .map(|g| {
+                    let die = (g * page_pages / u) % dies;
+                    let k = (g * page_pages % u) / page_pages;
+                    let plane = k % planes;
+                    let ptype = (k / planes) % types;
+                    die | plane << 16 | ptype << 24
+                })
+                .collect()
         };
-        let group_die = [mk_groups(u_nat, ppsb), mk_groups(u_slc, slc_ppsb)];
+        let group_info = [mk_groups(u_nat, ppsb, p.bits_per_cell), mk_groups(u_slc, slc_ppsb, 1)];
+        let die_ch: Vec<u32> = (0..dies).map(|d| d % p.channels).collect();
         let user_pages64 = p.user_capacity_bytes / PAGE;
         if user_pages64 >= (NIL as u64) / 2 {
             return Err("user_capacity_bytes too large".into());
@@ -233,7 +263,7 @@ impl Model {
         let total_pages = n_blocks as usize * ppsb as usize;
         let nb = n_blocks as usize;
         let mut m = Model {
-            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_die,
+            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
             dyn_max_blocks, window_nat, window_slc, ch_page_ns, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
@@ -255,8 +285,13 @@ impl Model {
             dyn_slc_blocks: 0,
             slc_written_pages: 0,
             gc: GcState { victim: NIL, ..Default::default() },
-            die_free: vec![0; dies as usize],
+            die_prog: vec![0; dies as usize],
+            die_rd: vec![0; dies as usize],
+            plane_rd: vec![0; (dies * p.planes) as usize],
             ch_free: vec![0; p.channels as usize],
+            rng: 0x9e37_79b9_7f4a_7c15,
+            suspends: 0,
+            read_retries: 0,
             ctrl_free: 0,
             link_free: 0,
             clock: 0,
@@ -280,7 +315,7 @@ impl Model {
     pub fn prefetch_map(&self, off: u64) {
         let lpn = (off / PAGE) as usize;
         if lpn < self.map.len() {
-            prefetch(&self.map[lpn]);
+            prefetch_w(&self.map[lpn]);
         }
     }
 
@@ -291,7 +326,7 @@ impl Model {
         if lpn < self.map.len() {
             let ppn = self.map[lpn];
             if ppn != NIL {
-                prefetch(&self.rmap[ppn as usize]);
+                prefetch_w(&self.rmap[ppn as usize]);
             }
         }
     }
@@ -355,7 +390,12 @@ impl Model {
     // geometry helpers
     #[inline(always)]
     fn die_of(&self, slot: u32, slc: bool) -> usize {
-        self.group_die[slc as usize][(slot >> self.page_shift) as usize] as usize
+        (self.group_info[slc as usize][(slot >> self.page_shift) as usize] & 0xffff) as usize
+    }
+
+    #[inline(always)]
+    fn info_of(&self, slot: u32, slc: bool) -> u32 {
+        self.group_info[slc as usize][(slot >> self.page_shift) as usize]
     }
 
     #[inline(always)]
@@ -363,14 +403,70 @@ impl Model {
         if self.slc[b as usize] != 0 { self.slc_ppsb } else { self.ppsb }
     }
 
-    /// Reserve a NAND read of one read unit on `die`; returns data-ready time.
+    /// Next value of the model's own random stream (splitmix64).
     #[inline(always)]
-    fn nand_read(&mut self, die: usize, slc: bool, npages: u64, now: u64) -> u64 {
-        let tr = if slc { self.p.t_read_slc_ns } else { self.p.t_read_ns };
-        let s = max(now, self.die_free[die]);
-        let e = s + tr;
-        self.die_free[die] = e;
-        let c = die % self.p.channels as usize;
+    fn rand(&mut self) -> u64 {
+        crate::engine::splitmix64(&mut self.rng)
+    }
+
+    /// `t` spread uniformly within +- t_jitter_percent.
+    #[inline(always)]
+    fn jitter(&mut self, t: u64) -> u64 {
+        if self.p.t_jitter_percent <= 0.0 || t == 0 {
+            return t;
+        }
+        let u = (self.rand() >> 11) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
+        let f = 1.0 + self.p.t_jitter_percent / 100.0 * (2.0 * u - 1.0);
+        (t as f64 * f) as u64
+    }
+
+    /// Sense time of one NAND page read: nominal time of its page type,
+    /// jitter, and (for a share of reads) 1..=read_retry_max extra senses.
+    #[inline(always)]
+    fn read_time(&mut self, info: u32, slc: bool) -> u64 {
+        let nominal = if slc { self.p.t_read_slc_ns } else { self.p.t_read_ns + (info >> 24) as u64 * self.p.t_read_step_ns };
+        let mut t = self.jitter(nominal);
+        if self.p.read_retry_percent > 0.0 {
+            let r = self.rand();
+            if ((r >> 11) as f64) < self.p.read_retry_percent / 100.0 * (1u64 << 53) as f64 {
+                let extra = 1 + (r & 0x3ff) % self.p.read_retry_max as u64;
+                t += extra * nominal;
+                self.read_retries += 1;
+            }
+        }
+        t
+    }
+
+    /// Reserve a NAND read of one read unit (`info` from `group_info`);
+    /// returns the time its data is transferred. A host read may suspend
+    /// the program/erase of its die (`suspend`); background (GC) reads are
+    /// queued with the die's programs and erases (all planes).
+    #[inline(always)]
+    fn nand_read(&mut self, info: u32, slc: bool, npages: u64, now: u64, host: bool) -> u64 {
+        let die = (info & 0xffff) as usize;
+        let pl = die * self.p.planes as usize + ((info >> 16) & 0xff) as usize;
+        let tr = self.read_time(info, slc);
+        let e = if !host {
+            // background reads are part of the die's array-operation queue
+            let e = max(now, self.die_prog[die]) + tr;
+            self.die_prog[die] = e;
+            e
+        } else {
+            let start = if self.p.suspend != 0 && self.die_prog[die] > now {
+                let s = max(now, self.plane_rd[pl]) + self.p.t_suspend_ns;
+                // the suspended operation resumes after the read
+                self.die_prog[die] += tr + self.p.t_suspend_ns;
+                self.suspends += 1;
+                s
+            } else {
+                max(max(now, self.plane_rd[pl]), self.die_prog[die])
+            };
+            let e = start + tr;
+            self.plane_rd[pl] = e;
+            self.die_rd[die] = max(self.die_rd[die], e);
+            e
+        };
+        let c = self.die_ch[die] as usize;
         let x = npages * self.ch_page_ns;
         let ct = max(now, self.ch_free[c]) + x;
         self.ch_free[c] = ct;
@@ -379,12 +475,13 @@ impl Model {
 
     #[inline(always)]
     fn program_unit(&mut self, die: usize, slc: bool, npages: u32, now: u64) {
-        let c = die % self.p.channels as usize;
+        let c = self.die_ch[die] as usize;
         let ct = max(now, self.ch_free[c]) + npages as u64 * self.ch_page_ns;
         self.ch_free[c] = ct;
         let tp = if slc { self.p.t_prog_slc_ns } else { self.p.t_prog_ns };
-        let s = max(ct, self.die_free[die]);
-        self.die_free[die] = s + tp;
+        let tp = self.jitter(tp);
+        let s = max(max(ct, self.die_prog[die]), self.die_rd[die]);
+        self.die_prog[die] = s + tp;
     }
 
     // ------------------------------------------------------------------
@@ -540,52 +637,119 @@ impl Model {
         true
     }
 
-    /// Move one valid page of the current victim (or erase it when done).
-    /// Returns false when the victim has been erased.
-    fn gc_move_one(&mut self, now: u64) -> bool {
+    /// Move up to `budget` valid pages of the current victim into the GC
+    /// stream; once the victim holds no valid page, one more unit of budget
+    /// erases it. Returns the budget used. The loop is specialised for the
+    /// GC stream (always native mode) because it carries most of the work
+    /// in steady state (WA - 1 moves per host page).
+    #[allow(unused_assignments)] // the last flush of the channel batch resets `pend`
+    fn gc_run(&mut self, now: u64, budget: u64) -> u64 {
         let v = self.gc.victim;
         let vi = v as usize;
-        if self.valid[vi] > 0 {
+        let mut done = 0u64;
+        let mut left = self.valid[vi];
+        if left > 0 {
             let end = self.wp[vi];
             let base = v * self.ppsb;
             let slc = self.slc[vi] != 0;
-            while self.gc.cursor < end {
-                let slot = self.gc.cursor;
-                self.gc.cursor += 1;
-                let old = base + slot;
-                let lpn = self.rmap[old as usize];
-                if lpn == NIL {
-                    continue;
+            let mut cursor = self.gc.cursor;
+            let cap = self.ppsb;
+            let u = self.u_nat;
+            let mut last_group = self.gc.last_group;
+            let mut ch = self.gc.ch as usize;
+            // channel transfer of the pages read from the current group is
+            // booked in one step (before any other booking on the channels)
+            let mut pend = 0u64;
+            macro_rules! flush_ch {
+                () => {
+                    if pend > 0 {
+                        self.ch_free[ch] = max(now, self.ch_free[ch]) + pend * self.ch_page_ns;
+                        pend = 0;
+                    }
+                };
+            }
+            let nmap = self.map.len();
+            while done < budget && left > 0 {
+                if self.open[S_GC] == NIL {
+                    self.ensure_open(S_GC, now);
                 }
-                // prefetch the forward-map entry of a page a few slots ahead
-                let ahead = slot + 12;
-                if ahead < end {
-                    let l2 = self.rmap[(base + ahead) as usize];
-                    if l2 != NIL {
-                        prefetch(&self.map[l2 as usize]);
+                let d = self.open[S_GC];
+                let di = d as usize;
+                let dbase = d * self.ppsb;
+                let mut w = self.wp[di];
+                let mut up = self.upos[S_GC];
+                let w0 = w;
+                let rmap = self.rmap.as_mut_ptr();
+                let map = self.map.as_mut_ptr();
+                debug_assert!(((base + end) as usize) <= self.rmap.len() && ((dbase + cap) as usize) <= self.rmap.len());
+                while done < budget && left > 0 && w < cap {
+                    let slot = cursor;
+                    cursor += 1;
+                    let old = base + slot;
+                    // SAFETY: slot < end <= cap and the victim/destination
+                    // superblocks lie inside rmap (checked above); lpn and
+                    // l2 are mapped logical pages (< map.len()).
+                    let lpn = unsafe { *rmap.add(old as usize) };
+                    if lpn == NIL {
+                        continue;
+                    }
+                    // prefetch the forward-map entry of a page a few slots ahead
+                    let ahead = slot + 32;
+                    if ahead < end {
+                        let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
+                        prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
+                    }
+                    let g = slot >> self.page_shift;
+                    if g != last_group {
+                        flush_ch!();
+                        last_group = g;
+                        let info = self.info_of(slot, slc);
+                        self.nand_read(info, slc, 0, now, false);
+                        ch = self.die_ch[(info & 0xffff) as usize] as usize;
+                    }
+                    pend += 1;
+                    let ppn = dbase + w;
+                    debug_assert!((lpn as usize) < nmap);
+                    unsafe {
+                        *rmap.add(old as usize) = NIL;
+                        *rmap.add(ppn as usize) = lpn;
+                        *map.add(lpn as usize) = ppn;
+                    }
+                    w += 1;
+                    up += 1;
+                    left -= 1;
+                    done += 1;
+                    if up == u || w == cap {
+                        flush_ch!();
+                        let die = self.die_of(w - 1, false);
+                        self.program_unit(die, false, up, now);
+                        up = 0;
                     }
                 }
-                let g = slot >> self.page_shift;
-                if g != self.gc.last_group {
-                    self.gc.last_group = g;
-                    let die = self.die_of(slot, slc);
-                    self.nand_read(die, slc, 0, now);
-                    self.gc.ch = (die % self.p.channels as usize) as u32;
+                let moved = w - w0;
+                self.wp[di] = w;
+                self.upos[S_GC] = up;
+                self.valid[di] += moved;
+                self.nand_write_pages += moved as u64;
+                self.gc_moved_pages += moved as u64;
+                if w == cap {
+                    self.close(d);
+                    self.open[S_GC] = NIL;
                 }
-                let c = self.gc.ch as usize;
-                self.ch_free[c] = max(now, self.ch_free[c]) + self.ch_page_ns;
-                self.rmap[old as usize] = NIL;
-                self.valid[vi] -= 1;
-                self.ensure_open(S_GC, now);
-                self.append(S_GC, lpn, now);
-                self.gc_moved_pages += 1;
-                return true;
+            }
+            flush_ch!();
+            self.gc.last_group = last_group;
+            self.gc.ch = ch as u32;
+            self.valid[vi] = left;
+            self.gc.cursor = cursor;
+            if left > 0 || done == budget {
+                return done;
             }
         }
         debug_assert_eq!(self.valid[vi], 0);
         self.erase(v, now);
         self.gc.victim = NIL;
-        false
+        done + 1
     }
 
     /// Run GC until one victim is erased (foreground, synchronous).
@@ -593,7 +757,7 @@ impl Model {
         if self.gc.victim == NIL && !self.gc_start(&[SET_NATIVE, SET_DYN]) {
             panic!("ssdsim: out of space and no GC victim (internal error)");
         }
-        while self.gc_move_one(now) {}
+        self.gc_run(now, u64::MAX);
     }
 
     /// Incremental foreground GC, called once per host page written.
@@ -612,9 +776,14 @@ impl Model {
         let free = self.free_nat.len() as u32;
         let deficit = self.p.gc_threshold_blocks.saturating_sub(free) as u64;
         self.gc.credit += self.gc.add * (deficit + 1);
-        while self.gc.credit >= self.gc.need {
-            self.gc.credit -= self.gc.need;
-            if !self.gc_move_one(now) {
+        if self.gc.credit < self.gc.need {
+            return;
+        }
+        let mut n = if self.gc.need == 0 { u64::MAX } else { self.gc.credit / self.gc.need };
+        self.gc.credit -= if self.gc.need == 0 { 0 } else { n * self.gc.need };
+        while n > 0 {
+            n -= self.gc_run(now, n);
+            if self.gc.victim == NIL {
                 if (self.free_nat.len() as u32) < self.p.gc_threshold_blocks && self.gc_start(&[SET_NATIVE, SET_DYN]) {
                     continue;
                 }
@@ -626,7 +795,8 @@ impl Model {
     fn erase(&mut self, b: u32, now: u64) {
         let bi = b as usize;
         for d in 0..self.dies as usize {
-            self.die_free[d] = max(now, self.die_free[d]) + self.p.t_erase_ns;
+            let te = self.jitter(self.p.t_erase_ns);
+            self.die_prog[d] = max(max(now, self.die_prog[d]), self.die_rd[d]) + te;
         }
         let _ = bi;
         self.erase_block_state(b);
@@ -681,7 +851,7 @@ impl Model {
         let slc = self.slc[self.open[stream] as usize] != 0;
         let die = self.append(stream, lpn, now);
         self.gc_credit(now);
-        self.die_free[die].saturating_sub(if slc { self.window_slc } else { self.window_nat })
+        self.die_prog[die].saturating_sub(if slc { self.window_slc } else { self.window_nat })
     }
 
     /// A command through the controller (serial service time) and the host link (payload transfer):
@@ -708,8 +878,8 @@ impl Model {
                 if partial && ppn != NIL {
                     let (b, slot) = self.ppsb_div.divrem(ppn);
                     let slc = self.slc[b as usize] != 0;
-                    let die = self.die_of(slot, slc);
-                    let r = self.nand_read(die, slc, 1, tc);
+                    let info = self.info_of(slot, slc);
+                    let r = self.nand_read(info, slc, 1, tc, true);
                     acc = max(acc, r);
                 }
                 if first == last - 1 {
@@ -736,7 +906,7 @@ impl Model {
         let mut done = tl;
         let mut last_group = NIL;
         let mut npages = 0u64;
-        let mut cur_die = 0usize;
+        let mut cur_info = 0u32;
         let mut cur_slc = false;
         for lpn in first..last {
             let ppn = self.map[lpn as usize];
@@ -746,18 +916,18 @@ impl Model {
             let g = ppn >> self.page_shift;
             if g != last_group {
                 if npages > 0 {
-                    done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
+                    done = max(done, self.nand_read(cur_info, cur_slc, npages, tc, true));
                 }
                 last_group = g;
                 let (b, slot) = self.ppsb_div.divrem(ppn);
                 cur_slc = self.slc[b as usize] != 0;
-                cur_die = self.die_of(slot, cur_slc);
+                cur_info = self.info_of(slot, cur_slc);
                 npages = 0;
             }
             npages += 1;
         }
         if npages > 0 {
-            done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
+            done = max(done, self.nand_read(cur_info, cur_slc, npages, tc, true));
         }
         self.host_read_bytes += len;
         done + self.p.host_overhead_ns
@@ -820,7 +990,7 @@ impl Model {
         self.free_static = fst.into();
         // every die erases its block of each used superblock in parallel
         let t = t0 + erased * self.p.t_erase_ns;
-        for d in self.die_free.iter_mut() {
+        for d in self.die_prog.iter_mut().chain(self.die_rd.iter_mut()).chain(self.plane_rd.iter_mut()) {
             *d = t;
         }
         for c in self.ch_free.iter_mut() {
@@ -837,7 +1007,7 @@ impl Model {
     /// Latest reservation end of any resource (>= clock).
     pub fn busy_until(&self) -> u64 {
         let mut t = self.clock.max(self.ctrl_free).max(self.link_free);
-        for &d in &self.die_free {
+        for &d in self.die_prog.iter().chain(self.die_rd.iter()) {
             t = t.max(d);
         }
         t
@@ -846,17 +1016,19 @@ impl Model {
     // ------------------------------------------------------------------
     // background work
     /// The host is idle during [t_start, t_end): after `idle_delay_ns`,
-    /// fold SLC data and run GC until `idle_free_target_percent` is reached.
+    /// fold SLC data and run GC until `idle_free_target_percent` is reached,
+    /// at most at `idle_gc_mb_s` (page moves are issued paced at that rate).
     pub fn background(&mut self, t_start: u64, t_end: u64) {
-        let now = t_start.saturating_add(self.p.idle_delay_ns);
+        let mut now = t_start.saturating_add(self.p.idle_delay_ns);
         if now >= t_end {
             return;
         }
         const CHUNK: u32 = 32;
-        loop {
+        let ns_per_page = if self.p.idle_gc_mb_s > 0 { PAGE * 1000 / self.p.idle_gc_mb_s } else { 0 };
+        while now < t_end {
             // stop when the dies are booked past the end of the idle period
             let mut busy = 0u64;
-            for &d in &self.die_free {
+            for &d in &self.die_prog {
                 busy = busy.max(d);
             }
             if busy >= t_end {
@@ -882,11 +1054,9 @@ impl Model {
                     break;
                 }
             }
-            for _ in 0..CHUNK {
-                if !self.gc_move_one(now) {
-                    break;
-                }
-            }
+            let moved0 = self.gc_moved_pages;
+            self.gc_run(now, CHUNK as u64);
+            now += (self.gc_moved_pages - moved0).max(1) * ns_per_page;
         }
         if self.check_each_op {
             self.check_invariants().unwrap();
@@ -923,6 +1093,8 @@ impl Model {
             power_on_ns: self.clock,
             live_bytes: self.live_pages * PAGE,
             gc_moved_bytes: self.gc_moved_pages * PAGE,
+            suspend_count: self.suspends,
+            read_retry_count: self.read_retries,
         }
     }
 

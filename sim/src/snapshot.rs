@@ -4,7 +4,7 @@ use crate::model::{Buckets, GcState, Model};
 use crate::params::Params;
 use std::collections::BTreeMap;
 
-const MAGIC: &[u8; 8] = b"SSDSIM\x01\x00";
+const MAGIC: &[u8; 8] = b"SSDSIM\x02\x00";
 
 struct W(Vec<u8>);
 impl W {
@@ -137,8 +137,13 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
     w.u64(g.need);
     w.u32(g.last_group);
     w.u32(g.ch);
-    w.v64(&m.die_free);
+    w.v64(&m.die_prog);
+    w.v64(&m.die_rd);
+    w.v64(&m.plane_rd);
     w.v64(&m.ch_free);
+    w.u64(m.rng);
+    w.u64(m.suspends);
+    w.u64(m.read_retries);
     for v in [m.ctrl_free, m.link_free, m.clock, m.host_write_bytes, m.host_read_bytes, m.nand_write_pages,
         m.erased_pages, m.erase_total, m.gc_moved_pages]
     {
@@ -204,8 +209,13 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
         last_group: r.u32()?,
         ch: r.u32()?,
     };
-    m.die_free = r.v64(m.die_free.len())?;
+    m.die_prog = r.v64(m.die_prog.len())?;
+    m.die_rd = r.v64(m.die_rd.len())?;
+    m.plane_rd = r.v64(m.plane_rd.len())?;
     m.ch_free = r.v64(m.ch_free.len())?;
+    m.rng = r.u64()?;
+    m.suspends = r.u64()?;
+    m.read_retries = r.u64()?;
     m.ctrl_free = r.u64()?;
     m.link_free = r.u64()?;
     m.clock = r.u64()?;
