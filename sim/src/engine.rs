@@ -158,7 +158,6 @@ struct CloneState {
     stopped: bool,
 }
 
-const RESUME: u32 = 1 << 31;
 
 impl JobSpec {
     pub fn validate(&self, capacity: u64) -> Result<(), String> {
@@ -262,7 +261,24 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     let mut sub_t = vec![0u64; nslots];
     let mut sub_bytes = vec![0u64; nslots];
     let mut sub_read = vec![false; nslots];
-    let mut heap: BinaryHeap<Reverse<u128>> = BinaryHeap::with_capacity(nslots + 1);
+    // Event keys are u64: (time - t0) << key_bits | resume flag | slot, so the
+    // heap compares one machine word (time ties are broken by slot, as before).
+    let slot_bits = 64 - (nslots as u64).leading_zeros();
+    let key_bits = slot_bits + 1;
+    let resume_flag = 1u64 << slot_bits;
+    let slot_mask = resume_flag - 1;
+    let max_rel = (1u64 << (64 - key_bits)) - 1;
+    let mut too_long = false;
+    macro_rules! key {
+        ($t:expr, $slot:expr, $flag:expr) => {{
+            let rel = $t - t0;
+            if rel > max_rel {
+                too_long = true;
+            }
+            (rel.min(max_rel) << key_bits) | $flag | $slot as u64
+        }};
+    }
+    let mut heap: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(nslots + 1);
     let mut rd = DirStats::default();
     let mut wr = DirStats::default();
     let li = job.log_interval_ns;
@@ -372,7 +388,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 sub_bytes[slot] = bs;
                 sub_read[slot] = is_read;
                 inflight += 1;
-                Some(((done as u128) << 32) | slot as u128)
+                Some(key!(done, slot, 0))
             }
         }};
     }
@@ -386,17 +402,17 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     // a follow-up event on the same slot replaces it (one sift instead of a
     // pop and a push).
     while let Some(&Reverse(k)) = heap.peek() {
-        let t = (k >> 32) as u64;
-        let key = k as u32;
+        let t = t0 + (k >> key_bits);
+        let key = k & (resume_flag | slot_mask);
         if inflight == 0 && t > last_t {
             model.background(last_t, t);
         }
         if t > last_t {
             last_t = t;
         }
-        let slot = (key & !RESUME) as usize;
+        let slot = (key & slot_mask) as usize;
         let ci = slot / qd;
-        if key & RESUME != 0 {
+        if key & resume_flag != 0 {
             clones[ci].period_start = clones[ci].period_start.max(t);
             match submit!(slot, t) {
                 Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
@@ -446,7 +462,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 // think after every I/O of this slot
                 let tr = t + think;
                 if tr < t_stop {
-                    heap.push(Reverse(((tr as u128) << 32) | (slot as u32 | RESUME) as u128));
+                    heap.push(Reverse(key!(tr, slot, resume_flag)));
                 } else {
                     c.stopped = true;
                 }
@@ -462,7 +478,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     c.period_start = tr;
                     if tr < t_stop {
                         for k in 0..qd {
-                            heap.push(Reverse(((tr as u128) << 32) | ((ci * qd + k) as u32 | RESUME) as u128));
+                            heap.push(Reverse(key!(tr, ci * qd + k, resume_flag)));
                         }
                     } else {
                         c.stopped = true;
@@ -485,6 +501,13 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     if li > 0 && (cur.read_ios + cur.write_ios > 0 || intervals.is_empty()) {
         cur.t_ns = (end_t - t0).max(1).min((cur_idx + 1) * li);
         intervals.push(cur);
+    }
+    if too_long {
+        return Err(format!(
+            "job ran longer than the event queue can represent ({} s of simulated time with {nslots} I/O slots); \
+             split it into shorter jobs",
+            max_rel / 1_000_000_000
+        ));
     }
     model.clock = model.clock.max(end_t);
     Ok(JobResult {

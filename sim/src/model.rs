@@ -8,6 +8,8 @@ use std::collections::VecDeque;
 
 pub const PAGE: u64 = 4096;
 pub const NIL: u32 = u32::MAX;
+/// Foreground GC moves pages in batches of this many (see `gc_credit`).
+const GC_BATCH: u64 = 16;
 
 pub(crate) const ST_FREE: u8 = 0;
 pub(crate) const ST_OPEN: u8 = 1;
@@ -99,6 +101,8 @@ pub struct Model {
     pub window_nat: u64,
     pub window_slc: u64,
     pub ch_page_ns: u64,
+    /// host link transfer time of one 4 KiB page (the common case of `admit`)
+    pub link_page_ns: u64,
     pub idle_target_blocks: u32,
     pub check_each_op: bool,
     // ---- mapping state
@@ -265,7 +269,7 @@ impl Model {
         let mut m = Model {
             dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -682,7 +686,13 @@ impl Model {
                 let rmap = self.rmap.as_mut_ptr();
                 let map = self.map.as_mut_ptr();
                 debug_assert!(((base + end) as usize) <= self.rmap.len() && ((dbase + cap) as usize) <= self.rmap.len());
-                while done < budget && left > 0 && w < cap {
+                // moves possible into this destination block in this call;
+                // a program unit completes at every `unit_end` (the block
+                // size is a multiple of the unit, so the block ends on one)
+                let wend = w + (budget - done).min(left as u64).min((cap - w) as u64) as u32;
+                let mut unit_end = w + (u - up);
+                let page_shift = self.page_shift;
+                while w < wend {
                     let slot = cursor;
                     cursor += 1;
                     let old = base + slot;
@@ -699,7 +709,7 @@ impl Model {
                         let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
                         prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
                     }
-                    let g = slot >> self.page_shift;
+                    let g = slot >> page_shift;
                     if g != last_group {
                         flush_ch!();
                         last_group = g;
@@ -716,16 +726,17 @@ impl Model {
                         *map.add(lpn as usize) = ppn;
                     }
                     w += 1;
-                    up += 1;
-                    left -= 1;
-                    done += 1;
-                    if up == u || w == cap {
+                    if w == unit_end {
                         flush_ch!();
                         let die = self.die_of(w - 1, false);
-                        self.program_unit(die, false, up, now);
-                        up = 0;
+                        self.program_unit(die, false, u, now);
+                        unit_end += u;
                     }
                 }
+                up = u - (unit_end - w);
+                debug_assert!(w != cap || up == 0);
+                done += (w - w0) as u64;
+                left -= w - w0;
                 let moved = w - w0;
                 self.wp[di] = w;
                 self.upos[S_GC] = up;
@@ -776,7 +787,9 @@ impl Model {
         let free = self.free_nat.len() as u32;
         let deficit = self.p.gc_threshold_blocks.saturating_sub(free) as u64;
         self.gc.credit += self.gc.add * (deficit + 1);
-        if self.gc.credit < self.gc.need {
+        // moves are done in batches of GC_BATCH (fewer calls; a batch is a
+        // few host pages of delay) unless free blocks are running out
+        if self.gc.credit < self.gc.need * if free > 2 { GC_BATCH } else { 1 } {
             return;
         }
         let mut n = if self.gc.need == 0 { u64::MAX } else { self.gc.credit / self.gc.need };
@@ -815,10 +828,10 @@ impl Model {
                 self.dyn_slc_blocks -= 1;
             }
         }
-        let base = (b * self.ppsb) as usize;
-        for s in 0..self.wp[bi] as usize {
-            self.rmap[base + s] = NIL;
-        }
+        // every page of an erased block is already unmapped (rmap NIL):
+        // GC moved its valid pages, host writes and TRIM invalidated the rest
+        // (purge clears rmap itself)
+        debug_assert!((0..self.wp[bi]).all(|s| self.rmap[(b * self.ppsb + s) as usize] == NIL));
         self.wp[bi] = 0;
         self.state[bi] = ST_FREE;
         if b < self.n_nat {
@@ -842,10 +855,13 @@ impl Model {
         } else {
             self.live_pages += 1;
         }
-        let stream = if self.ensure_open(S_HOST_SLC, now) {
+        let slc_possible = !self.free_static.is_empty() || self.dyn_max_blocks > 0;
+        let stream = if self.open[S_HOST_SLC] != NIL || (slc_possible && self.ensure_open(S_HOST_SLC, now)) {
             S_HOST_SLC
         } else {
-            self.ensure_open(S_HOST_NAT, now);
+            if self.open[S_HOST_NAT] == NIL {
+                self.ensure_open(S_HOST_NAT, now);
+            }
             S_HOST_NAT
         };
         let slc = self.slc[self.open[stream] as usize] != 0;
@@ -859,7 +875,8 @@ impl Model {
     fn admit(&mut self, now: u64, len: u64) -> (u64, u64) {
         let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
         self.ctrl_free = tc;
-        let tl = max(tc, self.link_free) + len * 1000 / self.p.link_mb_s;
+        let xfer = if len == PAGE { self.link_page_ns } else { len * 1000 / self.p.link_mb_s };
+        let tl = max(tc, self.link_free) + xfer;
         self.link_free = tl;
         (tc, tl)
     }
@@ -971,6 +988,10 @@ impl Model {
         for b in 0..self.n_blocks {
             let bi = b as usize;
             self.valid[bi] = 0;
+            let base = bi * self.ppsb as usize;
+            for slot in &mut self.rmap[base..base + self.wp[bi] as usize] {
+                *slot = NIL;
+            }
             if self.state[bi] != ST_FREE || self.wp[bi] != 0 {
                 self.erase_block_state(b); // pushes onto a free list
                 erased += 1;
