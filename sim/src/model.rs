@@ -451,21 +451,30 @@ impl Model {
         let pl = die * self.p.planes as usize + ((info >> 16) & 0xff) as usize;
         let tr = self.read_time(info, slc);
         let e = if !host {
-            // background reads are part of the die's array-operation queue
-            let e = max(now, self.die_prog[die]) + tr;
+            // background reads are part of the die's array-operation queue;
+            // GC reads whole word lines with multi-plane reads, so a plane
+            // page costs tR / planes of die time
+            let e = max(now, self.die_prog[die]) + tr / self.p.planes as u64;
             self.die_prog[die] = e;
             e
         } else {
-            let start = if self.p.suspend != 0 && self.die_prog[die] > now {
-                let s = max(now, self.plane_rd[pl]) + self.p.t_suspend_ns;
-                // the suspended operation resumes after the read
-                self.die_prog[die] += tr + self.p.t_suspend_ns;
-                self.suspends += 1;
-                s
+            let e = if self.p.suspend != 0 && self.die_prog[die] > now {
+                // the array operation in progress is suspended for the read
+                // and resumes after it: it is pushed back by the time the die
+                // spends in reads that did not overlap reads already under
+                // way on its other planes, plus one suspend/resume cost when
+                // the die was not already suspended
+                let busy_to = self.die_rd[die];
+                let fresh = busy_to <= now;
+                let s = max(now, self.plane_rd[pl]) + if fresh { self.p.t_suspend_ns } else { 0 };
+                let e = s + tr;
+                let ext = e.saturating_sub(max(busy_to, now)) + if fresh { self.p.t_suspend_ns } else { 0 };
+                self.die_prog[die] += ext;
+                self.suspends += fresh as u64;
+                e
             } else {
-                max(max(now, self.plane_rd[pl]), self.die_prog[die])
+                max(max(now, self.plane_rd[pl]), self.die_prog[die]) + tr
             };
-            let e = start + tr;
             self.plane_rd[pl] = e;
             self.die_rd[die] = max(self.die_rd[die], e);
             e
@@ -872,8 +881,9 @@ impl Model {
 
     /// A command through the controller (serial service time) and the host link (payload transfer):
     /// (controller done, link done).
-    fn admit(&mut self, now: u64, len: u64) -> (u64, u64) {
-        let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
+    fn admit(&mut self, now: u64, len: u64, write: bool) -> (u64, u64) {
+        let cmd = if write && self.p.ctrl_write_cmd_ns > 0 { self.p.ctrl_write_cmd_ns } else { self.p.ctrl_cmd_ns };
+        let tc = max(now, self.ctrl_free) + cmd;
         self.ctrl_free = tc;
         let xfer = if len == PAGE { self.link_page_ns } else { len * 1000 / self.p.link_mb_s };
         let tl = max(tc, self.link_free) + xfer;
@@ -883,7 +893,7 @@ impl Model {
 
     /// Host write of `len` bytes at `off` submitted at `now`; returns completion time.
     pub fn write_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
-        let (tc, tl) = self.admit(now, len);
+        let (tc, tl) = self.admit(now, len, true);
         let (first, last) = (off / PAGE, (off + len + PAGE - 1) / PAGE);
         let mut acc = tl;
         // read-modify-write of partially written 4K pages
@@ -913,12 +923,12 @@ impl Model {
         if self.check_each_op {
             self.check_invariants().unwrap();
         }
-        ready + self.p.host_overhead_ns
+        ready + self.p.host_overhead_ns + self.p.write_overhead_ns
     }
 
     /// Host read; returns completion time.
     pub fn read_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
-        let (tc, tl) = self.admit(now, len);
+        let (tc, tl) = self.admit(now, len, false);
         let (first, last) = (off / PAGE, (off + len + PAGE - 1) / PAGE);
         let mut done = tl;
         let mut last_group = NIL;

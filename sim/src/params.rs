@@ -85,7 +85,9 @@ define_params! {
     channel_mb_s: u64 = 800, [1, 1_000_000], "per-channel NAND bus bandwidth, MB/s (1e6 B/s)";
     link_mb_s: u64 = 3500, [1, 1_000_000], "host link bandwidth (PCIe/SATA), MB/s";
     ctrl_cmd_ns: u64 = 1500, [0, 100_000_000], "controller service time per command (serial resource), ns";
+    ctrl_write_cmd_ns: u64 = 0, [0, 100_000_000], "controller service time per write command (mapping update), ns; 0 = ctrl_cmd_ns";
     host_overhead_ns: u64 = 6000, [0, 100_000_000], "fixed latency added to every command, ns";
+    write_overhead_ns: u64 = 0, [0, 100_000_000], "extra fixed latency of a write (buffer commit), ns; not a throughput limit";
     suspend: u32 = 0, [0, 1], "1: host reads suspend a program/erase in progress on their die (0: reads queue behind it)";
     t_suspend_ns: u64 = 20_000, [0, 100_000_000], "cost of one suspend + resume: added to the read and to the suspended operation, ns";
     write_buffer_bytes: u64 = 2 * MIB, [0, 1u64 << 34], "write buffer size; host writes complete once buffered";
