@@ -233,7 +233,10 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         let mut zs = start;
         for &(pio, prange) in &job.zones {
             cum += pio;
-            let zlen = ((size as f64) * prange / 100.0) as u64;
+            // zone boundaries on the block grid (as fio's block-based zones): an
+            // unaligned boundary would make every I/O of the next zone straddle
+            // two 4 KiB pages
+            let zlen = ((size as f64) * prange / 100.0) as u64 / align * align;
             let zend = (zs + zlen).min(end);
             zones.push((((cum / 100.0) * 4294967296.0) as u64, zs, zend - zs));
             zs = zend;

@@ -25,6 +25,10 @@ pub(crate) const SET_STATIC: usize = 2;
 pub(crate) const S_HOST_SLC: usize = 0;
 pub(crate) const S_HOST_NAT: usize = 1;
 pub(crate) const S_GC: usize = 2;
+/// hot/cold separation (`hot_cold`): host writes of hot data, GC moves out of hot blocks
+pub(crate) const S_HOST_HOT: usize = 3;
+pub(crate) const S_GC_HOT: usize = 4;
+pub(crate) const N_STREAMS: usize = 5;
 
 /// Closed blocks bucketed by valid-page count (doubly linked lists through
 /// `Model::next`/`Model::prev`), for O(1) amortised min-valid selection.
@@ -118,9 +122,20 @@ pub struct Model {
     pub(crate) bk: [Buckets; 3],
     pub(crate) free_nat: VecDeque<u32>,
     pub(crate) free_static: VecDeque<u32>,
-    pub(crate) open: [u32; 3],
+    pub(crate) open: [u32; N_STREAMS],
     /// pages written into the current program unit of each stream
-    pub(crate) upos: [u32; 3],
+    pub(crate) upos: [u32; N_STREAMS],
+    /// per block: 1 if it belongs to the hot pool (hot/cold separation)
+    pub(crate) hot: Vec<u8>,
+    /// per logical page (only with hot_cold): epoch of its last host write,
+    /// in units of `epoch_pages` host pages (15 bits, wrapping), and in the
+    /// top bit whether that write came soon after the one before
+    pub(crate) epoch: Vec<u16>,
+    pub epoch_pages: u64,
+    /// host pages written (lifetime); the clock of data age
+    pub(crate) host_pages: u64,
+    /// host pages classified hot (lifetime)
+    pub(crate) hot_writes: u64,
     pub(crate) live_pages: u64,
     pub(crate) dyn_slc_blocks: u32,
     pub(crate) slc_written_pages: u64,
@@ -283,8 +298,13 @@ impl Model {
             bk: [Buckets::new(ppsb as usize), Buckets::new(slc_ppsb as usize), Buckets::new(slc_ppsb as usize)],
             free_nat: (0..n_nat).collect(),
             free_static: (n_nat..n_blocks).collect(),
-            open: [NIL; 3],
-            upos: [0; 3],
+            open: [NIL; N_STREAMS],
+            upos: [0; N_STREAMS],
+            hot: vec![0; nb],
+            epoch: vec![0; if p.hot_cold != 0 { user_pages as usize } else { 0 }],
+            epoch_pages: (user_pages as u64 / 64).max(1),
+            host_pages: 0,
+            hot_writes: 0,
             live_pages: 0,
             dyn_slc_blocks: 0,
             slc_written_pages: 0,
@@ -528,6 +548,22 @@ impl Model {
         }
         self.open[stream] = b;
         self.upos[stream] = 0;
+        self.hot[b as usize] = (stream == S_HOST_HOT || stream == S_GC_HOT) as u8;
+    }
+
+    /// Written by the host less than one capacity of host writes ago (64
+    /// epochs; epochs wrap after 512 capacities).
+    #[inline]
+    fn is_young(&self, lpn: u32) -> bool {
+        let now = (self.host_pages / self.epoch_pages) as u16;
+        now.wrapping_sub(self.epoch[lpn as usize]) & 0x7fff < 64
+    }
+
+    /// Hot data: its last two host writes each came less than one capacity of
+    /// host writes after the previous one, the last of them recently.
+    #[inline]
+    fn is_hot(&self, lpn: u32) -> bool {
+        self.epoch[lpn as usize] & 0x8000 != 0 && self.is_young(lpn)
     }
 
     /// Make sure `stream` has an open block. Returns false if the host-SLC
@@ -549,8 +585,10 @@ impl Model {
                     false
                 }
             }
-            S_HOST_NAT => {
-                while self.free_nat.len() < 2 {
+            S_HOST_NAT | S_HOST_HOT => {
+                // keep a free block for each GC stream that may open
+                let reserve = if self.p.hot_cold != 0 { 3 } else { 2 };
+                while self.free_nat.len() < reserve {
                     self.gc_sync_victim(now);
                 }
                 let b = self.free_nat.pop_front().unwrap();
@@ -657,6 +695,9 @@ impl Model {
     /// in steady state (WA - 1 moves per host page).
     #[allow(unused_assignments)] // the last flush of the channel batch resets `pend`
     fn gc_run(&mut self, now: u64, budget: u64) -> u64 {
+        if self.p.hot_cold != 0 {
+            return self.gc_run_sorted(now, budget);
+        }
         let v = self.gc.victim;
         let vi = v as usize;
         let mut done = 0u64;
@@ -682,15 +723,16 @@ impl Model {
                 };
             }
             let nmap = self.map.len();
+            let gs = S_GC;
             while done < budget && left > 0 {
-                if self.open[S_GC] == NIL {
-                    self.ensure_open(S_GC, now);
+                if self.open[gs] == NIL {
+                    self.ensure_open(gs, now);
                 }
-                let d = self.open[S_GC];
+                let d = self.open[gs];
                 let di = d as usize;
                 let dbase = d * self.ppsb;
                 let mut w = self.wp[di];
-                let mut up = self.upos[S_GC];
+                let mut up = self.upos[gs];
                 let w0 = w;
                 let rmap = self.rmap.as_mut_ptr();
                 let map = self.map.as_mut_ptr();
@@ -748,13 +790,13 @@ impl Model {
                 left -= w - w0;
                 let moved = w - w0;
                 self.wp[di] = w;
-                self.upos[S_GC] = up;
+                self.upos[gs] = up;
                 self.valid[di] += moved;
                 self.nand_write_pages += moved as u64;
                 self.gc_moved_pages += moved as u64;
                 if w == cap {
                     self.close(d);
-                    self.open[S_GC] = NIL;
+                    self.open[gs] = NIL;
                 }
             }
             flush_ch!();
@@ -767,6 +809,49 @@ impl Model {
             }
         }
         debug_assert_eq!(self.valid[vi], 0);
+        self.erase(v, now);
+        self.gc.victim = NIL;
+        done + 1
+    }
+
+    /// `gc_run` with hot/cold separation: each moved page goes to the hot or
+    /// the cold GC stream by the age of its data (page by page, plain loop).
+    fn gc_run_sorted(&mut self, now: u64, budget: u64) -> u64 {
+        let v = self.gc.victim;
+        let vi = v as usize;
+        let mut done = 0u64;
+        if self.valid[vi] > 0 {
+            let base = v * self.ppsb;
+            let slc = self.slc[vi] != 0;
+            while done < budget && self.valid[vi] > 0 {
+                let slot = self.gc.cursor;
+                self.gc.cursor += 1;
+                let old = base + slot;
+                let lpn = self.rmap[old as usize];
+                if lpn == NIL {
+                    continue;
+                }
+                let g = slot >> self.page_shift;
+                if g != self.gc.last_group {
+                    self.gc.last_group = g;
+                    let info = self.info_of(slot, slc);
+                    self.nand_read(info, slc, 0, now, false);
+                    self.gc.ch = self.die_ch[(info & 0xffff) as usize];
+                }
+                let c = self.gc.ch as usize;
+                self.ch_free[c] = max(now, self.ch_free[c]) + self.ch_page_ns;
+                self.rmap[old as usize] = NIL;
+                self.valid[vi] -= 1;
+                let stream = if self.is_hot(lpn) { S_GC_HOT } else { S_GC };
+                self.ensure_open(stream, now);
+                self.append(stream, lpn, now);
+                self.gc_moved_pages += 1;
+                done += 1;
+            }
+            if self.valid[vi] > 0 || done == budget {
+                return done;
+            }
+        }
         self.erase(v, now);
         self.gc.victim = NIL;
         done + 1
@@ -842,6 +927,7 @@ impl Model {
         // (purge clears rmap itself)
         debug_assert!((0..self.wp[bi]).all(|s| self.rmap[(b * self.ppsb + s) as usize] == NIL));
         self.wp[bi] = 0;
+        self.hot[bi] = 0;
         self.state[bi] = ST_FREE;
         if b < self.n_nat {
             self.slc[bi] = 0;
@@ -858,20 +944,29 @@ impl Model {
     #[inline]
     fn host_write_page(&mut self, lpn: u32, now: u64) -> u64 {
         let old = self.map[lpn as usize];
+        let mut hot = false;
         if old != NIL {
+            hot = self.p.hot_cold != 0 && self.is_hot(lpn);
             self.invalidate(old);
             self.map[lpn as usize] = NIL;
         } else {
             self.live_pages += 1;
         }
+        if self.p.hot_cold != 0 {
+            let soon = (old != NIL && self.is_young(lpn)) as u16;
+            self.epoch[lpn as usize] = (self.host_pages / self.epoch_pages) as u16 & 0x7fff | soon << 15;
+        }
+        self.host_pages += 1;
         let slc_possible = !self.free_static.is_empty() || self.dyn_max_blocks > 0;
         let stream = if self.open[S_HOST_SLC] != NIL || (slc_possible && self.ensure_open(S_HOST_SLC, now)) {
             S_HOST_SLC
         } else {
-            if self.open[S_HOST_NAT] == NIL {
-                self.ensure_open(S_HOST_NAT, now);
+            let s = if hot { S_HOST_HOT } else { S_HOST_NAT };
+            self.hot_writes += hot as u64;
+            if self.open[s] == NIL {
+                self.ensure_open(s, now);
             }
-            S_HOST_NAT
+            s
         };
         let slc = self.slc[self.open[stream] as usize] != 0;
         let die = self.append(stream, lpn, now);
@@ -987,7 +1082,7 @@ impl Model {
         }
         self.live_pages = 0;
         self.gc.victim = NIL;
-        self.open = [NIL; 3];
+        self.open = [NIL; N_STREAMS];
         for s in 0..3 {
             let n = self.bk[s].head.len() - 1;
             self.bk[s] = Buckets::new(n);
@@ -1177,8 +1272,8 @@ impl Model {
                 return Err(format!("block {b} valid {} != counted {v}", self.valid[bi]));
             }
             let st = self.state[bi];
-            if st == ST_FREE && (wp != 0 || v != 0) {
-                return Err(format!("free block {b} not empty"));
+            if st == ST_FREE && (wp != 0 || v != 0 || self.hot[bi] != 0) {
+                return Err(format!("free block {b} not empty (or still tagged hot)"));
             }
             if b >= self.n_nat && self.slc[bi] == 0 {
                 return Err(format!("static block {b} not in SLC mode"));
@@ -1272,7 +1367,37 @@ impl Model {
     }
 }
 
+/// Hot and cold pools (hot/cold separation): physical pages of the
+/// non-free native blocks and the live pages they hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pools {
+    pub hot_physical_pages: u64,
+    pub hot_live_pages: u64,
+    pub cold_physical_pages: u64,
+    pub cold_live_pages: u64,
+    pub free_pages: u64,
+    /// host pages written / classified hot (lifetime)
+    pub host_pages: u64,
+    pub hot_writes: u64,
+}
+
 impl Model {
+    pub fn pools(&self) -> Pools {
+        let mut p = Pools { host_pages: self.host_pages, hot_writes: self.hot_writes, ..Pools::default() };
+        for b in 0..self.n_nat as usize {
+            if self.state[b] == ST_FREE {
+                p.free_pages += self.ppsb as u64;
+            } else if self.hot[b] != 0 {
+                p.hot_physical_pages += self.ppsb as u64;
+                p.hot_live_pages += self.valid[b] as u64;
+            } else {
+                p.cold_physical_pages += self.ppsb as u64;
+                p.cold_live_pages += self.valid[b] as u64;
+            }
+        }
+        p
+    }
+
     /// Unwritten pages in the native pool (free blocks + open-block tails).
     pub fn empty_pages(&self) -> u64 {
         let mut e = self.free_nat.len() as u64 * self.ppsb as u64;

@@ -97,6 +97,7 @@ define_params! {
     gc_threshold_blocks: u32 = 4, [2, 100_000], "foreground GC runs while free superblocks < this";
     idle_delay_ns: u64 = 100_000_000, [0, 1u64 << 50], "idle time before background GC/folding starts, ns";
     idle_free_target_percent: f64 = 8.0, [0.0, 100.0], "idle GC works until this % of native-pool superblocks is free";
+    hot_cold: u32 = 0, [0, 1], "1: hot/cold separation: overwrites of data younger than one capacity of host writes, and GC moves out of such blocks, go to separate (hot) open blocks";
     idle_gc_mb_s: u64 = 0, [0, 1_000_000], "rate bound of idle GC/folding (NAND page moves), MB/s; 0 = as fast as the dies allow";
     rated_pe_cycles: u32 = 1500, [1, 1_000_000], "rated program/erase cycles (for wear_percent)";
 }

@@ -140,6 +140,9 @@ SCHEMA: tuple[Key, ...] = (
         "host idle time before background GC / SLC folding starts", _mul(1_000_000)),
     Key("gc", "idle_free_target_percent", "idle_free_target_percent", False, 0, 100, "%",
         "idle GC runs until this % of native-pool superblocks is free", _mul(1, to_int=False)),
+    Key("gc", "hot_cold", "hot_cold", True, 0, 1, "0/1",
+        "1: hot/cold separation (data rewritten twice within one capacity of writes goes to its own blocks, "
+        "also when GC moves it)", _mul(1), (0, 1), default=0),
     Key("gc", "idle_gc_mb_s", "idle_gc_mb_s", True, 0, 1_000_000, "MB/s",
         "rate bound of idle GC / folding (NAND page moves); 0 = as fast as the dies allow", _mul(1),
         default=0),
