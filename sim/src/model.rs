@@ -107,6 +107,10 @@ pub struct Model {
     pub ch_page_ns: u64,
     /// host link transfer time of one 4 KiB page (the common case of `admit`)
     pub link_page_ns: u64,
+    /// nominal read time [host, GC (/ planes)][SLC, native lower, middle, upper, (4th)]
+    pub read_nominal: [[u64; 5]; 2],
+    /// read retry when (random >> 11) < this (read_retry_percent of 2^53)
+    pub retry_threshold: u64,
     pub idle_target_blocks: u32,
     pub check_each_op: bool,
     // ---- mapping state
@@ -256,6 +260,13 @@ impl Model {
         };
         let group_info = [mk_groups(u_nat, ppsb, p.bits_per_cell), mk_groups(u_slc, slc_ppsb, 1)];
         let die_ch: Vec<u32> = (0..dies).map(|d| d % p.channels).collect();
+        let mut read_nominal = [[0u64; 5]; 2];
+        for k in 0..5 {
+            let t = if k == 0 { p.t_read_slc_ns } else { p.t_read_ns + (k as u64 - 1) * p.t_read_step_ns };
+            read_nominal[0][k] = t;
+            read_nominal[1][k] = t / p.planes as u64;
+        }
+        let retry_threshold = (p.read_retry_percent / 100.0 * (1u64 << 53) as f64) as u64;
         let user_pages64 = p.user_capacity_bytes / PAGE;
         if user_pages64 >= (NIL as u64) / 2 {
             return Err("user_capacity_bytes too large".into());
@@ -284,7 +295,7 @@ impl Model {
         let mut m = Model {
             dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -447,12 +458,13 @@ impl Model {
     /// Sense time of one NAND page read: nominal time of its page type,
     /// jitter, and (for a share of reads) 1..=read_retry_max extra senses.
     #[inline(always)]
-    fn read_time(&mut self, info: u32, slc: bool) -> u64 {
-        let nominal = if slc { self.p.t_read_slc_ns } else { self.p.t_read_ns + (info >> 24) as u64 * self.p.t_read_step_ns };
+    fn read_time(&mut self, info: u32, slc: bool, host: bool) -> u64 {
+        let k = if slc { 0 } else { 1 + (info >> 24) as usize };
+        let nominal = self.read_nominal[!host as usize][k];
         let mut t = self.jitter(nominal);
-        if self.p.read_retry_percent > 0.0 {
+        if self.retry_threshold > 0 {
             let r = self.rand();
-            if ((r >> 11) as f64) < self.p.read_retry_percent / 100.0 * (1u64 << 53) as f64 {
+            if (r >> 11) < self.retry_threshold {
                 let extra = 1 + (r & 0x3ff) % self.p.read_retry_max as u64;
                 t += extra * nominal;
                 self.read_retries += 1;
@@ -469,12 +481,12 @@ impl Model {
     fn nand_read(&mut self, info: u32, slc: bool, npages: u64, now: u64, host: bool) -> u64 {
         let die = (info & 0xffff) as usize;
         let pl = die * self.p.planes as usize + ((info >> 16) & 0xff) as usize;
-        let tr = self.read_time(info, slc);
+        let tr = self.read_time(info, slc, host);
         let e = if !host {
             // background reads are part of the die's array-operation queue;
             // GC reads whole word lines with multi-plane reads, so a plane
-            // page costs tR / planes of die time
-            let e = max(now, self.die_prog[die]) + tr / self.p.planes as u64;
+            // page costs tR / planes of die time (`read_nominal[1]`)
+            let e = max(now, self.die_prog[die]) + tr;
             self.die_prog[die] = e;
             e
         } else {
@@ -610,7 +622,7 @@ impl Model {
     }
 
     /// Append `lpn` to the open block of `stream` (must be open). Returns the die.
-    #[inline]
+    #[inline(always)]
     fn append(&mut self, stream: usize, lpn: u32, now: u64) -> usize {
         let b = self.open[stream];
         let bi = b as usize;
@@ -816,6 +828,7 @@ impl Model {
 
     /// `gc_run` with hot/cold separation: each moved page goes to the hot or
     /// the cold GC stream by the age of its data (page by page, plain loop).
+    #[inline(never)]
     fn gc_run_sorted(&mut self, now: u64, budget: u64) -> u64 {
         let v = self.gc.victim;
         let vi = v as usize;
