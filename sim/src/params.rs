@@ -21,7 +21,7 @@ macro_rules! define_params {
                 $( (stringify!($name), $min as f64, $max as f64, !matches!(stringify!($ty).as_bytes(), b"f64"), $doc), )*
             ];
 
-            /// Build from a complete key -> value map (all keys required).
+            /// Build from a key -> value map (all keys but `OPTIONAL` required).
             pub fn from_map(m: &BTreeMap<String, f64>) -> Result<Params, String> {
                 for k in m.keys() {
                     if !Self::KEYS.iter().any(|e| e.0 == k) {
@@ -32,6 +32,8 @@ macro_rules! define_params {
                 let mut p = Params::default();
                 $(
                     match m.get(stringify!($name)) {
+                        // keys added after the first release keep their defaults (old callers and configs)
+                        None if OPTIONAL.contains(&stringify!($name)) => {}
                         None => return Err(format!("missing parameter '{}'", stringify!($name))),
                         Some(&v) => {
                             let isint = !matches!(stringify!($ty).as_bytes(), b"f64");
@@ -56,6 +58,13 @@ macro_rules! define_params {
         }
     };
 }
+
+/// Keys that may be left out of `from_map` (their default reproduces the
+/// behaviour from before they existed).
+pub const OPTIONAL: &[&str] = &[
+    "planes", "t_read_step_ns", "t_jitter_percent", "read_retry_percent", "read_retry_max", "ctrl_write_cmd_ns",
+    "write_overhead_ns", "suspend", "t_suspend_ns", "idle_gc_mb_s", "hot_cold",
+];
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
