@@ -246,6 +246,8 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
     }
     let rand = job.rw.random();
+    // random offsets of a fixed block size: slots in the region (no division per I/O)
+    let n_fixed = if fixed_bs != 0 { (size - fixed_bs) / align + 1 } else { 0 };
     let t0 = model.clock;
     let nclones = job.numjobs as usize;
     let qd = job.iodepth as usize;
@@ -315,7 +317,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             };
             let off = if rand {
                 if zones.is_empty() {
-                    let n = (size - bs) / align + 1;
+                    let n = if fixed_bs != 0 { n_fixed } else { (size - bs) / align + 1 };
                     start + c.rng.below(n) * align
                 } else {
                     let r = c.rng.next_u64() >> 32;

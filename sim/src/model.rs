@@ -518,6 +518,15 @@ impl Model {
         max(e + x, ct)
     }
 
+    /// A GC read of one plane page: queued with the die's programs and
+    /// erases (see `nand_read`); its channel transfer is booked by the caller.
+    #[inline(always)]
+    fn gc_read(&mut self, info: u32, slc: bool, now: u64) {
+        let die = (info & 0xffff) as usize;
+        let tr = self.read_time(info, slc, false);
+        self.die_prog[die] = max(now, self.die_prog[die]) + tr;
+    }
+
     #[inline(always)]
     fn program_unit(&mut self, die: usize, slc: bool, npages: u32, now: u64) {
         let c = self.die_ch[die] as usize;
@@ -777,7 +786,7 @@ impl Model {
                         flush_ch!();
                         last_group = g;
                         let info = self.info_of(slot, slc);
-                        self.nand_read(info, slc, 0, now, false);
+                        self.gc_read(info, slc, now);
                         ch = self.die_ch[(info & 0xffff) as usize] as usize;
                     }
                     pend += 1;
