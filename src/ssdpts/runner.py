@@ -254,7 +254,8 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
         ctx = TestContext(run_id=run_id, test=test, store=store, target=sub, engine=engine,
                           settings=test_settings(profile, test), progress=progress,
-                          purge_method=run["options"].get("purge", "auto"), scope=scope)
+                          purge_method=run["options"].get("purge", "auto"), scope=scope,
+                          decode_summary=registry.decode_stored)
         spec = registry.get(test)
         summary = spec.encode(spec.run(ctx))
         still = dict(engine.failed)
@@ -301,7 +302,8 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 store.set_test(run_id, name, "running")
                 ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
                                   settings=test_settings(profile, name), progress=progress,
-                                  purge_method=run["options"].get("purge", "auto"))
+                                  purge_method=run["options"].get("purge", "auto"),
+                                  decode_summary=registry.decode_stored)
                 progress.test_started(name, spec.title, None)
                 _health(store, run_id, name, "before", target)
                 summary = spec.encode(spec.run(ctx))

@@ -62,9 +62,19 @@ class TestContext:
     progress: object
     purge_method: str = "auto"
     scope: str = ""            # prefixes phases and step keys (a retry of failed targets stores beside the first try)
+    # (test name, stored summary) -> typed summary or None; given by the runner, which holds the registry
+    # (a test package importing the registry would be an import cycle: the registry imports every test)
+    decode_summary: Callable[[str, dict], object] | None = None
 
     def _ph(self, phase: str) -> str:
         return self.scope + phase
+
+    def stored_summary(self, test: str) -> object | None:
+        """Another test's typed summary from this run; None when it did not run, stored none, or is unknown."""
+        if self.decode_summary is None:
+            return None
+        stored = next((t.get("summary") for t in self.store.tests(self.run_id) if t["name"] == test), None)
+        return self.decode_summary(test, stored) if stored else None
 
     # settings helpers ------------------------------------------------------------------------
     def cell_runtime(self) -> float:

@@ -42,3 +42,9 @@ def get(name: str) -> TestSpec:
 
 def find(name: str) -> TestSpec | None:
     return tests().get(name)
+
+
+def decode_stored(name: str, data: dict | None) -> object | None:
+    """A stored summary of test `name` as its typed record; None for an unknown test or no summary."""
+    spec = find(name)
+    return spec.decode(data) if spec is not None else None
