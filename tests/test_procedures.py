@@ -12,6 +12,7 @@ import pytest
 
 from conftest import run_completed
 from recording import fake_target, record
+from ssdpts.pts import registry
 from ssdpts.pts.common import round_seed
 from ssdpts.units import bs_label
 from ssdpts.workload import Workload, render
@@ -47,13 +48,18 @@ def test_wipc_runs_at_the_tests_tc_qd(tmp_path, profile, test, tc, qd):
 
 # --- throughput: tracking variable per spec, continuing streams ----------------------------------------
 
+def trackers(rec, bs: str) -> list[str]:
+    """The tracker labels of the throughput loop at block size `bs` ("128K")."""
+    result = next(b for b in rec.summary.block_sizes if b.label == bs)
+    return [t.key.label for t in result.steady.trackers]
+
+
 def test_throughput_tracking_follows_the_profiles_spec(tmp_path):
     e11 = record(tmp_path / "e11", "pts-e11", "throughput")
     pts2 = record(tmp_path / "p2", "pts-enterprise", "throughput")
     for bs in ("128K", "1024K"):
-        assert list(e11.summary["block_sizes"][bs]["steady"]["trackers"]) == [f"seq_{bs}_0-100 write_bw"]
-        assert list(pts2.summary["block_sizes"][bs]["steady"]["trackers"]) == [
-            f"seq_{bs}_100-0 read_bw", f"seq_{bs}_0-100 write_bw"]
+        assert trackers(e11, bs) == [f"seq_{bs}_0-100 write_bw"]
+        assert trackers(pts2, bs) == [f"seq_{bs}_100-0 read_bw", f"seq_{bs}_0-100 write_bw"]
 
 
 def test_stream_positions_wrap_like_fio():
@@ -128,7 +134,8 @@ def test_without_a_seed_one_is_drawn_and_recorded(loopdev, results, tiny):
                                                       (512, 16384, 16384)])
 def test_cbw_aligned_to_4k_or_the_physical_block(tmp_path, logical, physical, align):
     rec = record(tmp_path, "pts-enterprise", "cbw", target=fake_target(logical=logical, physical=physical))
-    assert rec.summary["alignment_bytes"] == align
+    assert rec.summary.alignment_bytes == align
+    assert (rec.summary.block_sizes_bytes.logical, rec.summary.block_sizes_bytes.physical) == (logical, physical)
     sweep = [w for s in rec.engine.submitted for w in s.cells]
     assert sweep and all(w.align == align for w in sweep)
     opts = render(sweep[:1], "/dev/x", 2**30, logical).sections[0][1]
@@ -145,10 +152,13 @@ def test_hir_preconditioning_rounds_of_30_minutes_tracked_on_the_last(tmp_path):
     for s in pc:
         assert len(s.cells) == 30
         assert all(w.rw == "randwrite" and w.bs == 4096 and w.runtime_s == 60 for w in s.cells)
-    steady = rec.summary["preconditioning"]
-    assert list(steady["trackers"]) == ["rnd_4K_0-100_m30 iops"]
+    steady = rec.summary.steady
+    assert steady.phase == "pc" and [t.key.label for t in steady.trackers] == ["rnd_4K_0-100_m30 iops"]
     assert rec.ctx.max_rounds() == 25
-    assert rec.summary["preconditioning_cells_per_round"] == 30
+    assert rec.summary.preconditioning_cells_per_round == 30
+    assert len(rec.summary.preconditioning_iops) == 5
+    spec = registry.get("hir")
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary      # stored and read back as typed
 
 
 # --- DIRTH / CBW: PC rounds, pre-write per sweep round, Max/Mid/Min with their own pre-write ------------
@@ -162,7 +172,7 @@ def test_demand_procedure(tmp_path, test):
     for s in pc:
         assert len(s.cells) == 30
         assert all((w.threads, w.iodepth, w.reads, w.runtime_s) == (32, 32, 0, 60) for w in s.cells)
-    assert list(rec.summary["preconditioning"]["trackers"]) == [f"{test}_pc01 iops"]   # ADATA: first minute
+    assert [t.key.label for t in rec.summary.preconditioning.trackers] == [f"{test}_pc01 iops"]   # ADATA: 1st minute
     sweep = [s for s in subs if s.tag.startswith(" round")]
     assert len(rec.store.rounds(rec.ctx.run_id, test, "")) == 5
     for s in sweep:
@@ -172,20 +182,23 @@ def test_demand_procedure(tmp_path, test):
                                                           for qd in (32, 16, 8, 6, 4, 2, 1)]
         mix = 65 if test == "dirth" else 40
         assert all(w.reads == mix and w.runtime_s == 60 for w in points)
-    ops = rec.summary["operating_points"]
+    ops = rec.summary.operating_points
     segs = [w for s in subs if " part " in s.tag for w in s.cells]
     for k in ("max", "mid", "min"):
         pre = [w for w in segs if w.name.startswith(f"{test}_{k}_prewrite")]
         meas = [w for w in segs if w.name.startswith(f"{test}_{k}_measure")]
-        point = next(p for p in rec.summary["points"] if p["name"] == ops[k])
+        point = rec.summary.point(getattr(ops, k))
         assert len(pre) == 60 and len(meas) == 10
-        assert all((w.threads, w.iodepth, w.reads) == (point["tc"], point["qd"], 0) for w in pre)
-        assert all((w.threads, w.iodepth) == (point["tc"], point["qd"]) and w.reads == (65 if test == "dirth" else 40)
+        assert all((w.threads, w.iodepth, w.reads) == (point.tc, point.qd, 0) for w in pre)
+        assert all((w.threads, w.iodepth) == (point.tc, point.qd) and w.reads == (65 if test == "dirth" else 40)
                    and w.log_interval_ms > 0 for w in meas)
-        m = rec.summary["operating_measurements"][k]
-        assert m["prewrite_seconds"] == 3600 and m["measure_seconds"] == 600 and m["measure_ios"] > 0
-    assert ops["min"] == f"{test}_tc1_qd1"
+        m = rec.summary.operating_measurements[k]
+        assert m.prewrite_seconds == 3600 and m.measure_seconds == 600 and m.measure_ios > 0
+        assert (m.point, m.tc, m.qd) == (point.name, point.tc, point.qd) and len(m.prewrite_iops) == 60
+    assert ops.min == f"{test}_tc1_qd1"
     # pre-write of each operating point, then its measurement, Max -> Mid -> Min
     names = [w.name for w in segs]
     firsts = [names.index(f"{test}_{k}_{p}01") for k in ("max", "mid", "min") for p in ("prewrite", "measure")]
     assert firsts == sorted(firsts)
+    spec = registry.get(test)
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary      # operating measurements stored typed
