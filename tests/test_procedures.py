@@ -202,3 +202,49 @@ def test_demand_procedure(tmp_path, test):
     assert firsts == sorted(firsts)
     spec = registry.get(test)
     assert spec.decode(spec.encode(rec.summary)) == rec.summary      # operating measurements stored typed
+
+
+# --- plans of the advanced tests: the cells run() submits, durations the spec fixes --------------------
+
+def _plan(rec):
+    return registry.get(rec.ctx.test).plan(rec.ctx)
+
+
+def test_hir_plan_is_what_run_submits(tmp_path):
+    rec = record(tmp_path, "pts-enterprise", "hir")
+    purge, pc, *waits = _plan(rec).phases
+    assert [c.name for c in pc.cells] == [w.name for w in rec.engine.submitted[0].cells]
+    assert (pc.rounds_min, pc.rounds_max, pc.seconds_min, pc.seconds_max) == (5, 25, 5 * 1800, 25 * 1800)
+    idles = (5, 10, 15, 25, 50)
+    assert [w.seconds_min for w in waits] == [360 * (5 + i) + 1800 for i in idles]
+    sequences = [s for s in rec.engine.submitted if " part " in s.tag]
+    assert [c.name for w in waits for c in w.cells] == [w.name for s in sequences for w in s.cells]
+    assert sum(w.seconds_max for w in waits) == sum(360 * (5 + i) for i in idles) + 5 * 1800
+
+
+@pytest.mark.parametrize("test", ["dirth", "cbw"])
+def test_demand_plan_is_what_run_submits(tmp_path, test):
+    rec = record(tmp_path, "pts-enterprise", test)
+    purge, pc, sweep, ops = _plan(rec).phases
+    subs = rec.engine.submitted
+    first_pc = next(s for s in subs if s.tag.startswith("pc round"))
+    first_sweep = next(s for s in subs if s.tag.startswith(" round"))
+    assert [(c.name, c.threads, c.iodepth) for c in pc.cells] == [(w.name, w.threads, w.iodepth) for w in first_pc.cells]
+    assert [(c.name, c.runtime_s) for c in sweep.cells] == [(w.name, w.runtime_s) for w in first_sweep.cells]
+    assert (sweep.seconds_min, sweep.seconds_max) == (5 * (300 + 49 * 60), 25 * (300 + 49 * 60))
+    submitted_ops = [w.name for s in subs if " part " in s.tag for w in s.cells]
+    assert [c.name for c in ops.cells] == submitted_ops and ops.seconds_min == ops.seconds_max == 3 * 70 * 60
+
+
+def test_xsr_and_wsat_plans(tmp_path):
+    xsr = _plan(record(tmp_path / "x", "pts-enterprise", "xsr", group_times=["2m", "1m", "2m"]))
+    (stream,) = xsr.phases[1:]
+    assert [c.name for c in stream.cells] == ["xsr_g1", "xsr_g2", "xsr_g3"]
+    assert stream.seconds_min == stream.seconds_max == 300 and stream.rounds_max == 5
+    rec = record(tmp_path / "w", "pts-enterprise", "wsat", time_limit="3m", max_rounds=3)
+    (cell,) = _plan(rec).phases[1].cells
+    (submitted,) = rec.engine.submitted[0].cells
+    assert (cell.name, cell.io_bytes, cell.runtime_s) == (submitted.name, submitted.io_size * submitted.threads,
+                                                         submitted.runtime_s)
+    assert cell.io_bytes == pytest.approx(4 * rec.ctx.target.size_bytes, rel=1e-6)   # size-bound: 4x capacity
+    assert _plan(rec).phases[1].seconds_max == 180 and _plan(rec).phases[1].seconds_min is None
