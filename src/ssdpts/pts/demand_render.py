@@ -325,10 +325,20 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 def text(s: DemandSummary) -> list[str]:
-    lines = [f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point"]
+    lines = ["  preconditioning (writes at the largest TC/QD):"] + s.preconditioning.text_lines("    ")
+    lines.append(f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point")
     for p in s.points:
         mark = ", ".join(k for k, n in s.operating_points.items() if n == p.name)
         lines.append(f"  {p.tc:>3} {p.qd:>4} {p.iops:>11,.0f} {p.lat_mean_us:>9.1f} {p.lat_max_us:>9.1f}  {mark}")
+    if s.operating_measurements:
+        lines.append("  operating points, own pre-write then logged measurement:")
+        for k in OP_ORDER:
+            m = s.operating_measurements.get(k)
+            if m is None:
+                continue
+            mean = "–" if m.lat_mean_us is None else f"{m.lat_mean_us:.1f}"
+            lines.append(f"  {OP_STYLE[k][0]:>4} TC{m.tc}/QD{m.qd}: pre-write {m.prewrite_seconds:g} s, measured "
+                         f"{m.measure_seconds:g} s, {m.iops:,.0f} IOPS, mean {mean} µs, max {m.lat_max_us:.1f} µs")
     return lines
 
 
