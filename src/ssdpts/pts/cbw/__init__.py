@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..demand import SWEEP_SETTINGS
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import CbwSummary
 
 TEST = TestSpec(
@@ -15,6 +15,7 @@ TEST = TestSpec(
     order=8,
     summary=CbwSummary,
     run=run,
+    plan=plan,
     settings=dict(SWEEP_SETTINGS),
     html=render.html,
     parts=render.parts,

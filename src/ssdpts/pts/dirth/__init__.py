@@ -6,7 +6,7 @@ from ...settings import SIZE
 from ..demand import SWEEP_SETTINGS
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import DirthSummary
 
 TEST = TestSpec(
@@ -16,6 +16,7 @@ TEST = TestSpec(
     order=7,
     summary=DirthSummary,
     run=run,
+    plan=plan,
     settings={**SWEEP_SETTINGS, "block_size": SIZE},
     html=render.html,
     parts=render.parts,

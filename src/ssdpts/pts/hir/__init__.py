@@ -6,7 +6,7 @@ from ...capabilities import Capability
 from ...settings import DURATION, DURATIONS, POS_INT
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import HirSummary
 
 TEST = TestSpec(
@@ -16,6 +16,7 @@ TEST = TestSpec(
     order=5,
     summary=HirSummary,
     run=run,
+    plan=plan,
     settings={"precondition_time": DURATION, "burst": DURATION, "wait_states": DURATIONS, "repetitions": POS_INT},
     # idle periods between bursts; fio's per-100 ms IOPS logs kept with each round show the idle is real
     needs=frozenset({Capability.TIMED_IDLE, Capability.BANDWIDTH_LOG}),

@@ -72,6 +72,8 @@ def html(ctx: SectionContext) -> Markup:
     s: HirSummary = ctx.summary
     out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
     out.append(Markup("<h3>Preconditioning (RND 4K writes to steady state)</h3>"))
+    out.append(Markup(f'<p class="note">Each round: {s.preconditioning_cells_per_round} RND 4K write cells back to '
+                      f'back; steady state is judged on the IOPS of the last cell of each round.</p>'))
     if s.steady.trackers:
         out.append(ctx.steady_block("pc", s.steady, key="preconditioning"))
     elif s.preconditioning_iops:

@@ -6,7 +6,7 @@ from ...capabilities import Capability
 from ...settings import DURATION, MULTIPLE, list_of
 from ..spec import TestSpec
 from . import render
-from .run import WORKLOADS, run
+from .run import WORKLOADS, plan, run
 from .summary import WsatSummary
 
 TEST = TestSpec(
@@ -16,6 +16,7 @@ TEST = TestSpec(
     order=4,
     summary=WsatSummary,
     run=run,
+    plan=plan,
     settings={"round_time": DURATION, "time_limit": DURATION, "capacity_multiple": MULTIPLE,
               "workloads": list_of(f"WSAT workloads ({', '.join(WORKLOADS)})", lambda v: v in WORKLOADS)},
     needs=frozenset({Capability.STREAMING}),

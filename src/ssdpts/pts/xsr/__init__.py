@@ -6,7 +6,7 @@ from ...capabilities import Capability
 from ...settings import DURATION, Setting, duration_ok
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import XsrSummary
 
 GROUP_TIMES = Setting('three durations, e.g. ["8h", "6h", "8h"]',
@@ -19,6 +19,7 @@ TEST = TestSpec(
     order=6,
     summary=XsrSummary,
     run=run,
+    plan=plan,
     settings={"interval": DURATION, "group_times": GROUP_TIMES},
     needs=frozenset({Capability.STREAMING}),
     html=render.html,
