@@ -73,6 +73,9 @@ def _start(results, **kw):
 
 @pytest.mark.parametrize("crash", ["before-commit", "after-commit"])
 def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash):
+    from ssdpts.targets.sim import SimTarget
+
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
     a = _start(tmp_path / "a")
     store_a = Store.in_dir(tmp_path / "a")
     uninterrupted = [c["sha256"] for c in store_a.checkpoints(a)]
@@ -296,3 +299,34 @@ def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
     assert mixed["measured"] == 60_000.0 and mixed["basis"].startswith("steady state") and mixed["fresh"] is None
     seq = rows["SEQ 128K read"]                  # fresh-peak ran at 4 KiB: the 128 KiB claim has no fresh figure
     assert seq["measured"] == 3000.0 and seq["steady_reached"] is True and seq["measured_mb_s"] == 3145.7
+
+
+def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path, monkeypatch):
+    from ssdpts.targets.sim import SimTarget
+
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 1e9)   # only the forced ones: purge, end of each phase
+    a = _start(tmp_path / "a")
+    store_a = Store.in_dir(tmp_path / "a")
+    final = store_a.checkpoint(a)["sha256"]
+    original, calls = Store.save_round, {"n": 0}
+
+    def crashing(self, *args, **kw):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            original(self, *args, **kw)     # round 3 committed, no checkpoint since the purge
+            raise KeyboardInterrupt
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(Store, "save_round", crashing)
+    with pytest.raises(SsdptsError, match="interrupted"):
+        _start(tmp_path / "b")
+    monkeypatch.setattr(Store, "save_round", original)
+    store_b = Store.in_dir(tmp_path / "b")
+    b = store_b.runs()[0]["id"]
+    assert len(store_b.rounds(b, "latency", "")) == 3
+    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    rollback = store_b.step(b, "", "rollback:001")
+    assert rollback["rounds_removed"] == 4                      # WIPC + rounds 1-3: after the purge's checkpoint
+    assert store_b.checkpoint(b)["sha256"] == final             # the same drive as without the interruption
+    ra, rb = store_a.rounds(a, "latency", ""), store_b.rounds(b, "latency", "")
+    assert [r.cells[0].iops for r in ra] == [r.cells[0].iops for r in rb]

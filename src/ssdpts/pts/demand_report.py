@@ -161,8 +161,11 @@ def report_section(ctx) -> str:
     html = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.get("notes", []) if isinstance(n, str)]
     if s.get("bssplit"):
         mix = ", ".join(f"{bs_label(b)} {p} %" for b, p in s["bssplit"])
+        align = (f'; I/O offsets aligned to {s["alignment_bytes"]} bytes (logical block '
+                 f'{(s.get("block_sizes_bytes") or {}).get("logical", "?")} B)' if s.get("alignment_bytes") else "")
         html.append(Markup(f'<p class="note">Block sizes: {escape(mix)}; access zones {escape(str(s.get("zones")))}'
-                           f'; R/W {ctx.settings.get("read_pct", 40)}/{100 - int(ctx.settings.get("read_pct", 40))}.</p>'))
+                           f'; R/W {ctx.settings.get("read_pct", 40)}/{100 - int(ctx.settings.get("read_pct", 40))}'
+                           f'{escape(align)}.</p>'))
     elif s.get("block_size"):
         html.append(Markup(f'<p class="note">RND {escape(bs_label(s["block_size"]))} '
                            f'{s.get("read_pct")}/{100 - int(s.get("read_pct") or 0)} (R/W), TC = threads, '
