@@ -3,15 +3,22 @@ health failures, remote targets, claimed vs measured."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
+import ssdpts.health as health
 from conftest import HERE, TINY, run_completed
 from ssdpts import runner
 from ssdpts.deviations import Deviation
 from ssdpts.errors import SsdptsError
+from ssdpts.health.parse import parse_smartctl
+from ssdpts.report.claimed import claim_rows
 from ssdpts.store import Store
 from ssdpts.targets import purge as purge_mod
+from ssdpts.targets import writecache
 from ssdpts.targets.base import Target
+from ssdpts.targets.sim import SimTarget
 
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 
@@ -73,8 +80,6 @@ def _start(results, **kw):
 
 @pytest.mark.parametrize("crash", ["before-commit", "after-commit"])
 def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash):
-    from ssdpts.targets.sim import SimTarget
-
     monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
     a = _start(tmp_path / "a")
     store_a = Store.in_dir(tmp_path / "a")
@@ -103,8 +108,6 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
     # the state a resume starts from is the uninterrupted run's state at the same commit
     assert committed["sha256"] == uninterrupted[done - 1]
     state = (tmp_path / "b" / "sim" / committed["file"]).read_bytes()
-    import hashlib
-
     assert hashlib.sha256(state).hexdigest() == uninterrupted[done - 1]
     runner.resume(b, results_dir=tmp_path / "b", quiet=True)
     # ... and every later round lands on the same drive state as without the interruption
@@ -114,7 +117,6 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
 
 # --- write cache: applied with consent, restored, otherwise a deviation ---------------------------------
 
-from ssdpts.targets import writecache  # noqa: E402
 
 
 class FakeDrive:
@@ -203,8 +205,6 @@ def test_write_cache_state_unknown_on_loop_is_a_deviation(loopdev, tmp_path):
 # --- health failures -------------------------------------------------------------------------------------
 
 def test_smartctl_failures_are_recorded_with_its_message():
-    from ssdpts.health.parse import parse_smartctl
-
     doc = {"smartctl": {"exit_status": 8 | 64, "messages": [{"string": "SMART Status command failed",
                                                              "severity": "error"}]},
            "device": {"name": "/dev/sdb", "protocol": "ATA"}, "model_name": "X", "smart_status": {"passed": False}}
@@ -214,8 +214,6 @@ def test_smartctl_failures_are_recorded_with_its_message():
 
 
 def test_failing_smartctl_run_is_a_failure_not_dropped(monkeypatch):
-    import ssdpts.health as health
-
     err = "smartctl -j -a /dev/sdz failed (exit 2): Smartctl open device: /dev/sdz failed: No such device"
     monkeypatch.setattr(health, "_run_json", lambda cmd: (None, err))
     monkeypatch.setattr(health.shutil, "which", lambda name: "/usr/sbin/" + name)
@@ -224,8 +222,6 @@ def test_failing_smartctl_run_is_a_failure_not_dropped(monkeypatch):
 
 
 def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
-    import ssdpts.health as health
-
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
                            options={}, engine="fio")
@@ -275,8 +271,6 @@ def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
 # --- claimed vs measured: fresh-out-of-box basis, steady figure beside -----------------------------------
 
 def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
-    from ssdpts.report.claimed import claim_rows
-
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={},
                            tests=["fresh-peak", "iops", "throughput"], options={}, engine="fio")
@@ -302,8 +296,6 @@ def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
 
 
 def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path, monkeypatch):
-    from ssdpts.targets.sim import SimTarget
-
     monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 1e9)   # only the forced ones: purge, end of each phase
     a = _start(tmp_path / "a")
     store_a = Store.in_dir(tmp_path / "a")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..engines.results import merge_bins
+
 OP_ORDER = ("max", "mid", "min")
 OP_STYLE = {"max": ("Max", "#d62728", "*"), "mid": ("Mid", "#ff7f0e", "D"), "min": ("Min", "#2ca02c", "P")}
 PCTS = ("99", "99.9", "99.99")
@@ -27,8 +29,6 @@ def op_of(summary: dict) -> dict[str, str]:
 
 def window_bins(ctx, names: Sequence[str], window: Sequence[int]) -> dict[str, dict[str, dict[int, int]]]:
     """point -> {'read': bins, 'write': bins, 'all': bins}, merged over the measurement-window rounds."""
-    from ..engines.results import merge_bins
-
     rounds = [r for r in ctx.rounds("") if r.round in set(window)]
     out = {}
     for n in names:
@@ -41,8 +41,6 @@ def window_bins(ctx, names: Sequence[str], window: Sequence[int]) -> dict[str, d
 
 def op_bins(ctx, op: str) -> dict[str, dict[int, int]] | None:
     """The operating point's own logged measurement period, merged ('read', 'write', 'all'); None if not run."""
-    from ..engines.results import merge_bins
-
     cells = [c for r in ctx.rounds(f"op={op}/measure") for c in r.cells]
     if not cells:
         return None

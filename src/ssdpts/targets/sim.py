@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,8 +63,6 @@ class SimTarget(Target):
 
     def prepare_checkpoint(self, force: bool = False) -> dict | None:
         """Write the drive's state to a new file when due; the caller commits the returned record with its data."""
-        import time
-
         if getattr(self, "state_dir", None) is None:
             return None
         now = time.monotonic()
