@@ -286,6 +286,10 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
         target.attach_state(Path(results_dir), run_id, store.checkpoint(run_id))   # stateful targets only
+        dropped = store.rollback_to_checkpoint(run_id)      # nothing unless a checkpoint was committed
+        if dropped:
+            progress.message(f"resume: {dropped} round(s) committed after the simulated drive's last "
+                             "checkpoint are run again on the checkpointed state")
         cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
         with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
                                                     bool(run["options"].get("set_write_cache"))):
