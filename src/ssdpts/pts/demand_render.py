@@ -19,7 +19,7 @@ from ..engines.results import merge_bins, percentile_from_bins
 from ..report import plots
 from ..report.context import CompareContext, SectionContext
 from ..report.drives import drives_intro, ordered_part_labels
-from ..report.toolkit import Cell
+from ..report.toolkit import Cell, notes_html
 from .common import window_summary
 from .demand import DemandPoint, DemandSummary
 from .spec import Headline
@@ -165,7 +165,7 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     """The report section; `pattern`: the test's access pattern in words; `split_rw`: histograms of reads
     and writes apart (CBW) rather than of all I/Os (DIRTH)."""
     s: DemandSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     out.append(Markup(f'<p class="note">{escape(pattern)}</p>'))
     out.append(Markup("<h3>Preconditioning (writes at the largest TC/QD, to steady state)</h3>"))
     out.append(ctx.steady_block("pc", s.preconditioning, key="preconditioning"))

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from markupsafe import Markup, escape
 
+from ..report.toolkit import bs_mix_matrix, notes_html
 from ..report.context import SectionContext
 from ..targets.purge import PurgeRecord
 from .common import TestContext, rnd_matrix, tracked_cells, window_summary
@@ -51,9 +52,10 @@ def run_matrix(ctx: TestContext, metric: str, summary: type[S]) -> S:
                    block_sizes=sizes, mixes=mixes, notes=notes)
 
 
-def section_head(ctx: SectionContext, s: MatrixSummary) -> list[Markup]:
-    """Notes, then the steady-state block: how a matrix test's report section begins."""
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+def section_head(ctx: SectionContext, s: MatrixSummary) -> tuple[list[Markup], list[int], list[int], dict]:
+    """Notes, then the steady-state block: how a matrix test's report section begins; with the matrix
+    (block sizes, mixes, (bs, read %) -> (name, cell)) its tables are drawn from (empty: nothing stored)."""
+    out = notes_html(s.notes)
     out.append(Markup("<h3>Steady state</h3>"))
     out.append(ctx.steady_block("", s.steady))
-    return out
+    return (out, *bs_mix_matrix(s.cells))

@@ -10,15 +10,14 @@ from ...report.drives import drives_intro, ordered_part_labels, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..matrix import section_head
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import IopsSummary
 
 
 def html(ctx: SectionContext) -> Markup:
     """SNIA IOPS report pages: steady state (convergence, window, determination), table, 2D plot, heat map."""
     s: IopsSummary = ctx.summary
-    out = section_head(ctx, s)
-    sizes, mixes, by = bs_mix_matrix(s.cells)
+    out, sizes, mixes, by = section_head(ctx, s)
     if not sizes:
         return Markup("").join(out)
     # convergence of every block size at the write-heaviest mix (SNIA "SS convergence, all BS")
@@ -130,3 +129,6 @@ def headline(s: IopsSummary) -> list[Headline]:
             out.append(Headline(f"{t.key.cell}_iops", f"{t.key.cell} IOPS (measurement window)", c.iops, "IOPS",
                                 s.steady.reached))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

@@ -14,7 +14,7 @@ from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..results import CellWindow, Latency
 from ..matrix import section_head
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import LatencySummary
 
 PERCENTILES = ("99", "99.9", "99.99", "99.999")
@@ -74,8 +74,7 @@ TABLE_HEADERS = ["Cell", "Block size", "R/W mix", "Direction", "IOPS"] + [f"{lab
 def html(ctx: SectionContext) -> Markup:
     """Steady state of mean latency; average/max response-time matrices; percentile table; plots."""
     s: LatencySummary = ctx.summary
-    out = section_head(ctx, s)
-    sizes, mixes, by = bs_mix_matrix(s.cells)
+    out, sizes, mixes, by = section_head(ctx, s)
     if not sizes:
         return Markup("").join(out)
     # average and maximum latency per round of the tracked cells (SNIA: convergence of ave and max)
@@ -198,3 +197,6 @@ def headline(s: LatencySummary) -> list[Headline]:
         out.append(Headline(f"{t.key.cell}_lat_p99.99_us", f"{t.key.cell} p99.99 latency (measurement window)",
                             lat.p("99.99"), "µs", s.steady.reached))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

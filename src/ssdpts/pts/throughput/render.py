@@ -9,7 +9,7 @@ from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
 from ...report.toolkit import Cell
 from ...units import bs_label
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import MB_PER_MIB, ThroughputSummary
 
 DIRECTIONS = ("read", "write")
@@ -116,3 +116,6 @@ def headline(s: ThroughputSummary) -> list[Headline]:
             out.append(Headline(f"seq{r.label}_{d}_mib_s", f"SEQ {r.label} {d} (measurement window)", v, "MiB/s",
                                 r.steady.reached))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)
