@@ -37,7 +37,8 @@ class PurgeRecord:
 def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
     if not shutil.which(cmd[0]):
         raise SsdptsError(f"purge needs {cmd[0]}, which is not installed; install it or choose --purge trim")
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    # errors="replace": sg_format prints the LU name as raw bytes (seen: 0xf6), not UTF-8
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     if out.returncode != 0:
         last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
         raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: {last[0]}; try another --purge method")

@@ -20,7 +20,7 @@ def _run_json(cmd: list[str]) -> dict | None:
     if not shutil.which(cmd[0]):
         return None
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=60)
         return json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
         return None

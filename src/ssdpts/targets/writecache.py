@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import SsdptsError
+from . import sysfs
 
 STATES = {True: "write back", False: "write through"}   # the words sysfs and the reports use
 
@@ -36,8 +37,11 @@ def _protocol(dev: str) -> str:
 def _commands(dev: str, enabled: bool | None) -> list[str] | None:
     proto = _protocol(dev)
     if proto == "nvme":
-        return ["nvme", "get-feature", dev, "-f", "6"] if enabled is None else \
-            ["nvme", "set-feature", dev, "-f", "6", "-v", "1" if enabled else "0"]
+        # feature 06h is controller-wide: sent to a namespace (its NSID) it fails with "Feature Not Namespace Specific"
+        ctrl = sysfs.nvme_controller(Path(dev).name, sysfs.SysRoots())
+        ctrl_dev = f"/dev/{ctrl}" if ctrl else dev
+        return ["nvme", "get-feature", ctrl_dev, "-f", "6"] if enabled is None else \
+            ["nvme", "set-feature", ctrl_dev, "-f", "6", "-v", "1" if enabled else "0"]
     if proto == "ata":
         return ["hdparm", "-W", dev] if enabled is None else ["hdparm", f"-W{1 if enabled else 0}", dev]
     if proto == "scsi":
@@ -47,7 +51,7 @@ def _commands(dev: str, enabled: bool | None) -> list[str] | None:
 
 
 def _run(cmd: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=60)
 
 
 def read_enabled(dev: str) -> bool | None:
@@ -59,9 +63,7 @@ def read_enabled(dev: str) -> bool | None:
         p = _run(cmd)
     except (OSError, subprocess.SubprocessError):
         return None
-    if p.returncode != 0:
-        return None
-    text = p.stdout
+    text = p.stdout    # parsed whatever the exit status: sdparm --get exits 5 when WCE is 0 on QEMU's scsi-hd
     m = (re.search(r"Current value:\s*(?:0x)?([0-9a-fA-F]+)", text) if cmd[0] == "nvme" else
          re.search(r"write-caching\s*=\s*(\d)", text) if cmd[0] == "hdparm" else
          re.search(r"^WCE\s+(\d)", text, re.M))
