@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from testbed import Guest, Unavailable, why_unavailable
@@ -14,12 +18,13 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session")
-def vm(tmp_path_factory):
+def vm():
     """The running guest; the tests skip with one line naming why when it cannot be started."""
     why = why_unavailable()
     if why:
         pytest.skip(f"QEMU test bed unavailable: {why}")
-    guest = Guest(tmp_path_factory.mktemp("vm"))
+    # not under pytest's basetemp: other pytest sessions on this machine prune old basetemps while it runs
+    guest = Guest(Path(tempfile.mkdtemp(prefix="ssdpts-vm-")))
     try:
         guest.start()
     except Unavailable as e:
@@ -29,3 +34,4 @@ def vm(tmp_path_factory):
         yield guest
     finally:
         guest.stop()
+        shutil.rmtree(guest.workdir, ignore_errors=True)
