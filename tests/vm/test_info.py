@@ -46,7 +46,7 @@ def test_info_nvme(vm, infos):
     assert info["lba_format"] == "LBAF 0: 512 B data + 0 B metadata (of 8 formats)"
     assert info["namespaces"] == 1                           # active namespaces ...
     assert info["nvme_id_ctrl"]["nn"] == 256                 # ... while Identify NN is the largest NSID
-    assert doc["size_bytes"] == 128 * MiB and doc["logical_block_size"] == 512
+    assert doc["size_bytes"] == 64 * MiB and doc["logical_block_size"] == 512
     assert info["write_cache"] == "write back"
     assert doc["purge_methods"] == ["nvme-format", "trim"]   # QEMU 7.2: SANICAP 0, OACS format bit set
 

@@ -8,7 +8,7 @@ import pytest
 # Each scenario: shell that builds it on DISK (P1, P2 = partitions), the target ssdpts is asked to write,
 # and the shell that takes it down again. All run in one guest process.
 SAFETY = r"""
-import hashlib, json, subprocess, sys
+import hashlib, json, subprocess, sys, time
 from pathlib import Path
 from ssdpts import runner
 from ssdpts.errors import SsdptsError
@@ -33,10 +33,11 @@ def sh(cmd):
         raise SystemExit(f"{cmd!r} failed: {p.stderr.strip()}")
 def sha():
     return hashlib.sha256(Path(disk).read_bytes()).hexdigest()
-sh(f"sfdisk -q {disk} <<'EOT'\nlabel: gpt\nsize=24MiB\nsize=24MiB\nEOT")
+sh(f"sfdisk -q {disk} <<'EOT'\nlabel: gpt\nsize=12MiB\nsize=12MiB\nEOT")
 sh(f"blockdev --rereadpt {disk}")
 out = {}
 for name, (setup, target, teardown, consent) in SCENARIOS.items():
+    t0 = time.monotonic()
     if setup:
         sh(setup)
     holders = {Path(d).name: sorted(h.name for h in Path(f"/sys/class/block/{Path(d).name}/holders").iterdir())
@@ -49,7 +50,7 @@ for name, (setup, target, teardown, consent) in SCENARIOS.items():
     except SsdptsError as e:
         refusal = str(e)
     out[name] = {"refusal": refusal, "unchanged": sha() == before, "holders": holders,
-                 "runs_created": Path("/tmp/safety-results/ssdpts.db").exists()}
+                 "runs_created": Path("/tmp/safety-results/ssdpts.db").exists(), "seconds": time.monotonic() - t0}
     if teardown:
         sh(teardown)
 print(json.dumps(out))
@@ -68,7 +69,9 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def safety(vm) -> dict:
-    return vm.py(SAFETY, vm.disk("spare"), timeout=600)
+    out = vm.py(SAFETY, vm.disk("spare"), timeout=600)
+    print("safety scenario seconds in the guest: " + ", ".join(f"{k} {v['seconds']:.1f}" for k, v in out.items()))
+    return out
 
 
 @pytest.mark.parametrize("scenario", sorted(EXPECTED))

@@ -47,11 +47,11 @@ class Drive:
 
 # The drives every test session gets. Serials are how the guest maps them to /dev names (probe order varies).
 DRIVES = (
-    Drive("nvme", "nvme", "SSDPTSNVME1", (128,)),
+    Drive("nvme", "nvme", "SSDPTSNVME1", (64,)),
     Drive("nvme2ns", "nvme", "SSDPTSNVME2", (64, 64)),
     Drive("sata", "sata", "SSDPTSSATA1", (128,), model="SSDPTS SATA DISK"),
     Drive("scsi", "scsi", "SSDPTSSCSI1", (64,)),
-    Drive("spare", "sata", "SSDPTSSATA2", (64,), model="SSDPTS SAFETY DISK"),
+    Drive("spare", "sata", "SSDPTSSATA2", (32,), model="SSDPTS SAFETY DISK"),
 )
 
 
