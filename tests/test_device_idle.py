@@ -16,7 +16,10 @@ from blockwatch import Watcher, overlapping  # noqa: E402  (the benches' outside
 from ssdpts.engines.blockidle import UNAVAILABLE_SIM, stat_path_for, unavailable_reason
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.results import DeviceIdle, RoundOutput
-from ssdpts.results_doc import render_text, results_document
+from ssdpts.conformance import check
+from ssdpts.export.json import document
+from ssdpts.export.model import load_run
+from ssdpts.export.text import render_text
 from ssdpts.store import Store
 from ssdpts.targets import open_target
 from ssdpts.targets.base import Target
@@ -129,10 +132,39 @@ def test_show_gives_the_distribution_per_test(tmp_path):
         out = RoundOutput(cells=[], engine="fio", device_idle_before=before,
                           device_idle_inside=[DeviceIdle(1.0, 2.0, 2.001), DeviceIdle(0.0)])
         store.save_round(rid, "iops", "", "round", i, out, [])
-    store.set_test(rid, "iops", "completed", {"notes": []})
-    doc = results_document(store, rid)
+    store.set_test(rid, "iops", "running", {})
+    run = load_run(store, rid)
+    verdict = check(run, store)
+    doc = document(run, verdict)
     idle = next(t for t in doc["tests"] if t["name"] == "iops")["device_idle"]
     # values 0, 0, 1, 1, 12.5: nearest-rank median 1.0, p99 and max 12.5, one over 10 ms
     assert idle["transitions"] == 5 and idle["max_ms"] == 12.5 and idle["median_ms"] == 1.0
     assert idle["p99_ms"] == 12.5 and idle["over_limit"] == 1 and idle["unmeasured"] == 0
-    assert "device idle at transitions (block layer): 5 transitions, max 12.5 ms" in render_text(doc)
+    assert "device idle at transitions (block layer): 5 transitions, max 12.5 ms" in render_text(run, verdict)
+
+
+def test_check_judges_idle_by_the_device_when_measured(tmp_path):
+    """`ssdpts check`'s idle-gap rule reads the stored device idle where measured, else the gate figure."""
+    store = Store(tmp_path / "r.db")
+
+    def run_with(*rounds: tuple[float | None, DeviceIdle | None]) -> str:
+        rid = store.create_run(target_spec="/dev/x", target={"kind": "block", "size_bytes": 2**30, "info": {}},
+                               host={}, profile_name="t", profile={}, tests=["iops"], options={}, engine="fio")
+        for i, (gate, device) in enumerate(rounds, start=1):
+            store.save_round(rid, "iops", "", "round", i, RoundOutput(cells=[], engine="fio", gap_before_ms=gate,
+                                                                      device_idle_before=device), [])
+        store.set_test(rid, "iops", "completed", {})
+        return rid
+
+    def idle_findings(rid: str) -> list[str]:
+        return [f.deviation.evidence for f in check(load_run(store, rid), store).findings
+                if f.deviation.rule == "idle-gap"]
+
+    # gate 2 ms but the device idled 12.5 ms: a deviation, judged by the device
+    (ev,) = idle_findings(run_with((None, None), (2.0, DeviceIdle(12.5, 1.0, 1.0125))))
+    assert "(device idle measured at the block layer)" in ev and "longest 12.5 ms (device idle" in ev
+    # gate 30 ms but the device idled 4 ms (the gate figure is not the device's): none
+    assert idle_findings(run_with((None, None), (30.0, DeviceIdle(4.0, 1.0, 1.004)))) == []
+    # not measured at the device (sim, remote): the gate figure, said so
+    (ev,) = idle_findings(run_with((None, None), (30.0, DeviceIdle(None))))
+    assert "(gate-side figure (device idle not measured))" in ev and "longest 30.0 ms (gate-side figure" in ev

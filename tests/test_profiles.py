@@ -4,7 +4,8 @@ import pytest
 
 from ssdpts.errors import SsdptsError
 from ssdpts.profiles import load_profile, shipped
-from ssdpts.profiles import test_settings as settings_of
+from ssdpts.pts import registry
+from ssdpts.settings import test_settings as settings_of
 
 
 def test_shipped_profiles_load_and_inherit():
@@ -60,3 +61,43 @@ def test_user_profile_extends_a_shipped_one(tmp_path):
     assert prof["profile"]["name"] == "mine"
     s = settings_of(prof, "iops")
     assert s["cell_runtime"] == "30s" and s["active_range"] == 75
+
+
+@pytest.mark.parametrize("text, names", [
+    ('[tests.iosp]\ncell_runtime = "1s"\n', ["[tests.iosp]", "unknown test", "iops"]),
+    ('[tests.iops]\ncell_runtme = "1s"\n', ["tests.iops.cell_runtme", "cell_runtime"]),
+    ('[tests.iops]\nthreads = "four"\n', ["tests.iops.threads", "positive integer"]),
+    ('[tests.iops]\nthreads = 0\n', ["tests.iops.threads = 0", "positive integer"]),
+    ('[tests.iops]\ncell_runtime = "0s"\n', ["tests.iops.cell_runtime", "greater than zero"]),
+    ('[tests.iops]\ncell_runtime = -5\n', ["tests.iops.cell_runtime", "greater than zero"]),
+    ('[steady_state]\nwindow = 1\n', ["steady_state.window = 1", ">= 2"]),
+    ('[defaults]\nactive_range = 0\n', ["defaults.active_range", "1..100"]),
+    ('[profile]\ntests = ["iops", "lat"]\n', ["profile.tests", "'lat'"]),
+    ('[nonsense]\nx = 1\n', ["unknown section [nonsense]"]),
+])
+def test_every_bad_profile_is_one_line_before_anything_runs(tmp_path, text, names):
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    with pytest.raises(SsdptsError) as e:
+        load_profile(str(p))
+    msg = str(e.value)
+    assert "\n" not in msg and str(p) in msg
+    for n in names:
+        assert n in msg, msg
+
+
+def test_every_registered_test_has_its_settings_validated(tmp_path):
+    for name, spec in registry.tests().items():
+        assert {"threads", "iodepth", "cell_runtime"} <= set(spec.all_settings), name
+        p = tmp_path / f"{name}.toml"
+        p.write_text(f'[tests.{name}]\nno_such_key = 1\n')
+        with pytest.raises(SsdptsError, match=f"tests.{name}.no_such_key"):
+            load_profile(str(p))
+
+
+def test_shipped_profiles_name_only_registered_tests():
+    known = set(registry.tests())
+    for name in shipped():
+        prof = load_profile(name)
+        assert set(prof.get("tests", {})) <= known, name
+        assert set(prof["profile"].get("tests") or []) <= known, name

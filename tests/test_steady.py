@@ -52,6 +52,37 @@ def test_exactly_at_the_bounds():
     assert not evaluate(at_slope, inclusive=False).reached
 
 
+@pytest.mark.parametrize("scale, first_round", [(1, 1), (0.1, 21), (0.01, 7), (3, 100)])
+def test_bounds_are_exact_for_decimal_inputs(scale, first_round):
+    # the same windows scaled by decimals that have no exact binary form, at other round numbers:
+    # a float least-squares fit lands a few ulps either side of the bound; the exact one lands on it
+    rounds = list(range(first_round, first_round + 5))
+    at_slope = [float(f"{v * scale:.10g}") for v in (95, 97.5, 100, 102.5, 105)]
+    at_range = [float(f"{v * scale:.10g}") for v in (90, 110, 100, 100, 100)]
+    for values in (at_slope, at_range):
+        assert evaluate(values, rounds=rounds).reached
+        assert not evaluate(values, rounds=rounds, inclusive=False).reached
+
+
+def test_one_symmetric_tolerance_at_the_bound():
+    # a value inside the tolerance band around the bound is "at the bound" for both kinds of bound;
+    # one clearly outside it is judged the same by both
+    inside = [90, 110 + 1e-8, 100, 100, 100]          # range 20.00000001 vs allowed 20.000000002
+    assert evaluate(inside).reached and not evaluate(inside, inclusive=False).reached
+    below = [90, 109.99, 100, 100, 100]
+    assert evaluate(below).reached and evaluate(below, inclusive=False).reached
+    above = [90, 110.01, 100, 100, 100]
+    assert not evaluate(above).reached and not evaluate(above, inclusive=False).reached
+
+
+def test_steady_state_uses_no_floating_point_library():
+    # the verdict must not depend on the machine's BLAS: the module computes with fractions only
+    import ssdpts.steady as steady
+
+    source = open(steady.__file__).read()
+    assert "numpy" not in source and "polyfit" not in source
+
+
 def test_not_reached_with_too_few_rounds():
     s = evaluate([100, 100, 100])
     assert not s.reached and "3 of 5" in s.reason

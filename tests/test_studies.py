@@ -2,7 +2,14 @@
 
 import pytest
 
-from conftest import requires_devices, run_completed
+from conftest import requires_devices, run_completed, ssdpts
+from ssdpts.commands.plan import build_plans
+from ssdpts.pts import registry
+from ssdpts.report.core import write_report
+from ssdpts.store import Store
+from ssdpts.targets import open_target
+from ssdpts.targets.sim import SimTarget, open_sim_target
+from ssdpts.units import bs_label
 
 STUDIES = "slc-cache,bs-sweep,rw-over-time,op-study,variants,fresh-peak"
 
@@ -11,12 +18,11 @@ run = run_completed
 
 
 def summaries(store, rid):
-    return {t["name"]: t["summary"] for t in store.tests(rid)}
+    """Every test's stored summary, read back as its typed record through the registry."""
+    return {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in store.tests(rid)}
 
 
 def sim_slc_capacity_after_purge() -> int:
-    from ssdpts.targets.sim import SimTarget, open_sim_target
-
     target = open_sim_target("sim:client")
     assert isinstance(target, SimTarget)
     target.drive.purge()
@@ -37,32 +43,33 @@ def test_slc_cache_on_the_simulated_ssd(sim_run):
     rid, store, _ = sim_run
     s = summaries(store, rid)["slc-cache"]
     truth = sim_slc_capacity_after_purge()
-    assert s["reference"]["slc_capacity_bytes"] == truth
-    assert s["drop_detected"] and s["cache_bytes"] == pytest.approx(truth, rel=0.05)
+    assert s.reference.slc_capacity_bytes == truth
+    assert s.drop_detected and s.cache_bytes == pytest.approx(truth, rel=0.05)
     # the client preset's three steps: SLC speed -> direct-to-TLC -> folding while writing
-    steps = s["steps"]
+    steps = s.steps
     assert len(steps) == 3
-    assert steps[0]["mib_s"] > 2 * steps[1]["mib_s"]
-    assert steps[1]["mib_s"] > 1.3 * steps[2]["mib_s"]
-    assert steps[0]["gib"] == pytest.approx(s["cache_gib"], rel=0.05)
+    assert steps[0].mib_s > 2 * steps[1].mib_s
+    assert steps[1].mib_s > 1.3 * steps[2].mib_s
+    assert steps[0].bytes / 2**30 == pytest.approx(s.cache_gib, rel=0.05)
     # stored intervals: one continuous sequential write of the whole capacity, bandwidth per interval
     rounds = store.rounds(rid, "slc-cache", "seq")
-    assert sum(r.cells[0].write.bytes for r in rounds) == s["written_bytes"] == s["capacity_bytes"]
+    assert sum(r.cells[0].write.bytes for r in rounds) == s.written_bytes == s.capacity_bytes
     assert all(r.tracking["mib_s"] > 0 and r.cells[0].read.ios == 0 for r in rounds)
     ends = [r.tracking["end_s"] for r in rounds]
-    assert all(b > a for a, b in zip(ends, ends[1:])) and ends[-1] == pytest.approx(s["elapsed_s"])
+    assert all(b > a for a, b in zip(ends, ends[1:])) and ends[-1] == pytest.approx(s.elapsed_s)
 
 
 def test_op_study_iops_rise_as_the_active_range_shrinks(sim_run):
     rid, store, _ = sim_run
-    s = summaries(store, rid)["op-study"]["active_ranges"]
-    assert list(s) == ["100", "75", "50", "25"]
-    iops = [s[k]["iops"] for k in s]
+    s = summaries(store, rid)["op-study"].active_ranges
+    assert [a.active_range_percent for a in s] == [100, 75, 50, 25]
+    iops = [a.iops for a in s]
     assert all(b > a for a, b in zip(iops, iops[1:])), iops
     assert iops[-1] > 3 * iops[0]
-    for k, v in s.items():
+    for a in s:
+        k = f"{a.active_range_percent:g}"
         rounds = store.rounds(rid, "op-study", f"ar={k}")
-        assert v["rounds"] == len(rounds) >= 5
+        assert a.rounds == a.steady.rounds == len(rounds) >= 5 and len(a.iops_per_round) == len(rounds)
         pre = store.rounds(rid, "op-study", f"ar={k}", kind="precondition")
         assert len(pre) == 1 and pre[0].workloads[0]["range_size"] == pytest.approx(int(k) / 100)
         assert rounds[0].workloads[0]["range_size"] == pytest.approx(int(k) / 100)
@@ -73,36 +80,38 @@ def test_other_studies_on_the_simulated_ssd(sim_run):
     s = summaries(store, rid)
     # bs-sweep: 0.5K skipped (4 KiB logical block), fresh and used, MB/s grows with the block size for reads
     b = s["bs-sweep"]
-    assert b["block_sizes"] == ["4K", "64K", "1024K"] and any("0.5K skipped" in n for n in b["notes"])
+    assert b.block_sizes == [4096, 65536, 2**20] and any("0.5K skipped" in n for n in b.notes)
     for state in ("fresh", "used"):
         for rw in ("read", "randread", "write", "randwrite"):
-            assert all(b["results"][state][rw][k]["mb_s"] > 0 for k in b["block_sizes"])
-        assert b["results"][state]["randread"]["1024K"]["mb_s"] > b["results"][state]["randread"]["4K"]["mb_s"]
-    assert b["results"]["used"]["write"]["1024K"]["mb_s"] < b["results"]["fresh"]["write"]["1024K"]["mb_s"]
+            assert all(b.cell(state, rw, k).mb_s > 0 for k in b.block_sizes)
+        assert b.cell(state, "randread", 2**20).mb_s > b.cell(state, "randread", 4096).mb_s
+    assert b.cell("used", "write", 2**20).mb_s < b.cell("fresh", "write", 2**20).mb_s
     assert store.rounds(rid, "bs-sweep", "used/precondition")[0].workloads[0]["bs"] == 65536
     # rw-over-time: a purge per block size, intervals of MB/s
     r = s["rw-over-time"]
-    assert list(r["block_sizes"]) == ["4K", "128K"] and any("2K skipped" in n for n in r["notes"])
-    assert all(v["intervals"] >= 3 and v["first_mb_s"] > 0 for v in r["block_sizes"].values())
+    assert [b.label for b in r.block_sizes] == ["4K", "128K"] and any("2K skipped" in n for n in r.notes)
+    assert all(v.intervals >= 3 and len(v.series) == v.intervals and v.first_mb_s > 0 for v in r.block_sizes)
+    assert all(v.purge.method == "sim-purge" for v in r.block_sizes)
     assert {st["key"] for st in store.steps(rid, "rw-over-time") if st["kind"] == "purge"} >= {"purge:bs=4K",
                                                                                               "purge:bs=128K"}
     # variants: the working set is sized against this run's slc-cache estimate
     v = s["variants"]
-    assert v["cache_source"] == "slc-cache estimate of this run"
-    assert v["order"] == ["random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered"]
-    assert v["variants"]["ws-small"]["working_set_bytes"] < v["cache_bytes"] < v["variants"]["ws-large"]["working_set_bytes"]
-    assert v["variants"]["buffered"]["label"] == "buffered: page cache, not the drive"
-    assert any("simulated drive models neither" in n for n in v["notes"])
+    assert v.cache_source == "slc-cache estimate of this run" and v.cache_bytes == int(s["slc-cache"].cache_bytes)
+    assert [x.variant for x in v.variants] == ["random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered"]
+    assert v.variant("ws-small").working_set_bytes < v.cache_bytes < v.variant("ws-large").working_set_bytes
+    assert v.variant("buffered").label == "buffered: page cache, not the drive"
+    assert v.variant("buffered").direct is False and v.variant("dsync").sync is True
+    assert v.variant("random").vs_baseline == 1.0
+    assert any("simulated drive models neither" in n for n in v.notes)
     # fresh-peak: the FOB write peak is far above the steady state the op-study reached at AR 100 %
-    f = s["fresh-peak"]["results"]
-    assert f["randread"]["iops"] > 0 and f["randwrite"]["iops"] > 5 * s["op-study"]["active_ranges"]["100"]["iops"]
-    assert f["randwrite"]["lat_mean_us"] > 0
+    f = s["fresh-peak"]
+    assert f.result("randread").iops > 0 and f.result("randwrite").iops > 5 * s["op-study"].at(100).iops
+    assert f.result("randwrite").latency.mean_us > 0 and f.result("randwrite").latency.p("99") > 0
+    assert f.result("randwrite").steady is None          # no IOPS test or WSAT in this run
 
 
 def test_report_has_the_study_sections_and_charts(sim_run):
     rid, store, results = sim_run
-    from ssdpts.report import write_report
-
     path = write_report(store, rid, results / "report-out", strict=True)
     html = path.read_text()
     for test, chart in [("slc-cache", "mib-vs-time"), ("bs-sweep", "mb-vs-bs"), ("rw-over-time", "mb-vs-time"),
@@ -112,6 +121,68 @@ def test_report_has_the_study_sections_and_charts(sim_run):
         assert (path.parent / "plots" / f"{test}-{chart}.png").stat().st_size > 1000
     assert "SLC cache estimate" in html and "page cache, not the drive" in html
     assert "report section failed" not in html
+
+
+def test_show_text_and_headlines_of_the_studies(sim_run):
+    rid, store, results = sim_run
+    text = ssdpts("show", rid, "--results", str(results)).stdout
+    s = summaries(store, rid)
+    assert f"SLC cache estimate: {s['slc-cache'].cache_gib:.2f} GiB" in text
+    assert "fresh  SEQ read" in text and "used   RND write" in text            # bs-sweep table rows
+    assert "NOT REACHED" in text or "reached after" in text                      # op-study verdict per range
+    assert "buffered: page cache, not the drive" in text and "FOB IOPS" in text
+    for name, summary in s.items():
+        heads = registry.get(name).headline(summary)
+        assert heads and all(h.value is None or h.value > 0 for h in heads), name
+    assert [h.value for h in registry.get("op-study").headline(s["op-study"])] == [
+        a.iops for a in s["op-study"].active_ranges]
+
+
+def test_the_plan_of_every_study_is_what_the_run_did(sim_run):
+    """`ssdpts plan` builds each study's cells with the functions its run uses: the same cells, TC, QD, sizes."""
+    from conftest import TINY
+
+    rid, store, _ = sim_run
+    names = STUDIES.split(",")
+    _, plans = build_plans(open_target("sim:client"), str(TINY), names)
+    for name, (_, plan) in zip(names, plans):
+        planned = {(c.name, c.rw, c.block_size, c.threads, c.iodepth) for ph in plan.phases for c in ph.cells}
+        ran = {(w["name"], w["rw"], bs_label(w["bs"]), w["threads"], w["iodepth"])
+               for kind in ("precondition", "round") for r in store.rounds(rid, name, kind=kind)
+               for w in r.workloads}
+        assert planned == ran, name
+        assert plan.phases[0].name == "purge"
+
+
+def test_fresh_peak_beside_the_iops_steady_state_of_the_same_run(tmp_path):
+    from conftest import TINY
+
+    rid, store = run("sim:client", tmp_path / "results", str(TINY), "iops,fresh-peak")
+    s = summaries(store, rid)
+    iops, fresh = s["iops"], s["fresh-peak"]
+    for rw, read_pct in (("randread", 100), ("randwrite", 0)):
+        r = fresh.result(rw)
+        steady = iops.iops(4096, read_pct)
+        if steady is None:            # the profile's IOPS matrix lacks this mix: no reference, none invented
+            assert r.steady is None and r.fresh_over_steady is None
+            continue
+        assert r.steady.iops == steady and r.steady.source.startswith("IOPS test, RND 4K")
+        assert r.fresh_over_steady == r.iops / steady
+    assert fresh.result("randwrite").steady is not None
+
+
+def test_slc_cache_and_rw_over_time_on_two_drives_at_once(tmp_path, tiny):
+    """A parallel run writes every drive: the stored bytes are sums, planned and fills say so."""
+    files = [str(tmp_path / f"d{i}.img") for i in (1, 2)]
+    p = ssdpts("run", *files, "--size", "64M", "--profile", tiny, "--tests", "slc-cache,rw-over-time", "--destroy-data",
+               "--results", str(tmp_path / "results"), "-q")
+    rid = p.stdout.strip().splitlines()[-1]
+    s = summaries(Store.in_dir(tmp_path / "results"), rid)
+    c = s["slc-cache"]
+    assert c.drives == 2 and c.planned_bytes == 2 * c.capacity_bytes == c.written_bytes
+    assert c.stop_reason == "planned bytes written" and "2 drives written at once" in c.notes[0]
+    for b in s["rw-over-time"].block_sizes:
+        assert b.fills == pytest.approx(b.written_bytes / (2 * c.capacity_bytes))
 
 
 @requires_devices
@@ -125,30 +196,29 @@ def test_studies_on_a_loop_device(loop_factory, tmp_path, tiny):
     c = s["slc-cache"]
     rounds = store.rounds(rid, "slc-cache", "seq")
     assert rounds and "rw=write" in rounds[0].job_text and "bs=1048576" in rounds[0].job_text
-    assert c["written_bytes"] == cap == sum(r.cells[0].write.bytes for r in rounds)
-    assert c["steps"] and c["reference"] is None
+    assert c.written_bytes == cap == sum(r.cells[0].write.bytes for r in rounds)
+    assert c.steps and c.reference is None
     # bs-sweep: 0.5 KiB runs on a 512-byte-sector loop device; aligned random I/O at QD from the profile
     b = s["bs-sweep"]
-    assert b["block_sizes"] == ["0.5K", "4K", "64K", "1024K"] and b["notes"] == []
-    assert all(b["results"][st][rw][k]["mb_s"] > 0 for st in ("fresh", "used") for rw in b["workloads"]
-               for k in b["block_sizes"])
+    assert b.block_sizes == [512, 4096, 65536, 2**20] and b.notes == []
+    assert all(b.cell(st, rw, k).mb_s > 0 for st in ("fresh", "used") for rw in b.workloads for k in b.block_sizes)
     job = store.rounds(rid, "bs-sweep", "fresh")[0].job_text
     assert "bs=512" in job and "iodepth=4" in job
     # rw-over-time: every size (2K too) from its own purge
-    r = s["rw-over-time"]["block_sizes"]
-    assert list(r) == ["2K", "4K", "128K"] and all(v["intervals"] >= 2 and v["first_mb_s"] > 0 for v in r.values())
+    r = s["rw-over-time"].block_sizes
+    assert [v.label for v in r] == ["2K", "4K", "128K"] and all(v.intervals >= 2 and v.first_mb_s > 0 for v in r)
     # op-study: a steady-state loop per active range
-    o = s["op-study"]["active_ranges"]
-    assert list(o) == ["100", "75", "50", "25"] and all(v["iops"] > 0 and v["rounds"] >= 5 for v in o.values())
+    o = s["op-study"].active_ranges
+    assert [v.active_range_percent for v in o] == [100, 75, 50, 25] and all(v.iops > 0 and v.rounds >= 5 for v in o)
     assert f"size={int(cap * 0.25) // 4096 * 4096}" in store.rounds(rid, "op-study", "ar=25")[0].job_text
     # variants: fio options of each variant; working-set variants skipped (cache size unknown)
     v = s["variants"]
-    assert set(v["variants"]) == {"random", "compress50", "zero", "dsync", "buffered"}
-    assert any("ws-small skipped" in n for n in v["notes"])
+    assert {x.variant for x in v.variants} == {"random", "compress50", "zero", "dsync", "buffered"}
+    assert any("ws-small skipped" in n for n in v.notes)
     job = store.rounds(rid, "variants", "variants")[0].job_text
     for opt in ("buffer_compress_percentage=50", "zero_buffers=1", "sync=dsync", "direct=0", "scramble_buffers=1"):
         assert opt in job
     # fresh-peak
-    f = s["fresh-peak"]["results"]
-    assert f["randread"]["iops"] > 0 and f["randwrite"]["iops"] > 0
+    f = s["fresh-peak"]
+    assert f.result("randread").iops > 0 and f.result("randwrite").iops > 0
     assert "numjobs=2" in store.rounds(rid, "fresh-peak", "fob")[0].job_text

@@ -3,31 +3,64 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
+import time
 from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, runner
+from .analyze import analyze
+from .commands.common import RESULTS_HELP, open_store, results_dir
+from .commands.endurance import endurance
+from .commands.plan import plan
+from .commands.report import compare, export, report
+from .conformance import check
 from .errors import SsdptsError
-from .store import Store, default_results_dir
+from .export.json import document
+from .export.model import load_run
+from .export.text import render_text
+from .profiles import load_profile, shipped
+from .records import to_data
+from .pts import registry
+from .simdrive import load_params
+from .simdrive.nbd import serve
+from .steady import evaluate
+from .targets import open_target
+from .targets.purge import supported_methods
+from .targets.remote import from_hosts_file, remote_target, split_host
+from .targets.resolve import remote_spec
+from .targets.safety import check_block_device
 from .units import parse_size
-
-RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: ./results or $SSDPTS_RESULTS]."
-
-
-def _results(value: str | None) -> Path:
-    return Path(value) if value else default_results_dir()
-
-
-def _store(results: str | None, must_exist: bool = True) -> Store:
-    d = _results(results)
-    if must_exist and not (d / "ssdpts.db").exists():
-        raise SsdptsError(f"no results database in {d}/; run 'ssdpts run' first or pass --results DIR")
-    return Store.in_dir(d)
 
 
 class _Group(click.Group):
+    def main(self, *args, **kwargs):
+        """Bad command-line input is one line naming the problem and where the help is, exit 2."""
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.ctx.get_help() if e.ctx else str(e))
+            sys.exit(0)
+        except click.UsageError as e:
+            names, c = [], e.ctx
+            while c is not None and c.parent is not None:
+                names.insert(0, c.info_name)
+                c = c.parent
+            where = " ".join(["ssdpts", *names])
+            click.echo(f"ssdpts: error: {e.format_message()} (see '{where} --help')", err=True)
+            sys.exit(2)
+        except click.ClickException as e:
+            click.echo(f"ssdpts: error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("ssdpts: interrupted", err=True)
+            sys.exit(130)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -56,13 +89,13 @@ def main():
     """
 
 
-def _default_target(results: Path) -> tuple[str, int | None, str]:
-    try:
-        from ._sim import SimDrive  # noqa: F401  (the simulated SSD is built)
-
-        return "sim:client", None, "quick"
-    except ImportError:
-        return str(results / "scratch.img"), 256 * 2**20, "quick"
+def _size(value: str | None, what: str = "--size") -> int | None:
+    if value is None:
+        return None
+    n = parse_size(value, what)
+    if n <= 0:
+        raise SsdptsError(f"{what} must be greater than zero (got {value!r}); e.g. {what} 8G")
+    return n
 
 
 @main.command()
@@ -78,16 +111,25 @@ def _default_target(results: Path) -> tuple[str, int | None, str]:
 @click.option("--profile", "profile", default=None,
               help="Shipped profile (quick, pts-enterprise, pts-client, pts-e11, review, review-sata) or a .toml "
                    "file. [default: pts-enterprise; quick for the embedded target]")
-@click.option("--tests", default=None, help="Comma-separated tests to run [default: iops,throughput,latency].")
+@click.option("--tests", default=None, help="Comma-separated tests to run (see 'ssdpts tests') "
+                                           "[default: the profile's list, else iops,throughput,latency].")
 @click.option("--size", default=None, help="Size of a file target, created if missing (e.g. 8G).")
 @click.option("--destroy-data", is_flag=True, help="Consent to overwrite the whole target device.")
 @click.option("--purge", "purge_method", default="auto", show_default=True,
               type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none"]),
               help="How to return the device to fresh-out-of-box before each test; 'auto' picks the strongest "
                    "supported, falling back to TRIM (recorded as not a SNIA purge).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
+              help="Seed of the random LBA streams (fio randseed): the same seed repeats the same I/O pattern. "
+                   "[default: the profile's seed, else one drawn and stored with the run]")
+@click.option("--set-write-cache", is_flag=True,
+              help="Consent to set the drive's volatile write cache as the profile's spec requires (PTS-E: "
+                   "disabled, PTS-C: enabled) and restore it at the end; without it a mismatch is a recorded "
+                   "deviation.")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
-def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, results, quiet):
+def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
+        results, quiet):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -95,32 +137,29 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     an interrupted run continues with 'ssdpts resume RUN_ID'. Several targets run in parallel
     (lock-step, one fio process; IOPS and MiB/s summed, latency kept per target) or --sequential.
     """
-    from . import runner
-
-    results_dir = _results(results)
+    results = results_dir(results)
+    size_bytes = _size(size)
     targets = list(targets)
     if hosts or hosts_file:
-        targets = _remote_specs(targets, hosts, hosts_file, parse_size(size, "--size") if size else None)
+        targets = _remote_specs(targets, hosts, hosts_file, size_bytes)
     if not targets:
-        target, default_size, default_profile = _default_target(results_dir)
-        targets = [target]
-        size = size or default_size
-        profile = profile or default_profile
-        results_dir.mkdir(parents=True, exist_ok=True)
-        destroy_data = True  # the embedded target belongs to ssdpts
+        targets = ["sim:client"]     # the embedded simulated SSD: it belongs to ssdpts
+        profile = profile or "quick"
+        destroy_data = True
+    names = [t.strip() for t in tests.split(",") if t.strip()] if tests else None
+    for name in names or []:
+        registry.get(name)           # an unknown test fails before anything is created
+    if (results / "ssdpts.db").exists():
+        open_store(str(results)).close()   # a foreign or corrupt database fails here, untouched
     groups = [targets] if parallel else [[t] for t in targets]
     for group in groups:
-        run_id = runner.start(group, results_dir=results_dir, profile_name=profile or "pts-enterprise",
-                              tests=[t.strip() for t in tests.split(",")] if tests else None,
-                              size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
-                              purge_method=purge_method, quiet=quiet)
+        run_id = runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise", tests=names,
+                              size=size_bytes, destroy_data=destroy_data, purge_method=purge_method, quiet=quiet,
+                              seed=seed, set_write_cache=set_write_cache)
         click.echo(run_id)
 
 
 def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | None, size: int | None) -> list[str]:
-    from .targets.remote import from_hosts_file, remote_target, split_host
-    from .targets.resolve import remote_spec
-
     remote = from_hosts_file(hosts_file, size) if hosts_file else []
     if hosts and not paths:
         raise SsdptsError("--host needs the target device path(s) on those hosts, e.g. --host h1 /dev/nvme0n1")
@@ -136,9 +175,8 @@ def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | No
 @click.option("--quiet", "-q", is_flag=True, help="No live progress.")
 def resume(run_id, results, quiet):
     """Continue an interrupted or failed run from its last committed round."""
-    from . import runner
-
-    click.echo(runner.resume(run_id, results_dir=_results(results), quiet=quiet))
+    open_store(results).close()
+    click.echo(runner.resume(run_id, results_dir=results_dir(results), quiet=quiet))
 
 
 @main.command("list")
@@ -146,7 +184,7 @@ def resume(run_id, results, quiet):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_runs(results, as_json):
     """List the runs in the results database."""
-    store = _store(results)
+    store = open_store(results)
     runs = store.runs()
     if as_json:
         click.echo(json.dumps([{k: r[k] for k in ("id", "status", "target_spec", "profile_name", "tests", "created")}
@@ -155,8 +193,6 @@ def list_runs(results, as_json):
     if not runs:
         click.echo("no runs yet")
         return
-    import time
-
     click.echo(f"{'RUN':22} {'STATUS':11} {'STARTED':16} {'PROFILE':15} {'TESTS':28} TARGET")
     for r in runs:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"]))
@@ -171,11 +207,28 @@ def list_runs(results, as_json):
 @click.option("--json", "as_json", is_flag=True, help="The documented results document (docs/results.md).")
 def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
-    from .results_doc import results_document, render_text
+    store = open_store(results)
+    run = load_run(store, run_id)
+    verdict = check(run, store)
+    click.echo(json.dumps(document(run, verdict), indent=2) if as_json else render_text(run, verdict))
 
-    store = _store(results)
-    doc = results_document(store, run_id)
-    click.echo(json.dumps(doc, indent=2) if as_json else render_text(doc))
+
+@main.command("check")
+@click.argument("run_id")
+@click.option("--results", default=None, help=RESULTS_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable verdict.")
+def check_run(run_id, results, as_json):
+    """The run's conformance verdict: every deviation from the spec its profile claims (non-SNIA purge,
+    write-cache mismatch, steady state not reached, device idle over 10 ms, percentiles from too few I/Os,
+    shortened durations), each with its evidence and source. Exit 0 when conformant, 1 when not."""
+    store = open_store(results)
+    verdict = check(load_run(store, run_id), store)
+    if as_json:
+        click.echo(json.dumps({"run": verdict.run_id, "conformant": verdict.conformant, "spec": verdict.spec,
+                               "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]}, indent=2))
+    else:
+        click.echo("\n".join(verdict.lines()))
+    sys.exit(0 if verdict.conformant else 1)
 
 
 @main.command()
@@ -183,11 +236,7 @@ def show(run_id, results, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def info(target, as_json):
     """What ssdpts knows about TARGET before touching it (read-only)."""
-    from .targets import open_target
-    from .targets.purge import supported_methods
-    from .targets.safety import check_block_device
-
-    t = open_target(target, size=None if not target.startswith("sim:") else None)
+    t = open_target(target)
     doc = t.to_dict()
     doc.pop("drive", None)
     if t.kind == "block":
@@ -212,7 +261,7 @@ def info(target, as_json):
 
 
 @main.command("steady-state")
-@click.argument("values", nargs=-1, type=float, required=True)
+@click.argument("values", nargs=-1, required=True)
 @click.option("--window", default=5, show_default=True, help="Rounds in the measurement window.")
 @click.option("--max-range", default=20.0, show_default=True, help="Allowed data excursion, % of the window average.")
 @click.option("--max-slope", default=10.0, show_default=True, help="Allowed slope excursion, % of the window average.")
@@ -225,11 +274,18 @@ def steady_state(values, window, max_range, max_slope, rule, strict, as_json):
 
     Example: ssdpts steady-state 11746 11690 11802 11650 11720
     """
-    from .steady import evaluate
-
+    numbers = []
+    for v in values:
+        try:
+            numbers.append(float(v))
+        except ValueError:
+            raise SsdptsError(f"{v!r} is not a number; give one value per round, e.g. 11746 11690 11802") from None
     if window < 2:
         raise SsdptsError("--window must be at least 2")
-    s = evaluate(values, window, max_range / 100, max_slope / 100, rule=rule, inclusive=not strict)
+    for name, pct in (("--max-range", max_range), ("--max-slope", max_slope)):
+        if not 0 < pct < 100:
+            raise SsdptsError(f"{name} is a percentage between 0 and 100, not {pct:g}")
+    s = evaluate(numbers, window, max_range / 100, max_slope / 100, rule=rule, inclusive=not strict)
     if as_json:
         click.echo(json.dumps(s.to_dict(), indent=2))
     else:
@@ -257,9 +313,6 @@ def sim_serve(drive, socket_path):
     Each request completes when the model says (data is not stored: reads return zeros). Test it with
     fio's nbd engine: fio --ioengine=nbd --uri='nbd+unix:///?socket=PATH' --rw=randwrite --bs=4k ...
     """
-    from .simdrive import load_params
-    from .simdrive.nbd import serve
-
     name = drive[len("sim:"):] if drive.startswith("sim:") else drive
     try:
         params = load_params(name)
@@ -276,9 +329,6 @@ def sim_serve(drive, socket_path):
 @click.option("--port", default=8765, show_default=True)
 def serve_fio(bind, port):
     """Run fio's server for remote ssdpts runs (on the machine that holds the drives)."""
-    import os
-    import shutil
-
     if bind in ("0.0.0.0", "::", ""):
         click.echo("ssdpts: warning: listening on all interfaces; anyone who can reach this port can run "
                    "commands as this user", err=True)
@@ -292,29 +342,19 @@ def serve_fio(bind, port):
 @main.command()
 def profiles():
     """List the shipped profiles."""
-    from .profiles import load_profile, shipped
-
     for name in shipped():
         p = load_profile(name)
         click.echo(f"{name:16} {p['profile'].get('description', '')}")
 
 
-def _register_stages() -> None:
-    """Commands that live with their stage: report/compare/export, analyze, and any `commands.register`."""
-    import importlib
-
-    from .analyze import analyze
-
-    main.add_command(analyze)
-    for stage in ("report", "health", "scale"):
-        name = f"{__package__}.{stage}.commands"
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name not in (name, f"{__package__}.{stage}"):
-                raise
-            continue
-        module.register(main)
+@main.command("tests")
+def list_tests():
+    """List the tests (PTS tests, reviewer studies, endurance) with what each needs."""
+    for spec in registry.tests().values():
+        needs = f"  [needs: {', '.join(c.name.lower() for c in sorted(spec.needs, key=lambda c: c.name))}]" \
+            if spec.needs else ""
+        click.echo(f"{spec.name:14} {spec.kind:9} {spec.title}{needs}")
 
 
-_register_stages()
+for command in (plan, report, compare, export, endurance, analyze):
+    main.add_command(command)

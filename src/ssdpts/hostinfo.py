@@ -48,3 +48,17 @@ def host_info(fio_version: str = "") -> dict:
         "fio_version": fio_version,
         "ssdpts_version": __version__,
     }
+
+
+def platform_record(target, fio_version: str = "") -> dict:
+    """The test platform of the run: this machine, or - for targets on fio servers - the fio hosts, whose
+    CPU, memory and OS ssdpts cannot see: marked as such, with this machine kept apart as the controller."""
+    members = getattr(target, "members", None) or [target]
+    remote = sorted({m.host for m in members if m.host})
+    here = host_info(fio_version)
+    if not remote:
+        return here
+    na = "not available from the remote host"
+    return {"hostname": ", ".join(remote), "cpu_model": na, "cpu_cores": None, "memory_bytes": None, "kernel": na,
+            "os": na, "python": here["python"], "fio_version": f"{fio_version} (client; servers speak the same protocol)",
+            "ssdpts_version": here["ssdpts_version"], "remote_hosts": remote, "not_available": na, "controller": here}

@@ -9,21 +9,30 @@ import errno
 import fcntl
 import logging
 import os
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from . import pts
+from .capabilities import missing
 from .engines import engine_for
 from .errors import SsdptsError
-from .hostinfo import host_info
-from .profiles import load_profile, test_settings
+from .deviations import Deviation
+from .health import snapshot
+from .hostinfo import platform_record
+from .profiles import load_profile
 from .progress import Progress
-from .pts.common import TestContext
+from .pts import registry
+from .pts.common import TestContext, choose_seed
+from .pts.spec import TestSpec
+from .report.core import write_report
+from .settings import test_settings
 from .store import Store
 from .targets import Target, open_target
+from .targets.multi import TargetSet
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file
 from .targets.safety import check_block_device, check_file
+from .targets.sim import SimTarget
+from .targets.writecache import applied as write_cache_applied
 
 log = logging.getLogger("ssdpts")
 
@@ -41,8 +50,6 @@ def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
 def exclusive(target: Target):
     """Hold the target exclusively for the run: nobody can mount it, and no second ssdpts can test it."""
     if target.kind == "set":
-        from contextlib import ExitStack
-
         with ExitStack() as stack:
             for m in target.members:
                 stack.enter_context(exclusive(m))
@@ -95,12 +102,10 @@ def _check_safe(target: Target, destroy_data: bool) -> None:
 
 def open_targets(specs: list[str], size: int | None) -> Target:
     """One target, or several tested at once in lock-step (a TargetSet)."""
-    from .targets.multi import TargetSet
-
     targets = [open_target(s, size=size) for s in specs]
     if len(targets) == 1:
         return targets[0]
-    if any(t.kind == "sim" for t in targets):
+    if any(isinstance(t, SimTarget) for t in targets):
         raise SsdptsError("simulated drives cannot be tested in parallel with others; test them one at a time")
     paths = [t.label_id for t in targets]
     if len(set(paths)) != len(paths):
@@ -111,7 +116,7 @@ def open_targets(specs: list[str], size: int | None) -> Target:
 def _same_drives(stored: dict, target: Target) -> None:
     """Device names change across reboots: a resume must write to the very drive(s) the run started on."""
     was = stored.get("info", {}).get("members") or [stored]
-    now = getattr(target, "members", None) or [target]
+    now = target.drives()
     for old, new in zip(was, now):
         for key in ("serial", "model", "backing_file"):
             a, b = (old.get("info") or {}).get(key), new.info.get(key)
@@ -121,10 +126,10 @@ def _same_drives(stored: dict, target: Target) -> None:
 
 
 def _write_cache_check(profile: dict, target: Target) -> dict:
-    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE). ssdpts does not change the
-    drive's setting; it records whether the drive matches the profile, and says so when it does not."""
+    """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
+    profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
     want = profile.get("defaults", {}).get("write_cache", "unchanged")
-    members = getattr(target, "members", None) or [target]
+    members = target.drives()
     have = {m.label_id: m.info.get("write_cache") for m in members}
     states = {"write back": "enabled", "write through": "disabled"}
     mismatched = [k for k, v in have.items() if want in ("enabled", "disabled") and v in states and states[v] != want]
@@ -132,30 +137,43 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
     if mismatched:
         note = (f"the profile asks for the write cache {want}, but it is {states[have[mismatched[0]]]} on "
                 f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
-                f"(change it with 'nvme set-feature -f 6' / 'hdparm -W' if the report must be {want})")
+                f"(--set-write-cache lets ssdpts set it for the run and restore it; otherwise this is a "
+                f"recorded deviation)")
     return {"profile": want, "device": have, "matches": not mismatched, "note": note}
 
 
+def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
+    """Refuse up front a test whose needs the engine and target do not offer (one line naming both)."""
+    offered = frozenset(engine.capabilities) & frozenset(target.capabilities)
+    for spec in specs:
+        lacking = missing(spec.needs, offered)
+        if lacking:
+            raise SsdptsError(f"test {spec.name} needs {', '.join(c.value for c in lacking)}, which {engine.name} on "
+                              f"{target.label_id} does not offer; run it on a local target, or drop it from --tests")
+
+
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
-          size: int | None, destroy_data: bool, purge_method: str, quiet: bool) -> str:
+          size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
+          set_write_cache: bool = False) -> str:
     profile = load_profile(profile_name)
-    tests = tests or list(profile.get("profile", {}).get("tests") or pts.DEFAULT_TESTS)
-    for t in tests:
-        pts.get(t)
+    seed_record = choose_seed(profile, seed)
+    tests = tests or list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
+    specs = [registry.get(t) for t in tests]
     if purge_method not in METHODS:
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
-    specs = [target_spec] if isinstance(target_spec, str) else list(target_spec)
-    target = open_targets(specs, size)
+    specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
+    target = open_targets(specs_, size)
     check_safe(target, destroy_data)
     engine = engine_for(target)              # checks fio before anything is written
-    target_spec = " ".join(specs)
+    check_capabilities(specs, target, engine)
+    target_spec = " ".join(specs_)
     cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
-        target_spec=target_spec, target=target.to_dict(), host=host_info(engine.version),
+        target_spec=target_spec, target=target.to_dict(), host=platform_record(target, engine.version),
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
-                 "write_cache": cache},
+                 "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache},
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -175,6 +193,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     _same_drives(run["target"], target)
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")))
     engine = engine_for(target)
+    check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     store.set_run_status(run["id"], "running")
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]
@@ -186,14 +205,14 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     if store.step(run_id, test, key) is not None:
         return
     try:
-        from .health import snapshot
-    except ImportError:
-        return
-    try:
         data = snapshot(target)
     except Exception as e:  # health data is informative: never fail a run for it
-        data = {"available": False, "reason": f"{type(e).__name__}: {e}"}
+        data = {"available": False, "reason": f"{type(e).__name__}: {e}",
+                "failures": [f"health snapshot failed: {type(e).__name__}: {e}"]}
     store.record_step(run_id, test, key, "health", data)
+    for failure in data.get("failures") or []:   # recorded as failures with the tool's message, never dropped
+        store.record_deviation(run_id, test, Deviation("health-failure", f"{when} the test: {failure}",
+                                                       "smartctl(8) RETURN VALUES; NVMe SMART/health log"))
 
 
 def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
@@ -205,7 +224,7 @@ def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
 
 def _record_failures(store: Store, run_id: str, test: str, engine) -> None:
     """Targets that dropped out during `test` (remote hosts), so a resume can retry them."""
-    failed = dict(getattr(engine, "failed", {}))
+    failed = dict(engine.failed)
     if failed:
         store.record_step(run_id, test, "failed-targets", "failure", {"targets": failed, "retried": False})
 
@@ -221,10 +240,8 @@ def _open_failures(store: Store, run_id: str) -> dict[str, dict]:
 
 def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, progress: Progress, run: dict) -> None:
     """Resume of a partial run: run each affected test again, on its failed targets only."""
-    from .targets.multi import TargetSet
-
     open_failures = _open_failures(store, run_id)
-    members = getattr(target, "members", None) or [target]
+    members = target.drives()
     for test, step in open_failures.items():
         labels = set(step["targets"])
         retry = [m for m in members if m.label_id in labels]
@@ -237,9 +254,11 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
         ctx = TestContext(run_id=run_id, test=test, store=store, target=sub, engine=engine,
                           settings=test_settings(profile, test), progress=progress,
-                          purge_method=run["options"].get("purge", "auto"), scope=scope)
-        summary = pts.get(test).run(ctx)
-        still = dict(getattr(engine, "failed", {}))
+                          purge_method=run["options"].get("purge", "auto"), scope=scope,
+                          decode_summary=registry.decode_stored)
+        spec = registry.get(test)
+        summary = spec.encode(spec.run(ctx))
+        still = dict(engine.failed)
         store.record_step(run_id, test, f"retry{n}", "retry", {"targets": sorted(labels), "summary": summary,
                                                                  "failed": still})
         step["retried"] = True
@@ -249,9 +268,10 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
 
 
 def _write_report(store: Store, run_id: str, progress: Progress) -> None:
+    if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
+        progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")
+        return
     try:
-        from .report import write_report
-
         progress.message(f"report: {write_report(store, run_id)}")
     except Exception as e:  # a report problem must never fail a finished run
         log.warning("report not written: %s", e)
@@ -265,12 +285,17 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     progress = Progress(quiet=quiet)
     profile = run["profile"]
     try:
-        for member in getattr(target, "members", None) or [target]:
+        for member in target.drives():
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
-        if target.kind == "sim":
-            target.attach_state(Path(results_dir), run_id)
-        with exclusive(target):
+        target.attach_state(Path(results_dir), run_id, store.checkpoint(run_id))   # stateful targets only
+        dropped = store.rollback_to_checkpoint(run_id)      # nothing unless a checkpoint was committed
+        if dropped:
+            progress.message(f"resume: {dropped} round(s) committed after the simulated drive's last "
+                             "checkpoint are run again on the checkpointed state")
+        cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
+        with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
+                                                    bool(run["options"].get("set_write_cache"))):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
             note = (run["options"].get("write_cache") or {}).get("note")
@@ -280,22 +305,21 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 if store.test_status(run_id, name) == "completed":
                     progress.message(f"{name}: already complete, skipped")
                     continue
-                module = pts.get(name)
+                spec = registry.get(name)
                 store.set_test(run_id, name, "running")
                 ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
                                   settings=test_settings(profile, name), progress=progress,
-                                  purge_method=run["options"].get("purge", "auto"))
-                progress.test_started(name, module.TITLE, None)
+                                  purge_method=run["options"].get("purge", "auto"),
+                                  decode_summary=registry.decode_stored)
+                progress.test_started(name, spec.title, None)
                 _health(store, run_id, name, "before", target)
-                summary = module.run(ctx)
+                summary = spec.encode(spec.run(ctx))
                 _health(store, run_id, name, "after", target)
                 _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)
-                if target.kind == "sim":
-                    target.checkpoint(force=True)
             if retry:
                 _retry_failed(store, run_id, target, profile, progress, run)
-        failed = getattr(engine, "failed", {})
+        failed = engine.failed
         if failed or _open_failures(store, run_id):
             what = "; ".join(f"{k} ({v})" for k, v in failed.items()) or "see 'ssdpts show'"
             store.set_run_status(run_id, "partial", f"targets failed: {what}; 'ssdpts resume {run_id}' retries them")
@@ -308,8 +332,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     except KeyboardInterrupt:
         store.set_run_status(run_id, "interrupted", "interrupted by the user")
         _mark_running_tests(store, run_id, "interrupted")
-        if target.kind == "sim":
-            target.checkpoint(force=True)
+        # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
     except SsdptsError as e:

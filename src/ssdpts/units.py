@@ -35,23 +35,12 @@ def parse_duration(text: str | int | float, what: str = "duration") -> float:
     return float(m.group(1)) * _DUR_MULT[unit]
 
 
-def format_size(n: float) -> str:
-    """4096 -> '4KiB', 1048576 -> '1MiB', 512 -> '512B', 1536 -> '1.5KiB'."""
-    for unit, power in (("TiB", 4), ("GiB", 3), ("MiB", 2), ("KiB", 1)):
-        if n >= 1024 ** power:
-            v = n / 1024 ** power
-            return f"{v:g}{unit}" if v == int(v) else f"{v:.3g}{unit}"
-    return f"{int(n)}B"
-
-
 def bs_label(n: int) -> str:
     """Block-size labels the way SNIA tables write them: 512 -> '0.5K', 4096 -> '4K', 1 MiB -> '1024K'."""
     return f"{n / 1024:g}K"
 
 
-def fio_size(n: int) -> str:
-    """Bytes as fio wants them: exact, no rounding."""
-    return str(int(n))
+
 
 
 def format_duration(seconds: float) -> str:

@@ -6,12 +6,18 @@ import pytest
 
 from conftest import requires_devices, ssdpts
 from ssdpts.health.projection import deltas
+from ssdpts.pts import registry
 from ssdpts.store import Store
 
 
 def _run(*args):
     p = ssdpts("endurance", *args, "-q")
     return p.stdout.strip().splitlines()[-1]
+
+
+def _summary(store, rid):
+    """The endurance test's stored summary as its typed record (EnduranceSummary)."""
+    return registry.get("endurance").decode(store.tests(rid)[0]["summary"])
 
 
 def _polls(store, rid):
@@ -26,11 +32,12 @@ def test_endurance_on_loop_runs_without_health_data(loopdev, results, tiny):
     run = store.run(rid)
     assert run["status"] == "completed" and run["tests"] == ["endurance"]
     t = store.tests(rid)[0]
-    s = t["summary"]
-    assert t["status"] == "completed" and s["health_available"] is False
-    assert "virtual block device (loop)" in s["health_reason"]
-    assert s["stop_reason"] == "duration reached" and s["elapsed_s"] >= 2.0 * 0.999
-    assert s["fio_written_bytes"] > 0 and s["projection"]["available"] is False
+    s = _summary(store, rid)
+    assert t["status"] == "completed" and s.health_available is False
+    assert "virtual block device (loop)" in s.health_reason
+    assert s.stop_reason == "duration reached" and s.elapsed_s >= 2.0 * 0.999
+    assert s.fio_written_bytes > 0 and s.projection.available is False
+    assert all(p.wear_percent is None and p.waf is None for p in s.series)
     rounds = store.rounds(rid, "endurance", "endurance")
     assert len(rounds) >= 3 and len({r.job_text for r in rounds}) == 1     # one continuous fio job
     assert "rw=randwrite" in rounds[0].job_text and "iodepth=6" in rounds[0].job_text
@@ -51,29 +58,32 @@ def test_endurance_on_sim_projects_wear_and_waf_end_to_end(results, tiny):
     rid = _run("sim:client", "--profile", tiny, "--duration", "40s", "--poll", "2s", "--threads", "16",
                "--dwpd", "1", "--warranty-years", "5", "--results", str(results))
     store = Store.in_dir(results)
-    s = store.tests(rid)[0]["summary"]
-    assert s["health_available"] and s["health_source"] == "sim" and s["rounds"] == 20 and s["polls"] == 21
-    p = s["projection"]
+    s = _summary(store, rid)
+    assert s.health_available and s.health_source == "sim" and s.rounds == 20 and s.polls == 21
+    p = s.projection
     polls = _polls(store, rid)
     first, last = polls[0]["raw"]["sim"], polls[-1]["raw"]["sim"]
     dh = last["host_write_bytes"] - first["host_write_bytes"]
     dn = last["nand_write_bytes"] - first["nand_write_bytes"]
-    assert p["waf"] == pytest.approx(dn / dh) and p["waf"] >= 1.0          # WAF from counters = NAND / host deltas
-    assert p["host_written_bytes"] == dh == s["fio_written_bytes"]          # the drive saw what fio wrote
+    assert p.waf == pytest.approx(dn / dh) and p.waf >= 1.0                # WAF from counters = NAND / host deltas
+    assert p.host_written_bytes == dh == s.fio_written_bytes                # the drive saw what fio wrote
     for a, b, r in zip(polls, polls[1:], store.rounds(rid, "endurance", "endurance", with_cells=False)):
         ra, rb = a["raw"]["sim"], b["raw"]["sim"]
         assert r.tracking["waf"] == pytest.approx((rb["nand_write_bytes"] - ra["nand_write_bytes"]) /
                                                   (rb["host_write_bytes"] - ra["host_write_bytes"]))
         assert r.tracking["wear_percent"] == pytest.approx(rb["wear_percent"])
-    assert p["wear_end"] == pytest.approx(last["wear_percent"]) and p["wear_end"] > 0
-    assert p["wear_per_day"] > 0 and p["days_to_eol"] == pytest.approx((100 - p["wear_end"]) / p["wear_per_day"])
-    assert p["tb_to_eol"] > 0 and p["wear_per_tb"] > 0
+    assert [x.waf for x in s.series] == [r.tracking["waf"] for r in store.rounds(rid, "endurance", "endurance",
+                                                                                 with_cells=False)]
+    assert p.wear_end == pytest.approx(last["wear_percent"]) and p.wear_end > 0
+    assert p.wear_per_day > 0 and p.days_to_eol == pytest.approx((100 - p.wear_end) / p.wear_per_day)
+    assert p.tb_to_eol > 0 and p.wear_per_tb > 0
     cap = store.run(rid)["target"]["size_bytes"]
-    assert p["rated_tbw_tb"] == pytest.approx(cap * 365 * 5 / 1e12)
-    assert p["tbw_used_percent"] == pytest.approx(100 * last["host_write_bytes"] / 1e12 / p["rated_tbw_tb"])
+    assert s.rated.dwpd == 1 and s.rated.warranty_years == 5 and s.rated.capacity_bytes == cap
+    assert p.rated_tbw_tb == pytest.approx(cap * 365 * 5 / 1e12)
+    assert p.tbw_used_percent == pytest.approx(100 * last["host_write_bytes"] / 1e12 / p.rated_tbw_tb)
     # the runner's before/after snapshots give the same per-test deltas
     d = deltas(store.step(rid, "endurance", "health:before"), store.step(rid, "endurance", "health:after"))
-    assert d["host_written_bytes"] == dh and d["waf"] == pytest.approx(p["waf"])
+    assert d["host_written_bytes"] == dh and d["waf"] == pytest.approx(p.waf)
     html = (results / "reports" / rid / "report.html").read_text()
     for key in ("wear-vs-time", "wear-vs-tb", "waf-vs-time", "endurance-health"):
         assert key in html
@@ -84,14 +94,14 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
     import ssdpts.health as health
     from ssdpts import runner
     from ssdpts.errors import SsdptsError
-    from ssdpts.health.commands import write_override
+    from ssdpts.commands.endurance import write_override
 
     over = write_override(results, tiny, {"duration": "10s", "poll": "1s", "threads": 4})
     real, calls = health.snapshot, {"n": 0}
 
     def flaky(target):
         calls["n"] += 1
-        if calls["n"] == 6:          # health:before (also the baseline), polls 1..4, then Ctrl-C in poll 5
+        if calls["n"] == 5:          # polls 1..4, then Ctrl-C in poll 5 (the baseline is the runner's health:before)
             raise KeyboardInterrupt
         return real(target)
 
@@ -106,10 +116,11 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
     assert len(store.rounds(rid, "endurance", "endurance", with_cells=False)) == 4
     monkeypatch.setattr(health, "snapshot", real)
     runner.resume(rid, results_dir=results, quiet=True)
-    s = store.tests(rid)[0]["summary"]
+    s = _summary(store, rid)
     rounds = store.rounds(rid, "endurance", "endurance", with_cells=False)
     assert [r.round for r in rounds] == list(range(1, len(rounds) + 1)) and len(rounds) == 10
-    assert s["elapsed_s"] == pytest.approx(10, rel=0.01) and s["stop_reason"] == "duration reached"
+    assert s.elapsed_s == pytest.approx(10, rel=0.01) and s.stop_reason == "duration reached"
+    assert [x.round for x in s.series] == list(range(1, 11)) and s.polls == 11
     assert [p["round"] for p in _polls(store, rid)] == list(range(0, 11))
     el = [r.tracking["elapsed_s"] for r in rounds]
     assert all(b > a for a, b in zip(el, el[1:]))

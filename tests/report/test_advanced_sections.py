@@ -12,32 +12,22 @@ import pytest
 
 from conftest import TINY, ssdpts
 from report_checks import check_plot_dir, check_self_contained, check_svg, png_size, read_csv
-from ssdpts import pts
 from ssdpts.engines.results import merge_bins, percentile_from_bins
-from ssdpts.report import write_compare, write_report
+from ssdpts.pts import registry
+from ssdpts.report.compare import write_compare
+from ssdpts.report.core import write_report
 from ssdpts.store import Store
 
 TESTS = ("wsat", "hir", "xsr", "dirth", "cbw")
-RENDERERS = {"wsat": "wsat_report", "hir": "hir_report", "xsr": "xsr_report", "dirth": "demand_report",
-             "cbw": "demand_report"}
+
+
+def summaries(store, rid) -> dict:
+    """test name -> its stored summary as the test's typed record."""
+    return {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in store.tests(rid)}
 
 
 @pytest.fixture(scope="module")
-def renderers():
-    """The test modules import their renderers; attach them here too in case that line is missing."""
-    import importlib
-
-    with pytest.MonkeyPatch.context() as mp:
-        for name, mod in RENDERERS.items():
-            r = importlib.import_module(f"ssdpts.pts.{mod}")
-            for fn in ("report_section", "compare_section"):
-                if getattr(pts.TESTS[name], fn, None) is not getattr(r, fn):
-                    mp.setattr(pts.TESTS[name], fn, getattr(r, fn), raising=False)
-        yield
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory, renderers):
+def runs(tmp_path_factory):
     results = tmp_path_factory.mktemp("adv") / "results"
     ids = []
     for _ in range(2):
@@ -52,8 +42,7 @@ def report(runs, tmp_path_factory):
     store, ids = runs
     out = tmp_path_factory.mktemp("report")
     path = write_report(store, ids[0], out, strict=True)
-    summary = {t["name"]: t["summary"] for t in store.tests(ids[0])}
-    return store, ids[0], out, path, summary
+    return store, ids[0], out, path, summaries(store, ids[0])
 
 
 def _f(x: str) -> float | None:
@@ -73,7 +62,7 @@ def test_files_and_html(report):
     html = path.read_text(encoding="utf-8")
     assert "report section failed" not in html
     for name in TESTS:
-        assert pts.TESTS[name].TITLE in html
+        assert registry.get(name).title in html
     expected = ["wsat-rnd4k-write-iops-vs-time", "wsat-rnd4k-write-iops-vs-tgbw", "wsat-rnd4k-write-latency-vs-time",
                 "hir-preconditioning-convergence", "hir-preconditioning-window", "hir-iops-vs-time", "hir-ab-vs-c",
                 "xsr-throughput-vs-time", "xsr-latency-vs-time"]
@@ -95,48 +84,48 @@ def test_files_and_html(report):
 
 def test_wsat_tables(report):
     _, _, out, _, summary = report
-    s = summary["wsat"]["workloads"]
+    s = summary["wsat"].workloads
     rows = read_csv(out / "tables" / "wsat-summary.csv")
     assert [r["Workload"] for r in rows] == list(s)
     for r in rows:
         w = s[r["Workload"]]
-        assert _near(_f(r["Fresh IOPS (FOB, first interval)"]), w["fresh_iops"])
-        assert _near(_f(r["Final IOPS (mean of last 5 intervals)"]), w["final_iops"])
-        assert _near(_f(r["Final / fresh"]), w["final_iops"] / w["fresh_iops"])
-        assert _near(_f(r["TGBW (GB)"]), w["tgbw_gb"])
-        assert _near(_f(r["Drive fills"]), w["fills"])
-        assert int(r["Intervals"]) == w["rounds"]
-        assert r["Stop reason"] == w["stop_reason"]
+        assert _near(_f(r["Fresh IOPS (FOB, first interval)"]), w.fresh_iops)
+        assert _near(_f(r["Final IOPS (mean of last 5 intervals)"]), w.final_iops)
+        assert _near(_f(r["Final / fresh"]), w.final_iops / w.fresh_iops)
+        assert _near(_f(r["TGBW (GB)"]), w.tgbw_gb)
+        assert _near(_f(r["Drive fills"]), w.fills)
+        assert int(r["Intervals"]) == w.rounds
+        assert r["Stop reason"] == w.stop_reason
         iv = read_csv(out / "tables" / f"wsat-{r['Workload']}-intervals.csv")
-        assert len(iv) == len(w["series"]) == w["rounds"]
-        for row, x in zip(iv, w["series"]):
-            assert _near(_f(row["IOPS"]), x["iops"]) and _near(_f(row["TGBW (GB)"]), x["tgbw_gb"])
-            assert _near(_f(row["p99.99 latency (µs)"]), x["p99.99_us"])
-            assert _near(_f(row["max latency (µs)"]), x["lat_max_us"])
+        assert len(iv) == len(w.series) == w.rounds
+        for row, x in zip(iv, w.series):
+            assert _near(_f(row["IOPS"]), x.iops) and _near(_f(row["TGBW (GB)"]), x.tgbw_gb)
+            assert _near(_f(row["p99.99 latency (µs)"]), x.percentiles_us["99.99"])
+            assert _near(_f(row["max latency (µs)"]), x.lat_max_us)
 
 
 def test_hir_tables(report):
     store, rid, out, _, summary = report
     s = summary["hir"]
     rows = read_csv(out / "tables" / "hir-wait-states.csv")
-    assert [r["Wait state"] for r in rows] == list(s["wait_states"])
+    assert [r["Wait state"] for r in rows] == list(s.wait_states)
     for r in rows:
-        w = s["wait_states"][r["Wait state"]]
-        assert _near(_f(r["Idle (s, set)"]), w["idle_s"])
-        assert _near(_f(r["Mean AB burst IOPS"]), w["ab_iops_mean"])
-        assert _near(_f(r["Mean C IOPS"]), w["c_iops_mean"])
-        assert _near(_f(r["Recovery ratio (AB / C)"]), w["recovery_ratio"])
-        idle = w["idle_measured_ms"]
+        w = s.wait_states[r["Wait state"]]
+        assert _near(_f(r["Idle (s, set)"]), w.idle_s)
+        assert _near(_f(r["Mean AB burst IOPS"]), w.ab_iops_mean)
+        assert _near(_f(r["Mean C IOPS"]), w.c_iops_mean)
+        assert _near(_f(r["Recovery ratio (AB / C)"]), w.recovery_ratio)
+        idle = w.idle_measured_ms
         assert _near(_f(r["Measured idle, mean (ms)"]), sum(idle) / len(idle))
         assert _near(_f(r["max (ms)"]), max(idle))
-        assert _near(_f(r["Burst length, mean (s)"]), sum(w["burst_seconds"]) / len(w["burst_seconds"]))
+        assert _near(_f(r["Burst length, mean (s)"]), sum(w.burst_seconds) / len(w.burst_seconds))
     det = read_csv(out / "tables" / "hir-preconditioning-determination.csv")
     avg = next(r for r in det if r["Steady-state determination"] == "Average")
-    tracker, st = next(iter(s["preconditioning"]["trackers"].items()))
-    assert _near(_f(avg[tracker]), st["average"])
+    tracker = s.steady.trackers[0]
+    assert _near(_f(avg[tracker.key.label]), tracker.state.average)
     # the stored bursts are the ones the section plots (AB + C of every wait state)
     stored = sum(len(r.cells) for r in store.rounds(rid, "hir") if r.phase.startswith("ws="))
-    assert stored == sum(len(w["ab_iops"]) + len(w["c_iops"]) for w in s["wait_states"].values())
+    assert stored == sum(len(w.ab_iops) + len(w.c_iops) for w in s.wait_states.values())
 
 
 def test_xsr_tables(report):
@@ -144,51 +133,50 @@ def test_xsr_tables(report):
     s = summary["xsr"]
     rows = read_csv(out / "tables" / "xsr-groups.csv")
     assert len(rows) == 3
-    for r, (g, d) in zip(rows, s["groups"].items()):
-        assert _near(_f(r["Mean MiB/s"]), d["mib_s_mean"])
-        assert _near(_f(r["Mean latency (µs)"]), d["lat_mean_us"])
-        assert _near(_f(r["Max latency (µs)"]), max(x["lat_max_us"] for x in d["series"]))
-        assert int(r["Intervals"]) == d["intervals"]
+    for r, (g, d) in zip(rows, s.groups.items()):
+        assert _near(_f(r["Mean MiB/s"]), d.mib_s_mean)
+        assert _near(_f(r["Mean latency (µs)"]), d.lat_mean_us)
+        assert _near(_f(r["Max latency (µs)"]), max(x.lat_max_us for x in d.series))
+        assert int(r["Intervals"]) == d.intervals
     rec = {r["Quantity"]: r["Value"] for r in read_csv(out / "tables" / "xsr-recovery.csv")}
-    assert _near(_f(rec["Group-1 average (MiB/s)"]), s["group1_average_mib_s"])
+    assert _near(_f(rec["Group-1 average (MiB/s)"]), s.group1_average_mib_s)
     key = "Recovery time (s from the start of group 3)"
-    if s["recovered"]:
-        assert _near(_f(rec[key]), s["recovery_s"])
+    if s.recovered:
+        assert _near(_f(rec[key]), s.recovery_s)
     else:
         assert rec[key] == "not recovered" and "not recovered" in path.read_text(encoding="utf-8")
-    assert len(read_csv(out / "tables" / "xsr-intervals.csv")) == sum(d["intervals"] for d in s["groups"].values())
+    assert len(read_csv(out / "tables" / "xsr-intervals.csv")) == sum(d.intervals for d in s.groups.values())
 
 
 @pytest.mark.parametrize("test", ["dirth", "cbw"])
 def test_demand_tables(report, test):
     store, rid, out, _, summary = report
     s = summary[test]
-    window = set(s["steady"]["window_rounds"])
+    window = set(s.steady.window_rounds)
     rounds = [r for r in store.rounds(rid, test, "") if r.round in window]
-    ops = {v: k for k, v in s["operating_points"].items()}
+    ops = {n: k for k, n in s.operating_points.items()}
     rows = read_csv(out / "tables" / f"{test}-points.csv")
-    assert [r["Point"] for r in rows] == [p["name"] for p in s["points"]]
-    for r, p in zip(rows, s["points"]):
-        assert (int(r["TC"]), int(r["QD"]), int(r["OIO"])) == (p["tc"], p["qd"], p["oio"])
-        assert _near(_f(r["IOPS"]), p["iops"])
-        assert _near(_f(r["Mean latency (µs)"]), p["lat_mean_us"])
-        assert _near(_f(r["Max latency (µs)"]), p["lat_max_us"])
-        cells = [c for rr in rounds for c in rr.cells if c.name == p["name"]]
+    assert [r["Point"] for r in rows] == [p.name for p in s.points]
+    for r, p in zip(rows, s.points):
+        assert (int(r["TC"]), int(r["QD"]), int(r["OIO"])) == (p.tc, p.qd, p.oio)
+        assert _near(_f(r["IOPS"]), p.iops)
+        assert _near(_f(r["Mean latency (µs)"]), p.lat_mean_us)
+        assert _near(_f(r["Max latency (µs)"]), p.lat_max_us)
+        cells = [c for rr in rounds for c in rr.cells if c.name == p.name]
         bins = merge_bins([c.read.bins for c in cells] + [c.write.bins for c in cells])
         for q in ("99", "99.9", "99.99"):
             assert _near(_f(r[f"p{q} (µs)"]), percentile_from_bins(bins, float(q)) / 1000)
-        if p["name"] in ops:
-            assert ops[p["name"]].capitalize() in r["Operating point"]
+        if p.name in ops:
+            assert ops[p.name].capitalize() in r["Operating point"]
         else:
             assert r["Operating point"] == ""
     d = {(r["Point"], r["Direction"]): r for r in read_csv(out / "tables" / f"{test}-directions.csv")}
-    for p in s["points"]:
-        for direction in ("read", "write"):
-            lat = p[f"{direction}_lat"]
-            r = d[(p["name"], direction)]
-            assert _near(_f(r["Mean (µs)"]), lat["mean_us"]) and _near(_f(r["Max (µs)"]), lat["max_us"])
+    for p in s.points:
+        for direction, lat in (("read", p.read_lat), ("write", p.write_lat)):
+            r = d[(p.name, direction)]
+            assert _near(_f(r["Mean (µs)"]), lat.mean_us) and _near(_f(r["Max (µs)"]), lat.max_us)
             for q in ("99", "99.9", "99.99", "99.999"):
-                assert _near(_f(r[f"p{q} (µs)"]), lat[f"p{q}_us"])
+                assert _near(_f(r[f"p{q} (µs)"]), lat.p(q))
 
 
 def test_compare(runs, tmp_path):
@@ -202,21 +190,47 @@ def test_compare(runs, tmp_path):
     for key in ("wsat-rnd4k-write-iops-vs-tgbw", "hir-recovery-ratio", "xsr-throughput-vs-time",
                 "dirth-latency-vs-iops", "cbw-latency-vs-iops"):
         png_size(out / "plots" / f"{key}.png")
-    summaries = [{t["name"]: t["summary"] for t in store.tests(r)} for r in ids]
+    per_run = [summaries(store, r) for r in ids]
     labels = [f"{r['target']['info']['model']} · {r['id']}" if (r.get("target") or {}).get("info", {}).get("model")
               else None for r in (store.run(i) for i in ids)]
     for test in ("dirth", "cbw"):
         rows = read_csv(out / "tables" / f"{test}-iops.csv")
-        assert len(rows) == len(summaries[0][test]["points"])
-        for r, p0, p1 in zip(rows, summaries[0][test]["points"], summaries[1][test]["points"]):
+        assert len(rows) == len(per_run[0][test].points)
+        for r, p0, p1 in zip(rows, per_run[0][test].points, per_run[1][test].points):
             vals = [_f(v) for k, v in r.items() if k.endswith(" IOPS")]
-            assert vals == pytest.approx([p0["iops"], p1["iops"]], rel=1e-12)
+            assert vals == pytest.approx([p0.iops, p1.iops], rel=1e-12)
     rows = read_csv(out / "tables" / "hir-recovery-ratio.csv")
     for r in rows:
         vals = [_f(v) for k, v in r.items() if k.endswith("recovery ratio")]
-        assert vals == pytest.approx([s["hir"]["wait_states"][r["Wait state"]]["recovery_ratio"] for s in summaries])
+        assert vals == pytest.approx([s["hir"].wait_states[r["Wait state"]].recovery_ratio for s in per_run])
     rows = read_csv(out / "tables" / "wsat-summary.csv")
     fresh = next(r for r in rows if r["Quantity"] == "fresh IOPS")
     assert [_f(v) for k, v in fresh.items() if k.endswith(" value")] == pytest.approx(
-        [s["wsat"]["workloads"]["rnd4k-write"]["fresh_iops"] for s in summaries])
+        [s["wsat"].workloads["rnd4k-write"].fresh_iops for s in per_run])
     assert all(lab is None or lab in html for lab in labels)
+
+
+def test_show_lines_and_headlines(report):
+    """`show` prints each test's own lines; the headline figures are the summary's values."""
+    _, _, _, _, summary = report
+    for name in TESTS:
+        spec = registry.get(name)
+        assert spec.text(summary[name]), name
+    h = {x.key: x for x in registry.get("wsat").headline(summary["wsat"])}
+    w = summary["wsat"].workloads["rnd4k-write"]
+    assert h["wsat_rnd4k_write_fresh_iops"].value == w.fresh_iops
+    assert h["wsat_rnd4k_write_final_iops"].value == w.final_iops
+    h = {x.key: x for x in registry.get("hir").headline(summary["hir"])}
+    assert h["hir_0_3s_recovery_ratio"].value == summary["hir"].wait_states["0.3s"].recovery_ratio
+    h = {x.key: x for x in registry.get("xsr").headline(summary["xsr"])}
+    xsr = summary["xsr"]
+    assert h["xsr_recovery_s"].value == (xsr.recovery_s if xsr.recovered else None)
+    for name in ("dirth", "cbw"):
+        s = summary[name]
+        h = {x.key: x for x in registry.get(name).headline(s)}
+        for k, point in s.operating_points.items():
+            assert h[f"{name}_{k}_iops"].value == s.point(point).iops
+            assert h[f"{name}_{k}_iops"].steady is s.steady.reached
+    lines = registry.get("hir").text(summary["hir"])
+    assert any(line.split()[0] == "0.6s" and f"{summary['hir'].wait_states['0.6s'].ab_iops_mean:,.0f}" in line
+               for line in lines if line.split())

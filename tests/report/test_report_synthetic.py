@@ -6,8 +6,9 @@ import pytest
 
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.engines.results import merge_bins, percentile_from_bins
-from ssdpts.report import write_report
-from ssdpts.report.synthetic import build
+from ssdpts.pts import registry
+from ssdpts.report.core import write_report
+from synthetic import build
 from ssdpts.steady import evaluate
 
 
@@ -20,9 +21,9 @@ def synth(tmp_path_factory):
 
 
 def _window(store, rid, test, phase=""):
-    s = {t["name"]: t["summary"] for t in store.tests(rid)}[test]
-    steady = s["steady"] if test != "throughput" else s["block_sizes"][phase.split("=")[1]]["steady"]
-    rounds = [r for r in store.rounds(rid, test, phase) if r.round in steady["window_rounds"]]
+    s = registry.get(test).decode(next(t["summary"] for t in store.tests(rid) if t["name"] == test))
+    steady = s.steady if test != "throughput" else next(r.steady for r in s.block_sizes if r.phase == phase)
+    rounds = [r for r in store.rounds(rid, test, phase) if r.round in steady.window_rounds]
     assert len(rounds) == 5
     return rounds
 
@@ -125,14 +126,14 @@ def test_latency_tables_equal_database(synth):
                                                       rel=1e-12)
 
 
-def test_test_without_module_gets_generic_section(synth):
+def test_wsat_section_shows_every_stored_interval(synth):
     store, rid, path = synth
-    rows = read_csv(path.parent / "tables" / "wsat-rounds.csv")
-    rounds = store.rounds(rid, "wsat", with_cells=False)
+    rows = read_csv(path.parent / "tables" / "wsat-rnd4k-write-intervals.csv")
+    rounds = store.rounds(rid, "wsat", "rnd4k-write", with_cells=False)
     assert len(rows) == len(rounds) == 600
-    assert [float(r["rnd_4K_0-100 iops (IOPS)"]) for r in rows] == pytest.approx(
-        [r.tracking["rnd_4K_0-100 iops"] for r in rounds], rel=1e-12)
-    assert (path.parent / "plots" / "wsat-tracking.png").exists()
+    assert [float(r["IOPS"]) for r in rows] == pytest.approx([r.tracking["iops"] for r in rounds], rel=1e-12)
+    assert [float(r["TGBW (GB)"]) for r in rows] == pytest.approx([r.tracking["tgbw_gb"] for r in rounds], rel=1e-12)
+    assert (path.parent / "plots" / "wsat-rnd4k-write-iops-vs-tgbw.png").exists()
     assert 'id="test-wsat"' in path.read_text()
 
 
@@ -144,4 +145,6 @@ def test_unfinished_run_still_reports(tmp_path):
     path = write_report(store, rid, tmp_path / "out", strict=True)
     html = path.read_text()
     assert "no summary yet" in html and "6 stored rounds" in html
-    assert (tmp_path / "out" / "plots" / "iops-steady-convergence.png").exists()
+    # no summary: no steady-state verdict is claimed, the stored rounds' tracking values are plotted
+    assert (tmp_path / "out" / "plots" / "iops-tracking.png").exists()
+    assert not (tmp_path / "out" / "plots" / "iops-steady-convergence.png").exists()

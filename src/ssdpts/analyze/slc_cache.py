@@ -232,7 +232,7 @@ def read_bw_log(paths: Sequence[str | Path], bin_s: float | None = None) -> tupl
                 t_ms, val, ddir, bs = float(parts[0]), float(parts[1]), int(parts[2]), int(parts[3])
             except (IndexError, ValueError):
                 raise ValueError(f"{p}:{n}: not a fio bandwidth log line "
-                                 "(expected 'time_ms, KiB/s, ddir, bs, offset[, prio]'): {line[:60]!r}") from None
+                                 f"(expected 'time_ms, KiB/s, ddir, bs, offset[, prio]'): {line[:60]!r}") from None
             rows.append((t_ms / 1000.0, val, ddir, bs))
         if any(r[2] == 1 for r in rows):
             rows = [r for r in rows if r[2] == 1]

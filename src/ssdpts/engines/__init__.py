@@ -1,26 +1,28 @@
-"""Engines run rounds of workload cells: local fio, the simulated SSD (and later remote fio)."""
+"""Engines run rounds of workload cells: local fio, remote fio (client/server), the simulated SSD.
+
+An engine knows nothing about which test it serves; it declares what it can do (`capabilities`).
+"""
 
 from __future__ import annotations
 
+from ..errors import SsdptsError
+from ..targets import Target
+from ..targets.sim import SimTarget
+from .fio import FioEngine
+from .remote import RemoteFioEngine
+from .sim import SimEngine
 
-def engine_for(target):
-    """The engine that drives this kind of target."""
-    if target.kind == "sim":
-        from .sim import SimEngine
 
+def engine_for(target: Target) -> FioEngine | RemoteFioEngine | SimEngine:
+    """The engine that drives this target."""
+    if isinstance(target, SimTarget):
         return SimEngine()
-    members = getattr(target, "members", None) or [target]
-    if any(m.host for m in members):
-        if not all(m.host for m in members):
-            from ..errors import SsdptsError
-
+    drives = target.drives()
+    if any(m.host for m in drives):
+        if not all(m.host for m in drives):
             raise SsdptsError("mix of local and remote targets: run local targets through a local "
                               "'fio --server' too, or test them separately")
-        from .remote import RemoteFioEngine
-
         engine = RemoteFioEngine()
-        engine.preflight(members)
+        engine.preflight(drives)
         return engine
-    from .fio import FioEngine
-
     return FioEngine()

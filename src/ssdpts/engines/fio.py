@@ -34,8 +34,10 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..workload import Workload, render_on
+from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .fiojson import parse_output
 from .results import DeviceIdle, RoundOutput
@@ -64,12 +66,17 @@ def _die_with_parent() -> None:
 
 class FioEngine:
     name = "fio"
+    # gates chain cells and rounds; timed gates give idle periods; one job can be cut into rounds
+    capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
+                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE,
+                              Capability.LOCAL_BLOCK_LAYER, Capability.CHECKPOINT})
 
     def __init__(self, binary: str = "fio", workdir: str | Path | None = None, measure_idle: bool = True):
         self.binary = binary
         self.version = fio_version(binary)
         self.workdir = Path(workdir) if workdir else None
         self.measure_idle = measure_idle   # block-layer device-idle sampler (off only to measure its cost)
+        self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
@@ -257,29 +264,95 @@ class _FioProcess:
         self.session = session
         self.dir = s.dir / f"proc-{s._count:05d}"
         self.dir.mkdir()
-        members = s.members
-        job = render_on(cells, members)
+        self.cells = list(cells)
         self.wait_gate = s._last_gate
         self.gates: list[int] = []
+        self._waits: list[int | None] = []
         prev = s._last_gate
-        for k, w in enumerate(cells):
+        for w in cells:
             # every target's job of this cell starts at the same gate; the next cell waits for all of them
             timed = w.runtime_s if w.runtime_s and w.io_size is None else None
-            gid = s.gates.new(w.threads * len(members), timed and timed + (w.ramp_s or 0))
+            gid = s.gates.new(w.threads * len(s.members), timed and timed + (w.ramp_s or 0))
             if prev is not None and w.idle_before_s:
                 s.gates.set_delay(prev, w.idle_before_s)
+            self._waits.append(prev)
+            self.gates.append(gid)
+            prev = gid
+        s._last_gate = prev
+        self.job_path = self.dir / "job.fio"
+        self.out_path = self.dir / "out.json"
+        self.interval_s = interval_s
+        self.proc = None
+        self.started_at = time.time()
+        self.launch_error = ""
+        self.cancelled = False
+        self._launched = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._stderr: list[str] = []
+        self._stdout: list[str] = []
+        self.docs: list[dict] = []          # streaming: every status document seen
+        # a cell continuing a stream starts where the stream's previous cell stopped: its process is
+        # written and started once that cell's process has ended (the gates keep the device busy meanwhile)
+        streams = {w.stream for w in cells if w.stream and not w.random}
+        before = {s.stream_procs[x] for x in streams if x in s.stream_procs}
+        for x in streams:
+            s.stream_procs[x] = self
+        if before:
+            threading.Thread(target=self._launch_after, args=(before,), daemon=True).start()
+        else:
+            self._launch()
+
+    def _launch_after(self, before: set) -> None:
+        try:
+            for p in before:
+                p._launched.wait()
+                if p.proc is not None:
+                    p.proc.wait()
+                    p.advance_streams()
+            self._launch()
+            if self.proc is not None:
+                # PR_SET_PDEATHSIG fires when the *thread* that started fio ends: outlive the process
+                self.proc.wait()
+        except BaseException as e:   # never leave the round (or the cells after it) waiting
+            self.launch_error = f"{type(e).__name__}: {e}"
+            for gid in self.gates:
+                self.session.gates.open_unfinished(gid)
+            self._launched.set()
+
+    def advance_streams(self) -> None:
+        """After this process ended: move its streams by the bytes each target's job really transferred."""
+        s = self.session
+        if not any(w.stream for w in self.cells) or not self.out_path.exists():
+            return
+        try:
+            _, parsed = parse_output(self.out_path.read_text(errors="replace"))
+        except (ValueError, SsdptsError):
+            return
+        n = len(s.members)
+        for k, w in enumerate(self.cells):
+            for i, m in enumerate(s.members):
+                if w.stream and k * n + i < len(parsed):
+                    c = parsed[k * n + i]
+                    s.streams.advance(s.streams.place(w, i), i, c.read.bytes + c.write.bytes, m.size_bytes,
+                                      m.logical_block_size)
+
+    def _launch(self) -> None:
+        s = self.session
+        if self.cancelled:
+            for gid in self.gates:
+                s.gates.open_unfinished(gid)
+            self._launched.set()
+            return
+        members = s.members
+        job = render_on(self.cells, members, place=s.streams.place)
+        for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
                 opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
                 opts["exec_postrun"] = s.gates.fire_hook(gid)
-            self.gates.append(gid)
-            prev = gid
-        s._last_gate = prev
         self.job_text = job.text()
-        self.job_path = self.dir / "job.fio"
         self.job_path.write_text(self.job_text)
-        self.out_path = self.dir / "out.json"
-        self.interval_s = interval_s
+        interval_s = self.interval_s
         if interval_s:
             # periodic cumulative status documents on stdout, cut into intervals as they arrive
             self.command = [s.engine.binary, "--output-format=json+", f"--status-interval={int(interval_s * 1000)}ms",
@@ -290,9 +363,6 @@ class _FioProcess:
         self.proc = subprocess.Popen(
             self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             start_new_session=True, preexec_fn=_die_with_parent)
-        self._stderr: list[str] = []
-        self._stdout: list[str] = []
-        self.docs: list[dict] = []          # streaming: every status document seen
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
         if not interval_s:
             self._threads.append(threading.Thread(target=self._drain, args=(self.proc.stdout, self._stdout),
@@ -301,6 +371,7 @@ class _FioProcess:
             t.start()
         # Whatever happens to this process, never leave later cells waiting on its gates.
         threading.Thread(target=self._release_on_exit, daemon=True).start()
+        self._launched.set()
 
     @staticmethod
     def _drain(stream, sink: list[str]) -> None:
@@ -316,6 +387,9 @@ class _FioProcess:
         """Streaming mode: yield each cumulative status document as fio prints it."""
         import json
 
+        self._launched.wait()
+        if self.proc is None:
+            return
         decoder = json.JSONDecoder()
         buf = ""
         for line in self.proc.stdout:
@@ -341,6 +415,11 @@ class _FioProcess:
                 yield doc
 
     def cancel(self) -> None:
+        self.cancelled = True
+        if not self._launched.is_set():
+            return   # its launcher sees `cancelled` and only releases the gates
+        if self.proc is None:
+            return
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -350,6 +429,10 @@ class _FioProcess:
 
     def finish(self) -> tuple[str, str]:
         """Wait for the process; (output text, stderr). Raises on failure."""
+        self._launched.wait()
+        if self.proc is None:
+            raise SsdptsError(f"fio round on {self.session.target.path} did not start "
+                              f"({self.launch_error or 'cancelled'}); job file: {self.job_path}")
         self.proc.wait()
         for t in self._threads:
             t.join()
@@ -378,6 +461,9 @@ class FioRound:
         if interval_s:
             # one cell per process: fio's status dump waits for every running job, so a job gated in
             # exec_prerun behind another job of the same process would deadlock the dump
+            chunks = [[c] for c in self.cells]
+        elif any(c.stream for c in self.cells):
+            # a continuing stream's cell is started late (once its position is known): its own process
             chunks = [[c] for c in self.cells]
         else:
             chunks = [self.cells[i:i + MAX_CELLS_PER_PROCESS] for i in range(0, len(self.cells), MAX_CELLS_PER_PROCESS)]
@@ -494,7 +580,7 @@ class FioSession:
         base.mkdir(parents=True, exist_ok=True)
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
-        self.members = list(getattr(target, "members", None) or [target])
+        self.members = list(target.drives())
         # the device's own idle at every transition, from the block layer (blockidle.py)
         reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
             ["not measured: device-idle sampling switched off"]
@@ -504,6 +590,8 @@ class FioSession:
         self.gates = _Gates(self.dir / "gates", self.samplers)
         self._last_gate: int | None = None
         self._count = 0
+        self.streams = StreamPositions()          # where each continuing sequential stream stands
+        self.stream_procs: dict[str, _FioProcess] = {}   # stream -> process running its latest cell
         self._rounds: list[FioRound] = []
 
     def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> FioRound:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
@@ -28,6 +29,9 @@ from .results import RoundOutput, aggregate
 
 class RemoteFioEngine:
     name = "fio-remote"
+    # cells are separated by fio's stonewall and rounds by a new client process: no gates, no timed idle,
+    # no streaming; the remote side's health and block layer are out of reach
+    capabilities = frozenset({Capability.PURGE})
 
     def __init__(self, binary: str = "fio"):
         self.binary = binary
@@ -69,10 +73,33 @@ class RemoteFioEngine:
         except SsdptsError:
             ok = False
         if ok:
+            self._probe_block_size(m, tmp)
             return None
         why = next((l.strip() for l in text.splitlines() if "fio:" in l or "error" in l.lower()), "")
         return (f"target {m.label_id} cannot be read at its declared size ({m.size_bytes} bytes)"
                 f"{': ' + why if why else ''}; check the device path and --size/size on that host")
+
+    def _reads(self, m, tmp: Path, bs: int) -> bool:
+        """Whether an O_DIRECT read of `bs` bytes at offset 0 succeeds on the fio host."""
+        job = tmp / f"lbs{bs}-{abs(hash(m.label_id))}.fio"
+        job.write_text(f"[lbs]\nfilename={m.path}\nrw=read\nbs={bs}\nsize={bs}\noffset=0\ndirect=1\n"
+                       "ioengine=psync\n")
+        p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
+                           capture_output=True, text=True, timeout=60)
+        try:
+            _, cells = parse_output(p.stdout)
+        except SsdptsError:
+            return False
+        return p.returncode == 0 and any(c.read.ios > 0 and not c.read.bytes % bs for c in cells)
+
+    def _probe_block_size(self, m, tmp: Path) -> None:
+        """The logical block size is the smallest O_DIRECT read the device accepts (512 or 4096)."""
+        for bs in (512, 4096):
+            if self._reads(m, tmp, bs):
+                m.logical_block_size = bs
+                m.info["logical_block_size_source"] = f"probed on the fio host: O_DIRECT {bs}-byte read accepted"
+                return
+        m.info["logical_block_size_source"] = "probe failed: assumed 4096"
 
     def session(self, target) -> "RemoteSession":
         return RemoteSession(self, target)
@@ -191,7 +218,7 @@ class RemoteSession:
     def __init__(self, engine: RemoteFioEngine, target):
         self.engine = engine
         self.target = target
-        self.members = list(getattr(target, "members", None) or [target])
+        self.members = list(target.drives())
         self.dir = Path(tempfile.mkdtemp(prefix="ssdpts-remote-"))
         self.queue: list[RemoteRound] = []
         self.count = 0

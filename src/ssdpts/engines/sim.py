@@ -12,7 +12,10 @@ import time
 import zlib
 from typing import Sequence
 
+from .._sim import version as sim_version
+from ..capabilities import Capability
 from ..workload import Workload
+from ..workload.streams import StreamPositions
 from .blockidle import UNAVAILABLE_SIM
 from .fiojson import parse_job
 from .results import Interval, RoundOutput, combine
@@ -20,6 +23,8 @@ from .results import Interval, RoundOutput, combine
 
 def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
     offset, size = w.region(capacity, lbs)
+    if w.stream_offset:   # a continuing sequential stream starts where the previous cell stopped
+        offset, size = offset + w.stream_offset, size - w.stream_offset
     job = {
         "name": w.name, "rw": w.rw, "rwmixread": w.reads, "bs": w.bs, "numjobs": w.threads, "iodepth": w.iodepth,
         "offset": offset, "size": size,
@@ -52,9 +57,15 @@ class SimRound:
     def _run(self, w: Workload) -> tuple[dict, dict]:
         s = self.session
         s.counter += 1
-        job = sim_job(w, s.target.size_bytes, s.target.logical_block_size,
+        placed = s.streams.place(w)
+        job = sim_job(placed, s.target.size_bytes, s.target.logical_block_size,
                       seed=zlib.crc32(f"{w.name}/{s.counter}".encode()))
-        return job, s.target.drive.run_job(job)
+        res = s.target.drive.run_job(job)
+        if placed.stream:
+            cell = parse_job(res)
+            s.streams.advance(placed, 0, cell.read.bytes + cell.write.bytes, s.target.size_bytes,
+                              s.target.logical_block_size)
+        return job, res
 
     def intervals(self):
         """Run each cell in slices of `interval_s` simulated seconds, back to back (no idle between)."""
@@ -80,7 +91,11 @@ class SimRound:
                         break
                 if step <= 1e-9:
                     break
-                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0))
+                # each slice continues the cell's random stream: a seeded cell's slices get their own
+                # seeds (derived from it), or every slice would rewrite the same LBAs
+                seed = None if w.seed is None else zlib.crc32(f"{w.seed}/{len(slices)}".encode())
+                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
+                                             seed=seed if len(slices) else w.seed))
                 cell = parse_job(res)
                 slices.append((job, res, cell))
                 written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)
@@ -166,6 +181,7 @@ class SimSession:
         self.target = target
         self.queue: list[SimRound] = []
         self.counter = 0
+        self.streams = StreamPositions()
 
     def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> SimRound:
         r = SimRound(self, cells, tag, interval_s)
@@ -184,11 +200,12 @@ class SimSession:
 
 class SimEngine:
     name = "sim"
+    capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
+                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
 
     def __init__(self):
-        from .._sim import version
-
-        self.version = f"ssdsim-{version()}"
+        self.version = f"ssdsim-{sim_version()}"
+        self.failed: dict[str, str] = {}
 
     def session(self, target) -> SimSession:
         return SimSession(self, target)

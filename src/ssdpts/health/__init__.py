@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import time
 
+from ..targets.remote import NOT_AVAILABLE
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
 from .projection import deltas, project
 
@@ -33,7 +34,7 @@ def _run_json(cmd: list[str]) -> tuple[dict | None, str]:
     if not shutil.which(cmd[0]):
         return None, f"{cmd[0]} is not installed"
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return None, f"{' '.join(cmd)} timed out after {TIMEOUT_S} s"
     except OSError as e:
@@ -69,6 +70,8 @@ def _block_snapshot(target) -> dict:
     nvme = name.startswith("nvme") or transport == "nvme"
     doc, err = _run_json(["smartctl", "-j", "-a", dev])
     rec = parse_smartctl(doc, dev) if doc is not None else finish({**empty_record("smartctl", err), "device": dev})
+    if doc is None and shutil.which("smartctl"):
+        rec["failures"] = [err]          # smartctl ran and failed: a failure, with its message
     if nvme:
         log, err2 = _run_json(["nvme", "smart-log", dev, "-o", "json"])
         ctrl, _ = _run_json(["nvme", "id-ctrl", dev, "-o", "json"])
@@ -84,6 +87,12 @@ def snapshot(target) -> dict:
     """The target's health now, as a normalised record (see docs/endurance.md). Never raises."""
     try:
         kind = getattr(target, "kind", None)
+        if getattr(target, "host", None):
+            # smartctl here would read this machine's device of the same name, not the fio host's drive
+            rec = empty_record("none", f"health data {NOT_AVAILABLE} ({target.host}): ssdpts reaches it through "
+                                       "fio only")
+            rec["device"] = f"{target.host}:{target.path}"
+            return finish(rec)
         if kind == "sim":
             rated = ((target.info or {}).get("params") or {}).get("rated_pe_cycles")
             rec = from_sim_counters(target.counters(), device=target.path, rated_pe=rated)
@@ -97,8 +106,9 @@ def snapshot(target) -> dict:
         if kind == "block":
             return _block_snapshot(target)
         return finish(empty_record("none", f"unknown target kind {kind!r}"))
-    except Exception as e:  # informative data only: never fail a run for it
+    except Exception as e:  # informative data only: never fail a run for it, but record it as a failure
         rec = empty_record("error", f"health snapshot failed: {type(e).__name__}: {e}")
+        rec["failures"] = [rec["reason"]]
         return finish(rec)
 
 

@@ -165,6 +165,30 @@ def smartctl_messages(doc: dict) -> list[str]:
     return [m.get("string", "") for m in (doc.get("smartctl") or {}).get("messages") or [] if isinstance(m, dict)]
 
 
+# smartctl(8), RETURN VALUES: the bits that say something is wrong now (5-7 are history: kept as warnings)
+SMARTCTL_FAILURE_BITS = {0: "command line did not parse", 1: "device open failed or it did not identify",
+                         2: "a SMART or other command to the device failed", 3: "SMART status: DISK FAILING",
+                         4: "pre-fail attributes at or below threshold"}
+SMARTCTL_WARNING_BITS = {5: "attributes were at or below threshold in the past",
+                         6: "the device error log contains errors", 7: "the self-test log contains errors"}
+
+
+def smartctl_failures(doc: dict) -> tuple[list[str], list[str]]:
+    """(failures, warnings) from smartctl's exit status bits, SMART status and NVMe critical warning, each
+    with smartctl's own message: recorded as failures, never dropped."""
+    status = to_int((doc.get("smartctl") or {}).get("exit_status")) or 0
+    msgs = "; ".join(m for m in smartctl_messages(doc) if m)
+    tail = f" ({msgs})" if msgs else ""
+    failures = [f"smartctl exit bit {b}: {what}{tail}" for b, what in SMARTCTL_FAILURE_BITS.items() if status >> b & 1]
+    warnings = [f"smartctl exit bit {b}: {what}" for b, what in SMARTCTL_WARNING_BITS.items() if status >> b & 1]
+    if (doc.get("smart_status") or {}).get("passed") is False and not status >> 3 & 1:
+        failures.append(f"SMART overall-health self-assessment: FAILED{tail}")
+    crit = to_int((doc.get("nvme_smart_health_information_log") or {}).get("critical_warning"))
+    if crit:
+        failures.append(f"NVMe critical warning 0x{crit:02x}")
+    return failures, warnings
+
+
 def _timestamp(doc: dict) -> float | None:
     t = (doc.get("local_time") or {}).get("time_t")
     return float(t) if isinstance(t, (int, float)) else None
@@ -270,6 +294,7 @@ def parse_smartctl(doc: dict, device: str | None = None) -> dict:
     rec["smartctl_version"] = ".".join(map(str, sv)) if isinstance(sv, list) else None
     lba = to_int(doc.get("logical_block_size")) or 512
     status = to_int((doc.get("smartctl") or {}).get("exit_status")) or 0
+    rec["failures"], rec["warnings"] = smartctl_failures(doc)
     if status & 0b11 or (not rec["model"] and not dev):
         msgs = "; ".join(smartctl_messages(doc)) or f"smartctl exit status {status}"
         rec["reason"] = f"smartctl could not read the device: {msgs}"

@@ -7,41 +7,34 @@ command lines and never talks to the database except through its context.
 from __future__ import annotations
 
 import logging
+import secrets
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..deviations import PURGE_SOURCE, Deviation
 from ..engines.results import CellResult, merge_bins, percentile_from_bins
+from ..records import from_data
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
-from ..targets.purge import purge
+from ..targets.purge import PurgeRecord, purge
 from ..units import bs_label, parse_duration, parse_size
 from ..workload import Workload
+from .results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResult
 
 log = logging.getLogger("ssdpts")
 
-
-@dataclass(frozen=True)
-class Tracker:
-    """A tracking variable: one metric of one cell, one value per round."""
-
-    cell: str
-    metric: str = "iops"       # iops | read_bw | write_bw | lat_mean | ...
-
-    @property
-    def label(self) -> str:
-        return f"{self.cell} {self.metric}"
-
-
-def tracked_series(trackers: Sequence[Tracker], rounds_cells: Sequence[dict[str, CellResult]]) -> dict[str, list[float]]:
+def tracked_series(trackers: Sequence[TrackerKey],
+                   rounds_cells: Sequence[dict[str, CellResult]]) -> dict[TrackerKey, list[float]]:
     """Tracking values per round: for the (aggregate) cell, and per target when several run at once."""
-    series: dict[str, list[float]] = {t.label: [] for t in trackers}
+    series: dict[TrackerKey, list[float]] = {t: [] for t in trackers}
     for cells in rounds_cells:
         for t in trackers:
             cell = cells[t.cell]
-            series[t.label].append(cell.metric(t.metric))
+            series[t].append(cell.metric(t.metric))
             for part, pc in cell.parts.items():
-                series.setdefault(f"{t.label} @{part}", []).append(pc.metric(t.metric))
+                series.setdefault(t.of(part), []).append(pc.metric(t.metric))
     return series
 
 
@@ -49,14 +42,13 @@ def tracked_series(trackers: Sequence[Tracker], rounds_cells: Sequence[dict[str,
 class SteadyOutcome:
     phase: str
     rounds: list[RoundRecord]
-    states: dict[str, SteadyState]
+    states: dict[TrackerKey, SteadyState]
     reached: bool
     window_rounds: list[int] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return {"phase": self.phase, "reached": self.reached, "rounds": len(self.rounds),
-                "window_rounds": self.window_rounds,
-                "trackers": {k: v.to_dict() for k, v in self.states.items()}}
+    def record(self) -> SteadyResult:
+        return SteadyResult(self.phase, self.reached, len(self.rounds), list(self.window_rounds),
+                            [TrackerResult(k, v) for k, v in self.states.items()])
 
 
 @dataclass
@@ -70,9 +62,19 @@ class TestContext:
     progress: object
     purge_method: str = "auto"
     scope: str = ""            # prefixes phases and step keys (a retry of failed targets stores beside the first try)
+    # (test name, stored summary) -> typed summary or None; given by the runner, which holds the registry
+    # (a test package importing the registry would be an import cycle: the registry imports every test)
+    decode_summary: Callable[[str, dict], object] | None = None
 
     def _ph(self, phase: str) -> str:
         return self.scope + phase
+
+    def stored_summary(self, test: str) -> object | None:
+        """Another test's typed summary from this run; None when it did not run, stored none, or is unknown."""
+        if self.decode_summary is None:
+            return None
+        stored = next((t.get("summary") for t in self.store.tests(self.run_id) if t["name"] == test), None)
+        return self.decode_summary(test, stored) if stored else None
 
     # settings helpers ------------------------------------------------------------------------
     def cell_runtime(self) -> float:
@@ -100,15 +102,31 @@ class TestContext:
 
     def wipc(self, block_size: int | None = None) -> Workload:
         """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the user capacity, written
-        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %)."""
+        over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %),
+        at the test's own TC/QD (PTS 2.0.2: "same as in step 2.1"); [wipc] threads/iodepth override it."""
         w = self.settings.get("wipc", {})
         bs = block_size or parse_size(w.get("block_size", "128k"))
-        threads = int(w.get("threads", 1))
+        threads = int(w.get("threads", self.settings.get("threads", 1)))
+        iodepth = int(w.get("iodepth", self.settings.get("iodepth", 1)))
         ar = self.active_range()
         total = float(w.get("multiple", 2.0)) * self.target.size_bytes
         return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
-                        iodepth=int(w.get("iodepth", 32)), range_size=ar, io_size=int(total / threads) // bs * bs,
+                        iodepth=iodepth, range_size=ar, io_size=int(total / threads) // bs * bs,
                         data_pattern=self.settings.get("data_pattern", "random"))
+
+    def seeded(self, cells: Sequence[Workload], phase: str, round_no: int) -> list[Workload]:
+        """Random cells with their seed for this round: repeatable from the run's seed (fio randseed), and
+        different in every round and cell, so a round never rewrites the previous round's LBAs."""
+        base = self.settings.get("seed")
+        if base is None:
+            return list(cells)
+        return [c.with_(seed=round_seed(int(base), self.test, self._ph(phase), round_no, c.name)) if c.random else c
+                for c in cells]
+
+    def io_alignment(self) -> int:
+        """Random I/O offsets aligned to 4 KiB or the physical block, whichever is larger: on a 512e drive the
+        same workload then hits the same flash pages as on a 4Kn drive (512-byte I/Os included)."""
+        return max(4096, int(self.target.physical_block_size or 4096), int(self.target.logical_block_size))
 
     def skip_sub_sector(self, sizes: Sequence[int]) -> tuple[list[int], list[str]]:
         """Drop block sizes below the logical block size (0.5 KiB on 4Kn drives), with a note."""
@@ -118,24 +136,43 @@ class TestContext:
         return keep, notes
 
     # steps -----------------------------------------------------------------------------------
-    def purge(self, phase: str = "") -> dict:
+    def purge(self, phase: str = "") -> PurgeRecord:
         key = f"purge:{self._ph(phase)}"
         done = self.store.step(self.run_id, self.test, key)
         if done is not None:
-            return done
+            return from_data(PurgeRecord, done)
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
-        rec = purge(self.target, self.purge_method).to_dict()
-        if not rec["snia_purge"]:
-            self.progress.message(f"{self.test}: note: {rec['note']}")
-        self.store.record_step(self.run_id, self.test, key, "purge", rec)
-        self._checkpoint(force=True)   # a purge recorded as done must never come back un-purged
+        rec = purge(self.target, self.purge_method)
+        if not rec.snia_purge:
+            # prominently: the test's results do not start from a purged (FOB) device
+            self.progress.message(f"{self.test}: NOT CONFORMANT: {rec.method} is not a SNIA purge: {rec.note}")
+            self.store.record_deviation(self.run_id, self.test, Deviation(
+                "purge-not-snia", f"{self._ph(phase) or 'test'}: --purge {self.purge_method} used {rec.method} "
+                f"({rec.note})", PURGE_SOURCE))
+        # a purge recorded as done must never come back un-purged: its checkpoint is committed with it
+        self._committed(lambda cp: self.store.record_step(self.run_id, self.test, key, "purge", rec.to_dict(),
+                                                          checkpoint=cp), force=True)
         return rec
 
-    def _checkpoint(self, force: bool = False) -> None:
-        """Targets with state of their own (the simulated SSD) save it after committed steps."""
-        checkpoint = getattr(self.target, "checkpoint", None)
-        if checkpoint is not None:
-            checkpoint(force=force)
+    def _committed(self, write: Callable[[dict | None], object], force: bool = False):
+        """Commit data together with the target's checkpoint, if it has state of its own (the simulated SSD)
+        and one is due (`force`: always): the state file is written first, named in the same transaction as
+        the data, older ones removed after. Rounds committed after the last checkpoint are rolled back on
+        resume (Store.rollback_to_checkpoint), so the database never describes another drive state."""
+        cp = self.target.prepare_checkpoint(force=force)
+        out = write(cp)
+        if cp is not None:
+            self.target.checkpoint_committed(cp)
+        return out
+
+    def _save_round(self, phase: str, kind: str, round_no: int, out, workloads: list[dict],
+                    tracking: dict | None = None, steady: dict | None = None, force: bool = False) -> None:
+        self._committed(lambda cp: self.store.save_round(self.run_id, self.test, phase, kind, round_no, out,
+                                                         workloads, tracking, steady, checkpoint=cp), force)
+
+    def _checkpoint_now(self) -> None:
+        """At the end of a phase: the drive's state as of its last committed round (nothing else is written)."""
+        self._committed(lambda cp: cp is not None and self.store.record_checkpoint(self.run_id, cp), force=True)
 
     def note(self, text: str) -> None:
         notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
@@ -143,7 +180,7 @@ class TestContext:
             notes["notes"].append(text)
             self.store.record_step(self.run_id, self.test, "notes", "notes", notes)
 
-    def run_to_steady_state(self, phase: str, cells: Sequence[Workload], trackers: Sequence[Tracker],
+    def run_to_steady_state(self, phase: str, cells: Sequence[Workload], trackers: Sequence[TrackerKey],
                             precondition: Workload | None = None) -> SteadyOutcome:
         """Precondition (once), then rounds of `cells` until every tracker is steady or max rounds.
 
@@ -162,19 +199,21 @@ class TestContext:
             self.run_id, self.test, self._ph(phase), kind="precondition", with_cells=False)
         round_no = len(done) + 1
         round_seconds = sum(c.runtime_s or 0 for c in cells)
+        if precondition is not None:
+            precondition = self.seeded([precondition], phase, 0)[0]
         with self.engine.session(self.target) as session:
             pc = session.submit([precondition], tag=f"{phase} precondition") if need_pc else None
-            pending = session.submit(cells, tag=f"{phase} round {round_no}")
+            round_cells = self.seeded(cells, phase, round_no)
+            pending = session.submit(round_cells, tag=f"{phase} round {round_no}")
             if pc is not None:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
-                self.store.save_round(self.run_id, self.test, self._ph(phase), "precondition", 0, out,
-                                      [precondition.to_dict()])
-                self._checkpoint()
+                self._save_round(self._ph(phase), "precondition", 0, out, [precondition.to_dict()])
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
                                             cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])
-                nxt = session.submit(cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
+                next_cells = self.seeded(cells, phase, round_no + 1)
+                nxt = session.submit(next_cells, tag=f"{phase} round {round_no + 1}") if round_no < max_rounds else None
                 try:
                     out = pending.result()
                 except BaseException:
@@ -184,18 +223,17 @@ class TestContext:
                 history.append({c.name: c for c in out.cells})
                 series = tracked_series(trackers, history)
                 states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
-                tracking = {k: v[-1] for k, v in series.items() if len(v) == len(history)}
-                self.store.save_round(self.run_id, self.test, self._ph(phase), "round", round_no, out,
-                                      [c.to_dict() for c in cells], tracking,
-                                      {k: s.to_dict() for k, s in states.items()})
-                self._checkpoint()
+                tracking = {k.label: v[-1] for k, v in series.items() if len(v) == len(history)}
                 reached = all(s.reached for s in states.values())
+                self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
+                                 tracking, {k.label: s.to_dict() for k, s in states.items()},
+                                 force=reached or nxt is None)
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
                 if reached or nxt is None:
                     if nxt is not None:
                         nxt.cancel()
                     break
-                pending, round_no = nxt, round_no + 1
+                pending, round_no, round_cells = nxt, round_no + 1, next_cells
         return self._outcome(phase, trackers, kw)
 
     def run_sequence(self, phase: str, cells: Sequence[Workload], chunk: int = 32,
@@ -211,19 +249,18 @@ class TestContext:
         for phase, cells in segments:
             chunks = [list(cells[i:i + chunk]) for i in range(0, len(cells), chunk)]
             done = len(self.store.rounds(self.run_id, self.test, self._ph(phase), with_cells=False))
-            todo += [(self._ph(phase), i, c, len(chunks)) for i, c in enumerate(chunks, start=1) if i > done]
+            todo += [(self._ph(phase), i, self.seeded(c, phase, i), len(chunks))
+                     for i, c in enumerate(chunks, start=1) if i > done]
         if todo:
             with self.engine.session(self.target) as session:
                 pending = [session.submit(c, tag=f"{phase} part {i}") for phase, i, c, _ in todo]
-                for (phase, i, c, n), r in zip(todo, pending):
+                for k, ((phase, i, c, n), r) in enumerate(zip(todo, pending)):
                     seconds = sum((w.runtime_s or 0) + w.idle_before_s for w in c)
                     self.progress.round_started(self.test, phase, i, n, seconds, f"part {i}/{n}",
                                                 cells=[(w.name, (w.runtime_s or 0) + w.idle_before_s) for w in c])
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
-                    self.store.save_round(self.run_id, self.test, phase, "round", i, out, [w.to_dict() for w in c],
-                                          track)
-                    self._checkpoint()
+                    self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track, force=k == len(todo) - 1)
                     self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
         return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
@@ -232,6 +269,7 @@ class TestContext:
         """Run `cells` as continuous jobs, back to back, storing every `interval_s` slice as a round of
         its phase (fio: cumulative status documents differenced; never one process per round)."""
         state: dict[str, dict] = {}
+        cells = self.seeded(cells, ",".join(phases), 0)
         with self.engine.session(self.target) as session:
             r = session.submit(cells, tag=",".join(phases), interval_s=interval_s)
             try:
@@ -244,9 +282,7 @@ class TestContext:
                     st["round"] += 1
                     track = tracking(phase, st["round"], iv.result, st)
                     out = r.interval_output(iv)
-                    self.store.save_round(self.run_id, self.test, phase, "round", st["round"], out,
-                                          [cells[iv.cell_index].to_dict()], track)
-                    self._checkpoint()
+                    self._save_round(phase, "round", st["round"], out, [cells[iv.cell_index].to_dict()], track)
                     self.progress.round_done(self.test, phase, st["round"], {k: v for k, v in track.items()
                                                                              if k in ("iops", "mib_s")}, False, None)
                     if max_rounds is not None and st["round"] >= max_rounds:
@@ -257,8 +293,9 @@ class TestContext:
             except BaseException:
                 r.cancel()
                 raise
+        self._checkpoint_now()
 
-    def _outcome(self, phase: str, trackers: Sequence[Tracker], kw: dict) -> SteadyOutcome:
+    def _outcome(self, phase: str, trackers: Sequence[TrackerKey], kw: dict) -> SteadyOutcome:
         rounds = self.store.rounds(self.run_id, self.test, self._ph(phase))
         series = tracked_series(trackers, [{c.name: c for c in r.cells} for r in rounds])
         nums = [r.round for r in rounds]
@@ -271,55 +308,99 @@ class TestContext:
         return SteadyOutcome(phase, rounds, states, reached, window)
 
 
-def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) -> dict[str, dict]:
+def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) -> dict[str, CellWindow]:
     """Per cell: the measurement-window averages SNIA reports (and max / merged-histogram percentiles)."""
     chosen = [r for r in rounds if r.round in set(window_rounds)]
-    out: dict[str, dict] = {}
+    out: dict[str, CellWindow] = {}
     if not chosen:
         return out
     for i, name in enumerate(c.name for c in chosen[0].cells):
         cells: list[CellResult] = [r.cells[i] for r in chosen]
-        summary = {"workload": chosen[0].workloads[i] if chosen[0].workloads else {}, **_cell_summary(cells)}
-        parts = {p for c in cells for p in c.parts}
-        if parts:
-            summary["parts"] = {p: _cell_summary([c.parts[p] for c in cells if p in c.parts]) for p in sorted(parts)}
-        out[name] = summary
+        workload = from_data(Workload, chosen[0].workloads[i]) if chosen[0].workloads else Workload(
+            name=name, rw="randrw", runtime_s=0.0)
+        window = _cell_window(workload, cells)
+        for p in sorted({p for c in cells for p in c.parts}):
+            window.parts[p] = _cell_window(workload, [c.parts[p] for c in cells if p in c.parts])
+        out[name] = window
     return out
 
 
-def _cell_summary(cells: list[CellResult]) -> dict:
+def _latency(stats: list, n: int) -> Latency | None:
+    ios = sum(s.ios for s in stats)
+    if not ios:
+        return None
+    lat = Latency(mean_us=sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
+                  max_us=max(s.lat_max_ns for s in stats) / 1000)
+    bins = merge_bins(s.bins for s in stats if s.bins)
+    for p in sorted({k for s in stats for k in s.percentiles}, key=float):
+        v = percentile_from_bins(bins, float(p)) if bins else None
+        if v is None:  # no histogram: mean of per-round percentiles (flagged)
+            v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
+            lat.percentiles_from = "round mean"
+        lat.percentiles_us[p] = v / 1000
+    return lat
+
+
+def _cell_window(workload: Workload, cells: list[CellResult]) -> CellWindow:
     """Window averages of one cell's results (rates averaged, histograms merged, max of max)."""
     n = len(cells)
-    summary = {
-        "iops": sum(c.iops for c in cells) / n,
-        "read_iops": sum(c.read.iops for c in cells) / n,
-        "write_iops": sum(c.write.iops for c in cells) / n,
-        "read_mib_s": sum(c.read.bw_bytes for c in cells) / n / 2**20,
-        "write_mib_s": sum(c.write.bw_bytes for c in cells) / n / 2**20,
-        "usr_cpu": sum(c.usr_cpu for c in cells) / n,
-        "sys_cpu": sum(c.sys_cpu for c in cells) / n,
-    }
-    for d in ("read", "write"):
-        ios = sum(getattr(c, d).ios for c in cells)
-        if not ios:
-            continue
-        stats = [getattr(c, d) for c in cells]
-        lat = {"mean_us": sum(s.lat_mean_ns * s.ios for s in stats) / ios / 1000,
-               "max_us": max(s.lat_max_ns for s in stats) / 1000}
-        bins = merge_bins(s.bins for s in stats if s.bins)
-        for p in sorted({k for s in stats for k in s.percentiles}, key=float):
-            v = percentile_from_bins(bins, float(p)) if bins else None
-            if v is None:  # no histogram: mean of per-round percentiles (flagged)
-                v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
-                lat["percentiles_from"] = "round mean"
-            lat[f"p{p}_us"] = v / 1000
-        summary[f"{d}_lat"] = lat
     ios_all = sum(c.read.ios + c.write.ios for c in cells)
-    summary["lat_mean_us"] = sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0
-    summary["lat_max_us"] = max(c.lat_max_ns for c in cells) / 1000
-    return summary
+    return CellWindow(
+        workload=workload,
+        iops=sum(c.iops for c in cells) / n,
+        read_iops=sum(c.read.iops for c in cells) / n,
+        write_iops=sum(c.write.iops for c in cells) / n,
+        read_mib_s=sum(c.read.bw_bytes for c in cells) / n / 2**20,
+        write_mib_s=sum(c.write.bw_bytes for c in cells) / n / 2**20,
+        usr_cpu=sum(c.usr_cpu for c in cells) / n,
+        sys_cpu=sum(c.sys_cpu for c in cells) / n,
+        lat_mean_us=sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in cells) / ios_all / 1000 if ios_all else 0.0,
+        lat_max_us=max(c.lat_max_ns for c in cells) / 1000,
+        read_lat=_latency([c.read for c in cells], n),
+        write_lat=_latency([c.write for c in cells], n),
+    )
+
+
+def choose_seed(profile: dict, cli_seed: int | None) -> dict:
+    """The run's base seed, written into the profile the run stores (so resume and every round use it):
+    --seed, else the profile's, else a fresh one (any run can be repeated with the seed it records)."""
+    defaults = profile.setdefault("defaults", {})
+    if cli_seed is not None:
+        source, value = "command line (--seed)", int(cli_seed)
+    elif defaults.get("seed") is not None:
+        source, value = "profile", int(defaults["seed"])
+    else:
+        source, value = "drawn for this run", secrets.randbelow(2**32)
+    defaults["seed"] = value
+    return {"value": value, "source": source}
+
+
+def round_seed(base: int, test: str, phase: str, round_no: int, cell: str) -> int:
+    """A 32-bit seed derived from the run's seed and the cell's place in the run (stable across resumes)."""
+    return zlib.crc32(f"{base}/{test}/{phase}/{round_no}/{cell}".encode())
 
 
 def cell_name(kind: str, bs: int, read_pct: int) -> str:
     """Stable, file-name-safe cell names: 'rnd_4K_65-35', 'seq_1024K_100-0'."""
     return f"{kind}_{bs_label(bs)}_{read_pct}-{100 - read_pct}"
+
+
+def rnd_matrix(ctx: TestContext) -> tuple[list[Workload], list[int], list[int], list[str]]:
+    """The random block size × R/W mix matrix of IOPS and Latency (outer loop: mix, inner: block size):
+    (cells, block sizes, mixes, notes on skipped sub-sector sizes)."""
+    sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings["block_sizes"]])
+    mixes = [int(m) for m in ctx.settings["mixes"]]
+    cells = [ctx.cell(cell_name("rnd", bs, mix), "randrw", bs, mix) for mix in mixes for bs in sizes]
+    return cells, sizes, mixes, notes
+
+
+def tracked_cells(ctx: TestContext, cells: Sequence[Workload], metric: str) -> list[TrackerKey]:
+    """The profile's `tracking` cells ([block size, read %] pairs, default RND 4K write) that the matrix has;
+    the last cell when it has none of them."""
+    names = {c.name for c in cells}
+    out = []
+    for bs, mix in ctx.settings.get("tracking", [["4k", 0]]):
+        name = cell_name("rnd", parse_size(bs), int(mix))
+        if name in names:
+            out.append(TrackerKey(name, metric))
+    return out or [TrackerKey(cells[-1].name, metric)]

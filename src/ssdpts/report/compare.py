@@ -10,8 +10,10 @@ from typing import Sequence
 
 from markupsafe import Markup, escape
 
-from .. import __version__, pts
+from .. import __version__
 from ..errors import SsdptsError
+from ..pts.registry import find
+from ..pts.results import SteadyResult
 from ..store import Store
 from . import plots
 from .context import CompareContext, RunView, device_label
@@ -38,8 +40,11 @@ def generic_compare(ctx: CompareContext) -> Markup:
             plots.series_plot(fig, series, "round", unit or "value", ylim0=True)
             ph = f" ({phase})" if phase else ""
             html.append(ctx.plot(fig, f"{phase}-{label}", f"{label} per round{ph}, one series per run"))
-    rows = [[v.label, len(v.rounds(with_cells=False)),
-             "reached" if (v.summary.get("steady") or {}).get("reached") else "not reached / n.a."] for v in ctx.views]
+    def steady(v: RunView) -> str:
+        st = getattr(v.summary, "steady", None)
+        return ("reached" if st.reached else "NOT reached") if isinstance(st, SteadyResult) else "not applicable"
+
+    rows = [[v.label, len(v.rounds(with_cells=False)), steady(v)] for v in ctx.views]
     html.append(ctx.table("rounds", ["Run", "Rounds", "Steady state"], rows, caption="Rounds per run"))
     return Markup("").join(html)
 
@@ -59,10 +64,10 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
     art = Artifacts(out)
     sections = []
     for name in common:
-        module = pts.TESTS.get(name)
-        views = [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name)) for r in runs]
-        ctx = CompareContext(name, module, views, art)
-        renderer = getattr(module, "compare_section", None) if module else None
+        spec = find(name)
+        views = [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec) for r in runs]
+        ctx = CompareContext(name, spec, views, art)
+        renderer = spec.compare if spec else None
         sec = {"name": name, "title": ctx.title, "anchor": f"test-{name}", "body": Markup("")}
         try:
             sec["body"] = Markup(renderer(ctx)) if renderer else generic_compare(ctx)

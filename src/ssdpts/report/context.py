@@ -18,15 +18,18 @@ to a generic section (rounds table + tracking plot + steady state) for tests tha
 from __future__ import annotations
 
 from functools import cached_property
-from types import ModuleType
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from markupsafe import Markup, escape
 
-from ..profiles import test_settings
+from ..pts.results import SteadyResult, TrackerKey
+from ..settings import test_settings
 from ..store import RoundRecord, Store
 from . import plots
-from .toolkit import Artifacts, Cell, fmt_num
+from .toolkit import Artifacts, Cell, fmt_delta, fmt_num, pct_delta
+
+if TYPE_CHECKING:   # the spec is passed in by the report core, which imports the registry
+    from ..pts.spec import TestSpec
 
 
 def device_label(run: dict) -> str:
@@ -43,10 +46,11 @@ def device_label(run: dict) -> str:
 class RunView:
     """One run's data as renderers read it: run record, test record, cached rounds."""
 
-    def __init__(self, store: Store, run: dict, test: dict):
+    def __init__(self, store: Store, run: dict, test: dict, spec: "TestSpec | None" = None):
         self.store = store
         self.run = run
         self.test = test
+        self.spec = spec
         self._rounds: dict = {}
 
     @property
@@ -57,9 +61,10 @@ class RunView:
     def name(self) -> str:
         return self.test["name"]
 
-    @property
-    def summary(self) -> dict:
-        return self.test.get("summary") or {}
+    @cached_property
+    def summary(self) -> Any:
+        """The test's typed summary (None when the test stored none)."""
+        return self.spec.decode(self.test.get("summary")) if self.spec is not None else None
 
     @property
     def model(self) -> str:
@@ -83,9 +88,7 @@ class RunView:
         return self._rounds[key]
 
     def phases(self) -> list[str]:
-        rows = self.store.db.execute("SELECT DISTINCT phase FROM rounds WHERE run_id=? AND test=? ORDER BY phase",
-                                     (self.run_id, self.name)).fetchall()
-        return [r[0] for r in rows]
+        return self.store.phases(self.run_id, self.name)
 
     def steps(self, kind: str | None = None) -> list[dict]:
         return [s for s in self.store.steps(self.run_id, self.name) if kind is None or s["kind"] == kind]
@@ -119,11 +122,10 @@ class _Base:
 class SectionContext(RunView, _Base):
     """One test of one run, as its module's `report_section` sees it."""
 
-    def __init__(self, store: Store, run: dict, test: dict, module: ModuleType | None, art: Artifacts):
-        RunView.__init__(self, store, run, test)
-        self.module = module
+    def __init__(self, store: Store, run: dict, test: dict, spec: "TestSpec | None", art: Artifacts):
+        RunView.__init__(self, store, run, test, spec)
         self.art = art
-        self.title = getattr(module, "TITLE", None) or test["name"].upper()
+        self.title = spec.title if spec is not None else test["name"].upper()
 
     def _heading(self) -> str:
         return f"{self.model} — {self.title}"
@@ -131,7 +133,7 @@ class SectionContext(RunView, _Base):
     def _footer(self) -> str:
         return f"ssdpts run {self.run_id}"
 
-    def steady_block(self, phase: str = "", steady: dict | None = None, key: str = "") -> Markup:
+    def steady_block(self, phase: str = "", steady: SteadyResult | None = None, key: str = "") -> Markup:
         """Convergence plot, measurement-window plot and determination table of one steady-state loop."""
         return steady_block(self, phase, steady, key)
 
@@ -139,12 +141,12 @@ class SectionContext(RunView, _Base):
 class CompareContext(_Base):
     """The same test in several runs; `views` keep the order given on the command line (first = base)."""
 
-    def __init__(self, name: str, module: ModuleType | None, views: list[RunView], art: Artifacts):
+    def __init__(self, name: str, spec: "TestSpec | None", views: list[RunView], art: Artifacts):
         self.name = name
-        self.module = module
+        self.spec = spec
         self.views = views
         self.art = art
-        self.title = getattr(module, "TITLE", None) or name.upper()
+        self.title = spec.title if spec is not None else name.upper()
 
     def _heading(self) -> str:
         return f"{self.title} (comparison)"
@@ -166,7 +168,6 @@ class CompareContext(_Base):
             for i, x in enumerate(vals):
                 row.append(x)
                 if i:
-                    from .toolkit import fmt_delta, pct_delta
                     row.append(fmt_delta(pct_delta(x, vals[0])))
             rows.append(row)
         return self.table(key, headers, rows, caption)
@@ -175,62 +176,48 @@ class CompareContext(_Base):
 # ------------------------------------------------------------------------------------------------
 # the steady-state block shared by every steady-state test
 
-def _series(ctx: RunView, rounds: list[RoundRecord], label: str) -> list[float | None]:
+def _series(rounds: list[RoundRecord], key: TrackerKey) -> list[float | None]:
     out = []
     for r in rounds:
-        v = r.tracking.get(label)
+        v = r.tracking.get(key.label)
         if v is None and r.cells:
-            base, _, part = label.partition(" @")     # per-drive tracker of a parallel run
-            cell, _, metric = base.rpartition(" ")
             try:
-                c = r.cell(cell)
-                v = (c.parts[part] if part else c).metric(metric)
+                c = r.cell(key.cell)
+                v = (c.parts[key.part] if key.part else c).metric(key.metric)
             except KeyError:
                 v = None
         out.append(v)
     return out
 
 
-def _final_steady(rounds: list[RoundRecord]) -> dict | None:
-    """For tests that stored no summary: the last round's per-tracker judgement."""
-    if not rounds or not rounds[-1].steady:
-        return None
-    trackers = rounds[-1].steady
-    reached = all(t.get("reached") for t in trackers.values())
-    window = next((t.get("window_rounds") for t in trackers.values() if t.get("window_rounds")), [])
-    return {"reached": reached, "rounds": len(rounds), "window_rounds": window, "trackers": trackers}
-
-
-def steady_block(ctx: SectionContext, phase: str = "", steady: dict | None = None, key: str = "") -> Markup:
+def steady_block(ctx: SectionContext, phase: str = "", steady: SteadyResult | None = None, key: str = "") -> Markup:
     rounds = ctx.rounds(phase, with_cells=False)
     if not any(r.tracking for r in rounds):
         rounds = ctx.rounds(phase)
-    steady = steady or _final_steady(rounds)
     key = key or (plots_key(phase) if phase else "steady")
     ph = f" ({phase})" if phase else ""
     if not steady or not rounds:
-        return Markup(f'<p class="warn">No steady-state rounds stored{escape(ph)}.</p>')
-    trackers: dict = steady.get("trackers") or {}
-    window = steady.get("window_rounds") or []
+        return Markup(f'<p class="warn">No steady-state result stored{escape(ph)}.</p>')
+    trackers = {t.key.label: t for t in steady.trackers}
+    window = steady.window_rounds
     max_rounds = int((ctx.settings.get("steady") or {}).get("max_rounds", 25))
     win = f"rounds {window[0]}–{window[-1]}" if window else "no full window"
-    if steady.get("reached"):
+    if steady.reached:
         banner = (f'<p class="ss ok">Steady state reached{escape(ph)} in round {window[-1] if window else "?"}; '
                   f'measurement window {escape(win)}.</p>')
     else:
-        why = "; ".join(f"{k}: {v.get('reason')}" for k, v in trackers.items() if v.get("reason"))
         banner = (f'<p class="ss bad"><strong>Steady state NOT reached{escape(ph)}</strong> after '
-                  f'{steady.get("rounds", len(rounds))} rounds (max {max_rounds}); results are from the last '
-                  f'window ({escape(win)}). {escape(why)}</p>')
+                  f'{steady.rounds} rounds (max {max_rounds}); results are from the last '
+                  f'window ({escape(win)}). {escape("; ".join(steady.reasons))}</p>')
     html = [Markup(banner)]
     # convergence: every round, every tracking variable
     nums = [r.round for r in rounds]
     series = {}
     units = set()
-    for label in trackers:
-        unit, scale = plots.unit_of(label)
+    for label, t in trackers.items():
+        unit, scale = plots.unit_of(t.key.metric)
         units.add(unit)
-        vals = _series(ctx, rounds, label)
+        vals = _series(rounds, t.key)
         series[label] = ([n for n, v in zip(nums, vals) if v is not None],
                          [v * scale for v in vals if v is not None])
     if series:
@@ -248,14 +235,15 @@ def steady_block(ctx: SectionContext, phase: str = "", steady: dict | None = Non
                              "Tracking variables, every round."))
     # measurement window and determination
     panels, cols = [], []
-    for label, st in trackers.items():
-        unit, scale = plots.unit_of(label)
-        wr = st.get("window_rounds") or window
-        vals = dict(zip(nums, _series(ctx, rounds, label)))
-        if st.get("average") is not None and wr and all(vals.get(r) is not None for r in wr):
+    for label, t in trackers.items():
+        st = t.state
+        unit, scale = plots.unit_of(t.key.metric)
+        wr = st.window_rounds or window
+        vals = dict(zip(nums, _series(rounds, t.key)))
+        if st.average is not None and wr and all(vals.get(r) is not None for r in wr):
             panels.append({"label": label, "unit": unit, "rounds": wr, "values": [vals[r] * scale for r in wr],
-                           "average": st["average"] * scale, "slope": (st.get("slope") or 0) * scale,
-                           "intercept": (st.get("intercept") or 0) * scale})
+                           "average": st.average * scale, "slope": (st.slope or 0) * scale,
+                           "intercept": (st.intercept or 0) * scale})
         cols.append((label, st, unit, scale))
     if panels:
         fig = ctx.figure((min(4.0 * len(panels), 12.0), 3.9 if len(panels) <= 3 else 6.8))
@@ -264,15 +252,15 @@ def steady_block(ctx: SectionContext, phase: str = "", steady: dict | None = Non
                              "Average, ±10 % band (90 %..110 % of the average) and least-squares fit."))
     if cols:
         def num(st, k, scale):
-            v = st.get(k)
+            v = getattr(st, k)
             return None if v is None else v * scale
 
         rows = [
-            ["Steady state"] + [Cell(bool(st.get("reached")), "reached" if st.get("reached") else
-                                     f"NOT reached ({st.get('reason') or 'not judged'})",
-                                     "ok" if st.get("reached") else "bad") for _, st, _, _ in cols],
-            ["Measurement window"] + [Cell(None, "–" if not st.get("window_rounds") else
-                                           f"rounds {st['window_rounds'][0]}–{st['window_rounds'][-1]}")
+            ["Steady state"] + [Cell(st.reached, "reached" if st.reached else
+                                     f"NOT reached ({st.reason or 'not judged'})",
+                                     "ok" if st.reached else "bad") for _, st, _, _ in cols],
+            ["Measurement window"] + [Cell(None, "–" if not st.window_rounds else
+                                           f"rounds {st.window_rounds[0]}–{st.window_rounds[-1]}")
                                       for _, st, _, _ in cols],
             ["Unit"] + [Cell(None, u or "–") for _, _, u, _ in cols],
             ["Average"] + [num(st, "average", s) for _, st, _, s in cols],
@@ -288,14 +276,15 @@ def steady_block(ctx: SectionContext, phase: str = "", steady: dict | None = Non
 
 
 def _rule(cols) -> str:
-    rules = {st.get("rule") for _, st, _, _ in cols if st.get("rule")}
+    rules = {st.rule for _, st, _, _ in cols if st.rule}
     return ", ".join(sorted(rules)) or "snia"
 
 
-def fit_formula(st: dict, scale: float = 1.0) -> str:
-    if st.get("slope") is None or st.get("intercept") is None:
+def fit_formula(st, scale: float = 1.0) -> str:
+    """The least-squares line of a SteadyState, in display units."""
+    if st.slope is None or st.intercept is None:
         return "–"
-    m, b = st["slope"] * scale, st["intercept"] * scale
+    m, b = st.slope * scale, st.intercept * scale
     return f"y = {m:.4g} * R {'+' if b >= 0 else '-'} {abs(b):.6g}"
 
 

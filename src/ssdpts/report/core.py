@@ -1,7 +1,7 @@
 """The report core: header, one section per test (from the test module's renderer), HTML assembly.
 
-It knows no test: sections come from `module.report_section(ctx)` for the modules in
-`ssdpts.pts.TESTS`; stored tests without a module or renderer get `generic_section`.
+It knows no test: sections come from each registered test's `html` (and `parts`) renderer; stored
+tests without a spec or renderer get `generic_section`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,23 @@ from typing import Sequence
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from .. import __version__, pts
+from .. import __version__
+from ..conformance import Verdict, check
 from ..errors import SsdptsError
+from ..export.json import document
+from ..export.model import load_run
+from ..health.report import health_block
+from ..pts.registry import find
+from ..pts.results import SteadyResult
 from ..store import Store
+from ..targets.purge import PurgeRecord
+from ..targets.writecache import spec_words
 from ..units import bs_label
 from . import plots
+from .claimed import claimed_section, load_claims
 from .context import RunView, SectionContext, device_label, steady_block
+from .drives import member_rows
+from .notice import run_notice
 from .toolkit import Artifacts, Cell
 
 log = logging.getLogger("ssdpts")
@@ -73,10 +84,26 @@ def purge_text(view: RunView) -> str:
         d = s["data"]
         t = f"{d.get('method')}" + ("" if d.get("snia_purge") else " (not a SNIA purge)")
         items.append(t)
-    s = view.summary.get("purge")
-    if s and not items:
-        items.append(f"{s.get('method')}" + ("" if s.get("snia_purge") else " (not a SNIA purge)"))
+    s = getattr(view.summary, "purge", None)
+    if isinstance(s, PurgeRecord) and not items:
+        items.append(s.method + ("" if s.snia_purge else " (not a SNIA purge)"))
     return ", ".join(_uniq(items)) or "none recorded"
+
+
+def write_cache_text(view: RunView) -> str:
+    """The state the test ran with, in the spec's words (WCE / WCD), and whether it is what the profile asks."""
+    rec = view.store.step(view.run["id"], "", "write-cache")
+    if not rec or not rec.get("drives"):
+        return str(((view.run.get("target") or {}).get("info") or {}).get("write_cache") or "–")
+    parts = []
+    for d in rec["drives"]:
+        text = spec_words(d.get("during"))
+        if rec.get("required") in ("enabled", "disabled") and d.get("during") != rec["required"]:
+            text += f" — NOT as required ({spec_words(rec['required'])})"
+        elif d.get("changed"):
+            text += " (set for the run" + (", restored after)" if d.get("restored") else ")")
+        parts.append(text)
+    return "; ".join(_uniq(parts))
 
 
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
@@ -94,28 +121,27 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
     ]
+    if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
+        na = host.get("not_available", "not available from the remote host")
+        ctl = host.get("controller") or {}
+        platform[1:4] = [("CPU", na), ("Memory", na), ("OS", na),
+                         ("Controller", f"{ctl.get('hostname', '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
         ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
         ("Capacity", _gib(target.get("size_bytes") or 0)),
         ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
         ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
-        ("Write cache", str(info.get("write_cache") or "–")),
+        ("Write cache", write_cache_text(view)),
         ("Purge method", purge_text(view)),
     ]
     if target.get("kind") == "set":   # several drives at once: name every one of them
-        from .parts import member_rows
-
         dut[2] = ("Capacity", _gib(target.get("size_bytes") or 0) + " (smallest drive: sets the ranges)")
         dut[1:1] = member_rows(run)
     st = view.settings
     ss = st.get("steady") or {}
     pre = view.rounds(kind="precondition", with_cells=False)
-    pre_wl = []
-    for p in pre:
-        for w in (view.store.db.execute("SELECT workload_json FROM cells WHERE round_id=? ORDER BY idx",
-                                        (p.id,)).fetchall()):
-            pre_wl.append(json.loads(w[0]))
+    pre_wl = [w for p in pre for w in view.store.round_workloads(p.id)]
     pcs = []
     for w in _uniq([json.dumps(w, sort_keys=True) for w in pre_wl]):
         w = json.loads(w)
@@ -131,14 +157,11 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
                          f"{float(ss.get('max_range', 0.2)) * 100:g} %, slope ≤ {float(ss.get('max_slope', 0.1)) * 100:g} %"
                          f", max {ss.get('max_rounds', 25)} rounds"),
     ]
-    first = view.store.db.execute(
-        "SELECT c.workload_json FROM cells c JOIN rounds r ON r.id=c.round_id WHERE r.run_id=? AND r.test=? "
-        "AND r.kind='round' AND r.round=(SELECT MIN(round) FROM rounds WHERE run_id=? AND test=? AND kind='round') "
-        "ORDER BY r.phase, c.idx", (run["id"], view.name, run["id"], view.name)).fetchall()
-    wls = [json.loads(r[0]) for r in first]
+    wls = view.store.first_round_workloads(run["id"], view.name)
     rounds = view.rounds(with_cells=False)
-    steady = view.summary.get("steady") or {}
-    window = steady.get("window_rounds") or []
+    steady = getattr(view.summary, "steady", None)
+    steady = steady if isinstance(steady, SteadyResult) else None
+    window = steady.window_rounds if steady else []
     tp = [
         ("Stimulus", f"{len(wls)} cells per round: " + ", ".join(_uniq(_rw_short(w).split(" ")[0] + " " + (
             "R" if w.get("rw") in ("read", "randread") else "W" if w.get("rw") in ("write", "randwrite") else "R/W")
@@ -149,7 +172,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("TOIO", ", ".join(_uniq(f"TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}" for w in wls)) or "–"),
         ("Cell runtime", ", ".join(_uniq(f"{w['runtime_s']:g} s" for w in wls if w.get("runtime_s"))) or "–"),
         ("Rounds", f"{len(rounds)} stored" + (f"; window {window[0]}–{window[-1]}" if window else "")
-         + ("" if not steady else "; steady state " + ("reached" if steady.get("reached") else "NOT reached"))),
+         + ("" if not steady else "; steady state " + ("reached" if steady.reached else "NOT reached"))),
     ]
     return {"Test Platform": platform, "Device Under Test": dut, "Set-up Parameters": setup, "Test Parameters": tp}
 
@@ -159,9 +182,9 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
 
 def generic_section(ctx: SectionContext) -> Markup:
     html: list = []
-    s = ctx.summary
-    for n in s.get("notes", []) if isinstance(s.get("notes"), list) else []:
+    for n in getattr(ctx.summary, "notes", None) or []:
         html.append(Markup(f'<p class="note">{escape(n)}</p>'))
+    stored = getattr(ctx.summary, "steady", None)
     phases = ctx.phases()
     if not phases:
         return Markup('<p class="warn">No rounds stored for this test.</p>')
@@ -178,8 +201,8 @@ def generic_section(ctx: SectionContext) -> Markup:
             for r in rounds:
                 r.tracking = {"iops": sum(c.iops for c in r.cells)}
             labels = ["iops"]
-        steady = s.get("steady") if not phase or (s.get("steady") or {}).get("phase") == phase else None
-        if steady or rounds[-1].steady:
+        steady = stored if isinstance(stored, SteadyResult) and stored.phase == phase else None
+        if steady:
             html.append(steady_block(ctx, phase, steady, key=k("steady")))
         else:
             series, units = {}, set()
@@ -213,9 +236,9 @@ def generic_section(ctx: SectionContext) -> Markup:
 def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = False) -> list[dict]:
     sections = []
     for t in store.tests(run["id"]):
-        module = pts.TESTS.get(t["name"])
-        ctx = SectionContext(store, run, t, module, art)
-        renderer = getattr(module, "report_section", None) if module else None
+        spec = find(t["name"])
+        ctx = SectionContext(store, run, t, spec, art)
+        renderer = spec.html if spec else None
         rounds = ctx.rounds(with_cells=False)
         sec = {"name": t["name"], "title": ctx.title, "status": t["status"], "error": "", "body": Markup(""),
                "header": None, "anchor": f"test-{t['name']}", "model": ctx.model, "run_id": run["id"]}
@@ -225,6 +248,8 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                 sec["body"] = Markup(f'<p class="warn">Not run ({escape(t["status"])}): no rounds stored.</p>')
             elif renderer is not None and t.get("summary"):
                 sec["body"] = Markup(renderer(ctx) or "")
+                if spec.parts is not None:   # several drives at once: each drive's own tables (else nothing)
+                    sec["body"] += Markup(spec.parts(ctx) or "")
             else:
                 if renderer is not None:
                     sec["body"] = Markup(f'<p class="warn">Test {escape(t["status"])}: no summary yet; showing the '
@@ -237,8 +262,6 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                 sec["body"] = Markup(f'<p class="ss bad">Drive{"s" if len(failed["targets"]) > 1 else ""} failed '
                                      f'during this test{done}: {escape(what)}. Its results lack '
                                      f'{"them" if len(failed["targets"]) > 1 else "it"} from then on.</p>') + sec["body"]
-            from ..health.report import health_block
-
             sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
         except Exception as e:  # one broken section must not lose the rest of the report
             if strict:
@@ -256,9 +279,6 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
 
     Default out_dir: <results dir>/reports/<run_id>/. Safe to call on unfinished runs.
     """
-    from ..results_doc import results_document
-    from .claimed import claimed_section, load_claims
-
     claims = load_claims(claimed) if claimed else None   # validate before writing anything
     run = store.run(run_id)
     out = Path(out_dir) if out_dir else default_out_dir(store, run["id"])
@@ -269,19 +289,34 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     claimed_html = Markup("")
     if claims is not None:
         claimed_html = claimed_section(store, run, claims, art)
-    from .parts import member_rows, run_notice
-
     notice = run_notice(store, run, art)
-    doc = results_document(store, run["id"])
+    result = load_run(store, run["id"])
+    verdict = check(result, store)
+    doc = document(result, verdict)
     (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
     html = env().get_template("report.html.j2").render(
         run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
         generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0,
-        run_notice=notice, drives=member_rows(run))
+        run_notice=notice, drives=member_rows(run), conformance=conformance_block(verdict, art))
     path = out / "report.html"
     path.write_text(html, encoding="utf-8")
     art.close()
     return path
+
+
+def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:
+    """The run's conformance verdict at the head of the report: every deviation with its evidence and source."""
+    if verdict.conformant:
+        head = Markup(f'<p class="ss ok">Conformant to {escape(verdict.spec or "the spec")}: no deviation found '
+                      f'(<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
+        return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + Markup("</section>")
+    head = Markup(f'<p class="ss bad"><strong>NOT conformant</strong> to {escape(verdict.spec or "the spec")}: '
+                  f'{len(verdict.findings)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
+    table = art.table("conformance", ["Rule", "Test", "Deviation and evidence", "Source"],
+                      [[f.deviation.rule, f.test or "run", f.deviation.evidence, f.deviation.source]
+                       for f in verdict.findings],
+                      caption="Every deviation from the spec the profile claims")
+    return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + Markup("</section>")
 
 
 def section_errors(path: Path) -> list[str]:

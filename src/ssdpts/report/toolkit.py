@@ -23,6 +23,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from markupsafe import Markup, escape  # noqa: E402
 
+from ..pts.results import CellWindow  # noqa: E402
+
 # One look for every plot; set once, no pyplot state.
 matplotlib.rcParams.update({
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
@@ -194,23 +196,28 @@ def fmt_delta(d: float | None) -> Cell:
 
 
 
-def bs_mix_matrix(cells: dict[str, dict]) -> tuple[list[int], list[int], dict[tuple[int, int], tuple[str, dict]]]:
+def bs_mix_matrix(cells: dict[str, CellWindow]) -> tuple[list[int], list[int],
+                                                         dict[tuple[int, int], tuple[str, CellWindow]]]:
     """From a window summary's cells: block sizes and read % in stored order, and (bs, read%) -> (name, cell)."""
     sizes: list[int] = []
     mixes: list[int] = []
-    by: dict[tuple[int, int], tuple[str, dict]] = {}
+    by: dict[tuple[int, int], tuple[str, CellWindow]] = {}
     for name, c in cells.items():
-        w = c.get("workload") or {}
-        bs = int(w.get("bs") or 0)
-        rp = w.get("read_pct")
+        bs = int(c.workload.bs or 0)
+        rp = c.workload.read_pct
         if rp is None:
-            rp = 100 if w.get("rw") in ("read", "randread") else 0
+            rp = 100 if c.workload.rw in ("read", "randread") else 0
         if bs not in sizes:
             sizes.append(bs)
         if rp not in mixes:
             mixes.append(rp)
         by[(bs, int(rp))] = (name, c)
     return sizes, mixes, by
+
+
+def notes_html(notes) -> list[Markup]:
+    """A test's notes as the paragraphs that open its report section."""
+    return [Markup(f'<p class="note">{escape(n)}</p>') for n in notes]
 
 
 def mix_label(read_pct: int) -> str:

@@ -10,18 +10,29 @@
   within avg(y) +- max_slope * avg(y); the range test still applies.
 
 Bounds are inclusive by default (cloudharmony and TKperf accept equality); `inclusive=False`
-makes them strict, as py-sss-pts reads the text.
+makes them strict, as py-sss-pts reads the text. The window statistics are computed exactly
+(`fractions.Fraction`, closed-form least squares): the verdict never depends on BLAS or on the order
+of floating-point operations. One symmetric relative tolerance (TOLERANCE) decides "at the bound".
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Sequence
 
-import numpy as np
-
 RULES = ("snia", "fit-band")
-_EPS = 1e-12  # relative tolerance so values exactly at a bound are judged at the bound
+# One symmetric tolerance, relative to the allowed excursion: a measured value within it of the bound is
+# "at the bound" - accepted by inclusive (<=) bounds, rejected by strict (<) ones. The arithmetic below is
+# exact (rationals), so the tolerance only absorbs the decimal-to-binary rounding of the inputs themselves.
+TOLERANCE = Fraction(1, 10**9)
+
+
+def exact(value: float | int | str) -> Fraction:
+    """A number as the decimal it was written as: 97.5 -> 195/2, 0.2 -> 1/5 (not the nearest binary double)."""
+    if isinstance(value, int):
+        return Fraction(value)
+    return Fraction(repr(float(value)))
 
 
 @dataclass(frozen=True)
@@ -51,10 +62,19 @@ class SteadyState:
         return d
 
 
-def _le(measured: float, allowed: float, inclusive: bool) -> bool:
-    if inclusive:
-        return measured <= allowed * (1 + _EPS) + _EPS
-    return measured < allowed
+def within(measured: Fraction, allowed: Fraction, inclusive: bool) -> bool:
+    """measured <= allowed (inclusive) or measured < allowed (strict), with the same tolerance band either way."""
+    band = TOLERANCE * abs(allowed)
+    return measured <= allowed + band if inclusive else measured < allowed - band
+
+
+def least_squares(x: Sequence[Fraction], y: Sequence[Fraction]) -> tuple[Fraction, Fraction]:
+    """Closed-form least-squares line y = m*x + b, exactly (no BLAS, no rounding)."""
+    n = len(x)
+    mx, my = sum(x, Fraction(0)) / n, sum(y, Fraction(0)) / n
+    sxx = sum(((xi - mx) ** 2 for xi in x), Fraction(0))
+    m = sum(((xi - mx) * (yi - my) for xi, yi in zip(x, y)), Fraction(0)) / sxx
+    return m, my - m * mx
 
 
 def evaluate(
@@ -78,31 +98,34 @@ def evaluate(
         raise ValueError("rounds and values differ in length")
     if len(values) < window:
         return SteadyState(False, rule, window, rounds, reason=f"only {len(values)} of {window} window rounds")
-    y = np.array(values[-window:])
-    x = np.array(rounds[-window:], dtype=float)
-    avg = float(y.mean())
-    slope, intercept = (float(c) for c in np.polyfit(x, y, 1))
-    rng = float(y.max() - y.min())
-    excursion = abs(slope) * float(x[-1] - x[0])
+    # exact rationals: equality at a bound is decided exactly, whatever the BLAS or the summation order
+    y = [exact(v) for v in values[-window:]]
+    x = [Fraction(int(r)) for r in rounds[-window:]]
+    avg = sum(y, Fraction(0)) / window
+    slope, intercept = least_squares(x, y)
+    rng = max(y) - min(y)
+    excursion = abs(slope) * (x[-1] - x[0])
+    range_allowed = exact(max_range) * avg
     common = dict(
-        rule=rule, window=window, window_rounds=[int(r) for r in x], average=avg,
-        range_measured=rng, range_allowed=max_range * avg, slope=slope, intercept=intercept,
+        rule=rule, window=window, window_rounds=[int(r) for r in x], average=float(avg),
+        range_measured=float(rng), range_allowed=float(range_allowed), slope=float(slope),
+        intercept=float(intercept),
     )
     if avg <= 0:
-        return SteadyState(False, slope_excursion_measured=excursion, slope_excursion_allowed=0.0,
+        return SteadyState(False, slope_excursion_measured=float(excursion), slope_excursion_allowed=0.0,
                            reason="average is not positive", **common)
+    slope_allowed = exact(max_slope) * avg
     if rule == "snia":
-        slope_measured, slope_allowed = excursion, max_slope * avg
+        slope_measured = excursion
     else:  # fit-band: the farthest fitted point from the average, against the band half-width
-        fitted = slope * x + intercept
-        slope_measured, slope_allowed = float(np.abs(fitted - avg).max()), max_slope * avg
-    range_ok = _le(rng, max_range * avg, inclusive)
-    slope_ok = _le(slope_measured, slope_allowed, inclusive)
+        slope_measured = max(abs(slope * xi + intercept - avg) for xi in x)
+    range_ok = within(rng, range_allowed, inclusive)
+    slope_ok = within(slope_measured, slope_allowed, inclusive)
     reason = "" if range_ok and slope_ok else " and ".join(
         r for r, bad in (("range exceeds allowed excursion", not range_ok),
                          ("slope exceeds allowed excursion", not slope_ok)) if bad)
-    return SteadyState(range_ok and slope_ok, slope_excursion_measured=slope_measured,
-                       slope_excursion_allowed=slope_allowed, reason=reason, **common)
+    return SteadyState(range_ok and slope_ok, slope_excursion_measured=float(slope_measured),
+                       slope_excursion_allowed=float(slope_allowed), reason=reason, **common)
 
 
 def first_steady_round(values: Sequence[float], window: int = 5, **kw) -> int | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from ..deviations import Deviation
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
 from ..errors import SsdptsError
 
@@ -79,9 +80,13 @@ CREATE INDEX IF NOT EXISTS rounds_by_test ON rounds(run_id, test, phase, kind, r
 # columns added after schema 1: (table, column, definition); old databases get them on open, NULL/empty
 # in old rows (shown as "not measured")
 ADDED_COLUMNS = [
+    ("rounds", "gaps_inside_json", "TEXT NOT NULL DEFAULT '[]'"),   # schema 1 databases written before it
     ("rounds", "device_idle_before_ms", "REAL"),
     ("rounds", "device_idle_json", "TEXT NOT NULL DEFAULT '{}'"),
 ]
+
+
+OUR_TABLES = {"meta", "runs", "tests", "steps", "rounds", "cells"}
 
 
 def default_results_dir() -> Path:
@@ -124,6 +129,7 @@ class RoundRecord:
     command: list[str]
     tracking: dict
     steady: dict
+    gaps_inside_ms: list = field(default_factory=list)
     cells: list[CellResult] = field(default_factory=list)
     workloads: list[dict] = field(default_factory=list)
     # block-layer device idle at this round's transitions (None: not measured, see device_idle_note)
@@ -146,15 +152,23 @@ def _idle_json(out: RoundOutput) -> dict:
 class Store:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        if self.path.is_dir():
+            raise SsdptsError(f"{self.path} is a directory, not a results database; pass --results DIR instead")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
-        self.db.execute("PRAGMA foreign_keys=ON")
-        if (v := self._schema_version()) is not None and v > SCHEMA_VERSION:
-            raise SsdptsError(f"{self.path} was written by a newer ssdpts (schema {v}); upgrade ssdpts")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self._check_foreign()
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript("BEGIN IMMEDIATE;\n" + SCHEMA + "\nCOMMIT;")   # all tables or none
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise SsdptsError(f"{self.path} is not a readable ssdpts results database ({e}); "
+                              "point --results at another directory or move the file away") from None
+        if row is not None and int(row[0]) > SCHEMA_VERSION:
+            raise SsdptsError(f"{self.path} was written by a newer ssdpts (schema {row[0]}); upgrade ssdpts")
         self._migrate()
 
     def _schema_version(self) -> int | None:
@@ -174,6 +188,13 @@ class Store:
             for table, column, definition in missing:
                 self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def _check_foreign(self) -> None:
+        """An existing SQLite file that is not ours is refused, never written into."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and not tables <= OUR_TABLES:
+            raise SsdptsError(f"{self.path} is an SQLite database of another program (tables: "
+                              f"{', '.join(sorted(tables)[:5])}); point --results at another directory")
 
     @classmethod
     def in_dir(cls, results_dir: str | Path) -> "Store":
@@ -267,15 +288,89 @@ class Store:
         rows = self.db.execute(q, (run_id, test) if test else (run_id,)).fetchall()
         return [dict(r, data=json.loads(r["data_json"])) for r in rows]
 
-    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict) -> None:
+    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict,
+                    checkpoint: dict | None = None) -> None:
         with self.tx():
             self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
                             (run_id, test, key, kind, time.time(), json.dumps(data)))
+            if checkpoint is not None:
+                self._record_checkpoint(run_id, checkpoint)
+
+    # target checkpoints (the simulated drive's state file that matches the committed rounds) -------------
+    def _record_checkpoint(self, run_id: str, checkpoint: dict) -> None:
+        """Inside a transaction: the state the committed data describes (up to its last round), and its
+        history (for comparisons)."""
+        now = time.time()
+        last = self.db.execute("SELECT MAX(id) FROM rounds WHERE run_id=?", (run_id,)).fetchone()[0]
+        checkpoint = {**checkpoint, "round_id": last or 0}
+        n = self.db.execute("SELECT COUNT(*) FROM steps WHERE run_id=? AND kind='checkpoint-history'",
+                            (run_id,)).fetchone()[0]
+        self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                        (run_id, "", f"checkpoint:{n + 1:06d}", "checkpoint-history", now, json.dumps(checkpoint)))
+        self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                        (run_id, "", "checkpoint", "checkpoint", now, json.dumps(checkpoint)))
+
+    def record_checkpoint(self, run_id: str, checkpoint: dict) -> None:
+        with self.tx():
+            self._record_checkpoint(run_id, checkpoint)
+
+    def rollback_to_checkpoint(self, run_id: str) -> int:
+        """Delete the rounds committed after the run's last checkpoint (their drive state was not kept), so
+        the stored rounds describe exactly the checkpointed state; a resume runs them again. Returns how many."""
+        cp = self.checkpoint(run_id)
+        if cp is None or "round_id" not in cp:
+            return 0
+        with self.tx():
+            ids = [r[0] for r in self.db.execute("SELECT id FROM rounds WHERE run_id=? AND id>?",
+                                                 (run_id, cp["round_id"])).fetchall()]
+            for rid in ids:
+                self.db.execute("DELETE FROM cells WHERE round_id=?", (rid,))
+                self.db.execute("DELETE FROM rounds WHERE id=?", (rid,))
+            if ids:
+                n = self.db.execute("SELECT COUNT(*) FROM steps WHERE run_id=? AND kind='rollback'",
+                                    (run_id,)).fetchone()[0]
+                self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                                (run_id, "", f"rollback:{n + 1:03d}", "rollback", time.time(),
+                                 json.dumps({"rounds_removed": len(ids), "checkpoint": cp["file"],
+                                             "reason": "committed after the simulated drive's last checkpoint"})))
+        return len(ids)
+
+    def checkpoint(self, run_id: str) -> dict | None:
+        """The latest committed checkpoint of the run's target state, or None."""
+        return self.step(run_id, "", "checkpoint")
+
+    def checkpoints(self, run_id: str) -> list[dict]:
+        rows = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND kind='checkpoint-history' "
+                               "ORDER BY key", (run_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    # deviations from the profile's spec -------------------------------------------------------------
+    def record_deviation(self, run_id: str, test: str, deviation: Deviation) -> None:
+        """Add a deviation to a test's list (test "" = run-wide); recording the same one twice keeps one."""
+        with self.tx():
+            row = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND test=? AND key='deviations'",
+                                  (run_id, test)).fetchone()
+            items = json.loads(row[0])["items"] if row else []
+            if deviation.to_dict() not in items:
+                items.append(deviation.to_dict())
+            self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                            (run_id, test, "deviations", "deviations", time.time(), json.dumps({"items": items})))
+
+    def deviations(self, run_id: str, test: str | None = None) -> dict[str, list[Deviation]]:
+        """test -> its deviations ("" = run-wide); one test's only when `test` is given."""
+        q = "SELECT test, data_json FROM steps WHERE run_id=? AND key='deviations'"
+        args: list = [run_id]
+        if test is not None:
+            q += " AND test=?"
+            args.append(test)
+        return {r[0]: [Deviation.from_dict(d) for d in json.loads(r[1])["items"]]
+                for r in self.db.execute(q, args).fetchall()}
 
     # rounds ---------------------------------------------------------------------------------
     def save_round(self, run_id: str, test: str, phase: str, kind: str, round_no: int, out: RoundOutput,
-                   workloads: Iterable[dict], tracking: dict | None = None, steady: dict | None = None) -> int:
-        """Store one round and its cells in a single transaction."""
+                   workloads: Iterable[dict], tracking: dict | None = None, steady: dict | None = None,
+                   checkpoint: dict | None = None) -> int:
+        """Store one round and its cells (and the target checkpoint taken after it) in a single transaction."""
         with self.tx():
             old = self.db.execute("SELECT id FROM rounds WHERE run_id=? AND test=? AND phase=? AND kind=? AND round=?",
                                   (run_id, test, phase, kind, round_no)).fetchone()
@@ -299,12 +394,27 @@ class Store:
                     (rid, i, cell.name, json.dumps(wl), cell.iops, cell.read.iops, cell.write.iops,
                      cell.read.bw_bytes, cell.write.bw_bytes, cell.lat_mean_ns, cell.lat_max_ns,
                      cell.usr_cpu, cell.sys_cpu, _z(cell.to_dict())))
+            if checkpoint is not None:   # after the round: the checkpoint covers it
+                self._record_checkpoint(run_id, checkpoint)
             self.db.execute("UPDATE runs SET updated=? WHERE id=?", (time.time(), run_id))
         return rid
 
-    def update_round_steady(self, round_id: int, steady: dict) -> None:
-        with self.tx():
-            self.db.execute("UPDATE rounds SET steady_json=? WHERE id=?", (json.dumps(steady), round_id))
+    def phases(self, run_id: str, test: str) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT phase FROM rounds WHERE run_id=? AND test=? ORDER BY phase",
+                               (run_id, test)).fetchall()
+        return [r[0] for r in rows]
+
+    def round_workloads(self, round_id: int) -> list[dict]:
+        rows = self.db.execute("SELECT workload_json FROM cells WHERE round_id=? ORDER BY idx", (round_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def first_round_workloads(self, run_id: str, test: str) -> list[dict]:
+        """The cells of a test's first measurement round (every phase), as stored."""
+        rows = self.db.execute(
+            "SELECT c.workload_json FROM cells c JOIN rounds r ON r.id=c.round_id WHERE r.run_id=? AND r.test=? "
+            "AND r.kind='round' AND r.round=(SELECT MIN(round) FROM rounds WHERE run_id=? AND test=? AND kind='round') "
+            "ORDER BY r.phase, c.idx", (run_id, test, run_id, test)).fetchall()
+        return [json.loads(r[0]) for r in rows]
 
     def rounds(self, run_id: str, test: str, phase: str | None = None, kind: str = "round",
                with_cells: bool = True) -> list[RoundRecord]:
@@ -319,7 +429,8 @@ class Store:
             rec = RoundRecord(id=r["id"], test=r["test"], phase=r["phase"], kind=r["kind"], round=r["round"],
                               started=r["started"], ended=r["ended"], gap_before_ms=r["gap_before_ms"],
                               engine=r["engine"], job_text=r["job_text"], command=json.loads(r["command_json"]),
-                              tracking=json.loads(r["tracking_json"]), steady=json.loads(r["steady_json"]))
+                              tracking=json.loads(r["tracking_json"]), steady=json.loads(r["steady_json"]),
+                              gaps_inside_ms=json.loads(r["gaps_inside_json"] or "[]"))
             idle = json.loads(r["device_idle_json"] or "{}")
             rec.device_idle_before = DeviceIdle(**idle["before"]) if idle.get("before") else None
             rec.device_idle_inside = [DeviceIdle(**d) for d in idle.get("inside", [])]

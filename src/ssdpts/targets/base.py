@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..capabilities import Capability
 
 
 @dataclass
@@ -33,3 +36,32 @@ class Target:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def drives(self) -> list["Target"]:
+        """The drives this target stands for: itself (a TargetSet: its members)."""
+        return [self]
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this target offers the tests (a remote target: only what its fio server can do)."""
+        if self.host is not None:
+            return frozenset({Capability.PURGE})
+        local = {Capability.PURGE, Capability.HEALTH}
+        if self.kind == "block":
+            local.add(Capability.LOCAL_BLOCK_LAYER)
+        return frozenset(local | _ENGINE_SIDE)
+
+    def attach_state(self, results_dir: Path, run_id: str, checkpoint: dict | None) -> None:
+        """Targets with state of their own (the simulated SSD) restore the committed checkpoint; others have none."""
+
+    def prepare_checkpoint(self, force: bool = False) -> dict | None:
+        """Targets with state of their own write it and name it here, to be committed with the data; others: None."""
+        return None
+
+    def checkpoint_committed(self, checkpoint: dict) -> None:
+        """The database now names `checkpoint` (older state files may go)."""
+
+
+# what a local target leaves entirely to the engine (the target does not limit these)
+_ENGINE_SIDE = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
+                          Capability.BANDWIDTH_LOG, Capability.CHECKPOINT})

@@ -27,6 +27,14 @@ class TargetSet(Target):
                          "transport": "set", "members": [m.to_dict() for m in members]},
                    members=members)
 
+    def drives(self) -> list[Target]:
+        return list(self.members)
+
+    @property
+    def capabilities(self):
+        caps = [m.capabilities for m in self.members]
+        return frozenset.intersection(*caps) if caps else frozenset()
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "spec": self.spec, "path": self.path, "size_bytes": self.size_bytes,
                 "logical_block_size": self.logical_block_size, "physical_block_size": self.physical_block_size,

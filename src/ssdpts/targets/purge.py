@@ -19,7 +19,9 @@ from .base import Target
 from .sysfs import SysRoots
 
 METHODS = ("auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none")
-SNIA_PURGES = {"nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "sim-purge", "file-recreate"}
+# SNIA purge families (SECURITY ERASE, FORMAT UNIT, sanitize); the simulated drive's purge models one.
+# A file's truncate + fallocate and TRIM never are: the device below keeps its internal state.
+SNIA_PURGES = {"nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "sim-purge"}
 
 
 @dataclass
@@ -37,27 +39,45 @@ class PurgeRecord:
 def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
     if not shutil.which(cmd[0]):
         raise SsdptsError(f"purge needs {cmd[0]}, which is not installed; install it or choose --purge trim")
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    # errors="replace": sg_format prints the LU name as raw bytes (seen: 0xf6), not UTF-8
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     if out.returncode != 0:
         last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
         raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: {last[0]}; try another --purge method")
+    if cmd[0] == "hdparm" and _ata_aborted(out.stderr):
+        raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: the drive aborted it (ATA ABRT); "
+                          "try another --purge method")
     return out.stdout
+
+
+def _ata_aborted(stderr: str) -> bool:
+    """hdparm exits 0 when the drive aborts an ATA command; the sense data it prints says so
+    (fixed-format sense 70h, sense key 0Bh ABORTED COMMAND), seen on QEMU's AHCI disk."""
+    m = re.search(r"sb\[\]:\s*7[01] [0-9a-f]{2} ([0-9a-f]{2})", stderr)
+    return bool(m) and int(m.group(1), 16) & 0xF == 0xB
+
+
+def sanitize_status(text: str, disk: str) -> int:
+    """SSTAT bits 2:0 from `nvme sanitize-log -o json` (flat, or keyed by the device name). A log that cannot be
+    read is a failure: "done" would be a guess, and the drive may still be sanitizing (or have failed)."""
+    import json
+
+    try:
+        log = json.loads(text)
+        if isinstance(log, dict) and "sstat" not in log and len(log) == 1 and isinstance(next(iter(log.values())), dict):
+            log = next(iter(log.values()))
+        return int(log["sstat"]) & 0x7
+    except (ValueError, TypeError, KeyError, AttributeError, StopIteration):
+        first = text.strip().splitlines()[:1] or ["(empty)"]
+        raise SsdptsError(f"cannot read the NVMe sanitize log of {disk} (nvme sanitize-log printed {first[0][:80]!r}); "
+                          f"the purge is not known to be done: check 'nvme sanitize-log {disk}', then resume") from None
 
 
 def _wait_sanitize(disk: str, timeout: float = 24 * 3600) -> None:
     """Sanitize runs in the background and the drive aborts I/O meanwhile: wait until the log says done."""
-    import json
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        text = _run(["nvme", "sanitize-log", disk, "-o", "json"])
-        try:
-            log = json.loads(text)
-            log = next(iter(log.values())) if isinstance(log, dict) and len(log) == 1 and \
-                isinstance(next(iter(log.values())), dict) else log
-            status = int(log.get("sstat", 0)) & 0x7
-        except (ValueError, AttributeError, StopIteration):
-            status = 1
+        status = sanitize_status(_run(["nvme", "sanitize-log", disk, "-o", "json"]), disk)
         if status in (0, 1):          # never sanitized / completed
             return
         if status == 3:
@@ -80,7 +100,9 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
         # partition itself is allowed
         return ["trim"] if int(target.info.get("discard_max_bytes") or 0) > 0 else []
     if disk.startswith("nvme") and ctrl:
-        namespaces = int(ctrl.get("nn") or 1)
+        # active namespaces; Identify `nn` is the largest NSID allowed (256 on QEMU, 32..128 on enterprise
+        # drives with namespace management), a fallback only when they could not be listed
+        namespaces = int(target.info.get("namespaces") or ctrl.get("nn") or 1)
         # sanitize acts on the whole NVM subsystem, format on every namespace when FNA bit 0 is set:
         # only when this namespace is the controller's only one
         if int(ctrl.get("sanicap") or 0) & 0x3 and namespaces == 1:
@@ -95,7 +117,8 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
                 found.append("ata-secure-erase")
         except (OSError, subprocess.SubprocessError):
             pass
-        if target.info.get("smartctl_device_type") in ("scsi", "sat") and shutil.which("sg_format"):
+        # SCSI FORMAT UNIT only on SCSI/SAS: libata does not translate it for SATA drives ("sat": Invalid opcode)
+        if target.info.get("smartctl_device_type") == "scsi" and shutil.which("sg_format"):
             found.append("sg-format")
     if int(target.info.get("discard_max_bytes") or 0) > 0:
         found.append("trim")
@@ -132,9 +155,9 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
             os.ftruncate(fd, target.size_bytes)
         finally:
             os.close(fd)
-        return PurgeRecord("file-recreate", True, f"truncate + fallocate {target.path}", time.monotonic() - t0,
-                           "file targets are emptied and reallocated; the filesystem below decides what reaches "
-                           "the device")
+        return PurgeRecord("file-recreate", False, f"truncate + fallocate {target.path}", time.monotonic() - t0,
+                           "file targets are emptied and reallocated: not a SNIA purge (the filesystem and the "
+                           "device below keep their state)")
     if target.kind == "sim":
         target.drive.purge()
         return PurgeRecord("sim-purge", True, "SimDrive.purge()", 0.0, "simulated drive returned to fresh-out-of-box")
@@ -185,3 +208,28 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
     else:
         raise SsdptsError(f"purge method {method} is not supported here")
     return PurgeRecord(method, method in SNIA_PURGES, " ".join(cmd), time.monotonic() - t0, note)
+
+
+def planned_purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -> PurgeRecord:
+    """What `purge` would do on `target`, without doing it (for `ssdpts plan`); seconds is 0: not measured."""
+    if target.kind == "set":
+        plans = [planned_purge(m, method, roots) for m in target.drives()]
+        return PurgeRecord(",".join(sorted({p.method for p in plans})), all(p.snia_purge for p in plans), "", 0.0,
+                           " | ".join(f"{m.label_id}: {p.method}" for m, p in zip(target.drives(), plans)))
+    if target.host is not None:
+        ok = method in ("auto", "trim")
+        return PurgeRecord("trim" if ok else "none", False, "", 0.0,
+                           "TRIM through a remote fio trim job" if ok else f"{method} cannot run through fio remotely")
+    if target.kind == "file":
+        return PurgeRecord("file-recreate", "file-recreate" in SNIA_PURGES, "", 0.0,
+                           "the file is emptied and reallocated")
+    if target.kind == "sim":
+        return PurgeRecord("sim-purge", True, "", 0.0, "simulated drive returned to fresh-out-of-box")
+    if method == "none":
+        return PurgeRecord("none", False, "", 0.0, "no purge requested")
+    supported = supported_methods(target, roots)
+    chosen = (supported[0] if supported else "none") if method == "auto" else method
+    if chosen != "none" and chosen not in supported:
+        return PurgeRecord(chosen, False, "", 0.0, f"{chosen} is not possible on this device: the run would refuse it")
+    return PurgeRecord(chosen, chosen in SNIA_PURGES, "", 0.0,
+                       "" if chosen in SNIA_PURGES else "not a SNIA purge: the test would be non-conformant")

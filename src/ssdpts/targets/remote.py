@@ -23,6 +23,8 @@ from ..units import parse_size
 from .base import Target
 
 FIO_PORT = 8765
+# what ssdpts cannot learn through fio's client/server protocol: said so, never filled in with local data
+NOT_AVAILABLE = "not available from the remote host"
 
 
 def split_host(text: str) -> tuple[str, int]:
@@ -43,9 +45,12 @@ def remote_target(host: str, port: int, path: str, size: int | None) -> Target:
     if not size:
         raise SsdptsError(f"remote target {host}:{path} needs its size (fio cannot report it): "
                           "add size = \"...\" in hosts.toml or pass --size")
+    # the logical block size is probed by the engine's preflight (O_DIRECT reads); 4096 until then
     return Target(kind="block", spec=f"{host}:{port}:{path}", path=path, size_bytes=size, logical_block_size=4096,
                   physical_block_size=4096, host=f"{host}:{port}",
-                  info={"model": f"{path} on {host}", "transport": "remote (fio client/server)"})
+                  info={"model": f"{path} on {host} (model {NOT_AVAILABLE})", "transport": "remote (fio client/server)",
+                        "serial": NOT_AVAILABLE, "firmware": NOT_AVAILABLE, "write_cache": None,
+                        "physical_block_size": NOT_AVAILABLE, "logical_block_size_source": "not probed yet"})
 
 
 def from_hosts_file(path: str, default_size: int | None) -> list[Target]:

@@ -1,15 +1,22 @@
 """The simulated SSD as a target: `sim:client`, `sim:enterprise`, `sim:sata-mlc` or `sim:./drive.toml`.
 
-The drive's whole state is checkpointed after every committed round, so a resumed run continues on
-the same (simulated) drive.
+The drive's whole state is checkpointed with committed rounds (every CHECKPOINT_EVERY_S, and always at a
+purge and at the end of every phase), so a resumed run continues on exactly the drive the database
+describes: the state file is written first (under a new name), its name and digest are committed in the
+same transaction as the round, and only then are older files removed; rounds committed after the last
+checkpoint are rolled back on resume and run again (seeded, so identically). A crash between writing
+and committing leaves an orphan newer file, never a database ahead of or behind its drive.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..capabilities import Capability
 from ..errors import SsdptsError
 from .base import Target
 
@@ -24,34 +31,68 @@ class SimTarget(Target):
                 "logical_block_size": self.logical_block_size, "physical_block_size": self.physical_block_size,
                 "info": self.info}
 
+    @property
+    def capabilities(self):
+        return frozenset({Capability.PURGE, Capability.HEALTH, Capability.CHECKPOINT, Capability.GATED_CHAINING,
+                          Capability.TIMED_IDLE, Capability.STREAMING, Capability.BANDWIDTH_LOG})
+
     def counters(self) -> dict:
         return dict(self.drive.counters())
 
     # resumability ---------------------------------------------------------------------------
-    def attach_state(self, results_dir: Path, run_id: str) -> None:
-        """Use (and restore, if present) the checkpoint of this run's drive."""
+    def attach_state(self, results_dir: Path, run_id: str, committed: dict | None = None) -> None:
+        """Keep this run's checkpoints under results/sim/; restore the committed one, if any (the database's
+        last committed round says which file; a newer file from an interrupted commit is ignored)."""
         from .._sim import SimDrive
 
-        self.state_path = Path(results_dir) / "sim" / f"{run_id}.state"
-        if self.state_path.exists():
+        self.state_dir = Path(results_dir) / "sim"
+        self.run_id = run_id
+        self.state_path = None
+        if committed:
+            path = self.state_dir / committed["file"]
+            if not path.exists():
+                raise SsdptsError(f"the simulated drive's checkpoint {path} is missing: this run cannot be resumed "
+                                  "on the same drive state; start a new run")
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() != committed["sha256"]:
+                raise SsdptsError(f"the simulated drive's checkpoint {path} does not match the database; "
+                                  "start a new run")
+            self.drive = SimDrive.restore(data)
+            self.state_path = path
+        elif (self.state_dir / f"{run_id}.state").exists():   # written by an older ssdpts
+            self.state_path = self.state_dir / f"{run_id}.state"
             self.drive = SimDrive.restore(self.state_path.read_bytes())
 
-    CHECKPOINT_EVERY_S = 5.0   # a snapshot of a large drive costs milliseconds; rounds may be shorter
+    # a snapshot of a large drive is tens of MB: taken at most this often (and always when forced: purge, the
+    # end of every phase); rounds committed after the last one are rolled back and re-run on resume
+    CHECKPOINT_EVERY_S = 5.0
 
-    def checkpoint(self, force: bool = False) -> None:
-        """Save the drive's state (at most every few seconds of wall time unless forced)."""
-        import time
-
-        if self.state_path is None:
-            return
+    def prepare_checkpoint(self, force: bool = False) -> dict | None:
+        """Write the drive's state to a new file when due; the caller commits the returned record with its data."""
+        if getattr(self, "state_dir", None) is None:
+            return None
         now = time.monotonic()
-        if not force and now - getattr(self, "_last_checkpoint", -1e9) < self.CHECKPOINT_EVERY_S:
-            return
+        if not force and now - getattr(self, "_last_checkpoint", -1e18) < self.CHECKPOINT_EVERY_S:
+            return None
         self._last_checkpoint = now
-        self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_bytes(self.drive.snapshot())
-        os.replace(tmp, self.state_path)   # atomic: a crash leaves the previous checkpoint
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self._seq = getattr(self, "_seq", 0) + 1
+        data = self.drive.snapshot()
+        name = f"{self.run_id}.{os.getpid()}.{self._seq:06d}.state"
+        tmp = self.state_dir / (name + ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.state_dir / name)
+        return {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+    def checkpoint_committed(self, checkpoint: dict) -> None:
+        """The database now names `checkpoint`: the run's other state files are no longer needed."""
+        self.state_path = self.state_dir / checkpoint["file"]
+        for old in self.state_dir.glob(f"{self.run_id}.*state*"):
+            if old.name != checkpoint["file"]:
+                old.unlink(missing_ok=True)
 
 
 def open_sim_target(spec: str) -> SimTarget:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .spec import Workload
 
@@ -40,25 +40,27 @@ def _pct(p: float) -> str:
 
 def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     """fio options for one workload cell (the job's own section)."""
-    offset, size = w.region(capacity, align)
+    offset, size, increment = w.clone_slices(capacity, align)
+    if w.stream_offset:
+        # continue the stream: start inside the slice (fio wraps back to this start, not to the slice's,
+        # when one cell runs past the slice's end; StreamPositions accounts for exactly that)
+        offset, size = offset + w.stream_offset, size - w.stream_offset
     o: dict[str, str] = {"rw": w.rw}
     if w.rw in ("randrw", "rw"):
         o["rwmixread"] = str(w.reads)
     if w.bssplit:
         o["bssplit"] = ":".join(f"{b}/{p}" for b, p in w.bssplit)
-        o["blockalign"] = str(w.min_bs)
+        o["blockalign"] = str(w.align or w.min_bs)
     else:
         o["bs"] = str(w.bs)
+        if w.align:
+            o["blockalign"] = str(w.align)
     o["numjobs"] = str(w.threads)
     o["iodepth"] = str(w.iodepth)
     o["offset"] = str(offset)
     o["size"] = str(size)
-    if not w.random and w.threads > 1:
-        # fio's clones of a sequential job would all stream from the same offset: give each its slice
-        align = max(w.max_bs, 4096)
-        per = size // w.threads // align * align
-        o["size"] = str(per)
-        o["offset_increment"] = str(per)
+    if increment:
+        o["offset_increment"] = str(increment)
     if w.runtime_s is not None:
         if w.io_size is None:
             o["time_based"] = "1"      # loop over the range for the whole runtime
@@ -118,15 +120,18 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
     return job
 
 
-def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio") -> FioJob:
-    """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`."""
+def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio",
+              place: Callable[[Workload, int], Workload] | None = None) -> FioJob:
+    """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`.
+    `place(cell, target index)` may give each target's copy its own stream position."""
+    place = place or (lambda w, i: w)
     if len(targets) == 1:
         t = targets[0]
-        return render(cells, t.fio_filename, t.size_bytes, t.logical_block_size, ioengine)
+        return render([place(w, 0) for w in cells], t.fio_filename, t.size_bytes, t.logical_block_size, ioengine)
     job = render([], "", 0, 4096, ioengine)
     del job.global_options["filename"]
     for w in cells:
         for i, t in enumerate(targets):
-            opts = {"filename": t.fio_filename, **cell_options(w, t.size_bytes, t.logical_block_size)}
+            opts = {"filename": t.fio_filename, **cell_options(place(w, i), t.size_bytes, t.logical_block_size)}
             job.sections.append((f"{w.name}@{i}", opts))
     return job

@@ -42,6 +42,11 @@ class Workload:
     percentiles: tuple[float, ...] = DEFAULT_PERCENTILES
     log_interval_ms: int = 0             # >0: per-interval IOPS/bandwidth/latency logs
     idle_before_s: float = 0.0           # the device is left idle this long before the cell starts
+    align: int = 0                       # random I/O offsets aligned to this many bytes (0: the block size)
+    # sequential cells naming the same `stream` continue where the previous one stopped (engines carry the
+    # position); `stream_offset` is where this cell starts, in bytes into each clone's slice of the range
+    stream: str = ""
+    stream_offset: int = 0
 
     def __post_init__(self):
         if self.rw not in RW_MODES:
@@ -102,8 +107,18 @@ class Workload:
 
     def region(self, capacity: int, align: int) -> tuple[int, int]:
         """(offset, size) in bytes of the active range, aligned so every I/O fits."""
-        align = max(align, self.max_bs)
+        align = max(align, self.max_bs, self.align)
         offset = int(self.range_start * capacity) // align * align
         size = int(self.range_size * capacity) // align * align
         size = min(size, (capacity - offset) // align * align)
         return offset, size
+
+    def clone_slices(self, capacity: int, align: int) -> tuple[int, int, int]:
+        """(offset, size per clone, offset increment) of the range: a sequential job's clones each stream
+        over their own slice (fio clones would otherwise all stream from the same offset)."""
+        offset, size = self.region(capacity, align)
+        if self.random or self.threads == 1:
+            return offset, size, 0
+        step = max(self.max_bs, 4096)
+        per = size // self.threads // step * step
+        return offset, per, per

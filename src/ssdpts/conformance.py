@@ -1,0 +1,163 @@
+"""The conformance verdict of a run (`ssdpts check`): every deviation from the spec its profile claims,
+each with its evidence and the source of the rule. It heads `show` and the report.
+
+A run is conformant when no rule finds a deviation. The rules read only stored data (the run record,
+each test's purge steps, rounds and typed summary), so a verdict can be given for any stored run.
+Sources are cited as in docs/conformance.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .deviations import RUN_WIDE, Deviation
+from .export.model import RunResult, TestResult
+from .pts.results import CellWindow, SteadyResult
+from .settings import test_settings
+from .store import Store
+from .store.idle import GAP_LIMIT_MS
+from .units import parse_duration
+
+IDLE_LIMIT_MS = GAP_LIMIT_MS   # ssdpts's bound for "no pause" between phases and rounds (store/idle.py)
+SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
+SPEC_WINDOW = 5
+SPEC_MAX_ROUNDS = 25
+PERCENTILE_MIN_IOS = {"99": 100, "99.9": 1_000, "99.99": 10_000, "99.999": 100_000}   # 1 / (1 - q)
+
+
+@dataclass
+class Finding:
+    """A deviation and the test it belongs to ("" for the whole run)."""
+
+    test: str
+    deviation: Deviation
+
+
+@dataclass
+class Verdict:
+    run_id: str
+    profile: str
+    spec: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def conformant(self) -> bool:
+        return not self.findings
+
+    def lines(self) -> list[str]:
+        head = (f"conformance: {'CONFORMANT' if self.conformant else 'NOT CONFORMANT'} to {self.spec or 'the spec'}"
+                f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.findings)} deviations"))
+        return [head] + [f"  - [{f.deviation.rule}] {f.test + ': ' if f.test else ''}{f.deviation.evidence} "
+                         f"({f.deviation.source})" for f in self.findings]
+
+
+def _steady(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    steady = getattr(t.summary, "steady", None)
+    if isinstance(steady, SteadyResult) and not steady.reached:
+        return [Deviation("steady-state", f"steady state not reached in {steady.rounds} rounds: "
+                          + ("; ".join(steady.reasons) or "window incomplete"),
+                          "PTS 2.0.2 §2.1.24; IOPS 3.2: until steady state or 25 rounds")]
+    return []
+
+
+def _gaps(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    """Unintended idle: the idle before a round beyond the idle its first cell asks for (HIR's wait states).
+    The device's own idle (block layer, `device_idle_before_ms`) where it was measured, else the engine's
+    gate-side figure (a lower bound of the device's idle); the evidence says which."""
+    over = []
+    for kind in ("precondition", "round"):
+        for r in store.rounds(run.id, t.name, kind=kind):
+            device = r.device_idle_before.ms if r.device_idle_before else None
+            idle, source = (device, "device") if device is not None else (r.gap_before_ms, "gate")
+            if idle is None:
+                continue
+            asked = 1000.0 * float((r.workloads[0] if r.workloads else {}).get("idle_before_s") or 0.0)
+            if idle - asked > IDLE_LIMIT_MS:
+                over.append((idle - asked, source, r))
+    if not over:
+        return []
+    extra, source, worst = max(over, key=lambda x: x[0])
+    by_device = sum(1 for o in over if o[1] == "device")
+    how = ("device idle measured at the block layer" if by_device == len(over) else
+           "gate-side figure (device idle not measured)" if not by_device else
+           f"{by_device} by device idle measured at the block layer, {len(over) - by_device} by gate-side figure "
+           "(device idle not measured)")
+    measured = "device idle" if source == "device" else "gate-side figure"
+    return [Deviation("idle-gap", f"{len(over)} transitions left the device idle for more than "
+                      f"{IDLE_LIMIT_MS:g} ms ({how}): longest {extra:.1f} ms ({measured}, beyond any requested "
+                      f"idle) before {worst.phase or 'round'} {worst.round}", "PTS 2.0.2 IOPS step 3: no pause "
+                      f"between WIPC and WDPC or between rounds; ssdpts bound {IDLE_LIMIT_MS:g} ms")]
+
+
+def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    cells = getattr(t.summary, "cells", None)
+    steady = getattr(t.summary, "steady", None)
+    if not isinstance(cells, dict) or not isinstance(steady, SteadyResult) or not steady.window_rounds:
+        return []
+    window = set(steady.window_rounds)
+    ios: dict[tuple[str, str], int] = {}
+    for r in store.rounds(run.id, t.name, steady.phase):
+        if r.round in window:
+            for c in r.cells:
+                ios[(c.name, "read")] = ios.get((c.name, "read"), 0) + c.read.ios
+                ios[(c.name, "write")] = ios.get((c.name, "write"), 0) + c.write.ios
+    short = []      # (I/Os, cell direction, lowest percentile beyond its samples)
+    for name, c in cells.items():
+        if not isinstance(c, CellWindow):
+            continue
+        for direction, lat in (("read", c.read_lat), ("write", c.write_lat)):
+            n = ios.get((name, direction), 0)
+            beyond = [q for q in (lat.percentiles_us if lat else {}) if n < PERCENTILE_MIN_IOS.get(q, 0)]
+            if beyond:
+                short.append((n, f"{name} {direction}", min(beyond, key=float)))
+    if not short:
+        return []
+    n, where, q = min(short)
+    return [Deviation("percentiles", f"{len(short)} cell directions report percentiles from fewer I/Os than "
+                      f"they need, e.g. {where}: {n:,} I/Os in the measurement window, p{q} and above need "
+                      f"≥ {PERCENTILE_MIN_IOS[q]:,}", "a percentile q needs at least 1/(1−q) samples")]
+
+
+def _durations(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    if t.spec is None or t.spec.kind != "pts":
+        return []
+    s = test_settings(run.profile, t.name)
+    out = []
+    cell = parse_duration(s["cell_runtime"]) if "cell_runtime" in s else SPEC_CELL_S
+    if cell < SPEC_CELL_S:
+        out.append(Deviation("duration", f"cells of {cell:g} s instead of 1 minute: "
+                             f"profile {run.profile_name} cell_runtime = {s['cell_runtime']!r}",
+                             "PTS 2.0.2 / PTS-E 1.1: 1-minute cells"))
+    steady = getattr(t.summary, "steady", None)
+    st = s.get("steady") or {}
+    window, rounds = int(st.get("window", SPEC_WINDOW)), int(st.get("max_rounds", SPEC_MAX_ROUNDS))
+    rule = st.get("rule", "snia")
+    if isinstance(steady, SteadyResult) and (window != SPEC_WINDOW or rule != "snia" or float(st.get("max_range", 0.2)) != 0.2 or \
+            float(st.get("max_slope", 0.1)) != 0.1):
+        out.append(Deviation("steady-rule", "steady state judged by other criteria than SNIA's: "
+                             f"rule {rule}, window {window}, range {st.get('max_range', 0.2)}, "
+                             f"slope {st.get('max_slope', 0.1)}", "PTS 2.0.2 §2.1.24: 5 rounds, 20 % range, 10 % slope"))
+    if rounds < SPEC_MAX_ROUNDS and isinstance(steady, SteadyResult) and not steady.reached:
+        out.append(Deviation("duration", f"round limit {rounds} instead of 25 and steady state not reached: "
+                             f"profile {run.profile_name} max_rounds = {rounds}", "PTS 2.0.2 IOPS 3.2: up to 25 rounds"))
+    return out
+
+
+TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations]
+
+
+def check(run: RunResult, store: Store) -> Verdict:
+    """Deviations recorded where they happened (purge, write cache, health) plus those read from the results."""
+    verdict = Verdict(run.id, run.profile_name, str(run.profile.get("profile", {}).get("spec") or ""))
+    recorded = store.deviations(run.id)
+    verdict.findings += [Finding("", d) for d in recorded.get(RUN_WIDE, [])]
+    for t in run.tests:
+        verdict.findings += [Finding(t.name, d) for d in recorded.get(t.name, [])]
+        if t.status != "completed":
+            verdict.findings.append(Finding(t.name, Deviation("incomplete", f"test {t.status}: no summary stored",
+                                                              "a result needs the whole procedure")))
+            continue
+        for rule in TEST_RULES:
+            verdict.findings += [Finding(t.name, d) for d in rule(run, t, store)]
+    return verdict

@@ -1,0 +1,31 @@
+"""Deviations from the profile's spec, as typed records stored with the run (per test, or run-wide).
+
+Whatever makes a result non-conformant is recorded where it happens (a TRIM instead of a purge, the
+write cache left in the wrong state, ...), with its evidence and the rule's source, so `ssdpts check`
+and the report read one list instead of re-deriving it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+RUN_WIDE = ""   # the test name under which run-wide deviations are stored
+
+
+@dataclass(frozen=True)
+class Deviation:
+    rule: str        # short, stable id: "purge-not-snia", "write-cache", ...
+    evidence: str    # what was observed, in words a reader can check
+    source: str      # the spec section / implementation the rule comes from (docs/conformance.md)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Deviation":
+        return cls(rule=str(d["rule"]), evidence=str(d["evidence"]), source=str(d["source"]))
+
+
+PURGE_SOURCE = ("PTS 2.0.2 step 1 'Purge the device' (py-sss-pts run.py); SNIA ptstest page: PURGE via SECURITY "
+                "ERASE, FORMAT UNIT or equivalent; TRIM/zero-fill are not purges")
+WRITE_CACHE_SOURCE = "PTS 2.0.2 2.1.1/3.1.1 (py-sss-pts run.py): PTS-E WCD, PTS-C WCE"

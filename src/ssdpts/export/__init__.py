@@ -1,0 +1,1 @@
+"""Exporters over one typed result (`RunResult`): text for `show`, JSON, CSV; the HTML report is `ssdpts.report`."""

@@ -1,0 +1,30 @@
+"""The machine-readable results document (`ssdpts show --json`, `ssdpts export --format json`; docs/results.md)."""
+
+from __future__ import annotations
+
+from ..conformance import Verdict
+from ..records import to_data
+from .model import RunResult
+
+SCHEMA = "ssdpts.results/2"
+
+
+def document(run: RunResult, verdict: Verdict) -> dict:
+    tests = []
+    for t in run.tests:
+        summary = t.spec.encode(t.summary) if t.spec is not None and t.summary is not None else None
+        tests.append({"name": t.name, "title": t.title, "status": t.status, "started": t.started, "ended": t.ended,
+                      "summary": summary, "rounds": to_data(t.rounds), "steps": to_data(t.steps),
+                      "device_idle": to_data(t.device_idle)})
+    return {
+        "schema": SCHEMA,
+        "run": {"id": run.id, "status": run.status, "message": run.message, "created": run.created,
+                "updated": run.updated, "target_spec": run.target_spec, "profile_name": run.profile_name,
+                "tests": run.tests_requested, "options": run.options, "engine": run.engine},
+        "host": run.host,
+        "target": run.target,
+        "profile": run.profile,
+        "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
+                        "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]},
+        "tests": tests,
+    }

@@ -1,0 +1,90 @@
+"""One typed result of a run, read from the store: what every exporter (text, JSON, CSV, HTML) formats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..pts.registry import find
+from ..pts.spec import TestSpec
+from ..store import DeviceIdleSummary, Store, device_idle_summary
+
+
+@dataclass
+class RoundInfo:
+    phase: str
+    kind: str                       # precondition | round
+    round: int
+    started: float
+    ended: float
+    idle_gap_before_ms: float | None      # gate-side figure (engine), a lower bound of the device's idle
+    device_idle_before_ms: float | None   # the device's own idle (block layer); None: not measured
+    device_idle_inside_ms: list[float | None]   # between this round's cells, the same way
+    tracking: dict[str, float]
+    engine: str
+    command: list[str]
+
+
+@dataclass
+class StepInfo:
+    key: str
+    kind: str
+    at: float
+    data: dict
+
+
+@dataclass
+class TestResult:
+    name: str
+    title: str
+    status: str
+    started: float | None
+    ended: float | None
+    spec: TestSpec | None           # None: a test this ssdpts does not know (stored by another version)
+    summary: Any                    # the spec's typed summary, None until the test completes
+    rounds: list[RoundInfo] = field(default_factory=list)
+    steps: list[StepInfo] = field(default_factory=list)
+    device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
+
+
+@dataclass
+class RunResult:
+    id: str
+    status: str
+    message: str
+    created: float
+    updated: float
+    target_spec: str
+    profile_name: str
+    tests_requested: list[str]
+    options: dict
+    engine: str
+    host: dict
+    target: dict
+    profile: dict
+    tests: list[TestResult] = field(default_factory=list)
+
+    def test(self, name: str) -> TestResult | None:
+        return next((t for t in self.tests if t.name == name), None)
+
+
+def load_run(store: Store, run_id: str) -> RunResult:
+    run = store.run(run_id)
+    result = RunResult(id=run["id"], status=run["status"], message=run["message"], created=run["created"],
+                       updated=run["updated"], target_spec=run["target_spec"], profile_name=run["profile_name"],
+                       tests_requested=run["tests"], options=run["options"], engine=run["engine"], host=run["host"],
+                       target={k: v for k, v in run["target"].items() if k != "drive"}, profile=run["profile"])
+    for t in store.tests(run["id"]):
+        spec = find(t["name"])
+        records = [r for kind in ("precondition", "round")
+                   for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]
+        rounds = [RoundInfo(r.phase, r.kind, r.round, r.started, r.ended, r.gap_before_ms,
+                            r.device_idle_before.ms if r.device_idle_before else None,
+                            [d.ms for d in r.device_idle_inside], r.tracking, r.engine, r.command)
+                  for r in records]
+        steps = [StepInfo(s["key"], s["kind"], s["at"], s["data"]) for s in store.steps(run["id"], t["name"])]
+        result.tests.append(TestResult(
+            name=t["name"], title=spec.title if spec else t["name"], status=t["status"], started=t["started"],
+            ended=t["ended"], spec=spec, summary=spec.decode(t["summary"]) if spec else None, rounds=rounds,
+            steps=steps, device_idle=device_idle_summary(records)))
+    return result

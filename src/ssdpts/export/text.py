@@ -1,0 +1,49 @@
+"""`ssdpts show`: a run's results as text, each test's part written by the test's own `text` renderer."""
+
+from __future__ import annotations
+
+import time
+
+from ..conformance import Verdict
+from ..pts.results import SteadyResult
+from ..targets.purge import PurgeRecord
+from .model import RunResult, TestResult
+
+
+def _device_idle_lines(t: TestResult) -> list[str]:
+    return ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+
+
+def _test_lines(t: TestResult) -> list[str]:
+    lines = ["", f"{t.title} [{t.status}]"]
+    if t.summary is None:
+        done = [r for r in t.rounds if r.kind == "round"]
+        lines.append(f"  {len(done)} rounds stored so far" if t.spec else
+                     "  stored by a test this ssdpts does not know; 'show --json' has the raw data")
+        return lines + _device_idle_lines(t)
+    purge = getattr(t.summary, "purge", None)
+    if isinstance(purge, PurgeRecord):
+        lines.append(f"  purge: {purge.method}{'' if purge.snia_purge else ' (not a SNIA purge)'}")
+    steady = getattr(t.summary, "steady", None)
+    if isinstance(steady, SteadyResult):
+        lines += steady.text_lines()
+    lines += _device_idle_lines(t)
+    for n in getattr(t.summary, "notes", None) or []:
+        lines.append(f"  note: {n}")
+    if t.spec.text is not None:
+        lines += t.spec.text(t.summary)
+    return lines
+
+
+def render_text(run: RunResult, verdict: Verdict) -> str:
+    info = run.target.get("info") or {}
+    lines = [f"run {run.id} — {run.status}" + (f": {run.message}" if run.message else ""),
+             f"  target  {run.target_spec} ({info.get('model') or run.target.get('kind')}, "
+             f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
+             f"  profile {run.profile_name}   engine {run.engine}   host {run.host.get('hostname')} "
+             f"({run.host.get('fio_version')})",
+             f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}", ""]
+    lines += verdict.lines()
+    for t in run.tests:
+        lines += _test_lines(t)
+    return "\n".join(lines)

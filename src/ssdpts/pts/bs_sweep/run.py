@@ -1,0 +1,103 @@
+"""Block-size sweep (reviewers' study, seed 001): MB/s of SEQ/RND read and write from 0.5 KiB to 1 MiB.
+
+Two drive states, each a sequence of cells (QD 4 by default, every I/O aligned to its block size):
+* fresh: purge, then (by default) one sequential pass over the active range, as the seed's one pass
+  of zeros, so that reads return mapped data rather than the controller's zeros for unmapped LBAs;
+* used: random-write preconditioning (64 KiB to 1.5x the active range by default) on top of it.
+Block sizes below the logical block are skipped with a note.
+"""
+
+from __future__ import annotations
+
+from ...engines.results import CellResult
+from ...units import bs_label, parse_size
+from ...workload import Workload
+from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
+from .summary import BsSweepSummary, SweepCell
+
+DEFAULT_SIZES = ["512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m"]
+WORKLOADS = ("read", "randread", "write", "randwrite")
+STATES = ("fresh", "used")
+
+
+def cell_key(state: str, rw: str, bs: int) -> str:
+    return f"{state}_{rw}_{bs_label(bs)}"
+
+
+def _fill(ctx: TestContext, name: str, rw: str, bs: int, multiple: float) -> Workload:
+    ar = ctx.active_range()
+    return Workload(name=name, rw=rw, bs=bs, threads=1, iodepth=32, range_size=ar,
+                    io_size=max(bs, int(multiple * ar * ctx.target.size_bytes) // bs * bs),
+                    data_pattern=ctx.settings.get("data_pattern", "random"))
+
+
+def _fresh_fill(ctx: TestContext) -> Workload:
+    """One sequential pass over the active range, so that reads return mapped data (the seed's pass of zeros)."""
+    return _fill(ctx, "fill_seq_128K", "write", 128 * 1024, 1.0)
+
+
+def _used_fill(ctx: TestContext) -> Workload:
+    pbs = parse_size(ctx.settings.get("used_block_size", "64k"))
+    return _fill(ctx, f"used_rnd_{bs_label(pbs)}", "randwrite", pbs, float(ctx.settings.get("used_multiple", 1.5)))
+
+
+def _sweep(ctx: TestContext) -> tuple[list[int], list[str], list[str], list[str], int, int]:
+    """(block sizes, notes on skipped sizes, workloads, drive states, QD, TC) of the profile."""
+    sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings.get("block_sizes", DEFAULT_SIZES)])
+    return (sizes, notes, list(ctx.settings.get("workloads", WORKLOADS)), list(ctx.settings.get("states", STATES)),
+            int(ctx.settings.get("iodepth", 4)), int(ctx.settings.get("threads", 1)))
+
+
+def _cells(ctx: TestContext, state: str, workloads: list[str], sizes: list[int], iodepth: int,
+           threads: int) -> list[Workload]:
+    return [ctx.cell(cell_key(state, rw, bs), rw, bs, threads=threads, iodepth=iodepth)
+            for rw in workloads for bs in sizes]
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
+    phases = [purge_phase(ctx)]
+    if ctx.settings.get("fresh_fill", True):
+        phases.append(once("precondition", "fresh drive: one sequential 128K pass over the active range (reads then "
+                                           "return mapped data, not the controller's zeros)", [_fresh_fill(ctx)]))
+    for state in states:
+        if state == "used":
+            w = _used_fill(ctx)
+            phases.append(once("precondition", f"used drive: random {bs_label(w.bs)} writes of "
+                                               f"{float(ctx.settings.get('used_multiple', 1.5)):g}x the active range",
+                               [w]))
+        phases.append(once("sequence", f"{state} drive: {len(workloads)} workloads x {len(sizes)} block sizes, "
+                                       f"QD{iodepth} TC{threads}, once each",
+                           _cells(ctx, state, workloads, sizes, iodepth, threads)))
+    return TestPlan("bs-sweep", phases, notes)
+
+
+def run(ctx: TestContext) -> BsSweepSummary:
+    sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
+    for n in notes:
+        ctx.note(n)
+    purge = ctx.purge()
+    if ctx.settings.get("fresh_fill", True):
+        ctx.run_sequence("fresh/fill", [_fresh_fill(ctx)])
+    out: list[SweepCell] = []
+    for state in states:
+        if state == "used":
+            ctx.run_sequence("used/precondition", [_used_fill(ctx)])
+        cells = _cells(ctx, state, workloads, sizes, iodepth, threads)
+
+        def track(results):
+            return {c.name: c.bw_bytes / 1e6 for c in results}
+
+        rounds = ctx.run_sequence(state, cells, chunk=max(1, len(sizes)), tracking=track)
+        by = {c.name: c for r in rounds for c in r.cells}
+        out += [_cell(state, rw, bs, c) for rw in workloads for bs in sizes
+                if (c := by.get(cell_key(state, rw, bs))) is not None]
+    return BsSweepSummary(purge=purge, states=states, workloads=workloads, block_sizes=sizes, iodepth=iodepth,
+                          threads=threads, fresh_fill=bool(ctx.settings.get("fresh_fill", True)), cells=out,
+                          notes=notes)
+
+
+def _cell(state: str, rw: str, bs: int, c: CellResult) -> SweepCell:
+    return SweepCell(state, rw, bs, mb_s=c.bw_bytes / 1e6, mib_s=c.bw_bytes / 2**20, iops=c.iops,
+                     lat_mean_us=c.lat_mean_ns / 1000)

@@ -1,0 +1,154 @@
+"""Endurance renderers: projection table, wear / WAF / temperature / IOPS over time, text lines, headline."""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from ...health.projection import TB, project, summary_lines
+from ...records import to_data
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ..spec import Headline, Renderers
+from .run import polls
+from .summary import EnduranceSummary
+
+
+def text_lines(s: EnduranceSummary) -> list[str]:
+    """The summary as text lines (`ssdpts endurance` and `ssdpts show`)."""
+    out = [f"workload {s.workload}: {s.elapsed_s:,.0f} s written ({s.fio_written_bytes / 1e12:.4g} TB by fio), "
+           f"{s.polls} health polls, {s.stop_reason}"]
+    if not s.health_available:
+        out.append(f"health data not available: {s.health_reason}")
+        return out
+    out += [f"{a:22} {b}" for a, b in summary_lines(to_data(s.projection))]
+    return out
+
+
+def text(s: EnduranceSummary) -> list[str]:
+    return ["  " + line for line in text_lines(s)]
+
+
+def headline(s: EnduranceSummary) -> list[Headline]:
+    p = s.projection
+    return [Headline("waf", "write amplification (NAND / host writes)", p.waf, ""),
+            Headline("wear_per_day", "wear per day at this load", p.wear_per_day, "%/day"),
+            Headline("days_to_eol", "days to end of life at this load", p.days_to_eol, "days")]
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """IOPS vs time, one series per run; the projection's key figures side by side."""
+    fig = ctx.figure()
+    span = max((v.summary.series[-1].elapsed_s for v in ctx.views if v.summary.series), default=0.0)
+    unit, div = _time_axis(span)
+    plots.series_plot(fig, {v.label: ([p.elapsed_s / div for p in v.summary.series], [p.iops for p in v.summary.series])
+                            for v in ctx.views}, f"time ({unit})", "IOPS", ylim0=True)
+    out = [ctx.plot(fig, "iops-vs-time", "IOPS vs time, one series per run")]
+    rows = [("WAF", lambda s: s.projection.waf), ("wear per day (%)", lambda s: s.projection.wear_per_day),
+            ("wear per TB written (%)", lambda s: s.projection.wear_per_tb),
+            ("days to end of life", lambda s: s.projection.days_to_eol),
+            ("TB to end of life", lambda s: s.projection.tb_to_eol),
+            ("host TB per day", lambda s: s.projection.host_tb_per_day)]
+    out.append(ctx.side_by_side("projection", [(label,) for label, _ in rows],
+                                [[get(v.summary) for v in ctx.views] for _, get in rows], ["Quantity"], "",
+                                caption="Endurance projection at each run's load (– : not available); "
+                                        "Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+def _time_axis(span_s: float) -> tuple[str, float]:
+    if span_s < 600:
+        return "s", 1.0
+    if span_s < 3 * 3600:
+        return "min", 60.0
+    if span_s < 3 * 86400:
+        return "h", 3600.0
+    return "days", 86400.0
+
+
+def html(ctx: SectionContext) -> Markup:
+    """Projection table; wear vs time and vs TB written with the fitted projection; WAF, temperature, IOPS."""
+    s: EnduranceSummary = ctx.summary
+    pts = polls(ctx.store, ctx.run_id, ctx.name)
+    rated = s.rated
+    # the fits and the WAF series are recomputed from the stored polls (the summary keeps the figures)
+    proj = project(pts, rated_tbw_tb=rated.rated_tbw_tb, dwpd=rated.dwpd, warranty_years=rated.warranty_years,
+                   capacity_bytes=rated.capacity_bytes)
+    out: list = []
+    if not s.health_available:
+        out.append(Markup(f'<p class="warn">Health data not available: {escape(s.health_reason or "")}. '
+                           'The workload ran; wear, WAF and the projection need SMART or NVMe health data.</p>'))
+    out.append(ctx.table("projection", ["Quantity", "Value"], [[a, b] for a, b in summary_lines(proj)],
+                          caption=f"Endurance at this load ({escape(s.workload)}, "
+                                  f"{s.elapsed_s:,.0f} s of writes, health every {s.poll_s:g} s)"))
+    good = [p for p in pts if p.get("available") and p.get("t") is not None]
+    if len(good) >= 2:
+        span = good[-1]["t"] - good[0]["t"]
+        unit, div = _time_axis(span)
+        ts = [p["t"] / div for p in good]
+        wear = [p.get("percentage_used") for p in good]
+        if any(w is not None for w in wear):
+            fig = ctx.figure()
+            series = {"wear indicator": ([t for t, w in zip(ts, wear) if w is not None], [w for w in wear if w is not None])}
+            styles = {}
+            fit = proj.get("wear_fit_time") or {}
+            if fit.get("slope") is not None:
+                x1 = ts[-1]
+                eol_t = (100.0 - fit["intercept"]) / fit["slope"] / div if fit["slope"] > 0 else None
+                if eol_t is not None and eol_t <= 10 * max(ts[-1], 1e-9):
+                    x1 = eol_t
+                xs = [ts[0], x1]
+                series["projection"] = (xs, [fit["slope"] * x * div + fit["intercept"] for x in xs])
+                styles["projection"] = {"linestyle": "--", "marker": None, "color": "#d62728"}
+            plots.series_plot(fig, series, f"time ({unit})", "% of rated life used", styles=styles)
+            eol = proj.get("days_to_eol")
+            out.append(ctx.plot(fig, "wear-vs-time", "wear indicator vs time",
+                                 "Projection: " + (f"end of life in {eol:,.1f} days at this load." if eol else
+                                                   "not enough wear change for a projection.")))
+            hb = [None if p.get("host_written_bytes") is None else (p["host_written_bytes"] - good[0]["host_written_bytes"]) / TB
+                  for p in good] if good[0].get("host_written_bytes") is not None else []
+            pairs = [(x, w) for x, w in zip(hb, wear) if x is not None and w is not None]
+            if len(pairs) >= 2:
+                fig = ctx.figure()
+                series = {"wear indicator": ([x for x, _ in pairs], [w for _, w in pairs])}
+                styles = {}
+                f2 = proj.get("wear_fit_tb") or {}
+                if f2.get("slope") is not None:
+                    x1 = pairs[-1][0]
+                    if f2["slope"] > 0 and (100 - f2["intercept"]) / f2["slope"] <= 10 * max(x1, 1e-12):
+                        x1 = (100 - f2["intercept"]) / f2["slope"]
+                    xs = [pairs[0][0], x1]
+                    series["projection"] = (xs, [f2["slope"] * x + f2["intercept"] for x in xs])
+                    styles["projection"] = {"linestyle": "--", "marker": None, "color": "#d62728"}
+                plots.series_plot(fig, series, "host data written (TB, 10^12 B)", "% of rated life used", styles=styles)
+                tb = proj.get("tb_to_eol")
+                out.append(ctx.plot(fig, "wear-vs-tb", "wear indicator vs TB written",
+                                     f"Projection: {tb:,.4g} TB more to end of life." if tb else ""))
+        if proj.get("waf_series"):
+            fig = ctx.figure()
+            plots.series_plot(fig, {"WAF per poll": ([w["t"] / div for w in proj["waf_series"]],
+                                                     [w["waf"] for w in proj["waf_series"]])},
+                              f"time ({unit})", "write amplification (NAND / host)", ylim0=True)
+            out.append(ctx.plot(fig, "waf-vs-time", "write amplification vs time",
+                                 f"Overall WAF {proj['waf']:.3f}." if proj.get("waf") else ""))
+        temps = [(p["t"] / div, p["temperature_c"]) for p in good if p.get("temperature_c") is not None]
+        if temps:
+            fig = ctx.figure()
+            plots.series_plot(fig, {"temperature": ([a for a, _ in temps], [b for _, b in temps])},
+                              f"time ({unit})", "°C")
+            out.append(ctx.plot(fig, "temperature", "temperature vs time"))
+    series = s.series
+    if series:
+        unit, div = _time_axis(series[-1].elapsed_s)
+        fig = ctx.figure()
+        plots.series_plot(fig, {"IOPS": ([r.elapsed_s / div for r in series], [r.iops for r in series])},
+                          f"time ({unit})", "IOPS", ylim0=True)
+        out.append(ctx.plot(fig, "iops-vs-time", "IOPS vs time"))
+        rows = [[r.round, r.elapsed_s, r.iops, r.mib_s, r.host_written_tb, r.wear_percent, r.waf, r.temperature_c]
+                for r in series]
+        tab = ctx.table("polls", ["Poll", "Elapsed (s)", "IOPS", "MiB/s", "Host written (TB)", "Wear (%)",
+                                  "WAF (interval)", "Temperature (°C)"], rows, caption="Every poll")
+        out.append(Markup(f"<details><summary>Polls ({len(rows)})</summary>{tab}</details>"))
+    return Markup("").join(out)
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

@@ -1,0 +1,207 @@
+"""HIR renderers: report section, per-drive part, comparison, text for `show`, headline figures.
+
+Preconditioning: the shared steady-state block (IOPS per round, window, determination). Wait states:
+IOPS of every burst vs test time (bursts plus measured idle), coloured by wait state, AB bursts
+(after idle) solid, C baseline bursts dashed; mean AB vs C IOPS per wait state; a table per wait state.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from markupsafe import Markup, escape
+
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ...report.drives import drives_intro, ordered_part_labels
+from ...report.toolkit import Cell, notes_html
+from ..spec import Headline, Renderers
+from ..wsat.render import time_axis
+from .summary import HirSummary, WaitState
+
+
+def _mean(v: list[float]) -> float | None:
+    return sum(v) / len(v) if v else None
+
+
+def wait_state_rows(segments: dict[str, WaitState]) -> list[list]:
+    """The wait-state table, values as stored (means of the stored lists)."""
+    rows = []
+    for label, seg in segments.items():
+        idle = seg.idle_measured_ms
+        ratio = seg.recovery_ratio
+        rows.append([label, seg.idle_s, seg.bursts, seg.ab_iops_mean, seg.c_iops_mean,
+                     Cell(ratio, "–" if ratio is None else f"{ratio:.3f}"),
+                     _mean(idle), Cell(min(idle) if idle else None), Cell(max(idle) if idle else None),
+                     _mean(seg.burst_seconds)])
+    return rows
+
+
+WAIT_STATE_HEADERS = ["Wait state", "Idle (s, set)", "AB bursts", "Mean AB burst IOPS", "Mean C IOPS",
+                      "Recovery ratio (AB / C)", "Measured idle, mean (ms)", "min (ms)", "max (ms)",
+                      "Burst length, mean (s)"]
+
+
+def timeline(ctx: SectionContext, segments: dict[str, WaitState]) -> list[tuple[str, str, list[float], list[float]]]:
+    """(wait state, segment 'AB'|'C', burst start times in s, burst IOPS) in execution order.
+
+    Test time counts bursts (fio runtime) and the measured idle between them (gaps inside a round and
+    before each round), from the first wait-state burst; preconditioning is not on this axis."""
+    t = 0.0
+    out = []
+    first = True
+    for label in segments:
+        for seg in ("AB", "C"):
+            xs, ys = [], []
+            for r in ctx.rounds(f"ws={label}/{seg}"):
+                if not first and r.gap_before_ms:
+                    t += r.gap_before_ms / 1000
+                inside = r.gaps_inside_ms
+                for i, c in enumerate(r.cells):
+                    if i and i - 1 < len(inside) and inside[i - 1]:
+                        t += inside[i - 1] / 1000
+                    xs.append(t)
+                    ys.append(c.iops)
+                    t += c.runtime_ms / 1000
+                    first = False
+            out.append((label, seg, xs, ys))
+    return out
+
+
+def html(ctx: SectionContext) -> Markup:
+    s: HirSummary = ctx.summary
+    out = notes_html(s.notes)
+    out.append(Markup("<h3>Preconditioning (RND 4K writes to steady state)</h3>"))
+    out.append(Markup(f'<p class="note">Each round: {s.preconditioning_cells_per_round} RND 4K write cells back to '
+                      f'back; steady state is judged on the IOPS of the last cell of each round.</p>'))
+    if s.steady.trackers:
+        out.append(ctx.steady_block("pc", s.steady, key="preconditioning"))
+    elif s.preconditioning_iops:
+        y = s.preconditioning_iops
+        fig = ctx.figure()
+        plots.series_plot(fig, {"IOPS": (list(range(1, len(y) + 1)), y)}, "round", "IOPS", ylim0=True)
+        out.append(ctx.plot(fig, "preconditioning", "preconditioning IOPS per round"))
+    segments = s.wait_states
+    if not segments:
+        return Markup("").join(out)
+    out.append(Markup("<h3>Wait states</h3>"))
+    out.append(Markup(f'<p class="note">Each wait state: {s.repetitions} × [{s.burst_s:g} s '
+                      f'of RND 4K writes after the idle] (AB), then {s.repetitions} × '
+                      f'{s.burst_s:g} s of continuous writes (C, the baseline). '
+                      f'Recovery ratio = mean AB IOPS / mean C IOPS.</p>'))
+    out.append(ctx.table("wait-states", WAIT_STATE_HEADERS, wait_state_rows(segments),
+                         caption="Per wait state: mean IOPS of the bursts after idle (AB) and of the continuous "
+                                 "baseline (C), their ratio, the idle measured between AB bursts, and burst length"))
+    line = timeline(ctx, segments)
+    durs = {(lab, seg): [c.runtime_ms / 1000 for r in ctx.rounds(f"ws={lab}/{seg}") for c in r.cells]
+            for lab, seg, _, _ in line}
+    div, unit = time_axis([x for _, _, xs, _ in line for x in xs])
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    series, styles = {}, {}
+    for i, label in enumerate(segments):
+        col = colours[i % len(colours)]
+        for lab, seg, xs, ys in line:
+            if lab != label or not xs:
+                continue
+            name = f"idle {label}: AB (after idle)" if seg == "AB" else f"idle {label}: C (continuous)"
+            bx, by = [], []   # each burst a level segment from its start to its end, gaps left open
+            for x, y, d in zip(xs, ys, durs[(lab, seg)]):
+                bx += [x / div, (x + d) / div, float("nan")]
+                by += [y, y, float("nan")]
+            series[name] = (bx, by)
+            styles[name] = ({"color": col, "marker": None, "linestyle": "-", "linewidth": 2.2} if seg == "AB" else
+                            {"color": col, "marker": None, "linestyle": "-", "linewidth": 2.2, "alpha": 0.45})
+    if series:
+        fig = ctx.figure((10.0, 4.6))
+        plots.series_plot(fig, series, f"test time ({unit}; bursts + measured idle)", "IOPS", ylim0=True,
+                          styles=styles)
+        fig.axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+        fig.ssdpts_right = 0.74
+        out.append(ctx.plot(fig, "iops-vs-time", "IOPS of every burst vs time, all wait states",
+                            "Each burst is a bar from its start to its end at its IOPS; colour = wait state; "
+                            "dark = AB bursts after idle, pale = C baseline (no idle)."))
+    labels = list(segments)
+    fig = ctx.figure()
+    plots.bar_plot(fig, [f"idle {x}" for x in labels],
+                   {"AB: mean IOPS after idle": [segments[x].ab_iops_mean for x in labels],
+                    "C: mean IOPS, continuous": [segments[x].c_iops_mean for x in labels]},
+                   "wait state", "IOPS")
+    out.append(ctx.plot(fig, "ab-vs-c", "mean burst IOPS per wait state, AB vs C"))
+    return Markup("").join(out)
+
+
+def parts(ctx: SectionContext) -> Markup:
+    """Several drives at once: per wait state and drive, AB / C burst means and their ratio."""
+    s: HirSummary = ctx.summary
+    rows = []
+    found: set[str] = set()
+    per: dict[tuple[str, str, str], list[float]] = {}
+    for ws in s.wait_states:
+        for seg in ("AB", "C"):
+            for r in ctx.rounds(f"ws={ws}/{seg}"):
+                for c in r.cells:
+                    for label, p in c.parts.items():
+                        found.add(label)
+                        per.setdefault((ws, seg, label), []).append(p.iops)
+    if not found:
+        return Markup("")
+    labels = ordered_part_labels(ctx.run, found)
+    for ws in s.wait_states:
+        for label in labels:
+            ab, cc = per.get((ws, "AB", label), []), per.get((ws, "C", label), [])
+            after, base = ab[1:] or ab, cc[1:] or cc      # as hir/run.py: bursts after an idle, continuous
+            ab_mean, c_mean = _mean(after), _mean(base)
+            ratio = ab_mean / c_mean if ab_mean is not None and c_mean else None
+            rows.append([ws, label, len(ab), ab_mean, c_mean, Cell(ratio, "–" if ratio is None else f"{ratio:.3f}")])
+    return Markup("").join([
+        Markup("<h3>Wait states per drive</h3>"), drives_intro(labels),
+        ctx.table("drives", ["Wait state", "Drive", "AB bursts", "Mean AB burst IOPS", "Mean C IOPS",
+                             "Recovery ratio (AB / C)"], rows,
+                  caption="Per wait state and drive: mean IOPS after idle (AB), continuous (C), and their ratio")])
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """Recovery ratio and mean AB / C IOPS per shared wait state, one series per run."""
+    per: list[dict[str, WaitState]] = [v.summary.wait_states for v in ctx.views]
+    labels = [x for x in per[0] if all(x in p for p in per[1:])]
+    if not labels:
+        return Markup('<p class="warn">The runs share no HIR wait state.</p>')
+    out = []
+    fig = ctx.figure()
+    plots.bar_plot(fig, [f"idle {x}" for x in labels],
+                   {v.label: [p[x].recovery_ratio for x in labels] for v, p in zip(ctx.views, per)},
+                   "wait state", "recovery ratio (AB / C IOPS)")
+    out.append(ctx.plot(fig, "recovery-ratio", "recovery ratio per wait state, one series per run"))
+    quantities: tuple[tuple[str, str, Callable[[WaitState], float | None]], ...] = (
+        ("ab-iops-mean", "mean AB burst IOPS", lambda w: w.ab_iops_mean),
+        ("c-iops-mean", "mean C IOPS", lambda w: w.c_iops_mean),
+        ("recovery-ratio", "recovery ratio", lambda w: w.recovery_ratio))
+    for key, what, get in quantities:
+        out.append(ctx.side_by_side(key, [(x,) for x in labels], [[get(p[x]) for p in per] for x in labels],
+                                    ["Wait state"], what,
+                                    caption=f"HIR {what} per wait state; Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+def text(s: HirSummary) -> list[str]:
+    lines = ["  wait states (after the RND 4K write preconditioning above):",
+             f"  {'idle':>6} {'burst IOPS after idle':>22} {'continuous IOPS':>16} {'ratio':>6}"]
+    for label, w in s.wait_states.items():
+        ratio = "–" if w.recovery_ratio is None else f"{w.recovery_ratio:.2f}"
+        lines.append(f"  {label:>6} {w.ab_iops_mean:>22,.0f} {w.c_iops_mean:>16,.0f} {ratio:>6}")
+    return lines
+
+
+def headline(s: HirSummary) -> list[Headline]:
+    """Per wait state: mean IOPS of the bursts after idle, and the recovery ratio (AB / C)."""
+    out = []
+    for label, w in s.wait_states.items():
+        key = label.replace(".", "_")
+        out.append(Headline(f"hir_{key}_ab_iops", f"HIR idle {label}: mean burst IOPS after idle", w.ab_iops_mean,
+                            "IOPS"))
+        out.append(Headline(f"hir_{key}_recovery_ratio", f"HIR idle {label}: recovery ratio (AB / C IOPS)",
+                            w.recovery_ratio, "×"))
+    return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

@@ -1,0 +1,134 @@
+"""IOPS renderers: SNIA report pages, comparison, text for `show`, per-drive parts, headline figures."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ...report.drives import drives_intro, ordered_part_labels, part_key
+from ...report.toolkit import bs_mix_matrix, mix_label
+from ...units import bs_label
+from ..matrix import section_head
+from ..spec import Headline, Renderers
+from .summary import IopsSummary
+
+
+def html(ctx: SectionContext) -> Markup:
+    """SNIA IOPS report pages: steady state (convergence, window, determination), table, 2D plot, heat map."""
+    s: IopsSummary = ctx.summary
+    out, sizes, mixes, by = section_head(ctx, s)
+    if not sizes:
+        return Markup("").join(out)
+    # convergence of every block size at the write-heaviest mix (SNIA "SS convergence, all BS")
+    wmix = min(mixes)
+    rounds = ctx.rounds("")
+    series = {}
+    for bs in sizes:
+        name = by[(bs, wmix)][0] if (bs, wmix) in by else None
+        points = [(r.round, r.cell(name).iops) for r in rounds if name and any(c.name == name for c in r.cells)]
+        if points:
+            series[bs_label(bs)] = ([p[0] for p in points], [p[1] for p in points])
+    if series:
+        fig = ctx.figure()
+        plots.series_plot(fig, series, "round", "IOPS", logy=True, xticks=[r.round for r in rounds]
+                          if len(rounds) <= 30 else None)
+        out.append(ctx.plot(fig, "convergence-all-bs", f"convergence, all block sizes, RND {mix_label(wmix)}",
+                            "IOPS per round of every block size at the most write-heavy mix."))
+    out.append(Markup("<h3>IOPS: block size × R/W mix (measurement-window average)</h3>"))
+    headers = ["Block size"] + [mix_label(m) for m in mixes]
+    rows = [[bs_label(bs)] + [by[(bs, m)][1].iops if (bs, m) in by else None for m in mixes] for bs in sizes]
+    out.append(ctx.table("table", headers, rows, caption="IOPS (read + write), R/W mix columns, block size rows"))
+    fig = ctx.figure()
+    kib = [b / 1024 for b in sizes]
+    series = {mix_label(m): ([b / 1024 for b in sizes if (b, m) in by], [by[(b, m)][1].iops for b in sizes
+                                                                       if (b, m) in by]) for m in mixes}
+    plots.series_plot(fig, series, "block size (KiB)", "IOPS", logx=True, logy=True, xticks=sorted(kib),
+                      xticklabels=[f"{k:g}" for k in sorted(kib)])
+    out.append(ctx.plot(fig, "iops-vs-bs", "IOPS vs block size, one series per R/W mix"))
+    fig = ctx.figure((8.0, max(3.2, 0.45 * len(sizes) + 1.4)))
+    plots.heatmap(fig, [bs_label(b) for b in sizes], [mix_label(m) for m in mixes],
+                  [[by[(b, m)][1].iops if (b, m) in by else None for m in mixes] for b in sizes],
+                  "R/W mix (% read / % write)", "block size", "IOPS")
+    out.append(ctx.plot(fig, "heatmap", "IOPS heat map, block size × R/W mix"))
+    cell_rows = [[name, bs_label(bs), mix_label(m), c.iops, c.read_iops, c.write_iops, c.mib_s, c.lat_mean_us,
+                  c.lat_max_us] for (bs, m), (name, c) in by.items()]
+    tab = ctx.table("cells", ["Cell", "Block size", "R/W mix", "IOPS", "Read IOPS", "Write IOPS", "MiB/s",
+                              "Mean latency (µs)", "Max latency (µs)"], cell_rows,
+                    caption="Every cell, measurement-window averages")
+    out.append(Markup(f"<details><summary>All cells ({len(cell_rows)})</summary>{tab}</details>"))
+    return Markup("").join(out)
+
+
+def parts(ctx: SectionContext) -> Markup:
+    """Per drive of a parallel run: the BS × mix IOPS table; grouped bars of the tracked cells, one bar per drive."""
+    s: IopsSummary = ctx.summary
+    labels = ordered_part_labels(ctx.run, {p for c in s.cells.values() for p in c.parts})
+    if not labels:
+        return Markup("")
+    out = [Markup("<h3>IOPS per drive (measurement-window average)</h3>"), drives_intro(labels)]
+    for label in labels:
+        sizes, mixes, by = bs_mix_matrix({n: c.parts[label] for n, c in s.cells.items() if label in c.parts})
+        rows = [[bs_label(bs)] + [by[(bs, m)][1].iops if (bs, m) in by else None for m in mixes] for bs in sizes]
+        out.append(ctx.table(f"drive-{part_key(label)}", ["Block size"] + [mix_label(m) for m in mixes], rows,
+                             caption=f"IOPS (read + write) of {label}, R/W mix columns, block size rows"))
+    names = [t.key.cell for t in s.steady.aggregate_trackers if t.key.cell in s.cells] or list(s.cells)[-1:]
+    if names:
+        fig = ctx.figure()
+        series = {label: [s.cells[n].parts[label].iops if label in s.cells[n].parts else None for n in names]
+                  for label in labels}
+        plots.bar_plot(fig, names, series, "cell", "IOPS (read + write)")
+        out.append(ctx.plot(fig, "drives-tracked", "IOPS of the tracked cells, one bar per drive",
+                            "Measurement-window averages of each drive on its own."))
+    rows = [[name, label, p.iops, p.read_iops, p.write_iops, p.mib_s, p.lat_mean_us, p.lat_max_us]
+            for label in labels for name, c in s.cells.items() if (p := c.parts.get(label)) is not None]
+    tab = ctx.table("drive-cells", ["Cell", "Drive", "IOPS", "Read IOPS", "Write IOPS", "MiB/s", "Mean latency (µs)",
+                                    "Max latency (µs)"], rows, caption="Every cell of every drive, measurement-window averages")
+    out.append(Markup(f"<details><summary>All cells per drive ({len(rows)})</summary>{tab}</details>"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """IOPS vs block size per mix with one series per run; table side by side with % deltas."""
+    mats = [bs_mix_matrix(v.summary.cells) for v in ctx.views]
+    sizes = [b for b in mats[0][0] if all(b in m[0] for m in mats[1:])]
+    mixes = [x for x in mats[0][1] if all(x in m[1] for m in mats[1:])]
+    if not sizes or not mixes:
+        return Markup('<p class="warn">The runs share no IOPS cell (block size and mix).</p>')
+    out = []
+    fig = ctx.figure((11.0, 3.2 * ((len(mixes) + 3) // 4) + 0.9))
+    panels = [(f"R/W {mix_label(m)}", {v.label: ([b / 1024 for b in sizes], [mat[2][(b, m)][1].iops for b in sizes])
+                                       for v, mat in zip(ctx.views, mats)}) for m in mixes]
+    kib = sorted(b / 1024 for b in sizes)
+    plots.small_multiples(fig, panels, "block size (KiB)", "IOPS", logx=True, logy=True, xticks=kib,
+                          xticklabels=[f"{k:g}" for k in kib])
+    out.append(ctx.plot(fig, "iops-vs-bs", "IOPS vs block size per R/W mix, one series per run"))
+    keys = [(bs_label(b), mix_label(m)) for m in mixes for b in sizes]
+    vals = [[mat[2][(b, m)][1].iops for mat in mats] for m in mixes for b in sizes]
+    out.append(ctx.side_by_side("table", keys, vals, ["Block size", "R/W mix"], "IOPS",
+                                caption="IOPS (read + write), measurement-window averages; Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+def text(s: IopsSummary) -> list[str]:
+    sizes, mixes, by = bs_mix_matrix(s.cells)
+    lines = ["  IOPS (read + write), measurement-window average",
+             "  " + f"{'R/W mix':>8}" + "".join(f"{bs_label(b):>11}" for b in sizes)]
+    for m in mixes:
+        lines.append("  " + f"{mix_label(m):>8}" + "".join(
+            f"{by[(b, m)][1].iops:>11,.0f}" if (b, m) in by else f"{'–':>11}" for b in sizes))
+    return lines
+
+
+def headline(s: IopsSummary) -> list[Headline]:
+    """The tracked cells' IOPS (RND 4K W, and PTS 2.0's 64K 65/35 and 1024K R when tracked)."""
+    out = []
+    for t in s.steady.aggregate_trackers:
+        c = s.cells.get(t.key.cell)
+        if c is not None:
+            out.append(Headline(f"{t.key.cell}_iops", f"{t.key.cell} IOPS (measurement window)", c.iops, "IOPS",
+                                s.steady.reached))
+    return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

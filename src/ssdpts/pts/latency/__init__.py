@@ -1,0 +1,17 @@
+"""SNIA PTS Latency: TC1/QD1 random I/O over a block size × R/W mix matrix until the mean latency is steady."""
+
+from __future__ import annotations
+
+from ...settings import PCTS, SIZES, TRACK
+from ..spec import TestSpec
+from . import render
+from .run import plan, run
+from .summary import LatencySummary
+
+TEST = TestSpec(
+    name="latency", title="Latency – Response Time at TC1/QD1",
+    kind="pts", order=3, summary=LatencySummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
+    settings={"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK},
+    description="TC1/QD1 random I/O; mean, max and p99 … p99.999 total latency per cell and direction",
+)

@@ -1,0 +1,91 @@
+"""Over-provisioning renderers: steady-state IOPS vs active range, each range's steady state, text, headline."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ...units import bs_label
+from ..spec import Headline, Renderers
+from .run import phase_of
+from .summary import ActiveRangeResult, OpStudySummary
+
+
+def _by_range(s: OpStudySummary) -> list[ActiveRangeResult]:
+    """Largest active range first (the baseline, AR 100 %), then shrinking."""
+    return sorted(s.active_ranges, key=lambda a: -a.active_range_percent)
+
+
+def _gain(a: ActiveRangeResult, base: ActiveRangeResult | None) -> float | None:
+    return a.iops / base.iops if base and base.iops and a.iops is not None else None
+
+
+def html(ctx: SectionContext) -> Markup:
+    """Steady-state IOPS vs active range (and the gain over AR 100 %), plus each range's steady-state block."""
+    s: OpStudySummary = ctx.summary
+    items = _by_range(s)
+    if not items:
+        return Markup("")
+    out = []
+    known = [a for a in items if a.iops is not None]
+    fig = ctx.figure()
+    plots.series_plot(fig, {f"RND {bs_label(s.block_size)} W": ([a.active_range_percent for a in known],
+                                                                [a.iops for a in known])},
+                      "active range (% of capacity)", "steady-state IOPS", ylim0=True,
+                      xticks=[a.active_range_percent for a in known],
+                      xticklabels=[f"{a.active_range_percent:g}" for a in known])
+    fig.axes[0].invert_xaxis()
+    out.append(ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range",
+                        "The part of the drive outside the active range is never written after the purge: extra spare area."))
+    base = s.at(100)
+    rows = [[a.active_range_percent, a.active_bytes / 2**30, a.extra_spare_bytes / 2**30, a.iops, _gain(a, base),
+             "yes" if a.reached else "NOT reached", a.rounds] for a in items]
+    out.append(ctx.table("table", ["Active range (%)", "Active (GiB)", "Extra spare (GiB)", "Steady IOPS",
+                                   "× AR 100 %", "Steady state", "Rounds"], rows,
+                         caption="Random write steady state per active range"))
+    for a in items:
+        out.append(Markup(f"<h3>Active range {a.active_range_percent:g} %</h3>"))
+        out.append(ctx.steady_block(phase_of(a.active_range_percent), a.steady, key=f"ar{a.active_range_percent:g}"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """Steady-state IOPS vs active range, one series per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    ars = [a.active_range_percent for a in _by_range(runs[0]) if all(s.at(a.active_range_percent) for s in runs[1:])]
+    if not ars:
+        return Markup('<p class="warn">The runs share no active range.</p>')
+    fig = ctx.figure()
+    plots.series_plot(fig, {v.label: (ars, [v.summary.at(a).iops for a in ars]) for v in ctx.views},
+                      "active range (% of capacity)", "steady-state IOPS", ylim0=True, xticks=ars,
+                      xticklabels=[f"{a:g}" for a in ars])
+    fig.axes[0].invert_xaxis()
+    out = [ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range, one series per run")]
+    out.append(ctx.side_by_side("table", [(f"{a:g}",) for a in ars], [[s.at(a).iops for s in runs] for a in ars],
+                                ["Active range (%)"], "IOPS",
+                                caption="Random write steady state per active range; Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+def text(s: OpStudySummary) -> list[str]:
+    base = s.at(100)
+    lines = [f"  RND {bs_label(s.block_size)} write, steady state per active range (rest of the drive: extra spare)",
+             f"  {'AR %':>5} {'active GiB':>11} {'IOPS':>11} {'x AR 100':>9}  steady state"]
+    for a in _by_range(s):
+        gain = _gain(a, base)
+        lines.append(f"  {a.active_range_percent:>5g} {a.active_bytes / 2**30:>11.2f} "
+                     + (f"{a.iops:>11,.0f}" if a.iops is not None else f"{'–':>11}")
+                     + (f" {gain:>9.2f}" if gain is not None else f" {'–':>9}")
+                     + f"  {'reached' if a.reached else 'NOT REACHED'} after {a.rounds} rounds; purge: {a.purge.method}"
+                     + ("" if a.purge.snia_purge else " (not a SNIA purge)"))
+        lines += a.steady.text_lines("    ")[1:]
+    return lines
+
+
+def headline(s: OpStudySummary) -> list[Headline]:
+    return [Headline(f"ar{a.active_range_percent:g}_iops", f"RND {bs_label(s.block_size)} W IOPS at active range "
+                     f"{a.active_range_percent:g} %", a.iops, "IOPS", a.reached) for a in _by_range(s)]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

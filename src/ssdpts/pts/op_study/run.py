@@ -1,0 +1,81 @@
+"""Over-provisioning study (reviewers' study, seed 001): steady-state random write vs active range.
+
+For each active range (100, 75, 50, 25 % of the capacity): purge (the unused part stays unmapped and
+acts as extra spare area), WIPC over the active range, random 4 KiB writes of N x the active range
+(workload-dependent preconditioning), then rounds of random 4 KiB writes until steady state.
+"""
+
+from __future__ import annotations
+
+from ...units import bs_label, parse_size
+from ...workload import Workload
+from ..common import TestContext, window_summary
+from ..plan import TestPlan, once, purge_phase, steady_loop
+from ..results import TrackerKey
+from .summary import ActiveRangeResult, OpStudySummary
+
+
+def phase_of(ar: float) -> str:
+    return f"ar={ar:g}"
+
+
+def active_ranges(ctx: TestContext) -> list[float]:
+    return [float(a) for a in ctx.settings.get("active_ranges", [100, 75, 50, 25])]
+
+
+def _range_cells(ctx: TestContext, ar: float) -> tuple[Workload | None, Workload, Workload]:
+    """For one active range: (WIPC over the range or None, the random-write cell, its preconditioning)."""
+    bs = parse_size(ctx.settings.get("block_size", "4k"))
+    mult = float(ctx.settings.get("precondition_multiple", 2.0))
+    cap = ctx.target.size_bytes
+    frac = ar / 100.0
+    w = ctx.settings.get("wipc", {})
+    wbs = parse_size(w.get("block_size", "128k"))
+    wipc = None
+    if ctx.settings.get("wipc_first", True):
+        wipc = Workload(name=f"wipc_seq_{bs_label(wbs)}_write", rw="write", bs=wbs, threads=1,
+                        iodepth=int(w.get("iodepth", 32)), range_size=frac,
+                        io_size=max(wbs, int(float(w.get("multiple", 2.0)) * frac * cap) // wbs * wbs),
+                        data_pattern=ctx.settings.get("data_pattern", "random"))
+    cell = ctx.cell(f"rnd_{bs_label(bs)}_w_ar{ar:g}", "randwrite", bs, 0, range_size=frac)
+    pc = cell.with_(name=f"pc_rnd_{bs_label(bs)}_ar{ar:g}", runtime_s=None,
+                    io_size=max(bs, int(mult * frac * cap / cell.threads) // bs * bs))
+    return wipc, cell, pc
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    phases = []
+    for ar in active_ranges(ctx):
+        wipc, cell, pc = _range_cells(ctx, ar)
+        phases.append(purge_phase(ctx))
+        if wipc is not None:
+            phases.append(once("precondition", f"{phase_of(ar)}: WIPC, SEQ {bs_label(wipc.bs)} writes over {ar:g} % "
+                                                "of the capacity", [wipc]))
+        phases.append(once("precondition", f"{phase_of(ar)}: workload-dependent preconditioning, RND "
+                                            f"{bs_label(cell.bs)} writes of "
+                                            f"{float(ctx.settings.get('precondition_multiple', 2.0)):g}x the range", [pc]))
+        phases.append(steady_loop(ctx, [cell], f"{phase_of(ar)}: rounds of RND {bs_label(cell.bs)} writes over {ar:g} % "
+                                               "of the capacity (the rest: extra spare area), tracking IOPS"))
+    return TestPlan("op-study", phases)
+
+
+def run(ctx: TestContext) -> OpStudySummary:
+    bs = parse_size(ctx.settings.get("block_size", "4k"))
+    mult = float(ctx.settings.get("precondition_multiple", 2.0))
+    cap = ctx.target.size_bytes
+    out = []
+    for ar in active_ranges(ctx):
+        phase = phase_of(ar)
+        frac = ar / 100.0
+        purge = ctx.purge(phase)
+        wipc, cell, pc = _range_cells(ctx, ar)
+        if wipc is not None:
+            ctx.run_sequence(f"{phase}/wipc", [wipc])
+        outcome = ctx.run_to_steady_state(phase, [cell], [TrackerKey(cell.name, "iops")], precondition=pc)
+        window = window_summary(outcome.rounds, outcome.window_rounds).get(cell.name)
+        out.append(ActiveRangeResult(
+            active_range_percent=ar, active_bytes=int(frac * cap), extra_spare_bytes=int((1 - frac) * cap),
+            purge=purge, steady=outcome.record(), iops=window.iops if window else None,
+            mib_s=window.write_mib_s if window else None, lat_mean_us=window.lat_mean_us if window else None,
+            iops_per_round=[r.cell(cell.name).iops for r in outcome.rounds]))
+    return OpStudySummary(block_size=bs, precondition_multiple=mult, capacity_bytes=cap, active_ranges=out)

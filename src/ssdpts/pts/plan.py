@@ -1,0 +1,138 @@
+"""What a test will do, before it does it (`ssdpts plan`): phases in order with their fio parameters,
+the minimum and maximum duration, and the bytes written.
+
+A test's `plan` builds its phases from the same matrix functions its `run` uses, so the plan and the
+run cannot drift apart. Durations are exact where the spec fixes them (cell runtimes, idle periods,
+rounds); a steady-state loop ends between `window` rounds (steady at the first chance) and its round
+limit. Bytes written are exact for size-bound writes (WIPC) and "depends on the drive" for time-bound
+writes (their amount is the drive's write speed × time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..targets.purge import PurgeRecord, planned_purge
+from ..units import bs_label
+from ..workload import Workload
+from .common import TestContext, rnd_matrix, tracked_cells
+
+
+@dataclass
+class PlannedCell:
+    name: str
+    rw: str
+    block_size: str
+    read_pct: int | None
+    threads: int                 # TC (fio numjobs)
+    iodepth: int                 # QD per thread
+    runtime_s: float | None      # time-bound cell
+    io_bytes: int | None         # size-bound cell: bytes in total (all threads)
+    idle_before_s: float = 0.0
+
+    @classmethod
+    def of(cls, w: Workload) -> "PlannedCell":
+        return cls(w.name, w.rw, bs_label(w.bs), w.read_pct, w.threads, w.iodepth, w.runtime_s,
+                   w.io_size * w.threads if w.io_size else None, w.idle_before_s)
+
+
+@dataclass
+class Phase:
+    name: str                    # purge | precondition | rounds | sequence | stream
+    what: str                    # in words, with the source of the rule where it matters
+    cells: list[PlannedCell] = field(default_factory=list)
+    rounds_min: int = 1
+    rounds_max: int = 1
+    seconds_min: float | None = 0.0    # None: bound by bytes, depends on the drive's speed
+    seconds_max: float | None = 0.0
+    bytes_written: int | None = 0      # None: time-bound writes, depends on the drive
+    purge: PurgeRecord | None = None
+
+
+@dataclass
+class TestPlan:
+    test: str
+    phases: list[Phase]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def seconds_min(self) -> float:
+        """Time of the time-bound phases at the least (size-bound phases add `size_bound_bytes` at drive speed)."""
+        return sum(p.seconds_min for p in self.phases if p.seconds_min is not None)
+
+    @property
+    def seconds_max(self) -> float:
+        return sum(p.seconds_max for p in self.phases if p.seconds_max is not None)
+
+    @property
+    def size_bound_bytes(self) -> int:
+        """Bytes of phases that end when written (their time is these bytes at the drive's speed)."""
+        return sum(p.bytes_written or 0 for p in self.phases if p.seconds_max is None)
+
+    @property
+    def bytes_written_known(self) -> int:
+        return sum(p.bytes_written for p in self.phases if p.bytes_written is not None)
+
+    @property
+    def bytes_exact(self) -> bool:
+        """False when time-bound writes add an amount that depends on the drive's speed."""
+        return all(p.bytes_written is not None for p in self.phases)
+
+
+def _round_seconds(cells: Sequence[Workload]) -> float | None:
+    if any(c.runtime_s is None for c in cells):
+        return None
+    return sum((c.runtime_s or 0.0) + c.idle_before_s for c in cells)
+
+
+def _written(cells: Sequence[Workload]) -> int | None:
+    """Bytes one pass of `cells` writes: exact for size-bound cells without reads, else unknown."""
+    total = 0
+    for c in cells:
+        if c.rw in ("read", "randread") or c.read_pct == 100:
+            continue
+        if c.io_size is None or c.rw in ("randrw", "rw"):
+            return None
+        total += c.io_size * c.threads
+    return total
+
+
+def purge_phase(ctx: TestContext, what: str = "") -> Phase:
+    rec = planned_purge(ctx.target, ctx.purge_method)
+    label = rec.method + ("" if rec.snia_purge else " — NOT a SNIA purge")
+    return Phase("purge", what or f"purge: {label}" + (f" ({rec.note})" if rec.note else "")
+                 + "; its own duration (seconds to hours on real drives) is not included", purge=rec)
+
+
+def wipc_phase(ctx: TestContext, block_size: int | None = None) -> Phase:
+    w = ctx.wipc(block_size)
+    return once("precondition", f"workload-independent preconditioning (WIPC): SEQ {bs_label(w.bs)} writes, "
+                f"{(w.io_size or 0) * w.threads / ctx.target.size_bytes:.2g}× the user capacity over the active range, "
+                f"TC{w.threads}/QD{w.iodepth}", [w])
+
+
+def once(name: str, what: str, cells: Sequence[Workload]) -> Phase:
+    """Cells run once, back to back (a preconditioning pass, a sequence of bursts and idle periods)."""
+    secs = _round_seconds(cells)
+    return Phase(name, what, [PlannedCell.of(c) for c in cells], 1, 1, secs, secs, _written(cells))
+
+
+def steady_loop(ctx: TestContext, cells: Sequence[Workload], what: str, min_rounds: int | None = None) -> Phase:
+    """Rounds of `cells` until steady state: at least the window, at most the round limit."""
+    window = int(ctx.steady_kw()["window"])
+    lo, hi = min_rounds or window, ctx.max_rounds()
+    secs = _round_seconds(cells)
+    return Phase("rounds", f"{what}; steady state by {ctx.steady_kw()['rule']} rule over a {window}-round window, "
+                           f"{lo} to {hi} rounds", [PlannedCell.of(c) for c in cells], lo, hi,
+                 None if secs is None else secs * lo, None if secs is None else secs * hi,
+                 None if _written(cells) is None else _written(cells) * hi)
+
+
+def rnd_matrix_plan(ctx: TestContext, test: str, metric: str) -> TestPlan:
+    """Purge, WIPC, then rounds of the random block size × R/W mix matrix (IOPS, Latency)."""
+    cells, sizes, mixes, notes = rnd_matrix(ctx)
+    tracked = ", ".join(t.label for t in tracked_cells(ctx, cells, metric))
+    return TestPlan(test, [purge_phase(ctx), wipc_phase(ctx),
+                           steady_loop(ctx, cells, f"rounds of {len(mixes)} R/W mixes (outer loop) × {len(sizes)} "
+                                                   f"block sizes (inner loop), tracking {tracked}")], notes)

@@ -1,0 +1,50 @@
+"""The registry of tests: every package under `ssdpts.pts` that declares `TEST = TestSpec(...)`.
+
+Adding a test is one package plus its profile entries; nothing here changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import SsdptsError
+from .spec import TestSpec
+
+DEFAULT_TESTS = ("iops", "throughput", "latency")
+_HERE = Path(__file__).parent
+
+
+@lru_cache(maxsize=1)
+def tests() -> dict[str, TestSpec]:
+    """name -> TestSpec: PTS tests first (in the spec's order), then studies, then endurance."""
+    found: list[TestSpec] = []
+    for info in pkgutil.iter_modules([str(_HERE)]):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        spec = getattr(module, "TEST", None)
+        if isinstance(spec, TestSpec):
+            found.append(spec)
+    order = {"pts": 0, "study": 1, "endurance": 2}
+    found.sort(key=lambda s: (order.get(s.kind, 9), s.order, s.name))
+    return {s.name: s for s in found}
+
+
+def get(name: str) -> TestSpec:
+    all_tests = tests()
+    if name not in all_tests:
+        raise SsdptsError(f"unknown test {name!r}; available: {', '.join(all_tests)}")
+    return all_tests[name]
+
+
+def find(name: str) -> TestSpec | None:
+    return tests().get(name)
+
+
+def decode_stored(name: str, data: dict | None) -> object | None:
+    """A stored summary of test `name` as its typed record; None for an unknown test or no summary."""
+    spec = find(name)
+    return spec.decode(data) if spec is not None else None

@@ -1,0 +1,94 @@
+"""SLC-cache renderers: the bandwidth-vs-time chart with its steps, text for `show`, headline figures."""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from ...report.toolkit import notes_html
+from ...analyze.slc_cache import MIB, Step
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ..spec import Headline, Renderers
+from .summary import SlcCacheSummary
+
+
+def _mb_s(st: Step) -> float:
+    return st.mib_s * MIB / 1e6
+
+
+def html(ctx: SectionContext) -> Markup:
+    """Sequential-write MiB/s vs time with the detected steps, the step table and the cache estimate."""
+    s: SlcCacheSummary = ctx.summary
+    out = notes_html(s.notes)
+    if s.drop_detected and s.cache_bytes is not None:
+        out.append(Markup(
+            f"<p><b>SLC cache estimate: {s.cache_gib:.2f} GiB</b> ({s.cache_bytes / 1e9:.2f} GB) written at "
+            f"{s.cache_speed_mib_s:.0f} MiB/s before the first drop at {s.first_drop_s:.1f} s "
+            f"(then {s.after_drop_mib_s:.0f} MiB/s).</p>"))
+    else:
+        out.append(Markup(f'<p class="note">No drop detected: {escape(s.note)}</p>'))
+    ref = s.reference
+    if ref is not None and ref.slc_capacity_bytes:
+        out.append(Markup(f'<p class="note">Reference ({escape(ref.source)}): {ref.slc_capacity_bytes / 2**30:.2f} GiB'
+                          + (f", estimate error {ref.error * 100:+.1f} %" if ref.error is not None else "") + ".</p>"))
+    if s.series:
+        fig = ctx.figure()
+        series = {"sequential write": ([p.t_s for p in s.series], [p.mib_s for p in s.series])}
+        styles = {"sequential write": {"marker": None}}
+        for st in s.steps:
+            label = f"step {st.index + 1}: {st.mib_s:.0f} MiB/s, {st.duration_s:.1f} s"
+            series[label] = ([st.start_s, st.end_s], [st.mib_s, st.mib_s])
+            styles[label] = {"linestyle": "--", "linewidth": 2.0, "marker": None}
+        plots.series_plot(fig, series, "time (s)", "MiB/s", styles=styles, ylim0=True)
+        out.append(ctx.plot(fig, "mib-vs-time", "sequential write MiB/s vs time (SLC cache steps)",
+                            "Bandwidth per interval of one continuous SEQ write from FOB; dashed: detected steps."))
+    rows = [[st.index + 1, st.start_s, st.duration_s, st.mib_s, _mb_s(st), st.bytes / 2**30] for st in s.steps]
+    out.append(ctx.table("steps", ["Step", "Start (s)", "Duration (s)", "MiB/s", "MB/s", "Written (GiB)"], rows,
+                         caption="Plateaus of the sequential write (the cache is everything before the first drop)"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """MiB/s vs time of every run on one chart; the cache estimates side by side."""
+    fig = ctx.figure()
+    series = {v.label: ([p.t_s for p in v.summary.series], [p.mib_s for p in v.summary.series]) for v in ctx.views}
+    plots.series_plot(fig, series, "time (s)", "MiB/s", styles={k: {"marker": None} for k in series}, ylim0=True)
+    out = [ctx.plot(fig, "mib-vs-time", "sequential write MiB/s vs time, one series per run")]
+    rows = [("SLC cache estimate (GiB)", lambda s: s.cache_gib), ("MiB/s in the cache", lambda s: s.cache_speed_mib_s),
+            ("MiB/s after the first drop", lambda s: s.after_drop_mib_s), ("first drop (s)", lambda s: s.first_drop_s)]
+    out.append(ctx.side_by_side("estimate", [(label,) for label, _ in rows],
+                                [[get(v.summary) for v in ctx.views] for _, get in rows], ["Quantity"], "",
+                                caption="SLC cache estimates (– : no drop detected); Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+def text(s: SlcCacheSummary) -> list[str]:
+    lines = [f"  wrote {s.written_bytes / 2**30:.2f} GiB of {s.planned_bytes / 2**30:.2f} GiB planned in "
+             f"{s.elapsed_s:,.1f} s ({s.intervals} intervals), stopped: {s.stop_reason}"]
+    if s.drop_detected and s.cache_bytes is not None:
+        lines.append(f"  SLC cache estimate: {s.cache_gib:.2f} GiB ({s.cache_bytes / 1e9:.2f} GB) at "
+                     f"{s.cache_speed_mib_s:.0f} MiB/s before the first drop at {s.first_drop_s:.1f} s "
+                     f"(then {s.after_drop_mib_s:.0f} MiB/s)")
+    else:
+        lines.append(f"  no drop detected: {s.note}")
+    if s.reference is not None and s.reference.slc_capacity_bytes:
+        lines.append(f"  reference ({s.reference.source}): {s.reference.slc_capacity_bytes / 2**30:.2f} GiB"
+                     + (f", estimate error {s.reference.error * 100:+.1f} %" if s.reference.error is not None else ""))
+    if s.steps:
+        lines.append(f"  {'step':>4} {'start s':>9} {'duration s':>11} {'MiB/s':>9} {'MB/s':>9} {'GiB':>8}")
+        for st in s.steps:
+            lines.append(f"  {st.index + 1:>4} {st.start_s:>9.1f} {st.duration_s:>11.1f} {st.mib_s:>9.1f} "
+                         f"{_mb_s(st):>9.1f} {st.bytes / 2**30:>8.2f}")
+    return lines
+
+
+def headline(s: SlcCacheSummary) -> list[Headline]:
+    out = [Headline("slc_cache_gib", "SLC cache estimate (bytes before the first drop)", s.cache_gib, "GiB")]
+    if s.cache_speed_mib_s is not None:
+        out.append(Headline("slc_cache_mib_s", "sequential write in the cache", s.cache_speed_mib_s, "MiB/s"))
+    if s.after_drop_mib_s is not None:
+        out.append(Headline("after_drop_mib_s", "sequential write after the first drop", s.after_drop_mib_s, "MiB/s"))
+    return out
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

@@ -1,0 +1,99 @@
+"""A test, declared once: name, title, settings, what it needs, how it runs, its typed summary, its renderers.
+
+Every test is a package under `ssdpts.pts` whose `__init__` defines `TEST = TestSpec(...)`; the registry
+(`ssdpts.pts.registry`) finds it. Profiles are validated against `settings`, the runner refuses a target
+or engine that lacks a capability in `needs`, and every output (text, JSON, CSV, HTML, compare, claimed)
+reads the typed `summary` record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+
+from ..capabilities import Capability
+from ..errors import SsdptsError
+from ..records import from_data, to_data
+from ..settings import COMMON_TEST_KEYS, Setting
+
+if TYPE_CHECKING:   # renderers receive report contexts; the report stage imports the registry, not this
+    from ..report.context import CompareContext, SectionContext
+    from .common import TestContext
+    from .plan import TestPlan
+
+
+class Summary:
+    """Base of every test's typed summary (a dataclass). SCHEMA_VERSION rises when its shape changes."""
+
+    SCHEMA_VERSION: ClassVar[int] = 1
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A key figure of a test: what `list`, compare overviews and claimed-vs-measured tables quote."""
+
+    key: str                 # stable identifier, e.g. "rnd4k_write_iops"
+    label: str               # e.g. "RND 4K write IOPS (steady state)"
+    value: float | None
+    unit: str                # "IOPS", "MiB/s", "µs" ...
+    steady: bool | None = None   # None: the figure is not a steady-state figure
+
+
+@dataclass(frozen=True)
+class Renderers:
+    """How a test's typed summary is shown: the report section (`html`), `show` lines (`text`), the overlay of
+    several runs (`compare`), each drive of a parallel run (`parts`), the key figures (`headline`). Each test's
+    render.py declares one RENDERERS; a renderer left None gets the report's generic one."""
+
+    html: Callable[["SectionContext"], Any]
+    text: Callable[[Any], list[str]]
+    compare: Callable[["CompareContext"], Any] | None = None
+    parts: Callable[["SectionContext"], Any] | None = None
+    headline: Callable[[Any], list[Headline]] | None = None
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    name: str
+    title: str
+    kind: str                                   # "pts" | "study" | "endurance"
+    summary: type                               # a dataclass subclassing Summary
+    run: Callable[["TestContext"], Any]
+    settings: Mapping[str, Setting] = field(default_factory=dict)
+    needs: frozenset[Capability] = frozenset()
+    renderers: Renderers | None = None
+    plan: Callable[["TestContext"], "TestPlan"] | None = None   # what run() will do, without doing it
+    order: int = 99                             # position in listings and reports within its kind
+    description: str = ""
+
+    # the renderers by name (None when the test declares none: the report's generic ones apply)
+    html = property(lambda self: self.renderers.html if self.renderers else None)
+    text = property(lambda self: self.renderers.text if self.renderers else None)
+    compare = property(lambda self: self.renderers.compare if self.renderers else None)
+    parts = property(lambda self: self.renderers.parts if self.renderers else None)
+    headline = property(lambda self: self.renderers.headline if self.renderers else None)
+
+    @property
+    def all_settings(self) -> dict[str, Setting]:
+        return {**COMMON_TEST_KEYS, **self.settings}
+
+    @property
+    def schema(self) -> str:
+        return f"ssdpts.{self.name}/{self.summary.SCHEMA_VERSION}"
+
+    def encode(self, summary: Any) -> dict:
+        """The summary as stored and exported: plain data with its schema name and version."""
+        if not isinstance(summary, self.summary):
+            raise TypeError(f"{self.name}: run() returned {type(summary).__name__}, not {self.summary.__name__}")
+        return {"schema": self.schema, **to_data(summary)}
+
+    def decode(self, data: dict | None) -> Any:
+        """A stored summary as its typed record; None when the test stored none (not finished)."""
+        if not data:
+            return None
+        schema = str(data.get("schema", ""))
+        version = int(schema.rpartition("/")[2] or 0) if schema else 0
+        if version != self.summary.SCHEMA_VERSION:
+            raise SsdptsError(f"the stored {self.name} summary has schema {schema or 'none'}, this ssdpts reads "
+                              f"{self.schema}; use the ssdpts version that wrote the run")
+        return from_data(self.summary, data)

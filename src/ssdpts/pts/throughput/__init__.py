@@ -1,0 +1,18 @@
+"""SNIA PTS Throughput: sequential read and write per block size, each until both bandwidths are steady."""
+
+from __future__ import annotations
+
+from ...settings import SIZES, list_of
+from ..spec import TestSpec
+from . import render
+from .run import plan, run
+from .summary import ThroughputSummary
+
+TEST = TestSpec(
+    name="throughput", title="Throughput – Sequential Read and Write",
+    kind="pts", order=2, summary=ThroughputSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
+    settings={"block_sizes": SIZES,
+              "tracking": list_of('directions, e.g. ["read", "write"]', lambda v: v in ("read", "write"))},
+    description="SEQ read and write per block size (own purge and WIPC each); MiB/s and MB/s in the window",
+)

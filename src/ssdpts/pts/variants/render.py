@@ -1,0 +1,80 @@
+"""Variants renderers: the same workload in each variant side by side, text for `show`, headline."""
+
+from __future__ import annotations
+
+import textwrap
+
+from markupsafe import Markup, escape
+
+from ...report.toolkit import notes_html
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ...units import bs_label
+from ..spec import Headline, Renderers
+from .summary import VariantsSummary
+
+
+def _cache_text(s: VariantsSummary) -> str:
+    return (f"{s.cache_bytes / 2**30:.2f} GiB ({s.cache_source})" if s.cache_bytes else "unknown")
+
+
+def html(ctx: SectionContext) -> Markup:
+    """Bars side by side: IOPS per variant; the page-cache one labelled as such; the table."""
+    s: VariantsSummary = ctx.summary
+    out = notes_html(s.notes)
+    if not s.variants:
+        return Markup("").join(out)
+    w = s.workload
+    fig = ctx.figure((10.0, 4.8))
+    plots.bar_plot(fig, [textwrap.fill(v.label, 16) for v in s.variants], {"IOPS": [v.iops for v in s.variants]},
+                   "variant", "IOPS")
+    for lab in fig.axes[0].get_xticklabels():
+        lab.set_rotation(0)
+        lab.set_ha("center")
+        lab.set_fontsize(7)
+    out.append(ctx.plot(fig, "variants", "the same workload in each variant, side by side",
+                        f"{w.rw} {bs_label(w.block_size)}, TC{w.threads}/QD{w.iodepth}. "
+                        "The buffered bar is the host's page cache, not the drive."))
+    rows = [[v.label, v.iops, v.mb_s, v.lat_mean_us, v.lat_max_us, v.working_set_bytes / 2**30, v.vs_baseline]
+            for v in s.variants]
+    out.append(ctx.table("table", ["Variant", "IOPS", "MB/s", "Mean latency (µs)", "Max latency (µs)",
+                                   "Working set (GiB)", "× incompressible"], rows,
+                         caption=f"Cache size for the working-set variants: {_cache_text(s)}"))
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """IOPS of every variant, one bar per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    names = [x.variant for x in runs[0].variants if all(s.variant(x.variant) for s in runs[1:])]
+    if not names:
+        return Markup('<p class="warn">The runs share no variant.</p>')
+    labels = [runs[0].variant(n).label for n in names]
+    fig = ctx.figure((10.0, 4.8))
+    plots.bar_plot(fig, [textwrap.fill(lab, 16) for lab in labels],
+                   {v.label: [v.summary.variant(n).iops for n in names] for v in ctx.views}, "variant", "IOPS")
+    out = [ctx.plot(fig, "variants", "IOPS per variant, one bar per run",
+                    "The buffered bars are the host's page cache, not the drive.")]
+    out.append(ctx.side_by_side("table", [(lab,) for lab in labels], [[s.variant(n).iops for s in runs] for n in names],
+                                ["Variant"], "IOPS", caption="IOPS per variant; Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+def text(s: VariantsSummary) -> list[str]:
+    w = s.workload
+    lines = [f"  {w.rw} {bs_label(w.block_size)}, TC{w.threads}/QD{w.iodepth}, run back to back in this order; "
+             f"cache for the working-set variants: {_cache_text(s)}",
+             f"  {'variant':<38} {'IOPS':>11} {'MB/s':>9} {'mean µs':>9} {'WS GiB':>8} {'x incompr.':>10}"]
+    for v in s.variants:
+        lines.append(f"  {v.label:<38} {v.iops:>11,.0f} {v.mb_s:>9.1f} {v.lat_mean_us:>9.1f} "
+                     f"{v.working_set_bytes / 2**30:>8.2f} "
+                     + (f"{v.vs_baseline:>10.2f}" if v.vs_baseline is not None else f"{'–':>10}"))
+    return lines
+
+
+def headline(s: VariantsSummary) -> list[Headline]:
+    return [Headline(f"{v.variant}_iops", f"{s.workload.rw} {bs_label(s.workload.block_size)} IOPS, {v.label}",
+                     v.iops, "IOPS") for v in s.variants]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

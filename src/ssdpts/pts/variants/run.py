@@ -1,0 +1,184 @@
+"""Workload variants side by side (reviewers' studies, seeds 002 and 004a).
+
+One workload (RND 4 KiB writes by default), run back to back after a purge (+ WIPC) in these variants:
+* data pattern: incompressible (`random`), 50 % compressible (`compress50`), zero-filled (`zero`) — a
+  compressing controller (SandForce) is faster on the last two;
+* `dsync`: O_DSYNC (direct + sync), every write waits for stable media;
+* `buffered`: direct=0 — this measures the host's **page cache, not the drive** (seed 002's
+  3150.9 MB/s on SATA 6 Gb/s);
+* `ws-small` / `ws-large`: a working set smaller / larger than the drive's cache (the slc-cache
+  estimate of this run, the simulator's SLC size, or `cache_size` from the profile).
+The variants run back to back in this order after the preconditioning (WIPC, then the workload itself
+for `precondition_multiple` x the active range): the drive's state carries over from one to the next.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...targets import Target
+from ...targets.sim import SimTarget
+from ...units import parse_size
+from ...workload import Workload
+from ..common import TestContext
+from ..plan import TestPlan, once, purge_phase
+from ..slc_cache.summary import SlcCacheSummary
+from .summary import VariantResult, VariantsSummary, VariantWorkload
+
+ALL = ("random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered")
+LABELS = {
+    "random": "incompressible data",
+    "compress50": "50 % compressible data",
+    "zero": "zero-filled data",
+    "dsync": "O_DSYNC (direct + sync)",
+    "buffered": "buffered: page cache, not the drive",
+    "ws-small": "working set < cache",
+    "ws-large": "working set > cache",
+}
+
+
+def cache_size(ctx: TestContext) -> tuple[int | None, str]:
+    """The cache size the working-set variants are sized against, and where it came from."""
+    setting = ctx.settings.get("cache_size", "auto")
+    if setting != "auto":
+        return parse_size(setting), "profile (cache_size)"
+    slc = ctx.stored_summary("slc-cache")
+    if isinstance(slc, SlcCacheSummary) and slc.cache_bytes:
+        return int(slc.cache_bytes), "slc-cache estimate of this run"
+    if isinstance(ctx.target, SimTarget):
+        c = ctx.target.counters().get("slc_capacity_bytes")
+        if c:
+            return int(c), "simulator SLC capacity after purge"
+    return None, ""
+
+
+def _workload(ctx: TestContext) -> tuple[str, int, int | None]:
+    """(rw, block size, read %) of the workload every variant runs."""
+    return ctx.settings.get("rw", "randwrite"), parse_size(ctx.settings.get("block_size", "4k")), ctx.settings.get("read_pct")
+
+
+def _preconditioning(ctx: TestContext) -> list[Workload]:
+    """WIPC, then (write workloads) the workload itself with incompressible data for N x the active range,
+    so that the variants start near the steady state and their order matters less."""
+    if not ctx.settings.get("precondition", True):
+        return []
+    rw, bs, read_pct = _workload(ctx)
+    pcs = [ctx.wipc()]
+    if rw not in ("read", "randread"):
+        mult = float(ctx.settings.get("precondition_multiple", 2.0))
+        probe = ctx.cell("pc_workload", rw, bs, read_pct, data_pattern="random")
+        pcs.append(probe.with_(runtime_s=None, io_size=max(bs, int(mult * probe.range_size * ctx.target.size_bytes
+                                                                   / probe.threads) // bs * bs)))
+    return pcs
+
+
+def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload], dict[str, str], list[str]]:
+    """(one cell per variant that can run, cell name -> variant, notes on skipped variants and what they measure)."""
+    rw, bs, read_pct = _workload(ctx)
+    cap = ctx.target.size_bytes
+    cells, labels, notes = [], {}, []
+    for v in ctx.settings.get("variants", ALL):
+        kw: dict = {}
+        if v in ("random", "compress50", "zero"):
+            kw["data_pattern"] = v
+        elif v == "dsync":
+            kw.update(sync=True, direct=True)
+        elif v == "buffered":
+            kw["direct"] = False
+        elif v in ("ws-small", "ws-large"):
+            if not cache:
+                notes.append(f"{v} skipped: the drive's cache size is unknown (run slc-cache first, or set cache_size)")
+                continue
+            size = cache / 2 if v == "ws-small" else min(cap, 4 * cache)
+            if v == "ws-large" and size < 1.5 * cache:
+                notes.append(f"{v} skipped: the drive ({cap / 2**30:.2f} GiB) is not much larger than its cache "
+                             f"({cache / 2**30:.2f} GiB)")
+                continue
+            kw["range_size"] = max(size, 64 * bs) / cap
+        else:
+            notes.append(f"unknown variant {v!r} skipped; allowed: {', '.join(ALL)}")
+            continue
+        name = f"v_{v.replace('-', '_')}"
+        cells.append(ctx.cell(name, rw, bs, read_pct, **kw))
+        labels[name] = v
+    if any(isinstance(d, SimTarget) for d in ctx.target.drives()):
+        notes.append("the simulated drive models neither compression, O_DSYNC nor a page cache: the data-pattern, "
+                     "dsync and buffered variants equal the baseline there")
+    if "buffered" in labels.values():
+        notes.append("buffered (direct=0) results are the host's page cache, not the drive")
+    return cells, labels, notes
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    cache, source = cache_size(ctx)
+    cells, labels, notes = _variant_cells(ctx, cache)
+    if ctx.settings.get("cache_size", "auto") == "auto":
+        notes.append("cache_size = auto: an slc-cache estimate of the same run (slc-cache run first) sizes the "
+                     "working-set variants" + (f"; else {source}" if source else ""))
+    phases = [purge_phase(ctx)]
+    pcs = _preconditioning(ctx)
+    if pcs:
+        phases.append(once("precondition", "WIPC, then the workload itself (incompressible data) for "
+                                           f"{float(ctx.settings.get('precondition_multiple', 2.0)):g}x the active range",
+                           pcs))
+    phases.append(once("sequence", f"the variants back to back: {', '.join(labels.values())}", cells))
+    return TestPlan("variants", phases, notes)
+
+
+def run(ctx: TestContext) -> VariantsSummary:
+    rw, bs, read_pct = _workload(ctx)
+    cap = ctx.target.size_bytes
+    purge = ctx.purge()
+    known = ctx.store.step(ctx.run_id, ctx.test, "cache")   # resumed: the size chosen after the purge
+    if known is None:
+        cache, cache_src = cache_size(ctx)
+        ctx.store.record_step(ctx.run_id, ctx.test, "cache", "cache", {"bytes": cache, "source": cache_src})
+    else:
+        cache, cache_src = known["bytes"], known["source"]
+    pcs = _preconditioning(ctx)
+    if pcs:
+        ctx.run_sequence("precondition", pcs)
+    cells, labels, notes = _variant_cells(ctx, cache)
+    for n in notes:
+        ctx.note(n)
+    rounds = ctx.run_sequence("variants", cells, chunk=max(1, len(cells)),
+                              tracking=lambda res: {c.name: c.iops for c in res})
+    by = {c.name: c for r in rounds for c in r.cells}
+    if "buffered" in labels.values():
+        _flush_page_cache(ctx)
+    results = []
+    for c in cells:
+        r = by.get(c.name)
+        if r is None:
+            continue
+        v = labels[c.name]
+        results.append(VariantResult(
+            variant=v, label=LABELS[v], iops=r.iops, mb_s=r.bw_bytes / 1e6, mib_s=r.bw_bytes / 2**20,
+            lat_mean_us=r.lat_mean_ns / 1000, lat_max_us=r.lat_max_ns / 1000,
+            working_set_bytes=int(c.region(cap, max(ctx.target.logical_block_size, bs))[1]),
+            direct=c.direct, sync=c.sync, data_pattern=c.data_pattern))
+    baseline = next((v for v in results if v.variant == "random"), results[0] if results else None)
+    for v in results:
+        v.vs_baseline = v.iops / baseline.iops if baseline and baseline.iops else None
+    workload = VariantWorkload(rw=rw, block_size=bs, read_pct=read_pct, threads=cells[0].threads if cells else None,
+                               iodepth=cells[0].iodepth if cells else None)
+    return VariantsSummary(purge=purge, workload=workload, cache_bytes=cache, cache_source=cache_src,
+                           variants=results, notes=notes)
+
+
+def _flush_page_cache(ctx: TestContext) -> None:
+    """Write back what the buffered variant left dirty in the page cache (else the next purge's
+    BLKDISCARD fails with EBUSY and the dirty pages would land in the next test) and drop it."""
+    for drive in ctx.target.drives():
+        if _has_host_page_cache(drive):
+            fd = os.open(drive.path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def _has_host_page_cache(drive: Target) -> bool:
+    """A block device or file on this machine (a simulated drive has none, a remote one is not ours to flush)."""
+    return drive.host is None and not isinstance(drive, SimTarget)

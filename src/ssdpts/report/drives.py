@@ -1,0 +1,64 @@
+"""The drives of a run on several drives at once (target kind "set"): names, header rows, part labels.
+
+A parallel run stores the aggregate of every cell and each drive's own result in `parts`; each test's
+`parts` renderer uses these helpers to add per-drive tables after its aggregate ones.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from markupsafe import Markup, escape
+
+from .toolkit import safe_name
+
+
+def member_label(m: dict) -> str:
+    """How results name a member: the path, prefixed by 'host:port' when remote (Target.label_id)."""
+    return f"{m['host']}:{m.get('path')}" if m.get("host") else str(m.get("path") or m.get("spec"))
+
+
+def members(run: dict) -> list[dict]:
+    t = run.get("target") or {}
+    if t.get("kind") != "set":
+        return []
+    return list((t.get("info") or {}).get("members") or [])
+
+
+def member_labels(run: dict) -> list[str]:
+    return [member_label(m) for m in members(run)]
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:,.2f} GB ({n / 2**30:,.2f} GiB)"
+
+
+def member_rows(run: dict) -> list[tuple[str, str]]:
+    """("Drive N", "label: model, capacity, transport, serial/firmware") for the Device Under Test block."""
+    out = []
+    for i, m in enumerate(members(run), start=1):
+        info = m.get("info") or {}
+        model = (info.get("model") or "").strip() or "model unknown"
+        bits = [model, _gb(m.get("size_bytes") or info.get("size_bytes") or 0),
+                str(info.get("transport") or m.get("kind") or "–")]
+        if info.get("serial") or info.get("firmware"):
+            bits.append(f"S/N {info.get('serial') or '–'}, FW {info.get('firmware') or '–'}")
+        out.append((f"Drive {i}", f"{member_label(m)} — " + ", ".join(bits)))
+    return out
+
+
+def ordered_part_labels(run: dict, found: Iterable[str]) -> list[str]:
+    """The part labels seen in the data, in the run's member order (unknown ones last, sorted)."""
+    found = set(found)
+    first = [x for x in member_labels(run) if x in found]
+    return first + sorted(found - set(first))
+
+
+def part_key(label: str) -> str:
+    return safe_name(label)
+
+
+def drives_intro(labels: list[str]) -> Markup:
+    return Markup(f'<p class="note">Run on {len(labels)} drives at once, in lock-step: the tables above are the '
+                  f'aggregate (IOPS and bandwidth summed, latency from the merged histograms); below, each drive '
+                  f'on its own ({escape(", ".join(labels))}).</p>')

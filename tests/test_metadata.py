@@ -1,0 +1,324 @@
+"""Metadata that must be true: purge labels, deviations, the simulated drive's resume state, write cache,
+health failures, remote targets, claimed vs measured."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+import ssdpts.health as health
+from conftest import HERE, TINY, run_completed
+from ssdpts import runner
+from ssdpts.deviations import Deviation
+from ssdpts.errors import SsdptsError
+from ssdpts.health.parse import parse_smartctl
+from ssdpts.report.claimed import claim_rows
+from ssdpts.store import Store
+from ssdpts.targets import purge as purge_mod
+from ssdpts.targets import writecache
+from ssdpts.targets.base import Target
+from ssdpts.targets.sim import SimTarget
+
+SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
+
+
+# --- purge ---------------------------------------------------------------------------------------------
+
+def test_file_target_purge_is_never_a_snia_purge(tmp_path):
+    f = tmp_path / "t.img"
+    f.write_bytes(b"\0" * 4096)
+    rec = purge_mod.purge(Target(kind="file", spec=str(f), path=str(f), size_bytes=1 << 20), "auto")
+    assert rec.method == "file-recreate" and rec.snia_purge is False and "not a SNIA purge" in rec.note
+
+
+def test_file_run_records_the_purge_as_a_deviation(tmp_path):
+    rid, store = run_completed(str(tmp_path / "t.img"), tmp_path / "r", str(TINY), "latency", "--size", "32M")
+    devs = store.deviations(rid)["latency"]
+    assert [d.rule for d in devs] == ["purge-not-snia"]
+    assert "file-recreate" in devs[0].evidence and "PTS 2.0.2" in devs[0].source
+
+
+def test_auto_purge_ending_in_trim_is_a_deviation(loopdev, tmp_path):
+    rid, store = run_completed(loopdev, tmp_path / "r", str(TINY), "latency", "--purge", "auto")
+    assert store.step(rid, "latency", "purge:")["method"] == "trim"
+    assert store.deviations(rid, "latency")["latency"][0].rule == "purge-not-snia"
+    assert "--purge auto used trim" in store.deviations(rid, "latency")["latency"][0].evidence
+
+
+@pytest.mark.parametrize("printed", ["", "not json at all", '{"nvme0": {"sprog": 65535}}', "[1, 2]"])
+def test_unreadable_sanitize_log_is_a_failure(monkeypatch, printed):
+    monkeypatch.setattr(purge_mod, "_run", lambda cmd, timeout=0: printed)
+    with pytest.raises(SsdptsError, match="cannot read the NVMe sanitize log"):
+        purge_mod._wait_sanitize("/dev/nvme0", timeout=5)
+
+
+@pytest.mark.parametrize("printed, status", [('{"sstat": 257}', 1), ('{"nvme0": {"sstat": 0, "sprog": 65535}}', 0),
+                                             ('{"sstat": 3}', 3)])
+def test_sanitize_status_is_read_from_the_log(printed, status):
+    assert purge_mod.sanitize_status(printed, "/dev/nvme0") == status
+
+
+def test_deviations_are_typed_records_in_the_store(tmp_path):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
+                           options={}, engine="fio")
+    d = Deviation("write-cache", "enabled, profile wants disabled", "PTS 2.0.2 2.1.1")
+    store.record_deviation(rid, "", d)
+    store.record_deviation(rid, "", d)                       # recorded once
+    store.record_deviation(rid, "iops", Deviation("purge-not-snia", "trim", "s"))
+    assert store.deviations(rid) == {"": [d], "iops": [Deviation("purge-not-snia", "trim", "s")]}
+    assert store.deviations(rid, "iops") == {"iops": [Deviation("purge-not-snia", "trim", "s")]}
+
+
+# --- the simulated drive: resume continues from exactly the committed state ------------------------------
+
+def _start(results, **kw):
+    return runner.start(SIM_SMALL, results_dir=results, profile_name=str(TINY), tests=["latency"], size=None,
+                        destroy_data=True, purge_method="auto", quiet=True, seed=11, **kw)
+
+
+@pytest.mark.parametrize("crash", ["before-commit", "after-commit"])
+def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash):
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
+    a = _start(tmp_path / "a")
+    store_a = Store.in_dir(tmp_path / "a")
+    uninterrupted = [c["sha256"] for c in store_a.checkpoints(a)]
+    assert len(uninterrupted) >= 7          # purge, WIPC, >= 5 rounds: one checkpoint each
+
+    original, calls = Store.save_round, {"n": 0}
+
+    def crashing(self, *args, **kw):        # kill the run at its third round (WIPC is the first save)
+        calls["n"] += 1
+        if calls["n"] == 4:
+            if crash == "after-commit":       # committed, but older state files not yet removed
+                original(self, *args, **kw)
+            raise KeyboardInterrupt
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(Store, "save_round", crashing)
+    with pytest.raises(SsdptsError, match="interrupted"):
+        _start(tmp_path / "b")
+    monkeypatch.setattr(Store, "save_round", original)
+    store_b = Store.in_dir(tmp_path / "b")
+    b = store_b.runs()[0]["id"]
+    committed = store_b.checkpoint(b)
+    done = len(store_b.checkpoints(b))
+    assert done == (5 if crash == "after-commit" else 4)
+    # the state a resume starts from is the uninterrupted run's state at the same commit
+    assert committed["sha256"] == uninterrupted[done - 1]
+    state = (tmp_path / "b" / "sim" / committed["file"]).read_bytes()
+    assert hashlib.sha256(state).hexdigest() == uninterrupted[done - 1]
+    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    # ... and every later round lands on the same drive state as without the interruption
+    assert [c["sha256"] for c in store_b.checkpoints(b)] == uninterrupted
+    assert len(list((tmp_path / "b" / "sim").glob("*.state"))) == 1
+
+
+# --- write cache: applied with consent, restored, otherwise a deviation ---------------------------------
+
+
+
+class FakeDrive:
+    """A command runner standing in for nvme-cli / hdparm / sdparm on one drive with a cache bit."""
+
+    def __init__(self, tool: str, on: bool, fail_set: bool = False):
+        self.tool, self.on, self.fail_set, self.calls = tool, on, fail_set, []
+
+    def __call__(self, cmd: list[str]) -> tuple[int, str]:
+        self.calls.append(" ".join(cmd))
+        if cmd[:2] == ["nvme", "set-feature"] or cmd[0] == "hdparm" and cmd[1] != "-W" or "--set" in cmd:
+            if self.fail_set:
+                return 1, "NVMe status: INVALID_FIELD: A reserved coded value or an unsupported value (0x2)"
+            self.on = cmd[-2:] == ["-v", "1"] or cmd[1] == "-W1" or "WCE=1" in cmd
+            return 0, ""
+        if cmd[:2] == ["nvme", "get-feature"]:
+            return 0, f"get-feature:0x06 (Volatile Write Cache), Current value:0x0000000{int(self.on)}\n"
+        if cmd[:2] == ["hdparm", "-W"]:
+            return 0, f"\n/dev/sdb:\n write-caching =  {int(self.on)} ({'on' if self.on else 'off'})\n"
+        return 0, f"    /dev/sdc: ATA  X\n    WCE           {int(self.on)}  [cha: y, def:  1, sav:  1]\n"
+
+
+def _block(path: str, **info) -> Target:
+    return Target(kind="block", spec=path, path=path, size_bytes=1 << 30, info=info)
+
+
+@pytest.mark.parametrize("path, info, tool", [("/dev/nvme0n1", {"transport": "nvme"}, "nvme"),
+                                              ("/dev/sdb", {"smartctl_device_type": "sat"}, "hdparm"),
+                                              ("/dev/sdc", {"smartctl_device_type": "scsi"}, "sdparm")])
+def test_write_cache_set_with_consent_and_restored(tmp_path, path, info, tool):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec=path, target={}, host={}, profile_name="p", profile={}, tests=[],
+                           options={}, engine="fio")
+    drive = FakeDrive(tool, on=True)
+    with writecache.applied(store, rid, _block(path, **info), "disabled", True, run=drive) as states:
+        assert drive.on is False and states[0].during == "disabled" and states[0].before == "enabled"
+    assert drive.on is True and states[0].restored is True
+    expected = {"nvme": f"nvme set-feature {path} -f 6 -v 0", "hdparm": f"hdparm -W0 {path}",
+                "sdparm": f"sdparm --set WCE=0 {path}"}[tool]
+    assert expected in drive.calls
+    assert store.deviations(rid) == {}
+    step = store.step(rid, "", "write-cache")
+    assert step["drives"][0]["changed"] and step["drives"][0]["restored"]
+
+
+def test_write_cache_without_consent_is_a_deviation_and_untouched(tmp_path):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=[],
+                           options={}, engine="fio")
+    drive = FakeDrive("nvme", on=True)
+    with writecache.applied(store, rid, _block("/dev/nvme0n1", transport="nvme"), "disabled", False, run=drive):
+        pass
+    assert drive.on is True and not any("set-feature" in c for c in drive.calls)
+    (d,) = store.deviations(rid)[""]
+    assert d.rule == "write-cache" and "WCE (volatile write cache enabled)" in d.evidence
+    assert "--set-write-cache" in d.evidence and "2.1.1" in d.source
+
+
+def test_write_cache_set_failure_is_a_deviation_with_the_tools_message(tmp_path):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=[],
+                           options={}, engine="fio")
+    drive = FakeDrive("nvme", on=True, fail_set=True)
+    with writecache.applied(store, rid, _block("/dev/nvme0n1", transport="nvme"), "disabled", True, run=drive):
+        pass
+    (d,) = store.deviations(rid)[""]
+    assert "INVALID_FIELD" in d.evidence
+
+
+def test_write_cache_spec_words():
+    assert writecache.spec_words("enabled").startswith("WCE") and writecache.spec_words("disabled").startswith("WCD")
+    assert writecache.spec_words(None).startswith("unknown")
+
+
+def test_write_cache_state_unknown_on_loop_is_a_deviation(loopdev, tmp_path):
+    rid, store = run_completed(loopdev, tmp_path / "r", str(TINY), "latency", "--purge", "trim",
+                               "--set-write-cache")
+    rules = [d.rule for d in store.deviations(rid).get("", [])]
+    step = store.step(rid, "", "write-cache")
+    # a loop device reports "write back" or "write through" in sysfs and has no cache command
+    assert step["required"] == "disabled"
+    if step["drives"][0]["during"] != "disabled":
+        assert "write-cache" in rules and "cannot be set" in store.deviations(rid)[""][0].evidence
+
+
+# --- health failures -------------------------------------------------------------------------------------
+
+def test_smartctl_failures_are_recorded_with_its_message():
+    doc = {"smartctl": {"exit_status": 8 | 64, "messages": [{"string": "SMART Status command failed",
+                                                             "severity": "error"}]},
+           "device": {"name": "/dev/sdb", "protocol": "ATA"}, "model_name": "X", "smart_status": {"passed": False}}
+    rec = parse_smartctl(doc, "/dev/sdb")
+    assert rec["failures"] == ["smartctl exit bit 3: SMART status: DISK FAILING (SMART Status command failed)"]
+    assert rec["warnings"] == ["smartctl exit bit 6: the device error log contains errors"]
+
+
+def test_failing_smartctl_run_is_a_failure_not_dropped(monkeypatch):
+    err = "smartctl -j -a /dev/sdz failed (exit 2): Smartctl open device: /dev/sdz failed: No such device"
+    monkeypatch.setattr(health, "_run_json", lambda cmd: (None, err))
+    monkeypatch.setattr(health.shutil, "which", lambda name: "/usr/sbin/" + name)
+    rec = health.snapshot(_block("/dev/sdz"))
+    assert rec["failures"] == [err] and rec["available"] is False
+
+
+def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
+                           options={}, engine="fio")
+    monkeypatch.setattr(health, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
+    runner._health(store, rid, "iops", "before", _block("/dev/sdb"))
+    (d,) = store.deviations(rid, "iops")["iops"]
+    assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence
+
+
+# --- remote targets: the fio host's data or "not available from the remote host" -------------------------
+
+def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
+    import shutil as _shutil
+
+    if _shutil.which("ip") is None:
+        pytest.skip("iproute2 (ip) is not installed")
+    from netns import FioHosts
+
+    hosts = FioHosts(1)
+    try:
+        hosts_file = hosts.hosts_toml(tmp_path / "hosts.toml")
+        import subprocess
+        import sys
+
+        p = subprocess.run([sys.executable, "-m", "ssdpts", "run", "--hosts", str(hosts_file), "--profile", str(TINY),
+                            "--tests", "latency", "--destroy-data", "--results", str(results), "-q"],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        rid = p.stdout.strip().splitlines()[-1]
+        store = Store.in_dir(results)
+        run = store.run(rid)
+        # the loop device exists on this machine too under the same path: none of its local data may be used
+        target = run["target"]
+        assert target["logical_block_size"] == 512                         # probed (O_DIRECT 512 B read), not 4096
+        assert "probed on the fio host" in target["info"]["logical_block_size_source"]
+        assert target["info"]["serial"] == "not available from the remote host"
+        for when in ("before", "after"):
+            h = store.step(rid, "latency", f"health:{when}")
+            assert h["available"] is False and "not available from the remote host" in h["reason"]
+        host = run["host"]
+        assert host["cpu_model"] == "not available from the remote host" and host["memory_bytes"] is None
+        assert host["remote_hosts"] == [hosts.hosts[0].address + ":8765"] and host["controller"]["hostname"]
+    finally:
+        hosts.close()
+
+
+# --- claimed vs measured: fresh-out-of-box basis, steady figure beside -----------------------------------
+
+def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={},
+                           tests=["fresh-peak", "iops", "throughput"], options={}, engine="fio")
+    store.set_test(rid, "fresh-peak", "completed", {"block_size": 4096, "results": {
+        "randread": {"iops": 400_000.0, "mib_s": 1562.5, "mb_s": 1638.4},
+        "randwrite": {"iops": 290_000.0, "mib_s": 1132.8, "mb_s": 1187.8}}})
+    store.set_test(rid, "iops", "completed", {"steady": {"reached": False}, "cells": {
+        "rnd_4K_100-0": {"iops": 300_000.0}, "rnd_4K_0-100": {"iops": 30_000.0}, "rnd_4K_65-35": {"iops": 60_000.0}}})
+    store.set_test(rid, "throughput", "completed", {"block_sizes": {"128K": {
+        "steady": {"reached": True}, "read_mib_s": 3000.0, "read_mb_s": 3145.7, "write_mib_s": 1000.0,
+        "write_mb_s": 1048.6}}})
+    claims = {"random": [{"block_size": "4k", "read_iops": 350_000.0, "write_iops": 250_000.0,
+                          "mixed_iops": 100_000.0, "mixed_read_pct": 65}],
+              "sequential": [{"block_size": "128k", "read_mb_s": 3500.0}]}
+    rows = {r["what"]: r for r in claim_rows(store, store.run(rid), claims)}
+    w = rows["RND 4K 0/100"]
+    assert (w["measured"], w["basis"], w["steady"], w["steady_reached"]) == (
+        290_000.0, "fresh out of box (fresh-peak test)", 30_000.0, False)
+    mixed = rows["RND 4K 65/35"]                 # no fresh-out-of-box mixed cell: steady is the basis, and says so
+    assert mixed["measured"] == 60_000.0 and mixed["basis"].startswith("steady state") and mixed["fresh"] is None
+    seq = rows["SEQ 128K read"]                  # fresh-peak ran at 4 KiB: the 128 KiB claim has no fresh figure
+    assert seq["measured"] == 3000.0 and seq["steady_reached"] is True and seq["measured_mb_s"] == 3145.7
+
+
+def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path, monkeypatch):
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 1e9)   # only the forced ones: purge, end of each phase
+    a = _start(tmp_path / "a")
+    store_a = Store.in_dir(tmp_path / "a")
+    final = store_a.checkpoint(a)["sha256"]
+    original, calls = Store.save_round, {"n": 0}
+
+    def crashing(self, *args, **kw):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            original(self, *args, **kw)     # round 3 committed, no checkpoint since the purge
+            raise KeyboardInterrupt
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(Store, "save_round", crashing)
+    with pytest.raises(SsdptsError, match="interrupted"):
+        _start(tmp_path / "b")
+    monkeypatch.setattr(Store, "save_round", original)
+    store_b = Store.in_dir(tmp_path / "b")
+    b = store_b.runs()[0]["id"]
+    assert len(store_b.rounds(b, "latency", "")) == 3
+    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    rollback = store_b.step(b, "", "rollback:001")
+    assert rollback["rounds_removed"] == 4                      # WIPC + rounds 1-3: after the purge's checkpoint
+    assert store_b.checkpoint(b)["sha256"] == final             # the same drive as without the interruption
+    ra, rb = store_a.rounds(a, "latency", ""), store_b.rounds(b, "latency", "")
+    assert [r.cells[0].iops for r in ra] == [r.cells[0].iops for r in rb]

@@ -1,0 +1,68 @@
+"""Every registered test, end to end on the simulated SSD: run, show, show --json, export, report, compare.
+
+It iterates over the registry, so a test added later is covered without writing a new test here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import HERE, ssdpts
+from ssdpts.pts import registry
+from ssdpts.pts.spec import Summary
+
+QUICKEST = HERE / "profiles" / "sim-registry.toml"
+
+
+def test_the_registry_finds_tests_with_complete_declarations():
+    tests = registry.tests()
+    assert {"iops", "throughput", "latency"} <= set(tests)
+    for name, spec in tests.items():
+        assert spec.name == name and spec.title and spec.kind in ("pts", "study", "endurance")
+        assert issubclass(spec.summary, Summary)
+        assert spec.html is not None and spec.text is not None, name
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    results = tmp_path_factory.mktemp("registry") / "results"
+    ids = {}
+    for name in registry.tests():
+        pair = []
+        for _ in range(2):
+            p = ssdpts("run", f"sim:{HERE / 'profiles' / 'sim-small.toml'}", "--profile", str(QUICKEST), "--tests", name, "--results", str(results),
+                       "-q", check=False)
+            assert p.returncode == 0 and "Traceback" not in p.stderr, f"{name}: {p.stderr}"
+            pair.append(p.stdout.strip().splitlines()[-1])
+        ids[name] = pair
+    return results, ids
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(registry.tests()))
+def test_every_command_path_of_every_test(two_runs, tmp_path, name):
+    results, ids = two_runs
+    a, b = ids[name]
+    r = ["--results", str(results)]
+
+    def ok(*args):
+        p = ssdpts(*args, *r, check=False)
+        assert p.returncode == 0 and "Traceback" not in p.stderr, f"{name} {args}: {p.stderr}"
+        return p
+
+    text = ok("show", a).stdout
+    assert registry.get(name).title in text and "[completed]" in text
+    doc = json.loads(ok("show", a, "--json").stdout)
+    (test,) = doc["tests"]
+    assert test["summary"]["schema"] == registry.get(name).schema
+    assert registry.get(name).decode(test["summary"]) is not None     # the JSON reads back as the typed record
+    csv_files = ok("export", a, "--format", "csv", "--out", str(tmp_path / "csv")).stdout.split()
+    assert csv_files and all(f.endswith(".csv") for f in csv_files)
+    (json_file,) = ok("export", a, "--format", "json", "--out", str(tmp_path / "json")).stdout.split()
+    assert json.loads(open(json_file).read())["schema"] == "ssdpts.results/2"
+    html = open(ok("report", a).stdout.strip()).read()
+    assert "report section failed" not in html
+    cmp = open(ok("compare", a, b, "--out", str(tmp_path / "cmp")).stdout.strip()).read()
+    assert "report section failed" not in cmp and registry.get(name).title in cmp
