@@ -1,7 +1,7 @@
 """Time to build the HTML report for a synthetic full PTS-E data set (target: under 5 s).
 
 IOPS 25 rounds x 56 cells (with latency histograms), Throughput 128K + 1024K, Latency 3 x 3, and a
-600-round WSAT-like series stored under a test named "wsat" (no module: the generic section).
+600-round WSAT series (tests/report/synthetic.py: fabricated data stays with the tests).
 
     python bench/report.py [--keep DIR]
 """
@@ -25,8 +25,9 @@ def main() -> int:
     ap.add_argument("--keep", help="build in this directory and keep it")
     ap.add_argument("--target", type=float, default=5.0, help="seconds; exit 1 when slower")
     args = ap.parse_args()
-    from ssdpts.report import write_report
-    from ssdpts.report.synthetic import build
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "report"))
+    from ssdpts.report.core import write_report
+    from synthetic import build
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ssdpts-bench-report-"))
     try:

@@ -266,7 +266,7 @@ A, B = "10.0.0.11:8765:/dev/nvme0n1", "10.0.0.12:8765:/dev/nvme0n1"
 def _partial_store(root: Path) -> tuple[Store, str]:
     from ssdpts.engines.results import RoundOutput, aggregate
     from ssdpts.pts.common import window_summary
-    from ssdpts.report.synthetic import _cell, _wl
+    from synthetic import _cell, _wl
     from ssdpts.steady import evaluate
 
     rng = random.Random(7)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import chromium
-from ssdpts.report import write_compare, write_report
-from ssdpts.report.synthetic import build
+from ssdpts.report.compare import write_compare
+from ssdpts.report.core import write_report
+from synthetic import build
 
 requires_chromium = pytest.mark.skipif(chromium.chromium_binary() is None,
                                        reason="chromium is not installed (Debian: apt-get install chromium)")

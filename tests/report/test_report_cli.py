@@ -11,7 +11,7 @@ from conftest import ssdpts
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.errors import SsdptsError
 from ssdpts.report.claimed import load_claims
-from ssdpts.report.synthetic import build
+from synthetic import build
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -6,8 +6,8 @@ import pytest
 
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.engines.results import merge_bins, percentile_from_bins
-from ssdpts.report import write_report
-from ssdpts.report.synthetic import build
+from ssdpts.report.core import write_report
+from synthetic import build
 from ssdpts.steady import evaluate
 
 

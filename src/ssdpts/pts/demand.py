@@ -24,7 +24,8 @@ from .spec import Summary
 
 # the profile keys of both sweeps ([tests.dirth] and [tests.cbw])
 SWEEP_SETTINGS = {"thread_counts": INTS, "queue_depths": INTS, "precondition_time": DURATION,
-                  "latency_limit": DURATION, "read_pct": PCT}
+                  "latency_limit": DURATION, "read_pct": PCT, "prewrite_time": DURATION,
+                  "operating_prewrite_time": DURATION, "operating_measure_time": DURATION}
 
 
 @dataclass

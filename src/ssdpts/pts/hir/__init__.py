@@ -16,7 +16,7 @@ TEST = TestSpec(
     order=5,
     summary=HirSummary,
     run=run,
-    settings={"burst": DURATION, "wait_states": DURATIONS, "repetitions": POS_INT},
+    settings={"precondition_time": DURATION, "burst": DURATION, "wait_states": DURATIONS, "repetitions": POS_INT},
     # idle periods between bursts; fio's per-100 ms IOPS logs kept with each round show the idle is real
     needs=frozenset({Capability.TIMED_IDLE, Capability.BANDWIDTH_LOG}),
     html=render.html,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...settings import SIZES
+from ...settings import SIZES, list_of
 from ..spec import TestSpec
 from . import render
 from .run import plan, run
@@ -16,7 +16,8 @@ TEST = TestSpec(
     summary=ThroughputSummary,
     run=run,
     plan=plan,
-    settings={"block_sizes": SIZES},
+    settings={"block_sizes": SIZES,
+              "tracking": list_of('directions, e.g. ["read", "write"]', lambda v: v in ("read", "write"))},
     html=render.html,
     parts=render.parts,
     compare=render.compare,

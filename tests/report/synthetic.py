@@ -1,6 +1,6 @@
 """A synthetic results database: every report section with known numbers, without running fio.
 
-Used by the report tests and bench/report.py. Rounds go through `Store.save_round` with real
+Fabricated data, so it lives with the tests, never in the package. Used by the report tests and bench/report.py. Rounds go through `Store.save_round` with real
 `RoundOutput`/`CellResult` objects, and the summaries are computed by the same functions the test
 modules use (`window_summary`, `evaluate`), so the report sees exactly what a real run stores.
 """
@@ -12,16 +12,22 @@ import random
 import time
 from pathlib import Path
 
-from ..engines.results import CellResult, DirStats, RoundOutput
-from ..profiles import load_profile, test_settings
-from ..pts.common import cell_name, window_summary
-from ..pts.wsat import TEST as WSAT
-from ..pts.wsat.summary import WsatInterval, WsatSummary, WsatWorkload
-from ..records import from_data
-from ..steady import evaluate
-from ..store import Store
-from ..targets.purge import PurgeRecord
-from ..units import bs_label, parse_size
+from ssdpts.engines.results import CellResult, DirStats, RoundOutput
+from ssdpts.profiles import load_profile
+from ssdpts.pts.common import cell_name, window_summary
+from ssdpts.pts.iops.summary import IopsSummary
+from ssdpts.pts.latency.summary import LatencySummary
+from ssdpts.pts.registry import get
+from ssdpts.pts.results import SteadyResult, TrackerKey, TrackerResult
+from ssdpts.pts.throughput.summary import BlockSizeResult, ThroughputSummary
+from ssdpts.pts.wsat.summary import WsatInterval, WsatSummary, WsatWorkload
+from ssdpts.records import from_data
+from ssdpts.settings import test_settings
+from ssdpts.steady import evaluate
+from ssdpts.store import Store
+from ssdpts.targets.purge import PurgeRecord
+from ssdpts.units import bs_label, parse_size
+from ssdpts.workload import Workload
 
 PCTS = ("99", "99.9", "99.99", "99.999")
 
@@ -57,8 +63,6 @@ def _cell(rng, wl: dict, total_iops: float, lat_us: float, runtime_s: float, bin
 
 
 def _wl(name: str, rw: str, bs: int, read_pct: int | None, threads: int, iodepth: int, runtime_s: float) -> dict:
-    from ..workload import Workload
-
     return Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, threads=threads, iodepth=iodepth,
                     runtime_s=runtime_s).to_dict()
 
@@ -90,7 +94,7 @@ class _Loop:
         self.store.save_round(self.run_id, self.test, phase, "precondition", 0, out, [wl])
 
     def run(self, phase: str, wls: list[dict], make, trackers: list[tuple[str, str]], max_rounds: int,
-            stop_at_steady: bool = True) -> dict:
+            stop_at_steady: bool = True) -> tuple[SteadyResult, dict]:
         series: dict[str, list[float]] = {f"{c} {m}": [] for c, m in trackers}
         nums = []
         for rnd in range(1, max_rounds + 1):
@@ -108,9 +112,9 @@ class _Loop:
         states = {k: evaluate(v, rounds=nums, **self.kw) for k, v in series.items()}
         window = nums[-self.kw["window"]:]
         rounds = self.store.rounds(self.run_id, self.test, phase)
-        return {"steady": {"phase": phase, "reached": all(s.reached for s in states.values()), "rounds": len(nums),
-                           "window_rounds": window, "trackers": {k: v.to_dict() for k, v in states.items()}},
-                "cells": window_summary(rounds, window)}
+        steady = SteadyResult(phase, all(s.reached for s in states.values()), len(nums), window,
+                              [TrackerResult(TrackerKey(*k.rsplit(" ", 1)), v) for k, v in states.items()])
+        return steady, window_summary(rounds, window)
 
 
 def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profile: str = "pts-enterprise",
@@ -143,6 +147,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
     t0 = time.time()
     purge = {"method": "nvme-format", "snia_purge": True, "command": "nvme format -s1 /dev/nvme9n1", "seconds": 4.0,
              "note": ""}
+    purge_rec = from_data(PurgeRecord, purge)
 
     if "iops" in tests:
         st = test_settings(prof, "iops")
@@ -172,18 +177,15 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
             return out
 
         trackers = [(cell_name("rnd", parse_size(b), int(m)), "iops") for b, m in st.get("tracking", [["4k", 0]])]
-        res = loop.run("", wls, make, trackers, iops_rounds, stop_at_steady=reach_steady)
-        summary = res["cells"]
-        table = {f"{m}/{100 - m}": {bs_label(b): round(summary[cell_name("rnd", b, m)]["iops"], 1) for b in sizes}
-                 for m in mixes}
-        store.set_test(run_id, "iops", "completed", {
-            "purge": purge, "steady": res["steady"], "table_iops": table, "cells": summary,
-            "notes": ["0.5K cells: synthetic data"], "units": {"iops": "IO/s (read + write)"}})
+        steady, cells = loop.run("", wls, make, trackers, iops_rounds, stop_at_steady=reach_steady)
+        store.set_test(run_id, "iops", "completed", get("iops").encode(IopsSummary(
+            purge=purge_rec, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes,
+            notes=["0.5K cells: synthetic data"])))
 
     if "throughput" in tests:
         st = test_settings(prof, "throughput")
         store.set_test(run_id, "throughput", "running")
-        results = {}
+        results = []
         for bs in (parse_size(b) for b in st["block_sizes"]):
             phase = f"bs={bs_label(bs)}"
             store.record_step(run_id, "throughput", f"purge:{phase}", "purge", purge)
@@ -197,13 +199,10 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 return [_cell(rng, rd, _decay(rnd, rbw, rbw, 1, rng, 0.01) / bs, 80, 60.0, False),
                         _cell(rng, wr, _decay(rnd, wbw * 1.6, wbw, 1.5, rng, 0.01) / bs, 200, 60.0, False)]
 
-            res = loop.run(phase, [rd, wr], make, [(rd["name"], "read_bw"), (wr["name"], "write_bw")], 25)
-            c = res["cells"]
-            results[bs_label(bs)] = {"purge": purge, "steady": res["steady"],
-                                     "read_mib_s": c[rd["name"]]["read_mib_s"], "write_mib_s": c[wr["name"]]["write_mib_s"],
-                                     "read_mb_s": c[rd["name"]]["read_mib_s"] * 1.048576,
-                                     "write_mb_s": c[wr["name"]]["write_mib_s"] * 1.048576, "cells": c}
-        store.set_test(run_id, "throughput", "completed", {"block_sizes": results, "units": {}})
+            steady, cells = loop.run(phase, [rd, wr], make, [(rd["name"], "read_bw"), (wr["name"], "write_bw")], 25)
+            results.append(BlockSizeResult(block_size=bs, purge=purge_rec, steady=steady, read_cell=rd["name"],
+                                           write_cell=wr["name"], cells=cells))
+        store.set_test(run_id, "throughput", "completed", get("throughput").encode(ThroughputSummary(block_sizes=results)))
 
     if "latency" in tests:
         st = test_settings(prof, "latency")
@@ -223,9 +222,9 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 out.append(_cell(rng, w, 1e6 / lat, lat, 60.0, bins))
             return out
 
-        res = loop.run("", wls, make, [(cell_name("rnd", 4096, 0), "lat_mean")], 25)
-        store.set_test(run_id, "latency", "completed", {"purge": purge, "steady": res["steady"], "cells": res["cells"],
-                                                        "notes": [], "units": {"latency": "µs"}})
+        steady, cells = loop.run("", wls, make, [(cell_name("rnd", 4096, 0), "lat_mean")], 25)
+        store.set_test(run_id, "latency", "completed", get("latency").encode(LatencySummary(
+            purge=purge_rec, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes)))
 
     if "wsat" in tests:
         store.set_test(run_id, "wsat", "running")
@@ -251,7 +250,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
             elapsed_s=last.elapsed_s if last else 0.0, fresh_iops=series[0].iops if series else 0.0,
             final_iops=sum(tail) / len(tail) if tail else 0.0,
             steady_state_of_last_window=evaluate([x.iops for x in series]) if series else None, series=series)
-        store.set_test(run_id, "wsat", "completed", WSAT.encode(WsatSummary(
+        store.set_test(run_id, "wsat", "completed", get("wsat").encode(WsatSummary(
             workloads={"rnd4k-write": workload}, capacity_bytes=size, round_time_s=60.0,
             notes=["synthetic WSAT series"])))
 
