@@ -18,9 +18,13 @@ system:
 	@missing=""; \
 	for c in fio:fio smartctl:smartmontools nvme:nvme-cli blkdiscard:util-linux losetup:util-linux \
 	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils sdparm:sdparm chromium:chromium \
-	         ip:iproute2 ss:iproute2 pgrep:procps blkid:util-linux; do \
+	         ip:iproute2 ss:iproute2 pgrep:procps blkid:util-linux \
+	         qemu-system-x86_64:qemu-system-x86 sfdisk:fdisk mdadm:mdadm lvm:lvm2 dmsetup:dmsetup \
+	         nbd-client:nbd-client mkswap:util-linux file:file; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
+	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
+	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
 	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
 	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \
 	if [ -n "$$missing" ]; then \

@@ -11,7 +11,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ssdpts.engines.results import CellResult, DirStats, Interval, RoundOutput
-from ssdpts.profiles import load_profile, test_settings
+from typing import Any
+
+from ssdpts.profiles import load_profile
+from ssdpts.settings import test_settings
+from ssdpts.pts import registry
 from ssdpts.pts.common import TestContext
 from ssdpts.store import Store
 from ssdpts.targets import Target
@@ -92,7 +96,7 @@ def fake_target(size: int = 64 * 2**30, logical: int = 512, physical: int = 4096
 
 @dataclass
 class Recorded:
-    summary: dict
+    summary: Any                 # the test's typed summary
     engine: RecordingEngine
     store: Store
     ctx: TestContext
@@ -101,8 +105,6 @@ class Recorded:
 
 def record(tmp_path, profile: str, test: str, target: Target | None = None, **overrides) -> Recorded:
     """Run `test` of `profile` against the recording engine; what it submitted, in order."""
-    from ssdpts import pts
-
     prof = load_profile(profile)
     settings = test_settings(prof, test)
     settings.update(overrides)
@@ -113,5 +115,5 @@ def record(tmp_path, profile: str, test: str, target: Target | None = None, **ov
     engine = RecordingEngine()
     ctx = TestContext(run_id=rid, test=test, store=store, target=target, engine=engine, settings=settings,
                       progress=_Quiet(), purge_method="auto")
-    summary = pts.get(test).run(ctx)
+    summary = registry.get(test).run(ctx)
     return Recorded(summary, engine, store, ctx)

@@ -84,6 +84,12 @@ def test_hir_bursts_idle_and_baseline(loopdev, results, tiny):
     s = summary(store, rid, "hir")
     assert set(s.wait_states) == {"0.3s", "0.6s"}
     assert s.steady.rounds >= 5
+    # preconditioning in rounds of precondition_time / cell_runtime cells, tracked on each round's last
+    assert s.preconditioning_cells_per_round == 2
+    pc = store.rounds(rid, "hir", "pc")
+    assert all([c.name for c in r.cells] == ["rnd_4K_0-100_m01", "rnd_4K_0-100_m02"] for r in pc)
+    assert s.preconditioning_iops == [r.cells[-1].iops for r in pc]
+    assert [t.key.label for t in s.steady.trackers] == ["rnd_4K_0-100_m02 iops"]
     for label, idle in (("0.3s", 0.3), ("0.6s", 0.6)):
         ab = store.rounds(rid, "hir", f"ws={label}/AB")
         c = store.rounds(rid, "hir", f"ws={label}/C")
@@ -126,25 +132,36 @@ def test_dirth_sweep_on_zram(zram, results, tiny):
     rid, store = run(zram, results, tiny, "dirth")
     s = summary(store, rid, "dirth")
     assert {(p.tc, p.qd) for p in s.points} == {(2, 8), (2, 1), (1, 8), (1, 1)}
-    rounds = store.rounds(rid, "dirth")
-    assert rounds[0].cells[0].name == "dirth_tc2_qd8"          # largest demand first, tracked
+    rounds = store.rounds(rid, "dirth", "")
+    assert rounds[0].cells[0].name == "dirth_prewrite"         # each sweep round starts with a write pre-write
+    assert rounds[0].cells[1].name == "dirth_tc2_qd8"          # then largest demand first, tracked
     job = rounds[0].job_text
     assert "[dirth_tc2_qd8]" in job and "numjobs=2\niodepth=8" in job   # TC = numjobs, QD = iodepth
     ops = s.operating_points
     assert ops.min == "dirth_tc1_qd1"
     assert s.point(ops.max).iops == max(p.iops for p in s.points if p.lat_mean_us < 5000)
+    assert len(store.rounds(rid, "dirth", "pc")) >= 5                 # preconditioning in rounds, to steady state
+    assert s.preconditioning.phase == "pc" and s.preconditioning.rounds == len(store.rounds(rid, "dirth", "pc"))
+    for k, name in ops.items():                                        # own pre-write, then a logged measurement
+        assert store.rounds(rid, "dirth", f"op={k}/prewrite")[0].cells[0].write.ios > 0
+        meas = store.rounds(rid, "dirth", f"op={k}/measure")
+        assert meas and meas[0].cells[0].write.bins and store.logs(meas[0].id)
+        m = s.operating_measurements[k]
+        assert m.point == name and m.measure_ios == sum(c.read.ios + c.write.ios for r in meas for c in r.cells) > 0
+        assert m.histogram_ios["write"] > 0
 
 
 @requires_devices
 def test_cbw_composite_pattern(loopdev, results, tiny):
     rid, store = run(loopdev, results, tiny, "cbw")
     s = summary(store, rid, "cbw")
-    job = store.rounds(rid, "cbw")[0].job_text
+    job = store.rounds(rid, "cbw", "")[0].job_text
     assert "bssplit=512/4:1024/1:1536/1:2048/1:2560/1:3072/1:3584/1:4096/67:8192/10:16384/7:32768/3:65536/3" in job
     assert "random_distribution=zoned:50/5:30/15:20/80" in job and "rwmixread=40" in job
     p = s.points[0]
     assert p.read_lat.p("99") > 0 and p.write_lat.p("99") > 0   # reads and writes apart
     assert s.read_pct == 40 and s.zones == "zoned:50/5:30/15:20/80"
+    assert s.alignment_bytes == 4096 and f"blockalign={s.alignment_bytes}" in job   # 4 KiB on a 512-byte loop
 
 
 def test_simulated_drive_shows_the_seed_behaviours(results):
@@ -155,8 +172,10 @@ def test_simulated_drive_shows_the_seed_behaviours(results):
     h = summary(store, rid, "hir")
     assert h.steady.reached and h.steady.phase == "pc"
     burst = [h.wait_states[k].ab_iops_mean for k in ("1s", "5s", "15s")]
-    # more idle, more recovery, until idle GC has reclaimed all it can (then it levels off; the wait
-    # states run one after another on the same drive, so the plateau varies by a few %)
-    assert burst[1] > 1.3 * burst[0] and burst[2] >= 0.9 * burst[1]
+    # idle GC reclaims what it can within the first second on this small drive; longer idle keeps that
+    # level (the wait states run one after another on the same drive, so it varies by a few %). Every
+    # burst writes its own random LBAs (seeded per cell and round): before per-cell seeds, each wait
+    # state's bursts rewrote the previous wait state's LBAs, which inflated the recovery of later ones.
+    assert burst[1] >= 0.85 * burst[0] and burst[2] >= 0.85 * burst[0]
     for ws in h.wait_states.values():
-        assert ws.ab_iops_mean > ws.c_iops_mean                   # the continuous baseline stays low
+        assert ws.ab_iops_mean > 1.15 * ws.c_iops_mean            # the continuous baseline stays low

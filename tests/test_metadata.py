@@ -3,21 +3,28 @@ health failures, remote targets, claimed vs measured."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
+import ssdpts.health as health
 from conftest import HERE, TINY, run_completed
 from ssdpts import runner
 from ssdpts.deviations import Deviation
 from ssdpts.errors import SsdptsError
+from ssdpts.health.parse import parse_smartctl
 from ssdpts.pts import registry
 from ssdpts.pts.fresh_peak.summary import FreshPeakSummary, PeakResult
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.pts.results import CellWindow, Latency, SteadyResult
 from ssdpts.pts.throughput.summary import BlockSizeResult, ThroughputSummary
+from ssdpts.report.claimed import claim_rows
 from ssdpts.store import Store
 from ssdpts.targets import purge as purge_mod
+from ssdpts.targets import writecache
 from ssdpts.targets.base import Target
 from ssdpts.targets.purge import PurgeRecord
+from ssdpts.targets.sim import SimTarget
 from ssdpts.workload import Workload
 
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
@@ -80,6 +87,7 @@ def _start(results, **kw):
 
 @pytest.mark.parametrize("crash", ["before-commit", "after-commit"])
 def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash):
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
     a = _start(tmp_path / "a")
     store_a = Store.in_dir(tmp_path / "a")
     uninterrupted = [c["sha256"] for c in store_a.checkpoints(a)]
@@ -107,8 +115,6 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
     # the state a resume starts from is the uninterrupted run's state at the same commit
     assert committed["sha256"] == uninterrupted[done - 1]
     state = (tmp_path / "b" / "sim" / committed["file"]).read_bytes()
-    import hashlib
-
     assert hashlib.sha256(state).hexdigest() == uninterrupted[done - 1]
     runner.resume(b, results_dir=tmp_path / "b", quiet=True)
     # ... and every later round lands on the same drive state as without the interruption
@@ -118,7 +124,6 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
 
 # --- write cache: applied with consent, restored, otherwise a deviation ---------------------------------
 
-from ssdpts.targets import writecache  # noqa: E402
 
 
 class FakeDrive:
@@ -207,8 +212,6 @@ def test_write_cache_state_unknown_on_loop_is_a_deviation(loopdev, tmp_path):
 # --- health failures -------------------------------------------------------------------------------------
 
 def test_smartctl_failures_are_recorded_with_its_message():
-    from ssdpts.health.parse import parse_smartctl
-
     doc = {"smartctl": {"exit_status": 8 | 64, "messages": [{"string": "SMART Status command failed",
                                                              "severity": "error"}]},
            "device": {"name": "/dev/sdb", "protocol": "ATA"}, "model_name": "X", "smart_status": {"passed": False}}
@@ -218,8 +221,6 @@ def test_smartctl_failures_are_recorded_with_its_message():
 
 
 def test_failing_smartctl_run_is_a_failure_not_dropped(monkeypatch):
-    import ssdpts.health as health
-
     err = "smartctl -j -a /dev/sdz failed (exit 2): Smartctl open device: /dev/sdz failed: No such device"
     monkeypatch.setattr(health, "_run_json", lambda cmd: (None, err))
     monkeypatch.setattr(health.shutil, "which", lambda name: "/usr/sbin/" + name)
@@ -228,8 +229,6 @@ def test_failing_smartctl_run_is_a_failure_not_dropped(monkeypatch):
 
 
 def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
-    import ssdpts.health as health
-
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
                            options={}, engine="fio")
@@ -287,8 +286,6 @@ def _window(name: str, rw: str, bs: int, read_pct: int, iops: float = 0.0, read_
 
 
 def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
-    from ssdpts.report.claimed import claim_rows
-
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={},
                            tests=["fresh-peak", "iops", "throughput"], options={}, engine="fio")
@@ -319,3 +316,32 @@ def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
     seq = rows["SEQ 128K read"]                  # fresh-peak ran at 4 KiB: the 128 KiB claim has no fresh figure
     assert seq["measured"] == 3000.0 and seq["steady_reached"] is True
     assert seq["measured_mb_s"] == pytest.approx(3000.0 * 2**20 / 1e6)
+
+
+def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path, monkeypatch):
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 1e9)   # only the forced ones: purge, end of each phase
+    a = _start(tmp_path / "a")
+    store_a = Store.in_dir(tmp_path / "a")
+    final = store_a.checkpoint(a)["sha256"]
+    original, calls = Store.save_round, {"n": 0}
+
+    def crashing(self, *args, **kw):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            original(self, *args, **kw)     # round 3 committed, no checkpoint since the purge
+            raise KeyboardInterrupt
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(Store, "save_round", crashing)
+    with pytest.raises(SsdptsError, match="interrupted"):
+        _start(tmp_path / "b")
+    monkeypatch.setattr(Store, "save_round", original)
+    store_b = Store.in_dir(tmp_path / "b")
+    b = store_b.runs()[0]["id"]
+    assert len(store_b.rounds(b, "latency", "")) == 3
+    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    rollback = store_b.step(b, "", "rollback:001")
+    assert rollback["rounds_removed"] == 4                      # WIPC + rounds 1-3: after the purge's checkpoint
+    assert store_b.checkpoint(b)["sha256"] == final             # the same drive as without the interruption
+    ra, rb = store_a.rounds(a, "latency", ""), store_b.rounds(b, "latency", "")
+    assert [r.cells[0].iops for r in ra] == [r.cells[0].iops for r in rb]

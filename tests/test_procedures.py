@@ -12,6 +12,7 @@ import pytest
 
 from conftest import run_completed
 from recording import fake_target, record
+from ssdpts.pts import registry
 from ssdpts.pts.common import round_seed
 from ssdpts.units import bs_label
 from ssdpts.workload import Workload, render
@@ -47,13 +48,18 @@ def test_wipc_runs_at_the_tests_tc_qd(tmp_path, profile, test, tc, qd):
 
 # --- throughput: tracking variable per spec, continuing streams ----------------------------------------
 
+def trackers(rec, bs: str) -> list[str]:
+    """The tracker labels of the throughput loop at block size `bs` ("128K")."""
+    result = next(b for b in rec.summary.block_sizes if b.label == bs)
+    return [t.key.label for t in result.steady.trackers]
+
+
 def test_throughput_tracking_follows_the_profiles_spec(tmp_path):
     e11 = record(tmp_path / "e11", "pts-e11", "throughput")
     pts2 = record(tmp_path / "p2", "pts-enterprise", "throughput")
     for bs in ("128K", "1024K"):
-        assert list(e11.summary["block_sizes"][bs]["steady"]["trackers"]) == [f"seq_{bs}_0-100 write_bw"]
-        assert list(pts2.summary["block_sizes"][bs]["steady"]["trackers"]) == [
-            f"seq_{bs}_100-0 read_bw", f"seq_{bs}_0-100 write_bw"]
+        assert trackers(e11, bs) == [f"seq_{bs}_0-100 write_bw"]
+        assert trackers(pts2, bs) == [f"seq_{bs}_100-0 read_bw", f"seq_{bs}_0-100 write_bw"]
 
 
 def test_stream_positions_wrap_like_fio():
@@ -128,7 +134,8 @@ def test_without_a_seed_one_is_drawn_and_recorded(loopdev, results, tiny):
                                                       (512, 16384, 16384)])
 def test_cbw_aligned_to_4k_or_the_physical_block(tmp_path, logical, physical, align):
     rec = record(tmp_path, "pts-enterprise", "cbw", target=fake_target(logical=logical, physical=physical))
-    assert rec.summary["alignment_bytes"] == align
+    assert rec.summary.alignment_bytes == align
+    assert (rec.summary.block_sizes_bytes.logical, rec.summary.block_sizes_bytes.physical) == (logical, physical)
     sweep = [w for s in rec.engine.submitted for w in s.cells]
     assert sweep and all(w.align == align for w in sweep)
     opts = render(sweep[:1], "/dev/x", 2**30, logical).sections[0][1]
@@ -145,10 +152,13 @@ def test_hir_preconditioning_rounds_of_30_minutes_tracked_on_the_last(tmp_path):
     for s in pc:
         assert len(s.cells) == 30
         assert all(w.rw == "randwrite" and w.bs == 4096 and w.runtime_s == 60 for w in s.cells)
-    steady = rec.summary["preconditioning"]
-    assert list(steady["trackers"]) == ["rnd_4K_0-100_m30 iops"]
+    steady = rec.summary.steady
+    assert steady.phase == "pc" and [t.key.label for t in steady.trackers] == ["rnd_4K_0-100_m30 iops"]
     assert rec.ctx.max_rounds() == 25
-    assert rec.summary["preconditioning_cells_per_round"] == 30
+    assert rec.summary.preconditioning_cells_per_round == 30
+    assert len(rec.summary.preconditioning_iops) == 5
+    spec = registry.get("hir")
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary      # stored and read back as typed
 
 
 # --- DIRTH / CBW: PC rounds, pre-write per sweep round, Max/Mid/Min with their own pre-write ------------
@@ -162,7 +172,7 @@ def test_demand_procedure(tmp_path, test):
     for s in pc:
         assert len(s.cells) == 30
         assert all((w.threads, w.iodepth, w.reads, w.runtime_s) == (32, 32, 0, 60) for w in s.cells)
-    assert list(rec.summary["preconditioning"]["trackers"]) == [f"{test}_pc01 iops"]   # ADATA: first minute
+    assert [t.key.label for t in rec.summary.preconditioning.trackers] == [f"{test}_pc01 iops"]   # ADATA: 1st minute
     sweep = [s for s in subs if s.tag.startswith(" round")]
     assert len(rec.store.rounds(rec.ctx.run_id, test, "")) == 5
     for s in sweep:
@@ -172,20 +182,69 @@ def test_demand_procedure(tmp_path, test):
                                                           for qd in (32, 16, 8, 6, 4, 2, 1)]
         mix = 65 if test == "dirth" else 40
         assert all(w.reads == mix and w.runtime_s == 60 for w in points)
-    ops = rec.summary["operating_points"]
+    ops = rec.summary.operating_points
     segs = [w for s in subs if " part " in s.tag for w in s.cells]
     for k in ("max", "mid", "min"):
         pre = [w for w in segs if w.name.startswith(f"{test}_{k}_prewrite")]
         meas = [w for w in segs if w.name.startswith(f"{test}_{k}_measure")]
-        point = next(p for p in rec.summary["points"] if p["name"] == ops[k])
+        point = rec.summary.point(getattr(ops, k))
         assert len(pre) == 60 and len(meas) == 10
-        assert all((w.threads, w.iodepth, w.reads) == (point["tc"], point["qd"], 0) for w in pre)
-        assert all((w.threads, w.iodepth) == (point["tc"], point["qd"]) and w.reads == (65 if test == "dirth" else 40)
+        assert all((w.threads, w.iodepth, w.reads) == (point.tc, point.qd, 0) for w in pre)
+        assert all((w.threads, w.iodepth) == (point.tc, point.qd) and w.reads == (65 if test == "dirth" else 40)
                    and w.log_interval_ms > 0 for w in meas)
-        m = rec.summary["operating_measurements"][k]
-        assert m["prewrite_seconds"] == 3600 and m["measure_seconds"] == 600 and m["measure_ios"] > 0
-    assert ops["min"] == f"{test}_tc1_qd1"
+        m = rec.summary.operating_measurements[k]
+        assert m.prewrite_seconds == 3600 and m.measure_seconds == 600 and m.measure_ios > 0
+        assert (m.point, m.tc, m.qd) == (point.name, point.tc, point.qd) and len(m.prewrite_iops) == 60
+    assert ops.min == f"{test}_tc1_qd1"
     # pre-write of each operating point, then its measurement, Max -> Mid -> Min
     names = [w.name for w in segs]
     firsts = [names.index(f"{test}_{k}_{p}01") for k in ("max", "mid", "min") for p in ("prewrite", "measure")]
     assert firsts == sorted(firsts)
+    spec = registry.get(test)
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary      # operating measurements stored typed
+
+
+# --- plans of the advanced tests: the cells run() submits, durations the spec fixes --------------------
+
+def _plan(rec):
+    return registry.get(rec.ctx.test).plan(rec.ctx)
+
+
+def test_hir_plan_is_what_run_submits(tmp_path):
+    rec = record(tmp_path, "pts-enterprise", "hir")
+    purge, pc, *waits = _plan(rec).phases
+    assert [c.name for c in pc.cells] == [w.name for w in rec.engine.submitted[0].cells]
+    assert (pc.rounds_min, pc.rounds_max, pc.seconds_min, pc.seconds_max) == (5, 25, 5 * 1800, 25 * 1800)
+    idles = (5, 10, 15, 25, 50)
+    assert [w.seconds_min for w in waits] == [360 * (5 + i) + 1800 for i in idles]
+    sequences = [s for s in rec.engine.submitted if " part " in s.tag]
+    assert [c.name for w in waits for c in w.cells] == [w.name for s in sequences for w in s.cells]
+    assert sum(w.seconds_max for w in waits) == sum(360 * (5 + i) for i in idles) + 5 * 1800
+
+
+@pytest.mark.parametrize("test", ["dirth", "cbw"])
+def test_demand_plan_is_what_run_submits(tmp_path, test):
+    rec = record(tmp_path, "pts-enterprise", test)
+    purge, pc, sweep, ops = _plan(rec).phases
+    subs = rec.engine.submitted
+    first_pc = next(s for s in subs if s.tag.startswith("pc round"))
+    first_sweep = next(s for s in subs if s.tag.startswith(" round"))
+    assert [(c.name, c.threads, c.iodepth) for c in pc.cells] == [(w.name, w.threads, w.iodepth) for w in first_pc.cells]
+    assert [(c.name, c.runtime_s) for c in sweep.cells] == [(w.name, w.runtime_s) for w in first_sweep.cells]
+    assert (sweep.seconds_min, sweep.seconds_max) == (5 * (300 + 49 * 60), 25 * (300 + 49 * 60))
+    submitted_ops = [w.name for s in subs if " part " in s.tag for w in s.cells]
+    assert [c.name for c in ops.cells] == submitted_ops and ops.seconds_min == ops.seconds_max == 3 * 70 * 60
+
+
+def test_xsr_and_wsat_plans(tmp_path):
+    xsr = _plan(record(tmp_path / "x", "pts-enterprise", "xsr", group_times=["2m", "1m", "2m"]))
+    (stream,) = xsr.phases[1:]
+    assert [c.name for c in stream.cells] == ["xsr_g1", "xsr_g2", "xsr_g3"]
+    assert stream.seconds_min == stream.seconds_max == 300 and stream.rounds_max == 5
+    rec = record(tmp_path / "w", "pts-enterprise", "wsat", time_limit="3m", max_rounds=3)
+    (cell,) = _plan(rec).phases[1].cells
+    (submitted,) = rec.engine.submitted[0].cells
+    assert (cell.name, cell.io_bytes, cell.runtime_s) == (submitted.name, submitted.io_size * submitted.threads,
+                                                         submitted.runtime_s)
+    assert cell.io_bytes == pytest.approx(4 * rec.ctx.target.size_bytes, rel=1e-6)   # size-bound: 4x capacity
+    assert _plan(rec).phases[1].seconds_max == 180 and _plan(rec).phases[1].seconds_min is None

@@ -7,6 +7,7 @@ import sys
 import time
 
 from conftest import requires_devices, ssdpts, wait_for_rounds
+from ssdpts.pts import registry
 from ssdpts.store import Store
 
 
@@ -39,8 +40,8 @@ def test_sigkill_then_resume(loopdev, results, tiny, tmp_path):
     assert [r.round for r in rounds] == list(range(1, 9))    # continuous, no duplicate, none missing
     assert len(store.rounds(rid, "iops", kind="precondition")) == 1   # preconditioning not repeated
     assert store.run(rid)["status"] == "completed"
-    summary = store.tests(rid)[0]["summary"]
-    assert summary["steady"]["reached"] is False and summary["steady"]["window_rounds"] == [4, 5, 6, 7, 8]
+    summary = registry.get("iops").decode(store.tests(rid)[0]["summary"])
+    assert summary.steady.reached is False and summary.steady.window_rounds == [4, 5, 6, 7, 8]
     assert "NOT REACHED" in ssdpts("show", rid, "--results", str(results)).stdout
     p = ssdpts("resume", rid, "--results", str(results), check=False)
     assert p.returncode == 2 and "already complete" in p.stderr

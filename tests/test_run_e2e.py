@@ -5,11 +5,18 @@ import json
 import pytest
 
 from conftest import requires_devices, ssdpts
+from ssdpts.pts import registry
+from ssdpts.pts.results import TrackerKey
 from ssdpts.store import Store
 
 
 def run_id_of(p) -> str:
     return p.stdout.strip().splitlines()[-1]
+
+
+def summary_of(test: dict):
+    """A stored test's typed summary, decoded by its registered spec."""
+    return registry.get(test["name"]).decode(test["summary"])
 
 
 @requires_devices
@@ -37,34 +44,41 @@ def test_quick_run_of_all_three_tests_on_loop(loopdev, results, tiny):
         mixed = r.cell("rnd_64K_65-35")
         assert mixed.iops == pytest.approx(mixed.read.iops + mixed.write.iops)   # R + W, not a weighted mean
         assert r.gap_before_ms is not None      # chained after preconditioning / the previous round
-    summary = tests["iops"]["summary"]
-    window = summary["steady"]["window_rounds"]
+    summary = summary_of(tests["iops"])
+    window = summary.steady.window_rounds
     assert window == [r.round for r in rounds][-5:]
     expect = sum(r.cell("rnd_4K_0-100").iops for r in rounds if r.round in window) / 5
-    assert summary["table_iops"]["0/100"]["4K"] == pytest.approx(expect, rel=1e-3)
-    assert summary["purge"]["method"] == "trim" and summary["purge"]["snia_purge"] is False
-    trackers = summary["steady"]["trackers"]
-    assert set(trackers) == {"rnd_4K_0-100 iops", "rnd_64K_65-35 iops"}
-    assert summary["steady"]["reached"] == all(t["reached"] for t in trackers.values())
+    assert summary.iops(4096, 0) == pytest.approx(expect, rel=1e-3)
+    assert summary.purge.method == "trim" and summary.purge.snia_purge is False
+    trackers = summary.steady.trackers
+    assert {t.key for t in trackers} == {TrackerKey("rnd_4K_0-100", "iops"), TrackerKey("rnd_64K_65-35", "iops")}
+    assert summary.steady.reached == all(t.state.reached for t in trackers)
 
     # Throughput: per block size its own purge + WIPC at that size, read and write bandwidth tracked
-    tp = tests["throughput"]["summary"]["block_sizes"]["128K"]
-    assert tp["read_mib_s"] > 0 and tp["write_mib_s"] > 0
-    assert tp["read_mb_s"] == pytest.approx(tp["read_mib_s"] * 1.048576)
+    tp = summary_of(tests["throughput"]).at(128 * 1024)
+    assert tp.read_mib_s > 0 and tp.write_mib_s > 0
+    assert tp.read_mb_s == pytest.approx(tp.read_mib_s * 1.048576)
+    assert tp.purge.method == "trim" and tp.steady.phase == "bs=128K"
+    tp_rounds = store.rounds(rid, "throughput", "bs=128K")
+    expect = sum(r.cell(tp.read_cell).read.bw_bytes for r in tp_rounds if r.round in tp.steady.window_rounds)
+    assert tp.read_mib_s == pytest.approx(expect / len(tp.steady.window_rounds) / 2**20, rel=1e-9)
     assert store.step(rid, "throughput", "purge:bs=128K")["method"] == "trim"
     assert "bs=131072" in store.rounds(rid, "throughput", "bs=128K", kind="precondition")[0].job_text
 
     # Latency: TC1/QD1, percentiles from merged histograms
-    lat = tests["latency"]["summary"]["cells"]["rnd_4K_0-100"]
-    assert lat["workload"]["threads"] == 1 and lat["workload"]["iodepth"] == 1
-    w = lat["write_lat"]
-    assert 0 < w["mean_us"] <= w["p99_us"] <= w["p99.9_us"] <= w["p99.99_us"] <= w["p99.999_us"]
-    assert w["max_us"] >= w["mean_us"]
+    lat = summary_of(tests["latency"]).cells["rnd_4K_0-100"]
+    assert lat.workload.threads == 1 and lat.workload.iodepth == 1
+    w = lat.write_lat
+    assert lat.read_lat is None and w.percentiles_from == "histogram"
+    assert 0 < w.mean_us <= w.p("99") <= w.p("99.9") <= w.p("99.99") <= w.p("99.999")
+    assert w.max_us >= w.mean_us
 
     # the documented JSON and the text view
     doc = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
-    assert doc["schema"] == "ssdpts.results/1" and doc["run"]["id"] == rid
+    assert doc["schema"] == "ssdpts.results/2" and doc["run"]["id"] == rid
     assert [t["name"] for t in doc["tests"]] == ["iops", "throughput", "latency"]
+    assert [t["summary"]["schema"] for t in doc["tests"]] == ["ssdpts.iops/1", "ssdpts.throughput/1", "ssdpts.latency/1"]
+    assert summary_of(doc["tests"][1]).at(128 * 1024).read_mib_s == tp.read_mib_s   # JSON reads back as stored
     text = ssdpts("show", rid, "--results", str(results)).stdout
     assert "IOPS (read + write)" in text and "MiB/s" in text and "p99.99" in text
     assert rid in ssdpts("list", "--results", str(results)).stdout
@@ -77,9 +91,9 @@ def test_iops_on_zram(zram, results, tiny):
     store = Store.in_dir(results)
     assert store.run(rid)["status"] == "completed"
     assert store.run(rid)["target"]["info"]["transport"] == "zram"
-    summary = store.tests(rid)[0]["summary"]
-    assert summary["purge"]["method"] == "trim"
-    assert all(v > 0 for row in summary["table_iops"].values() for v in row.values())
+    summary = summary_of(store.tests(rid)[0])
+    assert summary.purge.method == "trim"
+    assert summary.cells and all(c.iops > 0 for c in summary.cells.values())
 
 
 @requires_devices
@@ -90,7 +104,7 @@ def test_file_target_is_created_sized_and_reusable(tmp_path, results, tiny):
     assert f.stat().st_size == 32 * 2**20
     store = Store.in_dir(results)
     assert store.run(run_id_of(p))["status"] == "completed"
-    assert store.tests(run_id_of(p))[0]["summary"]["purge"]["method"] == "file-recreate"
+    assert summary_of(store.tests(run_id_of(p))[0]).purge.method == "file-recreate"
     # a second run on the file ssdpts created needs no consent
     ssdpts("run", str(f), "--tests", "latency", "--profile", tiny, "--results", str(results), "-q")
     # a file that is not ours does

@@ -166,6 +166,29 @@ def test_partition_purge_is_only_trim(tmp_path):
     assert supported_methods(many, roots) == ["trim"]
 
 
+@needs_root
+def test_purge_counts_active_namespaces_not_identify_nn(tmp_path):
+    # Identify NN is the largest NSID (256 on QEMU's controller, tests/vm): one active namespace is a whole drive
+    from ssdpts.targets.base import Target
+    from ssdpts.targets.purge import supported_methods
+
+    node, roots = fake_tree(tmp_path)
+    ctrl = {"sanicap": 2, "oacs": 2, "fna": 1, "nn": 256}
+    sole = Target("block", str(node), str(node), 1 << 30, info={"nvme_id_ctrl": ctrl, "namespaces": 1})
+    assert supported_methods(sole, roots) == ["nvme-sanitize", "nvme-format"]
+    two = Target("block", str(node), str(node), 1 << 30, info={"nvme_id_ctrl": ctrl, "namespaces": 2})
+    assert supported_methods(two, roots) == []
+
+
+def test_hdparm_abort_is_a_failure():
+    # hdparm exits 0 when the drive aborts a SECURITY command (QEMU's AHCI disk, tests/vm/test_purge.py)
+    from ssdpts.targets.purge import _ata_aborted
+
+    assert _ata_aborted("SG_IO: bad/missing sense data, sb[]:  70 00 0b 00 00 00 00 0a 04 41 40 01 00")
+    assert not _ata_aborted("SG_IO: bad/missing sense data, sb[]:  70 00 00 00 00 00 00 0a 00 00 00 00 00")
+    assert not _ata_aborted("")
+
+
 @requires_devices
 def test_resume_refuses_a_different_drive_under_the_same_name(loopdev, tmp_path, tiny):
     import signal

@@ -158,7 +158,6 @@ struct CloneState {
     stopped: bool,
 }
 
-const RESUME: u32 = 1 << 31;
 
 impl JobSpec {
     pub fn validate(&self, capacity: u64) -> Result<(), String> {
@@ -234,7 +233,10 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         let mut zs = start;
         for &(pio, prange) in &job.zones {
             cum += pio;
-            let zlen = ((size as f64) * prange / 100.0) as u64;
+            // zone boundaries on the block grid (as fio's block-based zones): an
+            // unaligned boundary would make every I/O of the next zone straddle
+            // two 4 KiB pages
+            let zlen = ((size as f64) * prange / 100.0) as u64 / align * align;
             let zend = (zs + zlen).min(end);
             zones.push((((cum / 100.0) * 4294967296.0) as u64, zs, zend - zs));
             zs = zend;
@@ -244,6 +246,8 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
     }
     let rand = job.rw.random();
+    // random offsets of a fixed block size: slots in the region (no division per I/O)
+    let n_fixed = if fixed_bs != 0 { (size - fixed_bs) / align + 1 } else { 0 };
     let t0 = model.clock;
     let nclones = job.numjobs as usize;
     let qd = job.iodepth as usize;
@@ -262,7 +266,24 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     let mut sub_t = vec![0u64; nslots];
     let mut sub_bytes = vec![0u64; nslots];
     let mut sub_read = vec![false; nslots];
-    let mut heap: BinaryHeap<Reverse<u128>> = BinaryHeap::with_capacity(nslots + 1);
+    // Event keys are u64: (time - t0) << key_bits | resume flag | slot, so the
+    // heap compares one machine word (time ties are broken by slot, as before).
+    let slot_bits = 64 - (nslots as u64).leading_zeros();
+    let key_bits = slot_bits + 1;
+    let resume_flag = 1u64 << slot_bits;
+    let slot_mask = resume_flag - 1;
+    let max_rel = (1u64 << (64 - key_bits)) - 1;
+    let mut too_long = false;
+    macro_rules! key {
+        ($t:expr, $slot:expr, $flag:expr) => {{
+            let rel = $t - t0;
+            if rel > max_rel {
+                too_long = true;
+            }
+            (rel.min(max_rel) << key_bits) | $flag | $slot as u64
+        }};
+    }
+    let mut heap: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(nslots + 1);
     let mut rd = DirStats::default();
     let mut wr = DirStats::default();
     let li = job.log_interval_ns;
@@ -296,7 +317,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             };
             let off = if rand {
                 if zones.is_empty() {
-                    let n = (size - bs) / align + 1;
+                    let n = if fixed_bs != 0 { n_fixed } else { (size - bs) / align + 1 };
                     start + c.rng.below(n) * align
                 } else {
                     let r = c.rng.next_u64() >> 32;
@@ -343,7 +364,8 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
     }
 
-    // submit one I/O on `slot` at time t; returns false if the clone stops
+    // submit one I/O on `slot` at time t; evaluates to its completion event
+    // (None if the clone stops)
     macro_rules! submit {
         ($slot:expr, $t:expr) => {{
             let slot: usize = $slot;
@@ -351,7 +373,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             let ci = slot / qd;
             if clones[ci].stopped || t >= t_stop || clones[ci].issued >= io_size {
                 clones[ci].stopped = true;
-                false
+                None
             } else {
                 let (off, bs, is_read) = if rand {
                     let io = la0[slot];
@@ -371,29 +393,38 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 sub_bytes[slot] = bs;
                 sub_read[slot] = is_read;
                 inflight += 1;
-                heap.push(Reverse(((done as u128) << 32) | slot as u128));
-                true
+                Some(key!(done, slot, 0))
             }
         }};
     }
 
     for slot in 0..nslots {
-        submit!(slot, t0);
+        if let Some(k) = submit!(slot, t0) {
+            heap.push(Reverse(k));
+        }
     }
-    while let Some(Reverse(k)) = heap.pop() {
-        let t = (k >> 32) as u64;
-        let key = k as u32;
+    // The earliest event stays at the top of the heap until it is handled;
+    // a follow-up event on the same slot replaces it (one sift instead of a
+    // pop and a push).
+    while let Some(&Reverse(k)) = heap.peek() {
+        let t = t0 + (k >> key_bits);
+        let key = k & (resume_flag | slot_mask);
         if inflight == 0 && t > last_t {
             model.background(last_t, t);
         }
         if t > last_t {
             last_t = t;
         }
-        let slot = (key & !RESUME) as usize;
+        let slot = (key & slot_mask) as usize;
         let ci = slot / qd;
-        if key & RESUME != 0 {
+        if key & resume_flag != 0 {
             clones[ci].period_start = clones[ci].period_start.max(t);
-            submit!(slot, t);
+            match submit!(slot, t) {
+                Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
+                None => {
+                    heap.pop();
+                }
+            }
             continue;
         }
         // completion
@@ -426,14 +457,17 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
         let c = &mut clones[ci];
         if c.stopped {
+            heap.pop();
             continue;
         }
         if think > 0 {
+            heap.pop();
+            let c = &mut clones[ci];
             if iotime == 0 {
                 // think after every I/O of this slot
                 let tr = t + think;
                 if tr < t_stop {
-                    heap.push(Reverse(((tr as u128) << 32) | (slot as u32 | RESUME) as u128));
+                    heap.push(Reverse(key!(tr, slot, resume_flag)));
                 } else {
                     c.stopped = true;
                 }
@@ -449,7 +483,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     c.period_start = tr;
                     if tr < t_stop {
                         for k in 0..qd {
-                            heap.push(Reverse(((tr as u128) << 32) | ((ci * qd + k) as u32 | RESUME) as u128));
+                            heap.push(Reverse(key!(tr, ci * qd + k, resume_flag)));
                         }
                     } else {
                         c.stopped = true;
@@ -457,12 +491,28 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 }
                 continue;
             }
+            if let Some(nk) = submit!(slot, t) {
+                heap.push(Reverse(nk));
+            }
+            continue;
         }
-        submit!(slot, t);
+        match submit!(slot, t) {
+            Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
+            None => {
+                heap.pop();
+            }
+        }
     }
     if li > 0 && (cur.read_ios + cur.write_ios > 0 || intervals.is_empty()) {
         cur.t_ns = (end_t - t0).max(1).min((cur_idx + 1) * li);
         intervals.push(cur);
+    }
+    if too_long {
+        return Err(format!(
+            "job ran longer than the event queue can represent ({} s of simulated time with {nslots} I/O slots); \
+             split it into shorter jobs",
+            max_rel / 1_000_000_000
+        ));
     }
     model.clock = model.clock.max(end_t);
     Ok(JobResult {

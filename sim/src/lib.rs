@@ -15,7 +15,7 @@ pub mod snapshot;
 pub mod stats;
 
 pub use engine::{run_job, JobResult, JobSpec, Rw};
-pub use model::{Counters, Model};
+pub use model::{Counters, Model, Pools};
 pub use params::Params;
 
 #[cfg(feature = "python")]

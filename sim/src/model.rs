@@ -8,6 +8,8 @@ use std::collections::VecDeque;
 
 pub const PAGE: u64 = 4096;
 pub const NIL: u32 = u32::MAX;
+/// Foreground GC moves pages in batches of this many (see `gc_credit`).
+const GC_BATCH: u64 = 16;
 
 pub(crate) const ST_FREE: u8 = 0;
 pub(crate) const ST_OPEN: u8 = 1;
@@ -23,6 +25,10 @@ pub(crate) const SET_STATIC: usize = 2;
 pub(crate) const S_HOST_SLC: usize = 0;
 pub(crate) const S_HOST_NAT: usize = 1;
 pub(crate) const S_GC: usize = 2;
+/// hot/cold separation (`hot_cold`): host writes of hot data, GC moves out of hot blocks
+pub(crate) const S_HOST_HOT: usize = 3;
+pub(crate) const S_GC_HOT: usize = 4;
+pub(crate) const N_STREAMS: usize = 5;
 
 /// Closed blocks bucketed by valid-page count (doubly linked lists through
 /// `Model::next`/`Model::prev`), for O(1) amortised min-valid selection.
@@ -68,6 +74,10 @@ pub struct Counters {
     pub power_on_ns: u64,
     pub live_bytes: u64,
     pub gc_moved_bytes: u64,
+    /// program/erase suspends by host reads (lifetime)
+    pub suspend_count: u64,
+    /// NAND reads that needed read retry (lifetime)
+    pub read_retry_count: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -82,8 +92,11 @@ pub struct Model {
     pub page_pages: u32, // 4K pages per NAND read unit
     pub page_shift: u32,
     pub ppsb_div: FastDiv,
-    /// die of each read-unit group of a superblock: [native, slc][slot >> page_shift]
-    pub group_die: [Vec<u16>; 2],
+    /// NAND page of each read-unit group of a superblock, [native, slc][slot >> page_shift]:
+    /// die | plane << 16 | page type << 24 (0 lower .. bits-1 upper; 0 in SLC mode)
+    pub group_info: [Vec<u32>; 2],
+    /// channel of each die
+    pub die_ch: Vec<u32>,
     pub user_pages: u32,
     pub n_nat: u32,     // native pool superblocks [0, n_nat)
     pub n_static: u32,  // static SLC superblocks [n_nat, n_nat+n_static)
@@ -92,6 +105,12 @@ pub struct Model {
     pub window_nat: u64,
     pub window_slc: u64,
     pub ch_page_ns: u64,
+    /// host link transfer time of one 4 KiB page (the common case of `admit`)
+    pub link_page_ns: u64,
+    /// nominal read time [host, GC (/ planes)][SLC, native lower, middle, upper, (4th)]
+    pub read_nominal: [[u64; 5]; 2],
+    /// read retry when (random >> 11) < this (read_retry_percent of 2^53)
+    pub retry_threshold: u64,
     pub idle_target_blocks: u32,
     pub check_each_op: bool,
     // ---- mapping state
@@ -107,16 +126,36 @@ pub struct Model {
     pub(crate) bk: [Buckets; 3],
     pub(crate) free_nat: VecDeque<u32>,
     pub(crate) free_static: VecDeque<u32>,
-    pub(crate) open: [u32; 3],
+    pub(crate) open: [u32; N_STREAMS],
     /// pages written into the current program unit of each stream
-    pub(crate) upos: [u32; 3],
+    pub(crate) upos: [u32; N_STREAMS],
+    /// per block: 1 if it belongs to the hot pool (hot/cold separation)
+    pub(crate) hot: Vec<u8>,
+    /// per logical page (only with hot_cold): epoch of its last host write,
+    /// in units of `epoch_pages` host pages (15 bits, wrapping), and in the
+    /// top bit whether that write came soon after the one before
+    pub(crate) epoch: Vec<u16>,
+    pub epoch_pages: u64,
+    /// host pages written (lifetime); the clock of data age
+    pub(crate) host_pages: u64,
+    /// host pages classified hot (lifetime)
+    pub(crate) hot_writes: u64,
     pub(crate) live_pages: u64,
     pub(crate) dyn_slc_blocks: u32,
     pub(crate) slc_written_pages: u64,
     pub(crate) gc: GcState,
     // ---- timing state
-    pub(crate) die_free: Vec<u64>,
+    /// end of the program/erase backlog of each die (array operations)
+    pub(crate) die_prog: Vec<u64>,
+    /// end of the last read of each die (any plane)
+    pub(crate) die_rd: Vec<u64>,
+    /// end of the last read of each plane (die * planes + plane)
+    pub(crate) plane_rd: Vec<u64>,
     pub(crate) ch_free: Vec<u64>,
+    /// service-time randomness (jitter, read retry); part of the state
+    pub(crate) rng: u64,
+    pub(crate) suspends: u64,
+    pub(crate) read_retries: u64,
     pub(crate) ctrl_free: u64,
     pub(crate) link_free: u64,
     pub clock: u64,
@@ -155,11 +194,12 @@ impl FastDiv {
     }
 }
 
+/// Prefetch a line that is about to be written.
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+fn prefetch_w<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0)
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_ET0)
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
@@ -203,10 +243,30 @@ impl Model {
         let u_slc = p.slc_program_unit_bytes / PAGE as u32;
         let page_pages = p.page_bytes / PAGE as u32;
         let page_shift = page_pages.trailing_zeros();
-        let mk_groups = |u: u32, cap: u32| -> Vec<u16> {
-            (0..cap / page_pages).map(|g| ((g * page_pages / u) % dies) as u16).collect()
+        // a program unit (u pages) goes to one die, units round robin over the
+        // dies; inside a unit the NAND pages interleave planes first, then
+        // page types (lower/middle/upper of one word line)
+        let planes = p.planes;
+        let mk_groups = |u: u32, cap: u32, types: u32| -> Vec<u32> {
+            (0..cap / page_pages)
+                .map(|g| {
+                    let die = (g * page_pages / u) % dies;
+                    let k = (g * page_pages % u) / page_pages;
+                    let plane = k % planes;
+                    let ptype = (k / planes) % types;
+                    die | plane << 16 | ptype << 24
+                })
+                .collect()
         };
-        let group_die = [mk_groups(u_nat, ppsb), mk_groups(u_slc, slc_ppsb)];
+        let group_info = [mk_groups(u_nat, ppsb, p.bits_per_cell), mk_groups(u_slc, slc_ppsb, 1)];
+        let die_ch: Vec<u32> = (0..dies).map(|d| d % p.channels).collect();
+        let mut read_nominal = [[0u64; 5]; 2];
+        for k in 0..5 {
+            let t = if k == 0 { p.t_read_slc_ns } else { p.t_read_ns + (k as u64 - 1) * p.t_read_step_ns };
+            read_nominal[0][k] = t;
+            read_nominal[1][k] = t / p.planes as u64;
+        }
+        let retry_threshold = (p.read_retry_percent / 100.0 * (1u64 << 53) as f64) as u64;
         let user_pages64 = p.user_capacity_bytes / PAGE;
         if user_pages64 >= (NIL as u64) / 2 {
             return Err("user_capacity_bytes too large".into());
@@ -233,9 +293,9 @@ impl Model {
         let total_pages = n_blocks as usize * ppsb as usize;
         let nb = n_blocks as usize;
         let mut m = Model {
-            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_die,
+            dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -249,14 +309,24 @@ impl Model {
             bk: [Buckets::new(ppsb as usize), Buckets::new(slc_ppsb as usize), Buckets::new(slc_ppsb as usize)],
             free_nat: (0..n_nat).collect(),
             free_static: (n_nat..n_blocks).collect(),
-            open: [NIL; 3],
-            upos: [0; 3],
+            open: [NIL; N_STREAMS],
+            upos: [0; N_STREAMS],
+            hot: vec![0; nb],
+            epoch: vec![0; if p.hot_cold != 0 { user_pages as usize } else { 0 }],
+            epoch_pages: (user_pages as u64 / 64).max(1),
+            host_pages: 0,
+            hot_writes: 0,
             live_pages: 0,
             dyn_slc_blocks: 0,
             slc_written_pages: 0,
             gc: GcState { victim: NIL, ..Default::default() },
-            die_free: vec![0; dies as usize],
+            die_prog: vec![0; dies as usize],
+            die_rd: vec![0; dies as usize],
+            plane_rd: vec![0; (dies * p.planes) as usize],
             ch_free: vec![0; p.channels as usize],
+            rng: 0x9e37_79b9_7f4a_7c15,
+            suspends: 0,
+            read_retries: 0,
             ctrl_free: 0,
             link_free: 0,
             clock: 0,
@@ -280,7 +350,7 @@ impl Model {
     pub fn prefetch_map(&self, off: u64) {
         let lpn = (off / PAGE) as usize;
         if lpn < self.map.len() {
-            prefetch(&self.map[lpn]);
+            prefetch_w(&self.map[lpn]);
         }
     }
 
@@ -291,7 +361,7 @@ impl Model {
         if lpn < self.map.len() {
             let ppn = self.map[lpn];
             if ppn != NIL {
-                prefetch(&self.rmap[ppn as usize]);
+                prefetch_w(&self.rmap[ppn as usize]);
             }
         }
     }
@@ -355,7 +425,12 @@ impl Model {
     // geometry helpers
     #[inline(always)]
     fn die_of(&self, slot: u32, slc: bool) -> usize {
-        self.group_die[slc as usize][(slot >> self.page_shift) as usize] as usize
+        (self.group_info[slc as usize][(slot >> self.page_shift) as usize] & 0xffff) as usize
+    }
+
+    #[inline(always)]
+    fn info_of(&self, slot: u32, slc: bool) -> u32 {
+        self.group_info[slc as usize][(slot >> self.page_shift) as usize]
     }
 
     #[inline(always)]
@@ -363,28 +438,104 @@ impl Model {
         if self.slc[b as usize] != 0 { self.slc_ppsb } else { self.ppsb }
     }
 
-    /// Reserve a NAND read of one read unit on `die`; returns data-ready time.
+    /// Next value of the model's own random stream (splitmix64).
     #[inline(always)]
-    fn nand_read(&mut self, die: usize, slc: bool, npages: u64, now: u64) -> u64 {
-        let tr = if slc { self.p.t_read_slc_ns } else { self.p.t_read_ns };
-        let s = max(now, self.die_free[die]);
-        let e = s + tr;
-        self.die_free[die] = e;
-        let c = die % self.p.channels as usize;
+    fn rand(&mut self) -> u64 {
+        crate::engine::splitmix64(&mut self.rng)
+    }
+
+    /// `t` spread uniformly within +- t_jitter_percent.
+    #[inline(always)]
+    fn jitter(&mut self, t: u64) -> u64 {
+        if self.p.t_jitter_percent <= 0.0 || t == 0 {
+            return t;
+        }
+        let u = (self.rand() >> 11) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
+        let f = 1.0 + self.p.t_jitter_percent / 100.0 * (2.0 * u - 1.0);
+        (t as f64 * f) as u64
+    }
+
+    /// Sense time of one NAND page read: nominal time of its page type,
+    /// jitter, and (for a share of reads) 1..=read_retry_max extra senses.
+    #[inline(always)]
+    fn read_time(&mut self, info: u32, slc: bool, host: bool) -> u64 {
+        let k = if slc { 0 } else { 1 + (info >> 24) as usize };
+        let nominal = self.read_nominal[!host as usize][k];
+        let mut t = self.jitter(nominal);
+        if self.retry_threshold > 0 {
+            let r = self.rand();
+            if (r >> 11) < self.retry_threshold {
+                let extra = 1 + (r & 0x3ff) % self.p.read_retry_max as u64;
+                t += extra * nominal;
+                self.read_retries += 1;
+            }
+        }
+        t
+    }
+
+    /// Reserve a NAND read of one read unit (`info` from `group_info`);
+    /// returns the time its data is transferred. A host read may suspend
+    /// the program/erase of its die (`suspend`); background (GC) reads are
+    /// queued with the die's programs and erases (all planes).
+    #[inline(always)]
+    fn nand_read(&mut self, info: u32, slc: bool, npages: u64, now: u64, host: bool) -> u64 {
+        let die = (info & 0xffff) as usize;
+        let pl = die * self.p.planes as usize + ((info >> 16) & 0xff) as usize;
+        let tr = self.read_time(info, slc, host);
+        let e = if !host {
+            // background reads are part of the die's array-operation queue;
+            // GC reads whole word lines with multi-plane reads, so a plane
+            // page costs tR / planes of die time (`read_nominal[1]`)
+            let e = max(now, self.die_prog[die]) + tr;
+            self.die_prog[die] = e;
+            e
+        } else {
+            let e = if self.p.suspend != 0 && self.die_prog[die] > now {
+                // the array operation in progress is suspended for the read
+                // and resumes after it: it is pushed back by the time the die
+                // spends in reads that did not overlap reads already under
+                // way on its other planes, plus one suspend/resume cost when
+                // the die was not already suspended
+                let busy_to = self.die_rd[die];
+                let fresh = busy_to <= now;
+                let s = max(now, self.plane_rd[pl]) + if fresh { self.p.t_suspend_ns } else { 0 };
+                let e = s + tr;
+                let ext = e.saturating_sub(max(busy_to, now)) + if fresh { self.p.t_suspend_ns } else { 0 };
+                self.die_prog[die] += ext;
+                self.suspends += fresh as u64;
+                e
+            } else {
+                max(max(now, self.plane_rd[pl]), self.die_prog[die]) + tr
+            };
+            self.plane_rd[pl] = e;
+            self.die_rd[die] = max(self.die_rd[die], e);
+            e
+        };
+        let c = self.die_ch[die] as usize;
         let x = npages * self.ch_page_ns;
         let ct = max(now, self.ch_free[c]) + x;
         self.ch_free[c] = ct;
         max(e + x, ct)
     }
 
+    /// A GC read of one plane page: queued with the die's programs and
+    /// erases (see `nand_read`); its channel transfer is booked by the caller.
+    #[inline(always)]
+    fn gc_read(&mut self, info: u32, slc: bool, now: u64) {
+        let die = (info & 0xffff) as usize;
+        let tr = self.read_time(info, slc, false);
+        self.die_prog[die] = max(now, self.die_prog[die]) + tr;
+    }
+
     #[inline(always)]
     fn program_unit(&mut self, die: usize, slc: bool, npages: u32, now: u64) {
-        let c = die % self.p.channels as usize;
+        let c = self.die_ch[die] as usize;
         let ct = max(now, self.ch_free[c]) + npages as u64 * self.ch_page_ns;
         self.ch_free[c] = ct;
         let tp = if slc { self.p.t_prog_slc_ns } else { self.p.t_prog_ns };
-        let s = max(ct, self.die_free[die]);
-        self.die_free[die] = s + tp;
+        let tp = self.jitter(tp);
+        let s = max(max(ct, self.die_prog[die]), self.die_rd[die]);
+        self.die_prog[die] = s + tp;
     }
 
     // ------------------------------------------------------------------
@@ -418,6 +569,22 @@ impl Model {
         }
         self.open[stream] = b;
         self.upos[stream] = 0;
+        self.hot[b as usize] = (stream == S_HOST_HOT || stream == S_GC_HOT) as u8;
+    }
+
+    /// Written by the host less than one capacity of host writes ago (64
+    /// epochs; epochs wrap after 512 capacities).
+    #[inline]
+    fn is_young(&self, lpn: u32) -> bool {
+        let now = (self.host_pages / self.epoch_pages) as u16;
+        now.wrapping_sub(self.epoch[lpn as usize]) & 0x7fff < 64
+    }
+
+    /// Hot data: its last two host writes each came less than one capacity of
+    /// host writes after the previous one, the last of them recently.
+    #[inline]
+    fn is_hot(&self, lpn: u32) -> bool {
+        self.epoch[lpn as usize] & 0x8000 != 0 && self.is_young(lpn)
     }
 
     /// Make sure `stream` has an open block. Returns false if the host-SLC
@@ -439,8 +606,10 @@ impl Model {
                     false
                 }
             }
-            S_HOST_NAT => {
-                while self.free_nat.len() < 2 {
+            S_HOST_NAT | S_HOST_HOT => {
+                // keep a free block for each GC stream that may open
+                let reserve = if self.p.hot_cold != 0 { 3 } else { 2 };
+                while self.free_nat.len() < reserve {
                     self.gc_sync_victim(now);
                 }
                 let b = self.free_nat.pop_front().unwrap();
@@ -462,7 +631,7 @@ impl Model {
     }
 
     /// Append `lpn` to the open block of `stream` (must be open). Returns the die.
-    #[inline]
+    #[inline(always)]
     fn append(&mut self, stream: usize, lpn: u32, now: u64) -> usize {
         let b = self.open[stream];
         let bi = b as usize;
@@ -540,16 +709,143 @@ impl Model {
         true
     }
 
-    /// Move one valid page of the current victim (or erase it when done).
-    /// Returns false when the victim has been erased.
-    fn gc_move_one(&mut self, now: u64) -> bool {
+    /// Move up to `budget` valid pages of the current victim into the GC
+    /// stream; once the victim holds no valid page, one more unit of budget
+    /// erases it. Returns the budget used. The loop is specialised for the
+    /// GC stream (always native mode) because it carries most of the work
+    /// in steady state (WA - 1 moves per host page).
+    #[allow(unused_assignments)] // the last flush of the channel batch resets `pend`
+    fn gc_run(&mut self, now: u64, budget: u64) -> u64 {
+        if self.p.hot_cold != 0 {
+            return self.gc_run_sorted(now, budget);
+        }
         let v = self.gc.victim;
         let vi = v as usize;
-        if self.valid[vi] > 0 {
+        let mut done = 0u64;
+        let mut left = self.valid[vi];
+        if left > 0 {
             let end = self.wp[vi];
             let base = v * self.ppsb;
             let slc = self.slc[vi] != 0;
-            while self.gc.cursor < end {
+            let mut cursor = self.gc.cursor;
+            let cap = self.ppsb;
+            let u = self.u_nat;
+            let mut last_group = self.gc.last_group;
+            let mut ch = self.gc.ch as usize;
+            // channel transfer of the pages read from the current group is
+            // booked in one step (before any other booking on the channels)
+            let mut pend = 0u64;
+            macro_rules! flush_ch {
+                () => {
+                    if pend > 0 {
+                        self.ch_free[ch] = max(now, self.ch_free[ch]) + pend * self.ch_page_ns;
+                        pend = 0;
+                    }
+                };
+            }
+            let nmap = self.map.len();
+            let gs = S_GC;
+            while done < budget && left > 0 {
+                if self.open[gs] == NIL {
+                    self.ensure_open(gs, now);
+                }
+                let d = self.open[gs];
+                let di = d as usize;
+                let dbase = d * self.ppsb;
+                let mut w = self.wp[di];
+                let mut up = self.upos[gs];
+                let w0 = w;
+                let rmap = self.rmap.as_mut_ptr();
+                let map = self.map.as_mut_ptr();
+                debug_assert!(((base + end) as usize) <= self.rmap.len() && ((dbase + cap) as usize) <= self.rmap.len());
+                // moves possible into this destination block in this call;
+                // a program unit completes at every `unit_end` (the block
+                // size is a multiple of the unit, so the block ends on one)
+                let wend = w + (budget - done).min(left as u64).min((cap - w) as u64) as u32;
+                let mut unit_end = w + (u - up);
+                let page_shift = self.page_shift;
+                while w < wend {
+                    let slot = cursor;
+                    cursor += 1;
+                    let old = base + slot;
+                    // SAFETY: slot < end <= cap and the victim/destination
+                    // superblocks lie inside rmap (checked above); lpn and
+                    // l2 are mapped logical pages (< map.len()).
+                    let lpn = unsafe { *rmap.add(old as usize) };
+                    if lpn == NIL {
+                        continue;
+                    }
+                    // prefetch the forward-map entry of a page a few slots ahead
+                    let ahead = slot + 32;
+                    if ahead < end {
+                        let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
+                        prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
+                    }
+                    let g = slot >> page_shift;
+                    if g != last_group {
+                        flush_ch!();
+                        last_group = g;
+                        let info = self.info_of(slot, slc);
+                        self.gc_read(info, slc, now);
+                        ch = self.die_ch[(info & 0xffff) as usize] as usize;
+                    }
+                    pend += 1;
+                    let ppn = dbase + w;
+                    debug_assert!((lpn as usize) < nmap);
+                    unsafe {
+                        *rmap.add(old as usize) = NIL;
+                        *rmap.add(ppn as usize) = lpn;
+                        *map.add(lpn as usize) = ppn;
+                    }
+                    w += 1;
+                    if w == unit_end {
+                        flush_ch!();
+                        let die = self.die_of(w - 1, false);
+                        self.program_unit(die, false, u, now);
+                        unit_end += u;
+                    }
+                }
+                up = u - (unit_end - w);
+                debug_assert!(w != cap || up == 0);
+                done += (w - w0) as u64;
+                left -= w - w0;
+                let moved = w - w0;
+                self.wp[di] = w;
+                self.upos[gs] = up;
+                self.valid[di] += moved;
+                self.nand_write_pages += moved as u64;
+                self.gc_moved_pages += moved as u64;
+                if w == cap {
+                    self.close(d);
+                    self.open[gs] = NIL;
+                }
+            }
+            flush_ch!();
+            self.gc.last_group = last_group;
+            self.gc.ch = ch as u32;
+            self.valid[vi] = left;
+            self.gc.cursor = cursor;
+            if left > 0 || done == budget {
+                return done;
+            }
+        }
+        debug_assert_eq!(self.valid[vi], 0);
+        self.erase(v, now);
+        self.gc.victim = NIL;
+        done + 1
+    }
+
+    /// `gc_run` with hot/cold separation: each moved page goes to the hot or
+    /// the cold GC stream by the age of its data (page by page, plain loop).
+    #[inline(never)]
+    fn gc_run_sorted(&mut self, now: u64, budget: u64) -> u64 {
+        let v = self.gc.victim;
+        let vi = v as usize;
+        let mut done = 0u64;
+        if self.valid[vi] > 0 {
+            let base = v * self.ppsb;
+            let slc = self.slc[vi] != 0;
+            while done < budget && self.valid[vi] > 0 {
                 let slot = self.gc.cursor;
                 self.gc.cursor += 1;
                 let old = base + slot;
@@ -557,35 +853,30 @@ impl Model {
                 if lpn == NIL {
                     continue;
                 }
-                // prefetch the forward-map entry of a page a few slots ahead
-                let ahead = slot + 12;
-                if ahead < end {
-                    let l2 = self.rmap[(base + ahead) as usize];
-                    if l2 != NIL {
-                        prefetch(&self.map[l2 as usize]);
-                    }
-                }
                 let g = slot >> self.page_shift;
                 if g != self.gc.last_group {
                     self.gc.last_group = g;
-                    let die = self.die_of(slot, slc);
-                    self.nand_read(die, slc, 0, now);
-                    self.gc.ch = (die % self.p.channels as usize) as u32;
+                    let info = self.info_of(slot, slc);
+                    self.nand_read(info, slc, 0, now, false);
+                    self.gc.ch = self.die_ch[(info & 0xffff) as usize];
                 }
                 let c = self.gc.ch as usize;
                 self.ch_free[c] = max(now, self.ch_free[c]) + self.ch_page_ns;
                 self.rmap[old as usize] = NIL;
                 self.valid[vi] -= 1;
-                self.ensure_open(S_GC, now);
-                self.append(S_GC, lpn, now);
+                let stream = if self.is_hot(lpn) { S_GC_HOT } else { S_GC };
+                self.ensure_open(stream, now);
+                self.append(stream, lpn, now);
                 self.gc_moved_pages += 1;
-                return true;
+                done += 1;
+            }
+            if self.valid[vi] > 0 || done == budget {
+                return done;
             }
         }
-        debug_assert_eq!(self.valid[vi], 0);
         self.erase(v, now);
         self.gc.victim = NIL;
-        false
+        done + 1
     }
 
     /// Run GC until one victim is erased (foreground, synchronous).
@@ -593,7 +884,7 @@ impl Model {
         if self.gc.victim == NIL && !self.gc_start(&[SET_NATIVE, SET_DYN]) {
             panic!("ssdsim: out of space and no GC victim (internal error)");
         }
-        while self.gc_move_one(now) {}
+        self.gc_run(now, u64::MAX);
     }
 
     /// Incremental foreground GC, called once per host page written.
@@ -612,9 +903,16 @@ impl Model {
         let free = self.free_nat.len() as u32;
         let deficit = self.p.gc_threshold_blocks.saturating_sub(free) as u64;
         self.gc.credit += self.gc.add * (deficit + 1);
-        while self.gc.credit >= self.gc.need {
-            self.gc.credit -= self.gc.need;
-            if !self.gc_move_one(now) {
+        // moves are done in batches of GC_BATCH (fewer calls; a batch is a
+        // few host pages of delay) unless free blocks are running out
+        if self.gc.credit < self.gc.need * if free > 2 { GC_BATCH } else { 1 } {
+            return;
+        }
+        let mut n = if self.gc.need == 0 { u64::MAX } else { self.gc.credit / self.gc.need };
+        self.gc.credit -= if self.gc.need == 0 { 0 } else { n * self.gc.need };
+        while n > 0 {
+            n -= self.gc_run(now, n);
+            if self.gc.victim == NIL {
                 if (self.free_nat.len() as u32) < self.p.gc_threshold_blocks && self.gc_start(&[SET_NATIVE, SET_DYN]) {
                     continue;
                 }
@@ -626,7 +924,8 @@ impl Model {
     fn erase(&mut self, b: u32, now: u64) {
         let bi = b as usize;
         for d in 0..self.dies as usize {
-            self.die_free[d] = max(now, self.die_free[d]) + self.p.t_erase_ns;
+            let te = self.jitter(self.p.t_erase_ns);
+            self.die_prog[d] = max(max(now, self.die_prog[d]), self.die_rd[d]) + te;
         }
         let _ = bi;
         self.erase_block_state(b);
@@ -645,11 +944,12 @@ impl Model {
                 self.dyn_slc_blocks -= 1;
             }
         }
-        let base = (b * self.ppsb) as usize;
-        for s in 0..self.wp[bi] as usize {
-            self.rmap[base + s] = NIL;
-        }
+        // every page of an erased block is already unmapped (rmap NIL):
+        // GC moved its valid pages, host writes and TRIM invalidated the rest
+        // (purge clears rmap itself)
+        debug_assert!((0..self.wp[bi]).all(|s| self.rmap[(b * self.ppsb + s) as usize] == NIL));
         self.wp[bi] = 0;
+        self.hot[bi] = 0;
         self.state[bi] = ST_FREE;
         if b < self.n_nat {
             self.slc[bi] = 0;
@@ -666,37 +966,51 @@ impl Model {
     #[inline]
     fn host_write_page(&mut self, lpn: u32, now: u64) -> u64 {
         let old = self.map[lpn as usize];
+        let mut hot = false;
         if old != NIL {
+            hot = self.p.hot_cold != 0 && self.is_hot(lpn);
             self.invalidate(old);
             self.map[lpn as usize] = NIL;
         } else {
             self.live_pages += 1;
         }
-        let stream = if self.ensure_open(S_HOST_SLC, now) {
+        if self.p.hot_cold != 0 {
+            let soon = (old != NIL && self.is_young(lpn)) as u16;
+            self.epoch[lpn as usize] = (self.host_pages / self.epoch_pages) as u16 & 0x7fff | soon << 15;
+        }
+        self.host_pages += 1;
+        let slc_possible = !self.free_static.is_empty() || self.dyn_max_blocks > 0;
+        let stream = if self.open[S_HOST_SLC] != NIL || (slc_possible && self.ensure_open(S_HOST_SLC, now)) {
             S_HOST_SLC
         } else {
-            self.ensure_open(S_HOST_NAT, now);
-            S_HOST_NAT
+            let s = if hot { S_HOST_HOT } else { S_HOST_NAT };
+            self.hot_writes += hot as u64;
+            if self.open[s] == NIL {
+                self.ensure_open(s, now);
+            }
+            s
         };
         let slc = self.slc[self.open[stream] as usize] != 0;
         let die = self.append(stream, lpn, now);
         self.gc_credit(now);
-        self.die_free[die].saturating_sub(if slc { self.window_slc } else { self.window_nat })
+        self.die_prog[die].saturating_sub(if slc { self.window_slc } else { self.window_nat })
     }
 
     /// A command through the controller (serial service time) and the host link (payload transfer):
     /// (controller done, link done).
-    fn admit(&mut self, now: u64, len: u64) -> (u64, u64) {
-        let tc = max(now, self.ctrl_free) + self.p.ctrl_cmd_ns;
+    fn admit(&mut self, now: u64, len: u64, write: bool) -> (u64, u64) {
+        let cmd = if write && self.p.ctrl_write_cmd_ns > 0 { self.p.ctrl_write_cmd_ns } else { self.p.ctrl_cmd_ns };
+        let tc = max(now, self.ctrl_free) + cmd;
         self.ctrl_free = tc;
-        let tl = max(tc, self.link_free) + len * 1000 / self.p.link_mb_s;
+        let xfer = if len == PAGE { self.link_page_ns } else { len * 1000 / self.p.link_mb_s };
+        let tl = max(tc, self.link_free) + xfer;
         self.link_free = tl;
         (tc, tl)
     }
 
     /// Host write of `len` bytes at `off` submitted at `now`; returns completion time.
     pub fn write_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
-        let (tc, tl) = self.admit(now, len);
+        let (tc, tl) = self.admit(now, len, true);
         let (first, last) = (off / PAGE, (off + len + PAGE - 1) / PAGE);
         let mut acc = tl;
         // read-modify-write of partially written 4K pages
@@ -708,8 +1022,8 @@ impl Model {
                 if partial && ppn != NIL {
                     let (b, slot) = self.ppsb_div.divrem(ppn);
                     let slc = self.slc[b as usize] != 0;
-                    let die = self.die_of(slot, slc);
-                    let r = self.nand_read(die, slc, 1, tc);
+                    let info = self.info_of(slot, slc);
+                    let r = self.nand_read(info, slc, 1, tc, true);
                     acc = max(acc, r);
                 }
                 if first == last - 1 {
@@ -726,17 +1040,17 @@ impl Model {
         if self.check_each_op {
             self.check_invariants().unwrap();
         }
-        ready + self.p.host_overhead_ns
+        ready + self.p.host_overhead_ns + self.p.write_overhead_ns
     }
 
     /// Host read; returns completion time.
     pub fn read_io(&mut self, now: u64, off: u64, len: u64) -> u64 {
-        let (tc, tl) = self.admit(now, len);
+        let (tc, tl) = self.admit(now, len, false);
         let (first, last) = (off / PAGE, (off + len + PAGE - 1) / PAGE);
         let mut done = tl;
         let mut last_group = NIL;
         let mut npages = 0u64;
-        let mut cur_die = 0usize;
+        let mut cur_info = 0u32;
         let mut cur_slc = false;
         for lpn in first..last {
             let ppn = self.map[lpn as usize];
@@ -746,18 +1060,18 @@ impl Model {
             let g = ppn >> self.page_shift;
             if g != last_group {
                 if npages > 0 {
-                    done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
+                    done = max(done, self.nand_read(cur_info, cur_slc, npages, tc, true));
                 }
                 last_group = g;
                 let (b, slot) = self.ppsb_div.divrem(ppn);
                 cur_slc = self.slc[b as usize] != 0;
-                cur_die = self.die_of(slot, cur_slc);
+                cur_info = self.info_of(slot, cur_slc);
                 npages = 0;
             }
             npages += 1;
         }
         if npages > 0 {
-            done = max(done, self.nand_read(cur_die, cur_slc, npages, tc));
+            done = max(done, self.nand_read(cur_info, cur_slc, npages, tc, true));
         }
         self.host_read_bytes += len;
         done + self.p.host_overhead_ns
@@ -790,7 +1104,7 @@ impl Model {
         }
         self.live_pages = 0;
         self.gc.victim = NIL;
-        self.open = [NIL; 3];
+        self.open = [NIL; N_STREAMS];
         for s in 0..3 {
             let n = self.bk[s].head.len() - 1;
             self.bk[s] = Buckets::new(n);
@@ -801,6 +1115,10 @@ impl Model {
         for b in 0..self.n_blocks {
             let bi = b as usize;
             self.valid[bi] = 0;
+            let base = bi * self.ppsb as usize;
+            for slot in &mut self.rmap[base..base + self.wp[bi] as usize] {
+                *slot = NIL;
+            }
             if self.state[bi] != ST_FREE || self.wp[bi] != 0 {
                 self.erase_block_state(b); // pushes onto a free list
                 erased += 1;
@@ -820,7 +1138,7 @@ impl Model {
         self.free_static = fst.into();
         // every die erases its block of each used superblock in parallel
         let t = t0 + erased * self.p.t_erase_ns;
-        for d in self.die_free.iter_mut() {
+        for d in self.die_prog.iter_mut().chain(self.die_rd.iter_mut()).chain(self.plane_rd.iter_mut()) {
             *d = t;
         }
         for c in self.ch_free.iter_mut() {
@@ -837,7 +1155,7 @@ impl Model {
     /// Latest reservation end of any resource (>= clock).
     pub fn busy_until(&self) -> u64 {
         let mut t = self.clock.max(self.ctrl_free).max(self.link_free);
-        for &d in &self.die_free {
+        for &d in self.die_prog.iter().chain(self.die_rd.iter()) {
             t = t.max(d);
         }
         t
@@ -846,17 +1164,19 @@ impl Model {
     // ------------------------------------------------------------------
     // background work
     /// The host is idle during [t_start, t_end): after `idle_delay_ns`,
-    /// fold SLC data and run GC until `idle_free_target_percent` is reached.
+    /// fold SLC data and run GC until `idle_free_target_percent` is reached,
+    /// at most at `idle_gc_mb_s` (page moves are issued paced at that rate).
     pub fn background(&mut self, t_start: u64, t_end: u64) {
-        let now = t_start.saturating_add(self.p.idle_delay_ns);
+        let mut now = t_start.saturating_add(self.p.idle_delay_ns);
         if now >= t_end {
             return;
         }
         const CHUNK: u32 = 32;
-        loop {
+        let ns_per_page = if self.p.idle_gc_mb_s > 0 { PAGE * 1000 / self.p.idle_gc_mb_s } else { 0 };
+        while now < t_end {
             // stop when the dies are booked past the end of the idle period
             let mut busy = 0u64;
-            for &d in &self.die_free {
+            for &d in &self.die_prog {
                 busy = busy.max(d);
             }
             if busy >= t_end {
@@ -882,11 +1202,9 @@ impl Model {
                     break;
                 }
             }
-            for _ in 0..CHUNK {
-                if !self.gc_move_one(now) {
-                    break;
-                }
-            }
+            let moved0 = self.gc_moved_pages;
+            self.gc_run(now, CHUNK as u64);
+            now += (self.gc_moved_pages - moved0).max(1) * ns_per_page;
         }
         if self.check_each_op {
             self.check_invariants().unwrap();
@@ -923,6 +1241,8 @@ impl Model {
             power_on_ns: self.clock,
             live_bytes: self.live_pages * PAGE,
             gc_moved_bytes: self.gc_moved_pages * PAGE,
+            suspend_count: self.suspends,
+            read_retry_count: self.read_retries,
         }
     }
 
@@ -974,8 +1294,8 @@ impl Model {
                 return Err(format!("block {b} valid {} != counted {v}", self.valid[bi]));
             }
             let st = self.state[bi];
-            if st == ST_FREE && (wp != 0 || v != 0) {
-                return Err(format!("free block {b} not empty"));
+            if st == ST_FREE && (wp != 0 || v != 0 || self.hot[bi] != 0) {
+                return Err(format!("free block {b} not empty (or still tagged hot)"));
             }
             if b >= self.n_nat && self.slc[bi] == 0 {
                 return Err(format!("static block {b} not in SLC mode"));
@@ -1069,7 +1389,37 @@ impl Model {
     }
 }
 
+/// Hot and cold pools (hot/cold separation): physical pages of the
+/// non-free native blocks and the live pages they hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pools {
+    pub hot_physical_pages: u64,
+    pub hot_live_pages: u64,
+    pub cold_physical_pages: u64,
+    pub cold_live_pages: u64,
+    pub free_pages: u64,
+    /// host pages written / classified hot (lifetime)
+    pub host_pages: u64,
+    pub hot_writes: u64,
+}
+
 impl Model {
+    pub fn pools(&self) -> Pools {
+        let mut p = Pools { host_pages: self.host_pages, hot_writes: self.hot_writes, ..Pools::default() };
+        for b in 0..self.n_nat as usize {
+            if self.state[b] == ST_FREE {
+                p.free_pages += self.ppsb as u64;
+            } else if self.hot[b] != 0 {
+                p.hot_physical_pages += self.ppsb as u64;
+                p.hot_live_pages += self.valid[b] as u64;
+            } else {
+                p.cold_physical_pages += self.ppsb as u64;
+                p.cold_live_pages += self.valid[b] as u64;
+            }
+        }
+        p
+    }
+
     /// Unwritten pages in the native pool (free blocks + open-block tails).
     pub fn empty_pages(&self) -> u64 {
         let mut e = self.free_nat.len() as u64 * self.ppsb as u64;

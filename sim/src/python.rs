@@ -126,6 +126,8 @@ fn counters_dict<'py>(py: Python<'py>, c: &Counters) -> PyResult<Bound<'py, PyDi
     d.set_item("power_on_ns", c.power_on_ns)?;
     d.set_item("live_bytes", c.live_bytes)?;
     d.set_item("gc_moved_bytes", c.gc_moved_bytes)?;
+    d.set_item("suspend_count", c.suspend_count)?;
+    d.set_item("read_retry_count", c.read_retry_count)?;
     Ok(d)
 }
 

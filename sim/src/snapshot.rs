@@ -4,7 +4,7 @@ use crate::model::{Buckets, GcState, Model};
 use crate::params::Params;
 use std::collections::BTreeMap;
 
-const MAGIC: &[u8; 8] = b"SSDSIM\x01\x00";
+const MAGIC: &[u8; 8] = b"SSDSIM\x02\x00";
 
 struct W(Vec<u8>);
 impl W {
@@ -126,6 +126,11 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
     w.v32(&fst);
     w.v32(&m.open);
     w.v32(&m.upos);
+    w.v8(&m.hot);
+    let ep: Vec<u8> = m.epoch.iter().flat_map(|e| e.to_le_bytes()).collect();
+    w.v8(&ep);
+    w.u64(m.host_pages);
+    w.u64(m.hot_writes);
     w.u64(m.live_pages);
     w.u32(m.dyn_slc_blocks);
     w.u64(m.slc_written_pages);
@@ -137,8 +142,13 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
     w.u64(g.need);
     w.u32(g.last_group);
     w.u32(g.ch);
-    w.v64(&m.die_free);
+    w.v64(&m.die_prog);
+    w.v64(&m.die_rd);
+    w.v64(&m.plane_rd);
     w.v64(&m.ch_free);
+    w.u64(m.rng);
+    w.u64(m.suspends);
+    w.u64(m.read_retries);
     for v in [m.ctrl_free, m.link_free, m.clock, m.host_write_bytes, m.host_read_bytes, m.nand_write_pages,
         m.erased_pages, m.erase_total, m.gc_moved_pages]
     {
@@ -188,10 +198,14 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
     let ns = r.len()?;
     r.i -= 8;
     m.free_static = r.v32(ns)?.into();
-    let open = r.v32(3)?;
-    m.open = [open[0], open[1], open[2]];
-    let upos = r.v32(3)?;
-    m.upos = [upos[0], upos[1], upos[2]];
+    let n_streams = m.open.len();
+    m.open.copy_from_slice(&r.v32(n_streams)?);
+    m.upos.copy_from_slice(&r.v32(n_streams)?);
+    m.hot = r.v8(nb)?;
+    let ep = r.v8(m.epoch.len() * 2)?;
+    m.epoch = ep.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    m.host_pages = r.u64()?;
+    m.hot_writes = r.u64()?;
     m.live_pages = r.u64()?;
     m.dyn_slc_blocks = r.u32()?;
     m.slc_written_pages = r.u64()?;
@@ -204,8 +218,13 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
         last_group: r.u32()?,
         ch: r.u32()?,
     };
-    m.die_free = r.v64(m.die_free.len())?;
+    m.die_prog = r.v64(m.die_prog.len())?;
+    m.die_rd = r.v64(m.die_rd.len())?;
+    m.plane_rd = r.v64(m.plane_rd.len())?;
     m.ch_free = r.v64(m.ch_free.len())?;
+    m.rng = r.u64()?;
+    m.suspends = r.u64()?;
+    m.read_retries = r.u64()?;
     m.ctrl_free = r.u64()?;
     m.link_free = r.u64()?;
     m.clock = r.u64()?;

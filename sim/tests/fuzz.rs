@@ -13,14 +13,14 @@ enum Op {
     Purge,
 }
 
-fn tiny(static_slc: bool, dyn_slc: bool, thr: u32) -> Params {
+fn tiny(static_slc: bool, dyn_slc: bool, thr: u32, hot_cold: bool) -> Params {
     Params {
         user_capacity_bytes: 16 << 20, // 4096 pages
         op_percent: 12.0,
         channels: 2,
         dies_per_channel: 2,
         block_bytes: 96 << 10, // 24 pages/die, 96 pages per superblock
-        page_bytes: 8192,
+        page_bytes: if hot_cold { 4096 } else { 8192 },
         bits_per_cell: 3,
         native_program_unit_bytes: 24576,
         slc_program_unit_bytes: 8192,
@@ -28,6 +28,12 @@ fn tiny(static_slc: bool, dyn_slc: bool, thr: u32) -> Params {
         slc_dynamic_max_bytes: if dyn_slc { 2 << 20 } else { 0 },
         slc_dynamic_fraction: 0.3,
         gc_threshold_blocks: thr,
+        hot_cold: hot_cold as u32,
+        planes: 1 + hot_cold as u32,
+        suspend: 1,
+        t_jitter_percent: 10.0,
+        read_retry_percent: 5.0,
+        idle_gc_mb_s: if hot_cold { 50 } else { 0 },
         idle_delay_ns: 1_000_000,
         idle_free_target_percent: 30.0,
         write_buffer_bytes: 64 << 10,
@@ -51,8 +57,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
     #[test]
     fn invariants_hold(ops in prop::collection::vec(op_strategy(), 1..400),
-                       st in any::<bool>(), dy in any::<bool>(), thr in 2u32..5) {
-        let mut m = Model::new(tiny(st, dy, thr)).unwrap();
+                       st in any::<bool>(), dy in any::<bool>(), thr in 2u32..5, hc in any::<bool>()) {
+        let mut m = Model::new(tiny(st, dy, thr, hc)).unwrap();
         let mut host_w = 0u64;
         for op in &ops {
             let t = m.clock;

@@ -136,3 +136,14 @@ fn determinism_and_snapshot() {
     assert_eq!(ssdsim::snapshot::snapshot(&a), ssdsim::snapshot::snapshot(&c));
     c.check_invariants().unwrap();
 }
+
+#[test]
+fn params_without_the_newer_keys_keep_the_old_behaviour() {
+    let mut m = Params::default().to_map();
+    for k in ssdsim::params::OPTIONAL {
+        assert!(m.remove(*k).is_some(), "{k} is not a parameter");
+    }
+    assert_eq!(Params::from_map(&m).unwrap(), Params::default());
+    m.remove("t_prog_ns");
+    assert!(Params::from_map(&m).unwrap_err().contains("missing parameter 't_prog_ns'"));
+}

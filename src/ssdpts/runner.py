@@ -268,6 +268,9 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
 
 
 def _write_report(store: Store, run_id: str, progress: Progress) -> None:
+    if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
+        progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")
+        return
     try:
         progress.message(f"report: {write_report(store, run_id)}")
     except Exception as e:  # a report problem must never fail a finished run
@@ -286,6 +289,10 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
         target.attach_state(Path(results_dir), run_id, store.checkpoint(run_id))   # stateful targets only
+        dropped = store.rollback_to_checkpoint(run_id)      # nothing unless a checkpoint was committed
+        if dropped:
+            progress.message(f"resume: {dropped} round(s) committed after the simulated drive's last "
+                             "checkpoint are run again on the checkpointed state")
         cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
         with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
                                                     bool(run["options"].get("set_write_cache"))):

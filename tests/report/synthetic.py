@@ -14,20 +14,20 @@ from pathlib import Path
 
 from ssdpts.engines.results import CellResult, DirStats, RoundOutput
 from ssdpts.profiles import load_profile
+from ssdpts.settings import test_settings
+from ssdpts.pts import registry
 from ssdpts.pts.common import cell_name, window_summary
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.pts.latency.summary import LatencySummary
-from ssdpts.pts.registry import get
-from ssdpts.pts.results import SteadyResult, TrackerKey, TrackerResult
+from ssdpts.pts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
 from ssdpts.pts.throughput.summary import BlockSizeResult, ThroughputSummary
+from ssdpts.pts.wsat import TEST as WSAT
 from ssdpts.pts.wsat.summary import WsatInterval, WsatSummary, WsatWorkload
-from ssdpts.records import from_data
-from ssdpts.settings import test_settings
 from ssdpts.steady import evaluate
 from ssdpts.store import Store
 from ssdpts.targets.purge import PurgeRecord
-from ssdpts.units import bs_label, parse_size
 from ssdpts.workload import Workload
+from ssdpts.units import bs_label, parse_size
 
 PCTS = ("99", "99.9", "99.99", "99.999")
 
@@ -93,27 +93,28 @@ class _Loop:
         out = self._out([_cell(rng, wl, 20000, 500, 60, False)], 60)
         self.store.save_round(self.run_id, self.test, phase, "precondition", 0, out, [wl])
 
-    def run(self, phase: str, wls: list[dict], make, trackers: list[tuple[str, str]], max_rounds: int,
-            stop_at_steady: bool = True) -> tuple[SteadyResult, dict]:
-        series: dict[str, list[float]] = {f"{c} {m}": [] for c, m in trackers}
+    def run(self, phase: str, wls: list[dict], make, trackers: list[TrackerKey], max_rounds: int,
+            stop_at_steady: bool = True) -> tuple[SteadyResult, dict[str, CellWindow]]:
+        series: dict[TrackerKey, list[float]] = {t: [] for t in trackers}
         nums = []
         for rnd in range(1, max_rounds + 1):
             cells = make(rnd)
             by = {c.name: c for c in cells}
-            for c, m in trackers:
-                series[f"{c} {m}"].append(by[c].metric(m))
+            for t in trackers:
+                series[t].append(by[t.cell].metric(t.metric))
             nums.append(rnd)
             states = {k: evaluate(v, **self.kw) for k, v in series.items()}
             self.store.save_round(self.run_id, self.test, phase, "round", rnd,
                                   self._out(cells, sum(w["runtime_s"] for w in wls)), wls,
-                                  {k: v[-1] for k, v in series.items()}, {k: s.to_dict() for k, s in states.items()})
+                                  {k.label: v[-1] for k, v in series.items()},
+                                  {k.label: s.to_dict() for k, s in states.items()})
             if stop_at_steady and all(s.reached for s in states.values()):
                 break
         states = {k: evaluate(v, rounds=nums, **self.kw) for k, v in series.items()}
         window = nums[-self.kw["window"]:]
         rounds = self.store.rounds(self.run_id, self.test, phase)
         steady = SteadyResult(phase, all(s.reached for s in states.values()), len(nums), window,
-                              [TrackerResult(TrackerKey(*k.rsplit(" ", 1)), v) for k, v in states.items()])
+                              [TrackerResult(k, v) for k, v in states.items()])
         return steady, window_summary(rounds, window)
 
 
@@ -145,14 +146,13 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
         options={"destroy_data": True, "purge": "nvme-format", "results_dir": str(results_dir)}, engine="fio")
     # unique run ids even when two runs are built within the same second
     t0 = time.time()
-    purge = {"method": "nvme-format", "snia_purge": True, "command": "nvme format -s1 /dev/nvme9n1", "seconds": 4.0,
-             "note": ""}
-    purge_rec = from_data(PurgeRecord, purge)
+    purge = PurgeRecord(method="nvme-format", snia_purge=True, command="nvme format -s1 /dev/nvme9n1", seconds=4.0,
+                        note="")
 
     if "iops" in tests:
         st = test_settings(prof, "iops")
         store.set_test(run_id, "iops", "running")
-        store.record_step(run_id, "iops", "purge:", "purge", purge)
+        store.record_step(run_id, "iops", "purge:", "purge", purge.to_dict())
         sizes = [parse_size(b) for b in st["block_sizes"]]
         mixes = [int(m) for m in st["mixes"]]
         th, qd = int(st.get("threads", 4)), int(st.get("iodepth", 32))
@@ -176,10 +176,10 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 out.append(_cell(rng, w, v, th * qd / v * 1e6, 60.0, bins))
             return out
 
-        trackers = [(cell_name("rnd", parse_size(b), int(m)), "iops") for b, m in st.get("tracking", [["4k", 0]])]
+        trackers = [TrackerKey(cell_name("rnd", parse_size(b), int(m)), "iops") for b, m in st.get("tracking", [["4k", 0]])]
         steady, cells = loop.run("", wls, make, trackers, iops_rounds, stop_at_steady=reach_steady)
-        store.set_test(run_id, "iops", "completed", get("iops").encode(IopsSummary(
-            purge=purge_rec, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes,
+        store.set_test(run_id, "iops", "completed", registry.get("iops").encode(IopsSummary(
+            purge=purge, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes,
             notes=["0.5K cells: synthetic data"])))
 
     if "throughput" in tests:
@@ -188,7 +188,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
         results = []
         for bs in (parse_size(b) for b in st["block_sizes"]):
             phase = f"bs={bs_label(bs)}"
-            store.record_step(run_id, "throughput", f"purge:{phase}", "purge", purge)
+            store.record_step(run_id, "throughput", f"purge:{phase}", "purge", purge.to_dict())
             rd = _wl(cell_name("seq", bs, 100), "read", bs, 100, 1, 32, 60.0)
             wr = _wl(cell_name("seq", bs, 0), "write", bs, 0, 1, 32, 60.0)
             loop = _Loop(store, run_id, "throughput", st, t0 + 5000)
@@ -199,15 +199,17 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 return [_cell(rng, rd, _decay(rnd, rbw, rbw, 1, rng, 0.01) / bs, 80, 60.0, False),
                         _cell(rng, wr, _decay(rnd, wbw * 1.6, wbw, 1.5, rng, 0.01) / bs, 200, 60.0, False)]
 
-            steady, cells = loop.run(phase, [rd, wr], make, [(rd["name"], "read_bw"), (wr["name"], "write_bw")], 25)
-            results.append(BlockSizeResult(block_size=bs, purge=purge_rec, steady=steady, read_cell=rd["name"],
+            steady, cells = loop.run(phase, [rd, wr], make, [TrackerKey(rd["name"], "read_bw"),
+                                                             TrackerKey(wr["name"], "write_bw")], 25)
+            results.append(BlockSizeResult(block_size=bs, purge=purge, steady=steady, read_cell=rd["name"],
                                            write_cell=wr["name"], cells=cells))
-        store.set_test(run_id, "throughput", "completed", get("throughput").encode(ThroughputSummary(block_sizes=results)))
+        store.set_test(run_id, "throughput", "completed",
+                       registry.get("throughput").encode(ThroughputSummary(block_sizes=results)))
 
     if "latency" in tests:
         st = test_settings(prof, "latency")
         store.set_test(run_id, "latency", "running")
-        store.record_step(run_id, "latency", "purge:", "purge", purge)
+        store.record_step(run_id, "latency", "purge:", "purge", purge.to_dict())
         sizes = [parse_size(b) for b in st["block_sizes"]]
         mixes = [int(m) for m in st["mixes"]]
         wls = [_wl(cell_name("rnd", bs, m), "randrw", bs, m, 1, 1, 60.0) for m in mixes for bs in sizes]
@@ -222,13 +224,13 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 out.append(_cell(rng, w, 1e6 / lat, lat, 60.0, bins))
             return out
 
-        steady, cells = loop.run("", wls, make, [(cell_name("rnd", 4096, 0), "lat_mean")], 25)
-        store.set_test(run_id, "latency", "completed", get("latency").encode(LatencySummary(
-            purge=purge_rec, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes)))
+        steady, cells = loop.run("", wls, make, [TrackerKey(cell_name("rnd", 4096, 0), "lat_mean")], 25)
+        store.set_test(run_id, "latency", "completed", registry.get("latency").encode(LatencySummary(
+            purge=purge, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes)))
 
     if "wsat" in tests:
         store.set_test(run_id, "wsat", "running")
-        store.record_step(run_id, "wsat", "purge:rnd4k-write", "purge", purge)
+        store.record_step(run_id, "wsat", "purge:rnd4k-write", "purge", purge.to_dict())
         wl = _wl("wsat_rnd4k-write", "randwrite", 4096, 0, 4, 32, 60.0)
         loop = _Loop(store, run_id, "wsat", {"steady": {}}, t0 + 20000)
         written, series = 0, []
@@ -245,12 +247,12 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
         tail = [x.iops for x in series[-5:]]
         last = series[-1] if series else None
         workload = WsatWorkload(
-            purge=from_data(PurgeRecord, purge), rounds=len(series), stop_reason="round limit",
+            purge=purge, rounds=len(series), stop_reason="round limit",
             tgbw_gb=last.tgbw_gb if last else 0.0, fills=last.fills if last else 0.0,
             elapsed_s=last.elapsed_s if last else 0.0, fresh_iops=series[0].iops if series else 0.0,
             final_iops=sum(tail) / len(tail) if tail else 0.0,
             steady_state_of_last_window=evaluate([x.iops for x in series]) if series else None, series=series)
-        store.set_test(run_id, "wsat", "completed", get("wsat").encode(WsatSummary(
+        store.set_test(run_id, "wsat", "completed", WSAT.encode(WsatSummary(
             workloads={"rnd4k-write": workload}, capacity_bytes=size, round_time_s=60.0,
             notes=["synthetic WSAT series"])))
 

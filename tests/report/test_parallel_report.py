@@ -3,6 +3,7 @@ reports keep their structure; a partial run (a remote drive dropped) says so and
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import threading
@@ -12,9 +13,16 @@ import pytest
 
 from conftest import TINY, LoopFactory, _can_make_devices, requires_devices, ssdpts
 from report_checks import check_self_contained, read_csv
+from ssdpts.engines.results import RoundOutput, aggregate
 from ssdpts.pts import registry
+from ssdpts.pts.common import window_summary
+from ssdpts.pts.iops.summary import IopsSummary
+from ssdpts.pts.results import SteadyResult, TrackerKey, TrackerResult
 from ssdpts.report.core import write_report
+from synthetic import _cell, _wl
+from ssdpts.steady import evaluate
 from ssdpts.store import Store
+from ssdpts.targets.purge import PurgeRecord
 
 TESTS = "iops,throughput,latency"
 
@@ -60,7 +68,8 @@ def runs(tmp_path_factory):
 
 
 def _summary(store, rid, test):
-    return next(t["summary"] for t in store.tests(rid) if t["name"] == test)
+    """A test's stored summary as its typed record (decoded by the registered spec)."""
+    return registry.get(test).decode(next(t["summary"] for t in store.tests(rid) if t["name"] == test))
 
 
 def _key(label: str) -> str:
@@ -86,7 +95,7 @@ def test_header_lists_every_drive(runs):
 def test_iops_per_drive_tables_equal_stored_parts(runs):
     store, rid, path = runs["set"]
     s = _summary(store, rid, "iops")
-    window = s["steady"]["window_rounds"]
+    window = s.steady.window_rounds
     rounds = [r for r in store.rounds(rid, "iops") if r.round in window]
     tables = path.parent / "tables"
     for dev in (runs["a"], runs["b"]):
@@ -95,7 +104,7 @@ def test_iops_per_drive_tables_equal_stored_parts(runs):
         for row in rows:
             for mix, v in list(row.items())[1:]:
                 name = f"rnd_{row['Block size']}_{mix.replace('/', '-')}"
-                assert float(v) == s["cells"][name]["parts"][dev]["iops"]
+                assert float(v) == s.cells[name].parts[dev].iops
                 raw = sum(r.cell(name).parts[dev].iops for r in rounds) / len(rounds)   # from the stored rounds
                 assert float(v) == pytest.approx(raw, rel=1e-12)
     # the per-drive IOPS add up to the aggregate table
@@ -105,7 +114,7 @@ def test_iops_per_drive_tables_equal_stored_parts(runs):
         for mix, v in list(row.items())[1:]:
             assert float(v) == pytest.approx(sum(float(p[bs][mix]) for p in per), rel=1e-9)
     cells = read_csv(tables / "iops-drive-cells.csv")
-    assert len(cells) == 2 * len(s["cells"])
+    assert len(cells) == 2 * len(s.cells)
     assert (path.parent / "plots" / "iops-drives-tracked.png").exists()
 
 
@@ -113,23 +122,24 @@ def test_iops_per_drive_tables_equal_stored_parts(runs):
 def test_throughput_and_latency_per_drive(runs):
     store, rid, path = runs["set"]
     tables = path.parent / "tables"
-    bs = _summary(store, rid, "throughput")["block_sizes"]
+    seq = _summary(store, rid, "throughput").at(128 * 1024)
     rows = read_csv(tables / "throughput-drives.csv")
     assert [(r["Block size"], r["Drive"]) for r in rows] == [("128K", runs["a"]), ("128K", runs["b"])]
     for r in rows:
-        cells = bs[r["Block size"]]["cells"]
-        assert float(r["Read MiB/s"]) == cells["seq_128K_100-0"]["parts"][r["Drive"]]["read_mib_s"]
-        assert float(r["Write MiB/s"]) == cells["seq_128K_0-100"]["parts"][r["Drive"]]["write_mib_s"]
+        assert float(r["Read MiB/s"]) == seq.cells["seq_128K_100-0"].parts[r["Drive"]].read_mib_s
+        assert float(r["Write MiB/s"]) == seq.cells["seq_128K_0-100"].parts[r["Drive"]].write_mib_s
         assert float(r["Write MB/s"]) == pytest.approx(float(r["Write MiB/s"]) * 1.048576, rel=1e-12)
-    lat = _summary(store, rid, "latency")["cells"]
+    lat = _summary(store, rid, "latency").cells
     for dev in (runs["a"], runs["b"]):
         rows = read_csv(tables / f"latency-drive-{_key(dev)}.csv")
         assert {(r["Cell"], r["Direction"]) for r in rows} == {("rnd_4K_100-0", "read"), ("rnd_4K_0-100", "write")}
         for r in rows:
-            st = lat[r["Cell"]]["parts"][dev][f"{r['Direction']}_lat"]
-            for col, k in (("mean (µs)", "mean_us"), ("max (µs)", "max_us"), ("p99 (µs)", "p99_us"),
-                           ("p99.9 (µs)", "p99.9_us"), ("p99.99 (µs)", "p99.99_us"), ("p99.999 (µs)", "p99.999_us")):
-                assert float(r[col]) == st[k], (dev, r["Cell"], col)
+            part = lat[r["Cell"]].parts[dev]
+            st = part.read_lat if r["Direction"] == "read" else part.write_lat
+            for col, v in (("mean (µs)", st.mean_us), ("max (µs)", st.max_us), ("p99 (µs)", st.p("99")),
+                           ("p99.9 (µs)", st.p("99.9")), ("p99.99 (µs)", st.p("99.99")),
+                           ("p99.999 (µs)", st.p("99.999"))):
+                assert float(r[col]) == v, (dev, r["Cell"], col)
     # latency is never averaged away: the aggregate max is the worst drive's
     agg = {(r["Cell"], r["Direction"]): r for r in read_csv(tables / "latency-percentiles.csv")}
     for key, r in agg.items():
@@ -142,17 +152,17 @@ def test_throughput_and_latency_per_drive(runs):
 def test_determination_table_has_per_drive_trackers_in_display_units(runs):
     store, rid, path = runs["set"]
     tables = path.parent / "tables"
-    trackers = _summary(store, rid, "iops")["steady"]["trackers"]
+    trackers = {t.key.label: t.state for t in _summary(store, rid, "iops").steady.trackers}
     rows = {r["Steady-state determination"]: r for r in read_csv(tables / "iops-steady-determination.csv")}
     for dev in (runs["a"], runs["b"]):
         label = f"rnd_4K_0-100 iops @{dev}"
         assert rows["Unit"][label] == "IOPS"
-        assert float(rows["Average"][label]) == pytest.approx(trackers[label]["average"], rel=1e-12)
-    tp = _summary(store, rid, "throughput")["block_sizes"]["128K"]["steady"]["trackers"]
+        assert float(rows["Average"][label]) == pytest.approx(trackers[label].average, rel=1e-12)
+    tp = {t.key.label: t.state for t in _summary(store, rid, "throughput").at(128 * 1024).steady.trackers}
     rows = {r["Steady-state determination"]: r for r in read_csv(tables / "throughput-steady-bs128K-determination.csv")}
     label = f"seq_128K_0-100 write_bw @{runs['b']}"
     assert rows["Unit"][label] == "MiB/s"                                  # bytes/s scaled like the aggregate
-    assert float(rows["Average"][label]) == pytest.approx(tp[label]["average"] / 2**20, rel=1e-12)
+    assert float(rows["Average"][label]) == pytest.approx(tp[label].average / 2**20, rel=1e-12)
 
 
 @requires_devices
@@ -264,11 +274,6 @@ A, B = "10.0.0.11:8765:/dev/nvme0n1", "10.0.0.12:8765:/dev/nvme0n1"
 
 
 def _partial_store(root: Path) -> tuple[Store, str]:
-    from ssdpts.engines.results import RoundOutput, aggregate
-    from ssdpts.pts.common import window_summary
-    from synthetic import _cell, _wl
-    from ssdpts.steady import evaluate
-
     rng = random.Random(7)
     store = Store.in_dir(root)
     size = 3_840_000_000_000
@@ -298,15 +303,14 @@ def _partial_store(root: Path) -> tuple[Store, str]:
         save("", n, [A, B] if n <= 2 else [A], 50000.0)
     rounds = store.rounds(rid, "iops", "")
     nums = [r.round for r in rounds]
-    trackers = {}
-    for label in ("rnd_4K_0-100 iops", f"rnd_4K_0-100 iops @{A}", f"rnd_4K_0-100 iops @{B}"):
-        vals = [r.tracking[label] for r in rounds if label in r.tracking]
-        trackers[label] = evaluate(vals, rounds=nums[:len(vals)]).to_dict()
-    cells = window_summary(rounds, nums)
-    summary = {"purge": {"method": "trim", "snia_purge": False}, "notes": [], "cells": cells,
-               "steady": {"phase": "", "reached": False, "rounds": 5, "window_rounds": nums, "trackers": trackers},
-               "table_iops": {"0/100": {"4K": cells["rnd_4K_0-100"]["iops"]}, "100/0": {"4K": cells["rnd_4K_100-0"]["iops"]}}}
-    store.set_test(rid, "iops", "completed", summary)
+    trackers = []
+    for key in (TrackerKey("rnd_4K_0-100"), TrackerKey("rnd_4K_0-100", part=A), TrackerKey("rnd_4K_0-100", part=B)):
+        vals = [r.tracking[key.label] for r in rounds if key.label in r.tracking]
+        trackers.append(TrackerResult(key, evaluate(vals, rounds=nums[:len(vals)])))
+    summary = IopsSummary(purge=PurgeRecord(method="trim", snia_purge=False, command="blkdiscard", seconds=0.1, note=""),
+                          steady=SteadyResult("", False, 5, nums, trackers), cells=window_summary(rounds, nums),
+                          block_sizes=[4096], mixes=[0, 100])
+    store.set_test(rid, "iops", "completed", registry.get("iops").encode(summary))
     store.record_step(rid, "iops", "failed-targets", "failure",
                       {"targets": {B: "ws=0 round 3: connection refused"}, "retried": False})
     store.set_run_status(rid, "partial", f"targets failed: {B} (round 3: connection refused); "
@@ -328,7 +332,7 @@ def test_partial_run_names_the_failed_drive(tmp_path):
     # the dropped drive's IOPS table holds its window (rounds 1-2), the other's all five rounds
     for dev, n in ((A, 5), (B, 2)):
         rows = read_csv(path.parent / "tables" / f"iops-drive-{_key(dev)}.csv")
-        assert float(rows[0]["0/100"]) == _summary(store, rid, "iops")["cells"]["rnd_4K_0-100"]["parts"][dev]["iops"]
+        assert float(rows[0]["0/100"]) == _summary(store, rid, "iops").cells["rnd_4K_0-100"].parts[dev].iops
         got = [r.cell("rnd_4K_0-100").parts[dev].iops for r in store.rounds(rid, "iops", "") if dev in r.cell("rnd_4K_0-100").parts]
         assert len(got) == n and float(rows[0]["0/100"]) == pytest.approx(sum(got) / n, rel=1e-12)
 
@@ -337,15 +341,17 @@ def test_retried_results_are_listed(tmp_path):
     store, rid = _partial_store(tmp_path / "results")
     store.record_step(rid, "iops", "failed-targets", "failure",
                       {"targets": {B: "ws=0 round 3: connection refused"}, "retried": True})
-    retry_summary = {"table_iops": {"0/100": {"4K": 24567.5}, "100/0": {"4K": 31000.25}},
-                     "steady": {"reached": True, "window_rounds": [1, 2, 3, 4, 5], "trackers": {}}}
-    store.record_step(rid, "iops", "retry1", "retry", {"targets": [B], "summary": retry_summary, "failed": {}})
+    first = _summary(store, rid, "iops")      # the retry's summary: the first try's shape, its own figures
+    retry = dataclasses.replace(first, steady=dataclasses.replace(first.steady, reached=True), cells={
+        **first.cells, "rnd_4K_0-100": dataclasses.replace(first.cells["rnd_4K_0-100"], iops=24567.5, parts={})})
+    store.record_step(rid, "iops", "retry1", "retry", {"targets": [B], "summary": registry.get("iops").encode(retry),
+                                                       "failed": {}})
     store.set_run_status(rid, "completed")
     path = write_report(store, rid, tmp_path / "report", strict=True)
     html = path.read_text()
     assert "Run status: PARTIAL" not in html and 'id="run-status"' in html
     assert f"Retry <strong>retry1</strong> of iops on {B}: completed" in html
     rows = {r["Result"]: r["Value"] for r in read_csv(path.parent / "tables" / "run-iops-retry1.csv")}
-    assert rows == {"IOPS 4K 0/100": "24,567.5", "IOPS 4K 100/0": "31,000.2", "Steady state": "reached"}
+    assert rows == {"rnd_4K_0-100 IOPS (measurement window)": "24,567.5 IOPS"}   # the tracked cell's headline
     failed = read_csv(path.parent / "tables" / "run-failed-targets.csv")
     assert failed[0]["Drive"] == B and failed[0]["Retried"] == "True"

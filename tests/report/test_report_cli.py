@@ -10,10 +10,18 @@ import pytest
 from conftest import ssdpts
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.errors import SsdptsError
+from ssdpts.pts import registry
 from ssdpts.report.claimed import load_claims
 from synthetic import build
+from ssdpts.units import parse_size
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def summaries(store, run_id: str) -> dict:
+    """name -> typed summary of every registered test of a run."""
+    return {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in store.tests(run_id)
+            if registry.find(t["name"]) is not None}
 
 
 @pytest.fixture(scope="module")
@@ -37,23 +45,39 @@ def test_claimed_vs_measured(two_runs, tmp_path):
     out = tmp_path / "claimed"
     ssdpts("report", a, "--results", str(d), "--claimed", str(DOCS / "examples" / "claimed.toml"), "--out", str(out))
     rows = {r["claim"]: r for r in read_csv(out / "tables" / "claimed-vs-measured.csv")}
-    s = {t["name"]: t["summary"] for t in store.tests(a)}
+    s = summaries(store, a)
     seq = rows["SEQ 128K read"]
+    tp = s["throughput"].at(128 * 1024)
     assert float(seq["claimed"]) == pytest.approx(5000e6 / 2**20)          # 4768.37 MiB/s
-    assert float(seq["measured"]) == pytest.approx(s["throughput"]["block_sizes"]["128K"]["read_mib_s"], rel=1e-12)
-    assert float(seq["measured_mb_s"]) == pytest.approx(s["throughput"]["block_sizes"]["128K"]["read_mb_s"], rel=1e-12)
+    assert float(seq["measured"]) == pytest.approx(tp.read_mib_s, rel=1e-12)
+    assert float(seq["measured_mb_s"]) == pytest.approx(tp.read_mib_s * 2**20 / 1e6, rel=1e-12)
     assert float(seq["ratio"]) == pytest.approx(float(seq["measured"]) / float(seq["claimed"]))
     iops = rows["RND 4K 65/35"]
-    assert float(iops["measured"]) == pytest.approx(s["iops"]["cells"]["rnd_4K_65-35"]["iops"], rel=1e-12)
+    assert float(iops["measured"]) == pytest.approx(s["iops"].cells["rnd_4K_65-35"].iops, rel=1e-12)
     lat = rows["RND 4K write latency p99.99"]
     assert float(lat["claimed"]) == 4700
-    assert float(lat["measured"]) == pytest.approx(s["latency"]["cells"]["rnd_4K_0-100"]["write_lat"]["p99.99_us"])
+    assert float(lat["measured"]) == pytest.approx(s["latency"].cells["rnd_4K_0-100"].write_lat.p("99.99"), rel=1e-12)
+    assert float(rows["RND 4K read latency mean"]["measured"]) == pytest.approx(
+        s["latency"].cells["rnd_4K_100-0"].read_lat.mean_us, rel=1e-12)
     assert lat["better"] == "lower"
     html = (out / "report.html").read_text()
     m = float(seq["measured"])
     assert f"{m:,.1f} MiB/s (claimed 4,768.4)" in html
     assert "MB/s (claimed 5,000.0)" in html and "Intel DC P3608" in html
     check_self_contained(out / "report.html")
+
+
+def test_claims_of_tests_not_run_are_not_measured(tmp_path):
+    d = tmp_path / "results"
+    store, rid = build(d, tests=("latency",), wsat_rounds=0, bins=True)
+    out = tmp_path / "claimed"
+    ssdpts("report", rid, "--results", str(d), "--claimed", str(DOCS / "examples" / "claimed.toml"), "--out", str(out))
+    rows = {r["claim"]: r for r in read_csv(out / "tables" / "claimed-vs-measured.csv")}
+    for claim in ("SEQ 128K read", "SEQ 128K write", "RND 4K 100/0", "RND 8K 0/100"):
+        assert rows[claim]["measured"].startswith("not measured") and rows[claim]["meets_claim"] == "not measured"
+    lat = summaries(store, rid)["latency"].cells["rnd_4K_100-0"].read_lat
+    assert float(rows["RND 4K read latency p99"]["measured"]) == pytest.approx(lat.p("99"), rel=1e-12)
+    assert float(rows["RND 4K read latency mean"]["measured"]) == pytest.approx(lat.mean_us, rel=1e-12)
 
 
 @pytest.mark.parametrize("text, msg", [
@@ -91,17 +115,29 @@ def test_compare_overlays_runs_with_deltas(two_runs, tmp_path):
     check_self_contained(path)
     check_plot_dir(out, [a])
     rows = read_csv(out / "tables" / "iops-table.csv")
-    sa = {t["name"]: t["summary"] for t in store.tests(a)}["iops"]["cells"]
-    sb = {t["name"]: t["summary"] for t in store.tests(b)}["iops"]["cells"]
+    sa = summaries(store, a)["iops"].cells
+    sb = summaries(store, b)["iops"].cells
     assert len(rows) == 56
     for r in rows:
         name = f"rnd_{r['Block size']}_{r['R/W mix'].replace('/', '-')}"
         va, vb = float(r[f"Drive A · {a} IOPS"]), float(r[f"Drive B · {b} IOPS"])
-        assert va == pytest.approx(sa[name]["iops"], rel=1e-12) and vb == pytest.approx(sb[name]["iops"], rel=1e-12)
+        assert va == pytest.approx(sa[name].iops, rel=1e-12) and vb == pytest.approx(sb[name].iops, rel=1e-12)
         assert float(r[f"Δ vs {a}"]) == pytest.approx((vb - va) / va * 100)
     tp = read_csv(out / "tables" / "throughput-table.csv")
     assert {(r["Block size"], r["Direction"]) for r in tp} == {("128K", "read"), ("128K", "write"),
                                                                ("1024K", "read"), ("1024K", "write")}
+    ta, tb = summaries(store, a)["throughput"], summaries(store, b)["throughput"]
+    for r in tp:
+        ra, rb = ta.at(parse_size(r["Block size"])), tb.at(parse_size(r["Block size"]))
+        want = (ra.read_mib_s, rb.read_mib_s) if r["Direction"] == "read" else (ra.write_mib_s, rb.write_mib_s)
+        assert (float(r[f"Drive A · {a} MiB/s"]), float(r[f"Drive B · {b} MiB/s"])) == pytest.approx(want, rel=1e-12)
+    lat = read_csv(out / "tables" / "latency-p99.99.csv")
+    la, lb = summaries(store, a)["latency"], summaries(store, b)["latency"]
+    assert len(lat) == 12   # 3 block sizes x (100/0: read, 65/35: read and write, 0/100: write)
+    for r in lat:
+        cells = [x.cells[r["Cell"]] for x in (la, lb)]
+        want = [(c.read_lat if r["Direction"] == "read" else c.write_lat).p("99.99") for c in cells]
+        assert [float(r[f"Drive A · {a} p99.99 µs"]), float(r[f"Drive B · {b} p99.99 µs"])] == pytest.approx(want)
     html = path.read_text()
     assert "Drive A" in html and "Drive B" in html and "report section failed" not in html
     assert (out / "plots" / "wsat-_rnd_4K_0-100_iops.png").exists() or any((out / "plots").glob("wsat-*.png"))
@@ -122,7 +158,7 @@ def test_export_json_and_csv(two_runs, tmp_path):
     d, store, a, _ = two_runs
     p = ssdpts("export", a, "--format", "json", "--out", str(tmp_path / "j"), "--results", str(d))
     doc = json.loads(Path(p.stdout.strip()).read_text())
-    assert doc["schema"] == "ssdpts.results/1" and doc["run"]["id"] == a
+    assert doc["schema"] == "ssdpts.results/2" and doc["run"]["id"] == a
     assert [t["name"] for t in doc["tests"]] == ["iops", "throughput", "latency", "wsat"]
     p = ssdpts("export", a, "--format", "csv", "--out", str(tmp_path / "c"), "--results", str(d))
     files = [Path(x) for x in p.stdout.split()]
@@ -130,5 +166,7 @@ def test_export_json_and_csv(two_runs, tmp_path):
     assert {"iops-table.csv", "throughput-table.csv", "latency-percentiles.csv", "wsat-summary.csv"} <= names
     assert not list((tmp_path / "c").rglob("*.png"))
     rows = read_csv(next(f for f in files if f.name == "iops-table.csv"))
-    s = {t["name"]: t["summary"] for t in store.tests(a)}["iops"]["cells"]
-    assert float(rows[-1]["0/100"]) == pytest.approx(s["rnd_0.5K_0-100"]["iops"], rel=1e-12)
+    s = summaries(store, a)["iops"].cells
+    assert float(rows[-1]["0/100"]) == pytest.approx(s["rnd_0.5K_0-100"].iops, rel=1e-12)
+    tp = summaries(store, a)["throughput"]
+    assert [t["summary"] for t in doc["tests"]][1] == registry.get("throughput").encode(tp)

@@ -9,6 +9,7 @@ import pytest
 import chromium
 from conftest import requires_devices, ssdpts
 from report_checks import check_plot_dir, check_self_contained, read_csv
+from ssdpts.pts import registry
 from ssdpts.store import Store
 
 
@@ -28,19 +29,25 @@ def test_report_of_a_real_loop_run(loopdev, results, tiny, tmp_path):
     assert "trim (not a SNIA purge)" in html and "fio-" in html and loopdev in html
 
     # IOPS table = window averages of the stored cells
-    summary = {t["name"]: t["summary"] for t in store.tests(rid)}
-    window = summary["iops"]["steady"]["window_rounds"]
+    summary = {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in store.tests(rid)}
+    window = summary["iops"].steady.window_rounds
     rounds = [r for r in store.rounds(rid, "iops") if r.round in window]
     for row in read_csv(out / "tables" / "iops-table.csv"):
         for mix in ("65/35", "0/100"):
             name = f"rnd_{row['Block size']}_{mix.replace('/', '-')}"
             assert float(row[mix]) == pytest.approx(sum(r.cell(name).iops for r in rounds) / len(rounds), rel=1e-9)
     tp = read_csv(out / "tables" / "throughput-table.csv")[0]
-    assert float(tp["Read MiB/s"]) == pytest.approx(summary["throughput"]["block_sizes"]["128K"]["read_mib_s"])
+    seq = summary["throughput"].at(128 * 1024)
+    tp_rounds = [r for r in store.rounds(rid, "throughput", "bs=128K") if r.round in seq.steady.window_rounds]
+    read_mib_s = sum(r.cell(seq.read_cell).read.bw_bytes for r in tp_rounds) / len(tp_rounds) / 2**20
+    assert seq.read_mib_s == pytest.approx(read_mib_s, rel=1e-9)
+    assert float(tp["Read MiB/s"]) == pytest.approx(seq.read_mib_s, rel=1e-9)
+    assert float(tp["Write MB/s"]) == pytest.approx(seq.write_mib_s * 2**20 / 1e6, rel=1e-9)
     lat = {(r["Cell"], r["Direction"]): r for r in read_csv(out / "tables" / "latency-percentiles.csv")}
-    w = summary["latency"]["cells"]["rnd_4K_0-100"]["write_lat"]
-    assert float(lat[("rnd_4K_0-100", "write")]["p99.99 (µs)"]) == pytest.approx(w["p99.99_us"])
-    if summary["iops"]["steady"]["reached"]:
+    w = summary["latency"].cells["rnd_4K_0-100"].write_lat
+    assert float(lat[("rnd_4K_0-100", "write")]["p99.99 (µs)"]) == pytest.approx(w.p("99.99"), rel=1e-9)
+    assert ("rnd_4K_0-100", "read") not in lat      # a write-only cell has no read latency row
+    if summary["iops"].steady.reached:
         assert "Steady state reached in round" in html
     else:
         assert "Steady state NOT reached" in html

@@ -6,6 +6,7 @@ import pytest
 
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.engines.results import merge_bins, percentile_from_bins
+from ssdpts.pts import registry
 from ssdpts.report.core import write_report
 from synthetic import build
 from ssdpts.steady import evaluate
@@ -20,9 +21,9 @@ def synth(tmp_path_factory):
 
 
 def _window(store, rid, test, phase=""):
-    s = {t["name"]: t["summary"] for t in store.tests(rid)}[test]
-    steady = s["steady"] if test != "throughput" else s["block_sizes"][phase.split("=")[1]]["steady"]
-    rounds = [r for r in store.rounds(rid, test, phase) if r.round in steady["window_rounds"]]
+    s = registry.get(test).decode(next(t["summary"] for t in store.tests(rid) if t["name"] == test))
+    steady = s.steady if test != "throughput" else next(r.steady for r in s.block_sizes if r.phase == phase)
+    rounds = [r for r in store.rounds(rid, test, phase) if r.round in steady.window_rounds]
     assert len(rounds) == 5
     return rounds
 
@@ -144,4 +145,6 @@ def test_unfinished_run_still_reports(tmp_path):
     path = write_report(store, rid, tmp_path / "out", strict=True)
     html = path.read_text()
     assert "no summary yet" in html and "6 stored rounds" in html
-    assert (tmp_path / "out" / "plots" / "iops-steady-convergence.png").exists()
+    # no summary: no steady-state verdict is claimed, the stored rounds' tracking values are plotted
+    assert (tmp_path / "out" / "plots" / "iops-tracking.png").exists()
+    assert not (tmp_path / "out" / "plots" / "iops-steady-convergence.png").exists()

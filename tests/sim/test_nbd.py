@@ -32,7 +32,7 @@ def _fio_json(stdout: str) -> dict:
 
 @pytest.mark.parametrize("rw, qd, overrides, sim_key", [
     # controller-limited: 500 µs per command -> 2000 IOPS at QD 4
-    ("randwrite", 4, {"timing.ctrl_cmd_ns": 500_000}, "write"),
+    ("randwrite", 4, {"timing.ctrl_cmd_ns": 500_000, "timing.ctrl_write_ns": 0}, "write"),
     # latency-bound QD 1 reads, ~5.2 ms per I/O (the NBD path adds ~0.2 ms)
     ("randread", 1, {"timing.host_overhead_us": 5000}, "read"),
 ])

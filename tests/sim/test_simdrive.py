@@ -369,7 +369,7 @@ def test_purge_trim_idle_counters():
     d.check_invariants()
     # fresh again: SLC speed
     r = d.run_job(dict(rw="randwrite", bs=4096, iodepth=32, numjobs=4, runtime_ns=100_000_000))
-    assert r["write"]["iops"] > 500_000
+    assert r["write"]["iops"] > 250_000  # the KC2000's fresh 289 K (controller-limited), not ~20 K steady
 
 
 def test_thinktime_iotime():

@@ -34,7 +34,7 @@ def _run_json(cmd: list[str]) -> tuple[dict | None, str]:
     if not shutil.which(cmd[0]):
         return None, f"{cmd[0]} is not installed"
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return None, f"{' '.join(cmd)} timed out after {TIMEOUT_S} s"
     except OSError as e:

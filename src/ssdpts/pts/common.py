@@ -151,22 +151,28 @@ class TestContext:
                 f"({rec.note})", PURGE_SOURCE))
         # a purge recorded as done must never come back un-purged: its checkpoint is committed with it
         self._committed(lambda cp: self.store.record_step(self.run_id, self.test, key, "purge", rec.to_dict(),
-                                                          checkpoint=cp))
+                                                          checkpoint=cp), force=True)
         return rec
 
-    def _committed(self, write: Callable[[dict | None], object]):
-        """Commit data together with the target's checkpoint, if it has state of its own (the simulated SSD):
-        the state file is written first, named in the same transaction as the data, older ones removed after."""
-        cp = self.target.prepare_checkpoint()
+    def _committed(self, write: Callable[[dict | None], object], force: bool = False):
+        """Commit data together with the target's checkpoint, if it has state of its own (the simulated SSD)
+        and one is due (`force`: always): the state file is written first, named in the same transaction as
+        the data, older ones removed after. Rounds committed after the last checkpoint are rolled back on
+        resume (Store.rollback_to_checkpoint), so the database never describes another drive state."""
+        cp = self.target.prepare_checkpoint(force=force)
         out = write(cp)
         if cp is not None:
             self.target.checkpoint_committed(cp)
         return out
 
     def _save_round(self, phase: str, kind: str, round_no: int, out, workloads: list[dict],
-                    tracking: dict | None = None, steady: dict | None = None) -> None:
+                    tracking: dict | None = None, steady: dict | None = None, force: bool = False) -> None:
         self._committed(lambda cp: self.store.save_round(self.run_id, self.test, phase, kind, round_no, out,
-                                                         workloads, tracking, steady, checkpoint=cp))
+                                                         workloads, tracking, steady, checkpoint=cp), force)
+
+    def _checkpoint_now(self) -> None:
+        """At the end of a phase: the drive's state as of its last committed round (nothing else is written)."""
+        self._committed(lambda cp: cp is not None and self.store.record_checkpoint(self.run_id, cp), force=True)
 
     def note(self, text: str) -> None:
         notes = self.store.step(self.run_id, self.test, "notes") or {"notes": []}
@@ -221,6 +227,8 @@ class TestContext:
                 self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
                                  tracking, {k.label: s.to_dict() for k, s in states.items()})
                 reached = all(s.reached for s in states.values())
+                self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
+                                 tracking, {k: s.to_dict() for k, s in states.items()}, force=reached or nxt is None)
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
                 if reached or nxt is None:
                     if nxt is not None:
@@ -247,13 +255,13 @@ class TestContext:
         if todo:
             with self.engine.session(self.target) as session:
                 pending = [session.submit(c, tag=f"{phase} part {i}") for phase, i, c, _ in todo]
-                for (phase, i, c, n), r in zip(todo, pending):
+                for k, ((phase, i, c, n), r) in enumerate(zip(todo, pending)):
                     seconds = sum((w.runtime_s or 0) + w.idle_before_s for w in c)
                     self.progress.round_started(self.test, phase, i, n, seconds, f"part {i}/{n}",
                                                 cells=[(w.name, (w.runtime_s or 0) + w.idle_before_s) for w in c])
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
-                    self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track)
+                    self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track, force=k == len(todo) - 1)
                     self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
         return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
@@ -286,6 +294,7 @@ class TestContext:
             except BaseException:
                 r.cancel()
                 raise
+        self._checkpoint_now()
 
     def _outcome(self, phase: str, trackers: Sequence[TrackerKey], kw: dict) -> SteadyOutcome:
         rounds = self.store.rounds(self.run_id, self.test, self._ph(phase))

@@ -1,24 +1,34 @@
 """Demand intensity: the TC x QD sweep shared by DIRTH and CBW (latency vs IOPS curves).
 
-Purge; precondition with the test's access pattern as writes at the largest TC/QD; then rounds of
-the whole sweep (largest demand first, as PTS 2.0 runs it) until the largest point's IOPS is steady.
-Per point: window-average IOPS and latency (mean, percentiles from merged histograms, max).
-Operating points: Max = the highest IOPS with mean latency under the limit (5 ms by default),
-Min = TC1/QD1 (the smallest), Mid = the point whose IOPS is closest to (Max + Min) / 2.
+Procedure (PTS 2.0 as ADATA's SSS-PTS-TEST runs it; docs/conformance.md gives each rule's source):
+1. Purge.
+2. Preconditioning to steady state in rounds: each round is `precondition_time` (30 min) of the test's
+   access pattern as 100 % writes at the largest TC/QD (TC32/QD32), cut into `cell_runtime` (1 min)
+   cells; steady state is judged on the first cell of each round; at most `max_rounds` (25).
+3. Sweep rounds until the largest point's IOPS is steady: each round starts with a `prewrite_time`
+   (5 min) write pre-write at the largest TC/QD, then every TC x QD point (largest demand first), 1 min each.
+4. Operating points from the measurement window: Max = the highest IOPS with mean latency under the
+   limit (5 ms), Min = TC1/QD1 (the smallest OIO), Mid = the point whose IOPS is closest to
+   (Max + Min) / 2. Each then gets its own `operating_prewrite_time` (60 min) write pre-write at its
+   TC/QD and a logged `operating_measure_time` (10 min) measurement at the test's mix, whose merged
+   histograms are the response-time histograms.
 
-Shared code, not a test: the `dirth` and `cbw` packages call `sweep` with their own cells and summary type.
+Shared code, not a test: the `dirth` and `cbw` packages call `sweep` (and `plan`) with their own cells and
+summary type; run and plan build their cells from the same functions (`sweep_cells`, `operating_segments`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
+from ..engines.results import CellResult, merge_bins
 from ..settings import DURATION, INTS, PCT
 from ..targets.purge import PurgeRecord
 from ..units import parse_duration
 from ..workload import Workload
 from .common import TestContext, window_summary
+from .plan import Phase, TestPlan, once, purge_phase, steady_loop
 from .results import Latency, SteadyResult, TrackerKey
 from .spec import Summary
 
@@ -26,6 +36,11 @@ from .spec import Summary
 SWEEP_SETTINGS = {"thread_counts": INTS, "queue_depths": INTS, "precondition_time": DURATION,
                   "latency_limit": DURATION, "read_pct": PCT, "prewrite_time": DURATION,
                   "operating_prewrite_time": DURATION, "operating_measure_time": DURATION}
+
+OPERATING_POINTS = ("max", "mid", "min")
+
+# make_cell(name, threads=, iodepth=, read_pct=?, runtime_s=?, log_interval_ms=?) -> the test's cell
+MakeCell = Callable[..., Workload]
 
 
 @dataclass
@@ -57,15 +72,36 @@ class OperatingPoints:
         return [("max", self.max), ("mid", self.mid), ("min", self.min)]
 
 
+@dataclass
+class OperatingMeasurement:
+    """One operating point's own pre-write (writes at its TC/QD) and logged measurement (the test's mix)."""
+
+    point: str                   # the sweep point it was chosen from
+    tc: int
+    qd: int
+    prewrite_iops: list[float]   # per pre-write cell
+    prewrite_seconds: float      # fio runtime of the pre-write, all cells
+    measure_seconds: float       # fio runtime of the measurement, all cells
+    measure_ios: int             # reads + writes of the measurement
+    iops: float                  # measure_ios / measure_seconds
+    lat_mean_us: float | None    # I/O-weighted mean over the measurement; None without I/Os
+    lat_max_us: float
+    histogram_ios: dict[str, int]   # "read" / "write": I/Os in the merged fio json+ histograms
+
+
 @dataclass(kw_only=True)
 class DemandSummary(Summary):
     """What DIRTH and CBW share; each test's summary adds what describes its access pattern."""
 
+    SCHEMA_VERSION = 2           # 2: preconditioning rounds, operating-point measurements
+
     purge: PurgeRecord
-    steady: SteadyResult
+    preconditioning: SteadyResult                # phase "pc": write rounds at the largest TC/QD
+    steady: SteadyResult                         # phase "": sweep rounds, tracked on the largest point
     points: list[DemandPoint]                    # largest TC first, then largest QD first
     latency_limit_us: float
     operating_points: OperatingPoints
+    operating_measurements: dict[str, OperatingMeasurement]   # "max" / "mid" / "min"
     max_under_limit: bool                        # False: no point under the limit, Max is the highest IOPS
     thread_counts: list[int]
     queue_depths: list[int]
@@ -83,22 +119,73 @@ def point_name(prefix: str, tc: int, qd: int) -> str:
     return f"{prefix}_tc{tc}_qd{qd}"
 
 
-def sweep(ctx: TestContext, prefix: str, make_cell: Callable[..., Workload], summary_type: type[S], **extra) -> S:
-    """Run the sweep with the test's cells; its summary_type(**shared results, **extra)."""
+def cell_count(ctx: TestContext, key: str, default: str) -> int:
+    """How many `cell_runtime` cells make up the profile's duration `key` (at least one)."""
+    return max(1, round(parse_duration(ctx.settings.get(key, default)) / ctx.cell_runtime()))
+
+
+@dataclass
+class SweepCells:
+    """The cells of steps 2 and 3, as run() submits them."""
+
+    thread_counts: list[int]     # largest first
+    queue_depths: list[int]      # largest first
+    preconditioning: list[Workload]   # one round: writes at the largest TC/QD, cell_runtime each
+    prewrite: Workload           # first cell of every sweep round
+    points: list[Workload]       # every TC x QD point, largest demand first
+
+    @property
+    def round(self) -> list[Workload]:
+        return [self.prewrite] + self.points
+
+    @property
+    def pc_tracker(self) -> TrackerKey:
+        return TrackerKey(self.preconditioning[0].name, "iops")   # ADATA: the first minute of each round
+
+    @property
+    def sweep_tracker(self) -> TrackerKey:
+        return TrackerKey(self.points[0].name, "iops")
+
+
+def sweep_cells(ctx: TestContext, prefix: str, make_cell: MakeCell) -> SweepCells:
     tcs = sorted({int(x) for x in ctx.settings.get("thread_counts", [1, 2, 4, 8, 16, 32])}, reverse=True)
     qds = sorted({int(x) for x in ctx.settings.get("queue_depths", [1, 2, 4, 8, 16, 32])}, reverse=True)
-    cells = [make_cell(point_name(prefix, tc, qd), threads=tc, iodepth=qd) for tc in tcs for qd in qds]
-    biggest = cells[0]
-    pc_time = parse_duration(ctx.settings.get("precondition_time", "30m"))
-    precondition = make_cell(f"{prefix}_precondition", threads=tcs[0], iodepth=qds[0], runtime_s=pc_time,
-                             read_pct=0)
+    points = [make_cell(point_name(prefix, tc, qd), threads=tc, iodepth=qd) for tc in tcs for qd in qds]
+    pc = [make_cell(f"{prefix}_pc{i + 1:02d}", threads=tcs[0], iodepth=qds[0], read_pct=0)
+          for i in range(cell_count(ctx, "precondition_time", "30m"))]
+    prewrite = make_cell(f"{prefix}_prewrite", threads=tcs[0], iodepth=qds[0], read_pct=0,
+                         runtime_s=parse_duration(ctx.settings.get("prewrite_time", "5m")))
+    return SweepCells(tcs, qds, pc, prewrite, points)
+
+
+def operating_segments(ctx: TestContext, prefix: str, make_cell: MakeCell,
+                       chosen: dict[str, tuple[int, int]]) -> list[tuple[str, list[Workload]]]:
+    """Max -> Mid -> Min (chosen: op -> (TC, QD)): per point its write pre-write, then its logged measurement,
+    as phases 'op=K/prewrite' and 'op=K/measure' of one chained sequence."""
+    n_pre = cell_count(ctx, "operating_prewrite_time", "60m")
+    n_meas = cell_count(ctx, "operating_measure_time", "10m")
+    log_ms = max(1, min(1000, int(ctx.cell_runtime() * 100)))   # >= 10 IOPS samples per cell, at most 1 per s
+    segments = []
+    for k in OPERATING_POINTS:
+        tc, qd = chosen[k]
+        segments.append((f"op={k}/prewrite", [make_cell(f"{prefix}_{k}_prewrite{i + 1:02d}", threads=tc, iodepth=qd,
+                                                        read_pct=0) for i in range(n_pre)]))
+        segments.append((f"op={k}/measure", [make_cell(f"{prefix}_{k}_measure{i + 1:02d}", threads=tc, iodepth=qd,
+                                                       log_interval_ms=log_ms) for i in range(n_meas)]))
+    return segments
+
+
+def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type[S], **extra) -> S:
+    """Run the procedure with the test's cells; its summary_type(**shared results, **extra)."""
+    sc = sweep_cells(ctx, prefix, make_cell)
     purge = ctx.purge()
-    outcome = ctx.run_to_steady_state("", cells, [TrackerKey(biggest.name, "iops")], precondition=precondition)
+    pc = ctx.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
+    outcome = ctx.run_to_steady_state("", sc.round, [sc.sweep_tracker])
     summary = window_summary(outcome.rounds, outcome.window_rounds)
     limit_us = parse_duration(ctx.settings.get("latency_limit", "5ms")) * 1e6
     points = []
-    for tc in tcs:
-        for qd in qds:
+    for tc in sc.thread_counts:
+        for qd in sc.queue_depths:
             s = summary[point_name(prefix, tc, qd)]
             points.append(DemandPoint(tc=tc, qd=qd, oio=tc * qd, name=point_name(prefix, tc, qd), iops=s.iops,
                                       lat_mean_us=s.lat_mean_us, lat_max_us=s.lat_max_us,
@@ -109,6 +196,49 @@ def sweep(ctx: TestContext, prefix: str, make_cell: Callable[..., Workload], sum
     min_point = min(points, key=lambda p: p.oio)
     mid_target = (max_point.iops + min_point.iops) / 2
     mid_point = min(points, key=lambda p: abs(p.iops - mid_target))
-    return summary_type(purge=purge, steady=outcome.record(), points=points, latency_limit_us=limit_us,
+    chosen = {"max": max_point, "mid": mid_point, "min": min_point}
+    rounds = ctx.run_segments(operating_segments(ctx, prefix, make_cell,
+                                                 {k: (p.tc, p.qd) for k, p in chosen.items()}))
+    measured = {k: _measurement(p, [c for r in rounds[f"op={k}/prewrite"] for c in r.cells],
+                                [c for r in rounds[f"op={k}/measure"] for c in r.cells])
+                for k, p in chosen.items()}
+    return summary_type(purge=purge, preconditioning=pc.record(), steady=outcome.record(), points=points,
+                        latency_limit_us=limit_us,
                         operating_points=OperatingPoints(max=max_point.name, mid=mid_point.name, min=min_point.name),
-                        max_under_limit=bool(under), thread_counts=tcs, queue_depths=qds, **extra)
+                        operating_measurements=measured,
+                        max_under_limit=bool(under), thread_counts=sc.thread_counts, queue_depths=sc.queue_depths,
+                        **extra)
+
+
+def _measurement(point: DemandPoint, pre: Sequence[CellResult], meas: Sequence[CellResult]) -> OperatingMeasurement:
+    ios = sum(c.read.ios + c.write.ios for c in meas)
+    secs = sum(c.runtime_ms for c in meas) / 1000
+    return OperatingMeasurement(
+        point=point.name, tc=point.tc, qd=point.qd,
+        prewrite_iops=[c.iops for c in pre], prewrite_seconds=sum(c.runtime_ms for c in pre) / 1000,
+        measure_seconds=secs, measure_ios=ios, iops=ios / secs if secs else 0.0,
+        lat_mean_us=(sum(c.lat_mean_ns * (c.read.ios + c.write.ios) for c in meas) / ios / 1000 if ios else None),
+        lat_max_us=max((c.lat_max_ns for c in meas), default=0.0) / 1000,
+        histogram_ios={d: sum(merge_bins(getattr(c, d).bins for c in meas if getattr(c, d).bins).values())
+                       for d in ("read", "write")})
+
+
+def plan(ctx: TestContext, test: str, prefix: str, make_cell: MakeCell, pattern: str) -> TestPlan:
+    """Purge, preconditioning rounds, sweep rounds, then the three operating points (fixed durations).
+
+    The operating points' TC/QD come from the sweep's results, so the plan shows Max and Mid at the largest
+    TC/QD and Min at the smallest; their durations do not depend on that choice."""
+    sc = sweep_cells(ctx, prefix, make_cell)
+    big, small = (sc.thread_counts[0], sc.queue_depths[0]), (sc.thread_counts[-1], sc.queue_depths[-1])
+    segments = operating_segments(ctx, prefix, make_cell, {"max": big, "mid": big, "min": small})
+    ops: Phase = once("sequence", "Max / Mid / Min operating points, each a write pre-write at its TC/QD then a "
+                      "logged measurement (TC/QD chosen from the sweep: Max = highest IOPS under the latency limit, "
+                      "Min = smallest OIO, Mid = IOPS closest to their mean; shown here at the largest / smallest)",
+                      [c for _, cells in segments for c in cells])
+    return TestPlan(test, [
+        purge_phase(ctx),
+        steady_loop(ctx, sc.preconditioning, f"preconditioning (phase pc): rounds of {len(sc.preconditioning)} × "
+                    f"{pattern} writes at TC{big[0]}/QD{big[1]}, tracking {sc.pc_tracker.label}"),
+        steady_loop(ctx, sc.round, f"sweep rounds: a write pre-write at TC{big[0]}/QD{big[1]}, then {len(sc.points)} "
+                    f"TC × QD points of {pattern}, largest demand first, tracking {sc.sweep_tracker.label}"),
+        ops])

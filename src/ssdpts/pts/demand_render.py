@@ -2,8 +2,9 @@
 
 Steady state of the largest point; latency vs IOPS (one line per TC) and IOPS vs QD (one line per
 TC) with the Max / Mid / Min operating points marked; a table of every point; per-direction latency
-percentiles; response-time histograms of the operating points from the window rounds' merged fio
-json+ bins (CBW: reads and writes drawn separately, DIRTH: all I/Os).
+percentiles; response-time histograms of the operating points from each point's own logged measurement
+(merged fio json+ bins; the window rounds' bins for runs without one) (CBW: reads and writes drawn
+separately, DIRTH: all I/Os).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..engines.results import merge_bins, percentile_from_bins
 from ..report import plots
 from ..report.context import CompareContext, SectionContext
 from ..report.drives import drives_intro, ordered_part_labels
-from ..report.toolkit import Cell
+from ..report.toolkit import Cell, notes_html
 from .common import window_summary
 from .demand import DemandPoint, DemandSummary
 from .spec import Headline
@@ -48,6 +49,33 @@ def window_bins(ctx: SectionContext, names: Sequence[str],
         wb = merge_bins(c.write.bins for c in cells if c.write.bins)
         out[n] = {"read": rb, "write": wb, "all": merge_bins([rb, wb])}
     return out
+
+
+def op_bins(ctx: SectionContext, op: str) -> dict[str, dict[int, int]] | None:
+    """The operating point's own logged measurement period, merged ('read', 'write', 'all'); None if not run."""
+    cells = [c for r in ctx.rounds(f"op={op}/measure") for c in r.cells]
+    if not cells:
+        return None
+    rb = merge_bins(c.read.bins for c in cells if c.read.bins)
+    wb = merge_bins(c.write.bins for c in cells if c.write.bins)
+    return {"read": rb, "write": wb, "all": merge_bins([rb, wb])}
+
+
+def measurement_rows(s: DemandSummary) -> list[list]:
+    """Per operating point: its pre-write and measurement, as stored in the summary."""
+    rows = []
+    for k in OP_ORDER:
+        m = s.operating_measurements.get(k)
+        if m is None:
+            continue
+        pre = m.prewrite_iops
+        rows.append([OP_STYLE[k][0], m.point, m.tc, m.qd, m.prewrite_seconds, pre[-1] if pre else None,
+                     m.measure_seconds, m.measure_ios, m.iops, m.lat_mean_us, m.lat_max_us])
+    return rows
+
+
+MEASUREMENT_HEADERS = ["Operating point", "Point", "TC", "QD", "Pre-write (s)", "Last pre-write cell IOPS",
+                       "Measurement (s)", "Measured I/Os", "IOPS", "Mean latency (µs)", "Max latency (µs)"]
 
 
 def _pct(bins: dict, p: str) -> float | None:
@@ -137,9 +165,11 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     """The report section; `pattern`: the test's access pattern in words; `split_rw`: histograms of reads
     and writes apart (CBW) rather than of all I/Os (DIRTH)."""
     s: DemandSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     out.append(Markup(f'<p class="note">{escape(pattern)}</p>'))
-    out.append(Markup("<h3>Steady state (largest demand point)</h3>"))
+    out.append(Markup("<h3>Preconditioning (writes at the largest TC/QD, to steady state)</h3>"))
+    out.append(ctx.steady_block("pc", s.preconditioning, key="preconditioning"))
+    out.append(Markup("<h3>Steady state (largest demand point; each round starts with a write pre-write)</h3>"))
     out.append(ctx.steady_block("", s.steady))
     points = s.points
     if not points:
@@ -195,26 +225,35 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     # response-time histograms of the operating points
     if chosen:
         out.append(Markup("<h3>Response-time histograms (operating points)</h3>"))
+        if s.operating_measurements:
+            out.append(ctx.table("operating-measurements", MEASUREMENT_HEADERS, measurement_rows(s),
+                                 caption="Max / Mid / Min: each point's own write pre-write at its TC/QD, then a "
+                                         "logged measurement at the test's mix (the histograms below)"))
+        own = {k: op_bins(ctx, k) for k, _ in chosen}
         fig = ctx.figure((min(4.2 * len(chosen), 12.6), 4.2))
         for i, (k, p) in enumerate(chosen):
             ax = fig.add_subplot(1, len(chosen), i + 1)
-            b = bins.get(p.name) or {}
+            b = own[k] or bins.get(p.name) or {}
             if split_rw:
                 histogram(ax, b.get("read"), "read", "#1f77b4")
                 histogram(ax, b.get("write"), "write", "#d62728")
             else:
                 histogram(ax, b.get("all"), "all I/Os", "#1f77b4")
-            ax.axvline(p.lat_mean_us, color="#555555", linestyle="--", linewidth=1,
-                       label=f"mean {p.lat_mean_us:,.1f} µs")
+            m = s.operating_measurements.get(k) if own[k] else None   # figures of what the histogram shows
+            mean = m.lat_mean_us if m is not None and m.lat_mean_us is not None else p.lat_mean_us
+            iops = m.iops if m is not None else p.iops
+            ax.axvline(mean, color="#555555", linestyle="--", linewidth=1, label=f"mean {mean:,.1f} µs")
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_title(f"{OP_STYLE[k][0]}: TC{p.tc}/QD{p.qd}, {p.iops:,.0f} IOPS", fontsize=8)
+            ax.set_title(f"{OP_STYLE[k][0]}: TC{p.tc}/QD{p.qd}, {iops:,.0f} IOPS", fontsize=8)
             ax.set_xlabel("response time (µs)")
             ax.set_ylabel("I/Os per bin (count)")
             ax.legend(loc="best", fontsize=6.5, framealpha=0.85)
         what = "reads vs writes" if split_rw else "all I/Os"
+        source = ("Each point's own measurement period after its pre-write (merged fio json+ histograms)"
+                  if all(own.values()) else f"Measurement-window rounds ({len(window)}) merged")
         out.append(ctx.plot(fig, "histograms", f"response-time histograms, Max / Mid / Min, {what}",
-                            f"Measurement-window rounds ({len(window)}) merged; 20 bins per decade."))
+                            f"{source}; 20 bins per decade."))
     return Markup("").join(out)
 
 
@@ -286,10 +325,20 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 def text(s: DemandSummary) -> list[str]:
-    lines = [f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point"]
+    lines = ["  preconditioning (writes at the largest TC/QD):"] + s.preconditioning.text_lines("    ")
+    lines.append(f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point")
     for p in s.points:
         mark = ", ".join(k for k, n in s.operating_points.items() if n == p.name)
         lines.append(f"  {p.tc:>3} {p.qd:>4} {p.iops:>11,.0f} {p.lat_mean_us:>9.1f} {p.lat_max_us:>9.1f}  {mark}")
+    if s.operating_measurements:
+        lines.append("  operating points, own pre-write then logged measurement:")
+        for k in OP_ORDER:
+            m = s.operating_measurements.get(k)
+            if m is None:
+                continue
+            mean = "–" if m.lat_mean_us is None else f"{m.lat_mean_us:.1f}"
+            lines.append(f"  {OP_STYLE[k][0]:>4} TC{m.tc}/QD{m.qd}: pre-write {m.prewrite_seconds:g} s, measured "
+                         f"{m.measure_seconds:g} s, {m.iops:,.0f} IOPS, mean {mean} µs, max {m.lat_max_us:.1f} µs")
     return lines
 
 

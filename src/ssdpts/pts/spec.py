@@ -40,6 +40,19 @@ class Headline:
 
 
 @dataclass(frozen=True)
+class Renderers:
+    """How a test's typed summary is shown: the report section (`html`), `show` lines (`text`), the overlay of
+    several runs (`compare`), each drive of a parallel run (`parts`), the key figures (`headline`). Each test's
+    render.py declares one RENDERERS; a renderer left None gets the report's generic one."""
+
+    html: Callable[["SectionContext"], Any]
+    text: Callable[[Any], list[str]]
+    compare: Callable[["CompareContext"], Any] | None = None
+    parts: Callable[["SectionContext"], Any] | None = None
+    headline: Callable[[Any], list[Headline]] | None = None
+
+
+@dataclass(frozen=True)
 class TestSpec:
     name: str
     title: str
@@ -48,14 +61,17 @@ class TestSpec:
     run: Callable[["TestContext"], Any]
     settings: Mapping[str, Setting] = field(default_factory=dict)
     needs: frozenset[Capability] = frozenset()
-    html: Callable[["SectionContext"], Any] | None = None
-    text: Callable[[Any], list[str]] | None = None
-    compare: Callable[["CompareContext"], Any] | None = None
-    parts: Callable[["SectionContext"], Any] | None = None     # per-drive sections of a parallel run
-    headline: Callable[[Any], list[Headline]] | None = None
+    renderers: Renderers | None = None
     plan: Callable[["TestContext"], "TestPlan"] | None = None   # what run() will do, without doing it
     order: int = 99                             # position in listings and reports within its kind
     description: str = ""
+
+    # the renderers by name (None when the test declares none: the report's generic ones apply)
+    html = property(lambda self: self.renderers.html if self.renderers else None)
+    text = property(lambda self: self.renderers.text if self.renderers else None)
+    compare = property(lambda self: self.renderers.compare if self.renderers else None)
+    parts = property(lambda self: self.renderers.parts if self.renderers else None)
+    headline = property(lambda self: self.renderers.headline if self.renderers else None)
 
     @property
     def all_settings(self) -> dict[str, Setting]:

@@ -215,5 +215,10 @@ def bs_mix_matrix(cells: dict[str, CellWindow]) -> tuple[list[int], list[int],
     return sizes, mixes, by
 
 
+def notes_html(notes) -> list[Markup]:
+    """A test's notes as the paragraphs that open its report section."""
+    return [Markup(f'<p class="note">{escape(n)}</p>') for n in notes]
+
+
 def mix_label(read_pct: int) -> str:
     return f"{read_pct}/{100 - read_pct}"

@@ -41,6 +41,7 @@ class Key:
     doc: str
     convert: Callable[[float, float], float]  # (value, scale) -> target value
     choices: tuple = ()
+    default: float | None = None  # optional key: value when a complete TOML leaves it out
 
     @property
     def dotted(self) -> str:
@@ -73,7 +74,10 @@ SCHEMA: tuple[Key, ...] = (
     Key("geometry", "block_kib", "block_bytes", True, 16, 1 << 20, "KiB",
         "erase block per die in native (TLC/MLC) mode", _mul(KIB)),
     Key("geometry", "page_kib", "page_bytes", True, 4, 1024, "KiB",
-        "NAND read unit per die (page x planes); multiple of 4", _mul(KIB)),
+        "NAND page (read unit) per plane; multiple of 4", _mul(KIB)),
+    Key("geometry", "planes", "planes", True, 1, 16, "count",
+        "planes per die: reads on different planes overlap; a program unit spans all planes "
+        "(program units are multiples of page_kib x planes)", _mul(1), default=1),
     Key("geometry", "bits_per_cell", "bits_per_cell", True, 1, 4, "bits",
         "native bits per cell; an SLC-mode block holds block/bits_per_cell", _mul(1)),
     Key("geometry", "program_unit_kib", "native_program_unit_bytes", True, 4, 4096, "KiB",
@@ -84,6 +88,22 @@ SCHEMA: tuple[Key, ...] = (
         _mul(1000)),
     Key("timing", "t_read_slc_us", "t_read_slc_ns", False, 0, 100_000, "µs", "SLC-mode page read time",
         _mul(1000)),
+    Key("timing", "t_read_step_us", "t_read_step_ns", False, 0, 100_000, "µs",
+        "extra native read time per page type (lower tR, middle tR+step, upper tR+2 step)", _mul(1000),
+        default=0),
+    Key("timing", "jitter_percent", "t_jitter_percent", False, 0, 50, "%",
+        "every tR/tPROG/tBERS is drawn uniformly within +- this % of its nominal value",
+        _mul(1, to_int=False), default=0),
+    Key("timing", "read_retry_percent", "read_retry_percent", False, 0, 100, "%",
+        "share of NAND reads that need read retry", _mul(1, to_int=False), default=0),
+    Key("timing", "read_retry_max", "read_retry_max", True, 1, 64, "senses",
+        "a retried read repeats the sense 1..=this many extra times (uniform)", _mul(1), default=3),
+    Key("timing", "suspend", "suspend", True, 0, 1, "0/1",
+        "1: host reads suspend the program/erase in progress on their die; 0: they queue behind it",
+        _mul(1), (0, 1), default=0),
+    Key("timing", "t_suspend_us", "t_suspend_ns", False, 0, 100_000, "µs",
+        "cost of one suspend + resume (added to the read and to the suspended operation)", _mul(1000),
+        default=20),
     Key("timing", "t_prog_us", "t_prog_ns", False, 0.001, 100_000, "µs",
         "native program time per program unit tPROG", _mul(1000)),
     Key("timing", "t_prog_slc_us", "t_prog_slc_ns", False, 0.001, 100_000, "µs",
@@ -96,8 +116,13 @@ SCHEMA: tuple[Key, ...] = (
         "host link bandwidth (PCIe/SATA payload)", _mul(1)),
     Key("timing", "ctrl_cmd_ns", "ctrl_cmd_ns", False, 0, 100_000_000, "ns",
         "controller service time per command (serial: caps IOPS at 1e9/ctrl_cmd_ns)", _mul(1)),
+    Key("timing", "ctrl_write_ns", "ctrl_write_cmd_ns", False, 0, 100_000_000, "ns",
+        "controller service time per write command (serial: caps write IOPS); 0 = ctrl_cmd_ns", _mul(1),
+        default=0),
     Key("timing", "host_overhead_us", "host_overhead_ns", False, 0, 100_000, "µs",
         "fixed latency added to every command", _mul(1000)),
+    Key("timing", "write_overhead_us", "write_overhead_ns", False, 0, 100_000, "µs",
+        "extra fixed latency of every write (buffer commit; not a throughput limit)", _mul(1000), default=0),
     Key("timing", "write_buffer_kib", "write_buffer_bytes", True, 0, 16 << 20, "KiB",
         "write buffer; host writes complete when buffered unless NAND is backlogged", _mul(KIB)),
     Key("slc_cache", "static_mib", "slc_static_bytes", False, 0, 1 << 22, "MiB",
@@ -115,6 +140,12 @@ SCHEMA: tuple[Key, ...] = (
         "host idle time before background GC / SLC folding starts", _mul(1_000_000)),
     Key("gc", "idle_free_target_percent", "idle_free_target_percent", False, 0, 100, "%",
         "idle GC runs until this % of native-pool superblocks is free", _mul(1, to_int=False)),
+    Key("gc", "hot_cold", "hot_cold", True, 0, 1, "0/1",
+        "1: hot/cold separation (data rewritten twice within one capacity of writes goes to its own blocks, "
+        "also when GC moves it)", _mul(1), (0, 1), default=0),
+    Key("gc", "idle_gc_mb_s", "idle_gc_mb_s", True, 0, 1_000_000, "MB/s",
+        "rate bound of idle GC / folding (NAND page moves); 0 = as fast as the dies allow", _mul(1),
+        default=0),
     Key("endurance", "rated_pe_cycles", "rated_pe_cycles", True, 1, 1_000_000, "cycles",
         "rated P/E cycles (wear_percent = avg erase count / this)", _mul(1)),
 )
@@ -166,7 +197,7 @@ def _check_structure(doc: dict, src: str, *, complete: bool) -> None:
                 raise _err(src, f"{k}.{kk}", f"is unknown (allowed in [{k}]: {allowed})")
     if complete:
         for key in SCHEMA:
-            if key.name not in doc.get(key.section, {}):
+            if key.default is None and key.name not in doc.get(key.section, {}):
                 raise _err(src, key.dotted, f"is missing ({key.unit}: {key.doc}); "
                                             "or set base = \"<preset>\" to inherit")
 
@@ -248,7 +279,7 @@ def load_params(spec: str | Path, *, scale: float | None = None,
     }
     raw: dict[str, float] = {}
     for key in SCHEMA:
-        v = _check_value(key, doc[key.section][key.name], src)
+        v = _check_value(key, doc.get(key.section, {}).get(key.name, key.default), src)
         raw[key.dotted] = v
         out[key.target] = key.convert(v, float(sc))
 
@@ -259,8 +290,10 @@ def load_params(spec: str | Path, *, scale: float | None = None,
 
     page = raw["geometry.page_kib"]
     need(page % 4 == 0, "geometry.page_kib", f"must be a multiple of 4 KiB, got {page:g}")
+    plane_unit = page * raw["geometry.planes"]
     for k in ("geometry.program_unit_kib", "geometry.slc_program_unit_kib"):
-        need(raw[k] % page == 0, k, f"must be a multiple of geometry.page_kib ({page:g}), got {raw[k]:g}")
+        need(raw[k] % plane_unit == 0, k,
+             f"must be a multiple of geometry.page_kib x geometry.planes ({plane_unit:g}), got {raw[k]:g}")
     blk = raw["geometry.block_kib"]
     need(blk % 4 == 0, "geometry.block_kib", f"must be a multiple of 4 KiB, got {blk:g}")
     pu = raw["geometry.program_unit_kib"]

@@ -76,6 +76,9 @@ CREATE INDEX IF NOT EXISTS rounds_by_test ON rounds(run_id, test, phase, kind, r
 """
 
 
+OUR_TABLES = {"meta", "runs", "tests", "steps", "rounds", "cells"}
+
+
 def default_results_dir() -> Path:
     return Path(os.environ.get("SSDPTS_RESULTS", "results"))
 
@@ -140,7 +143,7 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
+            self.db.executescript("BEGIN IMMEDIATE;\n" + SCHEMA + "\nCOMMIT;")   # all tables or none
             row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         except sqlite3.DatabaseError as e:
             raise SsdptsError(f"{self.path} is not a readable ssdpts results database ({e}); "
@@ -153,7 +156,7 @@ class Store:
     def _check_foreign(self) -> None:
         """An existing SQLite file that is not ours is refused, never written into."""
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and not {"meta", "runs"} <= tables:
+        if tables and not tables <= OUR_TABLES:
             raise SsdptsError(f"{self.path} is an SQLite database of another program (tables: "
                               f"{', '.join(sorted(tables)[:5])}); point --results at another directory")
 
@@ -259,14 +262,42 @@ class Store:
 
     # target checkpoints (the simulated drive's state file that matches the committed rounds) -------------
     def _record_checkpoint(self, run_id: str, checkpoint: dict) -> None:
-        """Inside a transaction: the state the committed data describes, and its history (for comparisons)."""
+        """Inside a transaction: the state the committed data describes (up to its last round), and its
+        history (for comparisons)."""
         now = time.time()
+        last = self.db.execute("SELECT MAX(id) FROM rounds WHERE run_id=?", (run_id,)).fetchone()[0]
+        checkpoint = {**checkpoint, "round_id": last or 0}
         n = self.db.execute("SELECT COUNT(*) FROM steps WHERE run_id=? AND kind='checkpoint-history'",
                             (run_id,)).fetchone()[0]
         self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
                         (run_id, "", f"checkpoint:{n + 1:06d}", "checkpoint-history", now, json.dumps(checkpoint)))
         self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
                         (run_id, "", "checkpoint", "checkpoint", now, json.dumps(checkpoint)))
+
+    def record_checkpoint(self, run_id: str, checkpoint: dict) -> None:
+        with self.tx():
+            self._record_checkpoint(run_id, checkpoint)
+
+    def rollback_to_checkpoint(self, run_id: str) -> int:
+        """Delete the rounds committed after the run's last checkpoint (their drive state was not kept), so
+        the stored rounds describe exactly the checkpointed state; a resume runs them again. Returns how many."""
+        cp = self.checkpoint(run_id)
+        if cp is None or "round_id" not in cp:
+            return 0
+        with self.tx():
+            ids = [r[0] for r in self.db.execute("SELECT id FROM rounds WHERE run_id=? AND id>?",
+                                                 (run_id, cp["round_id"])).fetchall()]
+            for rid in ids:
+                self.db.execute("DELETE FROM cells WHERE round_id=?", (rid,))
+                self.db.execute("DELETE FROM rounds WHERE id=?", (rid,))
+            if ids:
+                n = self.db.execute("SELECT COUNT(*) FROM steps WHERE run_id=? AND kind='rollback'",
+                                    (run_id,)).fetchone()[0]
+                self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
+                                (run_id, "", f"rollback:{n + 1:03d}", "rollback", time.time(),
+                                 json.dumps({"rounds_removed": len(ids), "checkpoint": cp["file"],
+                                             "reason": "committed after the simulated drive's last checkpoint"})))
+        return len(ids)
 
     def checkpoint(self, run_id: str) -> dict | None:
         """The latest committed checkpoint of the run's target state, or None."""
@@ -305,8 +336,6 @@ class Store:
                    checkpoint: dict | None = None) -> int:
         """Store one round and its cells (and the target checkpoint taken after it) in a single transaction."""
         with self.tx():
-            if checkpoint is not None:
-                self._record_checkpoint(run_id, checkpoint)
             old = self.db.execute("SELECT id FROM rounds WHERE run_id=? AND test=? AND phase=? AND kind=? AND round=?",
                                   (run_id, test, phase, kind, round_no)).fetchone()
             if old is not None:   # a re-run of the same round replaces it, cells included
@@ -327,6 +356,8 @@ class Store:
                     (rid, i, cell.name, json.dumps(wl), cell.iops, cell.read.iops, cell.write.iops,
                      cell.read.bw_bytes, cell.write.bw_bytes, cell.lat_mean_ns, cell.lat_max_ns,
                      cell.usr_cpu, cell.sys_cpu, _z(cell.to_dict())))
+            if checkpoint is not None:   # after the round: the checkpoint covers it
+                self._record_checkpoint(run_id, checkpoint)
             self.db.execute("UPDATE runs SET updated=? WHERE id=?", (time.time(), run_id))
         return rid
 

@@ -54,7 +54,7 @@ class Target:
     def attach_state(self, results_dir: Path, run_id: str, checkpoint: dict | None) -> None:
         """Targets with state of their own (the simulated SSD) restore the committed checkpoint; others have none."""
 
-    def prepare_checkpoint(self) -> dict | None:
+    def prepare_checkpoint(self, force: bool = False) -> dict | None:
         """Targets with state of their own write it and name it here, to be committed with the data; others: None."""
         return None
 

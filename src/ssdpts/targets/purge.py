@@ -39,11 +39,22 @@ class PurgeRecord:
 def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
     if not shutil.which(cmd[0]):
         raise SsdptsError(f"purge needs {cmd[0]}, which is not installed; install it or choose --purge trim")
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    # errors="replace": sg_format prints the LU name as raw bytes (seen: 0xf6), not UTF-8
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
     if out.returncode != 0:
         last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
         raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: {last[0]}; try another --purge method")
+    if cmd[0] == "hdparm" and _ata_aborted(out.stderr):
+        raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: the drive aborted it (ATA ABRT); "
+                          "try another --purge method")
     return out.stdout
+
+
+def _ata_aborted(stderr: str) -> bool:
+    """hdparm exits 0 when the drive aborts an ATA command; the sense data it prints says so
+    (fixed-format sense 70h, sense key 0Bh ABORTED COMMAND), seen on QEMU's AHCI disk."""
+    m = re.search(r"sb\[\]:\s*7[01] [0-9a-f]{2} ([0-9a-f]{2})", stderr)
+    return bool(m) and int(m.group(1), 16) & 0xF == 0xB
 
 
 def sanitize_status(text: str, disk: str) -> int:
@@ -89,7 +100,9 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
         # partition itself is allowed
         return ["trim"] if int(target.info.get("discard_max_bytes") or 0) > 0 else []
     if disk.startswith("nvme") and ctrl:
-        namespaces = int(ctrl.get("nn") or 1)
+        # active namespaces; Identify `nn` is the largest NSID allowed (256 on QEMU, 32..128 on enterprise
+        # drives with namespace management), a fallback only when they could not be listed
+        namespaces = int(target.info.get("namespaces") or ctrl.get("nn") or 1)
         # sanitize acts on the whole NVM subsystem, format on every namespace when FNA bit 0 is set:
         # only when this namespace is the controller's only one
         if int(ctrl.get("sanicap") or 0) & 0x3 and namespaces == 1:
@@ -104,7 +117,8 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
                 found.append("ata-secure-erase")
         except (OSError, subprocess.SubprocessError):
             pass
-        if target.info.get("smartctl_device_type") in ("scsi", "sat") and shutil.which("sg_format"):
+        # SCSI FORMAT UNIT only on SCSI/SAS: libata does not translate it for SATA drives ("sat": Invalid opcode)
+        if target.info.get("smartctl_device_type") == "scsi" and shutil.which("sg_format"):
             found.append("sg-format")
     if int(target.info.get("discard_max_bytes") or 0) > 0:
         found.append("trim")

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import SsdptsError
-from . import sysfs
+from . import sysfs, writecache
 from .base import Target
 from .sysfs import SysRoots
 
@@ -20,7 +20,7 @@ def _run_json(cmd: list[str]) -> dict | None:
     if not shutil.which(cmd[0]):
         return None
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=60)
         return json.loads(out.stdout) if out.stdout.strip().startswith("{") else None
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
         return None
@@ -77,6 +77,23 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
                   physical_block_size=4096, info={"model": "file", "transport": "file", "filesystem_path": path})
 
 
+def _nvme_namespace_facts(disk: str) -> dict:
+    """Active namespaces of the controller (Identify `nn` is only the largest allowed NSID) and the LBA format."""
+    out: dict = {}
+    listed = _run_json(["nvme", "list-ns", f"/dev/{disk}", "-o", "json"])
+    if listed and isinstance(listed.get("nsid_list"), list):
+        out["namespaces"] = len(listed["nsid_list"])
+    ns = _run_json(["nvme", "id-ns", f"/dev/{disk}", "-o", "json"])
+    if ns and isinstance(ns.get("lbafs"), list):
+        flbas = int(ns.get("flbas") or 0)
+        index = (flbas & 0xF) | ((flbas >> 1) & 0x30)     # bits 3:0, and 6:5 as the upper bits (NVMe 2.0)
+        if index < len(ns["lbafs"]):
+            lbaf = ns["lbafs"][index]
+            out["lba_format"] = (f"LBAF {index}: {2 ** int(lbaf.get('ds') or 0)} B data + {int(lbaf.get('ms') or 0)} B "
+                                 f"metadata (of {int(ns.get('nlbaf') or 0) + 1} formats)")
+    return out
+
+
 def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
     name = sysfs.device_name(path, roots)
     info = sysfs.block_info(name, roots)
@@ -91,12 +108,22 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
                 info["model"] = (ctrl.get("mn") or "").strip() or info["model"]
                 info["serial"] = (ctrl.get("sn") or "").strip() or info["serial"]
                 info["firmware"] = (ctrl.get("fr") or "").strip() or info["firmware"]
+            info.update(_nvme_namespace_facts(disk))
         smart = _run_json(["smartctl", "-j", "-i", path])
-        if smart and smart.get("model_name"):
-            info["model"] = info["model"] or smart.get("model_name")
+        # SCSI/SAS drives have scsi_model_name instead of model_name (and scsi_revision as firmware)
+        if smart and (smart.get("model_name") or smart.get("scsi_model_name")):
+            info["model"] = info["model"] or smart.get("model_name") or smart.get("scsi_model_name")
             info["serial"] = info["serial"] or smart.get("serial_number")
-            info["firmware"] = info["firmware"] or smart.get("firmware_version")
+            info["firmware"] = info["firmware"] or smart.get("firmware_version") or smart.get("scsi_revision")
             info["smartctl_device_type"] = (smart.get("device") or {}).get("type")
+            protocol = (smart.get("device") or {}).get("protocol")
+            if info["transport"] == "sata/sas" and protocol in ("ATA", "SCSI"):
+                info["transport"] = "sata" if protocol == "ATA" else "scsi/sas"
+        if "lba_format" not in info:
+            info["lba_format"] = f"{info['logical_block_size']} B logical / {info['physical_block_size']} B physical"
+        cache = writecache.read_enabled(f"/dev/{disk}")
+        if cache is not None:                # the drive's own answer beats sysfs (stale for NVMe)
+            info["write_cache"] = writecache.STATES[cache]
     return Target(kind="block", spec=spec, path=path, size_bytes=info["size_bytes"],
                   logical_block_size=info["logical_block_size"], physical_block_size=info["physical_block_size"],
                   info=info)

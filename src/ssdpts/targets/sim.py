@@ -1,15 +1,18 @@
 """The simulated SSD as a target: `sim:client`, `sim:enterprise`, `sim:sata-mlc` or `sim:./drive.toml`.
 
-The drive's whole state is checkpointed with every committed round, so a resumed run continues on
-exactly the drive the database describes: the state file is written first (under a new name), its name
-and digest are committed in the same transaction as the round, and only then are older files removed.
-A crash between the two leaves an orphan newer file, never a database ahead of or behind its drive.
+The drive's whole state is checkpointed with committed rounds (every CHECKPOINT_EVERY_S, and always at a
+purge and at the end of every phase), so a resumed run continues on exactly the drive the database
+describes: the state file is written first (under a new name), its name and digest are committed in the
+same transaction as the round, and only then are older files removed; rounds committed after the last
+checkpoint are rolled back on resume and run again (seeded, so identically). A crash between writing
+and committing leaves an orphan newer file, never a database ahead of or behind its drive.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,10 +63,18 @@ class SimTarget(Target):
             self.state_path = self.state_dir / f"{run_id}.state"
             self.drive = SimDrive.restore(self.state_path.read_bytes())
 
-    def prepare_checkpoint(self) -> dict | None:
-        """Write the drive's state to a new file; the caller commits the returned record with its data."""
+    # a snapshot of a large drive is tens of MB: taken at most this often (and always when forced: purge, the
+    # end of every phase); rounds committed after the last one are rolled back and re-run on resume
+    CHECKPOINT_EVERY_S = 5.0
+
+    def prepare_checkpoint(self, force: bool = False) -> dict | None:
+        """Write the drive's state to a new file when due; the caller commits the returned record with its data."""
         if getattr(self, "state_dir", None) is None:
             return None
+        now = time.monotonic()
+        if not force and now - getattr(self, "_last_checkpoint", -1e18) < self.CHECKPOINT_EVERY_S:
+            return None
+        self._last_checkpoint = now
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self._seq = getattr(self, "_seq", 0) + 1
         data = self.drive.snapshot()

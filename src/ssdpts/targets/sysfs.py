@@ -54,6 +54,17 @@ def whole_disk(name: str, roots: SysRoots) -> str:
     return name
 
 
+def nvme_controller(name: str, roots: SysRoots) -> str | None:
+    """'nvme0' for namespace disk 'nvme0n1' (with native multipath the disk hangs off nvme-subsysN: its
+    first controller). Admin commands that are not namespace specific go to the controller."""
+    dev = Path(os.path.realpath(block_dir(whole_disk(name, roots), roots) / "device"))
+    if dev.name.startswith("nvme-subsys"):
+        ctrls = sorted(p.name for p in dev.iterdir() if p.name.startswith("nvme") and not p.name.startswith("nvme-")
+                       and (p / "dev").exists()) if dev.is_dir() else []
+        return ctrls[0] if ctrls else None
+    return dev.name if dev.name.startswith("nvme") else None
+
+
 def majmin(name: str, roots: SysRoots) -> str:
     return _read(block_dir(name, roots) / "dev")
 

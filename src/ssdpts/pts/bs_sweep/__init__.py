@@ -9,19 +9,11 @@ from .run import STATES, WORKLOADS, plan, run
 from .summary import BsSweepSummary
 
 TEST = TestSpec(
-    name="bs-sweep",
-    title="Block-Size Sweep (fresh and used)",
-    kind="study",
-    order=2,
-    summary=BsSweepSummary,
-    run=run,
-    plan=plan,
+    name="bs-sweep", title="Block-Size Sweep (fresh and used)",
+    kind="study", order=2, summary=BsSweepSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"block_sizes": SIZES, "fresh_fill": BOOL, "used_block_size": SIZE, "used_multiple": MULTIPLE,
               "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS),
               "states": list_of(", ".join(STATES), lambda v: v in STATES)},
-    html=render.html,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="MB/s of SEQ/RND read and write per block size, on a fresh and on a used drive",
 )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...report.toolkit import notes_html
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import BsSweepSummary
 
 LABELS = {"read": "SEQ read", "randread": "RND read", "write": "SEQ write", "randwrite": "RND write"}
@@ -27,7 +28,7 @@ def _rows(s: BsSweepSummary) -> list[tuple[str, str, list[float | None]]]:
 def html(ctx: SectionContext) -> Markup:
     """MB/s vs block size (log x), one panel per drive state and one line per workload; the table."""
     s: BsSweepSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     rows = _rows(s)
     if not s.block_sizes or not rows:
         return Markup("").join(out)
@@ -94,3 +95,6 @@ def headline(s: BsSweepSummary) -> list[Headline]:
     bs = max(s.block_sizes)
     return [Headline(f"{state}_{rw}_{bs_label(bs)}_mb_s", f"{LABELS[rw]} {bs_label(bs)}, {state} drive", c.mb_s, "MB/s")
             for state in s.states for rw in ("read", "write") if (c := s.cell(state, rw, bs)) is not None]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

@@ -5,22 +5,14 @@ from __future__ import annotations
 from ..demand import SWEEP_SETTINGS
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import CbwSummary
 
 TEST = TestSpec(
-    name="cbw",
-    title="Composite Block Size Workload (CBW)",
-    kind="pts",
-    order=8,
-    summary=CbwSummary,
-    run=run,
+    name="cbw", title="Composite Block Size Workload (CBW)",
+    kind="pts", order=8, summary=CbwSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings=dict(SWEEP_SETTINGS),
-    html=render.html,
-    parts=render.parts,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="JEDEC composite block sizes and access zones over thread counts × queue depths; "
                 "reads and writes apart",
 )

@@ -2,27 +2,56 @@
 
 Block sizes 0.5K 4 %, 1-3.5K 1 % each, 4K 67 %, 8K 10 %, 16K 7 %, 32K 3 %, 64K 3 %; 50 % of I/Os to
 the first 5 % of LBAs, 30 % to the next 15 %, 20 % to the rest; 40/60 R/W. Reads and writes are
-reported separately (seed 000 found the read tail was the problem). Procedure: pts/demand.py.
+reported separately (seed 000 found the read tail was the problem). Offsets are aligned to 4 KiB or the
+physical block (512e: the same CBW hits the same 4 KiB pages as on a 4Kn drive). Procedure: pts/demand.py.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...workload import Workload
+from .. import demand
 from ..common import TestContext
-from ..demand import sweep
+from ..plan import TestPlan
 from ..wsat.run import COMPOSITE_ZONES, composite_split
-from .summary import CbwSummary
+from .summary import BlockSizes, CbwSummary
 
 
-def run(ctx: TestContext) -> CbwSummary:
+@dataclass
+class CbwCells:
+    split: tuple[tuple[int, int], ...]     # fio bssplit (block size, % of I/Os)
+    note: str                              # sub-sector sizes folded into the logical block, or ""
+    read_pct: int
+    align: int                             # fio blockalign, bytes
+    make_cell: demand.MakeCell
+
+
+def cell_maker(ctx: TestContext) -> CbwCells:
     split, note = composite_split(ctx.target.logical_block_size)
-    if note:
-        ctx.note(note)
     read = int(ctx.settings.get("read_pct", 40))
+    align = ctx.io_alignment()
 
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
         return ctx.cell(name, "randrw", 4096, read_pct, bssplit=split, distribution=COMPOSITE_ZONES,
-                        threads=threads, iodepth=iodepth, **kw)
+                        threads=threads, iodepth=iodepth, align=align, **kw)
 
-    return sweep(ctx, "cbw", make_cell, CbwSummary, read_pct=read, bssplit=list(split), zones=COMPOSITE_ZONES,
-                 notes=[note] if note else [])
+    return CbwCells(split, note, read, align, make_cell)
+
+
+def run(ctx: TestContext) -> CbwSummary:
+    c = cell_maker(ctx)
+    if c.note:
+        ctx.note(c.note)
+    return demand.sweep(ctx, "cbw", c.make_cell, CbwSummary, read_pct=c.read_pct, bssplit=list(c.split),
+                        zones=COMPOSITE_ZONES, alignment_bytes=c.align,
+                        block_sizes_bytes=BlockSizes(logical=ctx.target.logical_block_size,
+                                                     physical=ctx.target.physical_block_size),
+                        notes=[c.note] if c.note else [])
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    c = cell_maker(ctx)
+    out = demand.plan(ctx, "cbw", "cbw", c.make_cell, "composite block size (CBW)")
+    out.notes += [c.note] if c.note else []
+    return out

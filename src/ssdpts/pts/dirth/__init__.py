@@ -6,21 +6,13 @@ from ...settings import SIZE
 from ..demand import SWEEP_SETTINGS
 from ..spec import TestSpec
 from . import render
-from .run import run
+from .run import plan, run
 from .summary import DirthSummary
 
 TEST = TestSpec(
-    name="dirth",
-    title="Demand Intensity / Response Time Histogram (DIRTH)",
-    kind="pts",
-    order=7,
-    summary=DirthSummary,
-    run=run,
+    name="dirth", title="Demand Intensity / Response Time Histogram (DIRTH)",
+    kind="pts", order=7, summary=DirthSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={**SWEEP_SETTINGS, "block_size": SIZE},
-    html=render.html,
-    parts=render.parts,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="one block size and R/W mix over thread counts × queue depths; latency vs IOPS, operating points",
 )

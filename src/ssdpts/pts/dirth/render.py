@@ -7,7 +7,7 @@ from markupsafe import Markup
 from ...report.context import SectionContext
 from ...units import bs_label
 from .. import demand_render
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import DirthSummary
 
 parts = demand_render.parts
@@ -24,3 +24,6 @@ def html(ctx: SectionContext) -> Markup:
 
 def headline(s: DirthSummary) -> list[Headline]:
     return demand_render.headline(s, "dirth")
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

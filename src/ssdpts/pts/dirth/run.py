@@ -6,18 +6,30 @@ One operator-chosen block size and R/W mix (default RND 8 KiB 65/35). TC = fio n
 
 from __future__ import annotations
 
-from ...units import parse_size
+from ...units import bs_label, parse_size
 from ...workload import Workload
+from .. import demand
 from ..common import TestContext
-from ..demand import sweep
+from ..plan import TestPlan
 from .summary import DirthSummary
 
 
-def run(ctx: TestContext) -> DirthSummary:
+def cell_maker(ctx: TestContext) -> tuple[int, int, demand.MakeCell]:
+    """(block size, read %, the test's cell builder) from the profile."""
     bs = parse_size(ctx.settings.get("block_size", "8k"))
     read = int(ctx.settings.get("read_pct", 65))
 
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
         return ctx.cell(name, "randrw", bs, read_pct, threads=threads, iodepth=iodepth, **kw)
 
-    return sweep(ctx, "dirth", make_cell, DirthSummary, block_size=bs, read_pct=read)
+    return bs, read, make_cell
+
+
+def run(ctx: TestContext) -> DirthSummary:
+    bs, read, make_cell = cell_maker(ctx)
+    return demand.sweep(ctx, "dirth", make_cell, DirthSummary, block_size=bs, read_pct=read)
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    bs, read, make_cell = cell_maker(ctx)
+    return demand.plan(ctx, "dirth", "dirth", make_cell, f"RND {bs_label(bs)}")

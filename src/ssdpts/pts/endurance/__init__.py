@@ -21,23 +21,15 @@ CUSTOM_WORKLOADS = Setting(
                                           and set(w) <= {"rw", "bs", "read_pct"} for w in v.values()))
 
 TEST = TestSpec(
-    name="endurance",
-    title="Endurance (sustained writes, wear and WAF projection)",
-    kind="endurance",
-    order=1,
-    summary=EnduranceSummary,
-    run=run,
-    plan=plan,
+    name="endurance", title="Endurance (sustained writes, wear and WAF projection)",
+    kind="endurance", order=1, summary=EnduranceSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"duration": DURATION, "poll": DURATION, "workload": STR, "purge_first": BOOL,
               "rated_tbw": Setting("a positive number of TB (10^12 bytes)", POSITIVE.ok),
               "dwpd": Setting("a positive number of drive writes per day", POSITIVE.ok),
               "warranty_years": Setting("a positive number of years", POSITIVE.ok),
               "workloads": CUSTOM_WORKLOADS},
     needs=frozenset({Capability.STREAMING, Capability.HEALTH}),
-    html=render.html,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="one continuous write job cut into poll intervals, a health snapshot after each; wear/WAF projection",
 )
 

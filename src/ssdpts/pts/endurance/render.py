@@ -8,7 +8,7 @@ from ...health.projection import TB, project, summary_lines
 from ...records import to_data
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .run import polls
 from .summary import EnduranceSummary
 
@@ -149,3 +149,6 @@ def html(ctx: SectionContext) -> Markup:
                                   "WAF (interval)", "Temperature (°C)"], rows, caption="Every poll")
         out.append(Markup(f"<details><summary>Polls ({len(rows)})</summary>{tab}</details>"))
     return Markup("").join(out)
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

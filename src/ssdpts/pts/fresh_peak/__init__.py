@@ -9,17 +9,9 @@ from .run import WORKLOADS, plan, run
 from .summary import FreshPeakSummary
 
 TEST = TestSpec(
-    name="fresh-peak",
-    title="Fresh-Out-of-Box Peak vs Steady State",
-    kind="study",
-    order=6,
-    summary=FreshPeakSummary,
-    run=run,
-    plan=plan,
+    name="fresh-peak", title="Fresh-Out-of-Box Peak vs Steady State",
+    kind="study", order=6, summary=FreshPeakSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"block_size": SIZE, "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS)},
-    html=render.html,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="short RND 4 KiB read and write at high TC x QD right after the purge, beside the steady state",
 )

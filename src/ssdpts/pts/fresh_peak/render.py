@@ -7,7 +7,7 @@ from markupsafe import Markup
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import FreshPeakSummary, PeakResult
 
 LABELS = {"randread": "RND read", "randwrite": "RND write", "read": "SEQ read", "write": "SEQ write"}
@@ -72,3 +72,6 @@ def text(s: FreshPeakSummary) -> list[str]:
 def headline(s: FreshPeakSummary) -> list[Headline]:
     return [Headline(f"fob_{r.rw}_{bs_label(s.block_size)}_iops", f"{_name(s, r)} IOPS, fresh out of box",
                      r.iops, "IOPS") for r in s.results]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

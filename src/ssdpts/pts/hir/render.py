@@ -14,8 +14,8 @@ from markupsafe import Markup, escape
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
-from ...report.toolkit import Cell
-from ..spec import Headline
+from ...report.toolkit import Cell, notes_html
+from ..spec import Headline, Renderers
 from ..wsat.render import time_axis
 from .summary import HirSummary, WaitState
 
@@ -70,8 +70,10 @@ def timeline(ctx: SectionContext, segments: dict[str, WaitState]) -> list[tuple[
 
 def html(ctx: SectionContext) -> Markup:
     s: HirSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     out.append(Markup("<h3>Preconditioning (RND 4K writes to steady state)</h3>"))
+    out.append(Markup(f'<p class="note">Each round: {s.preconditioning_cells_per_round} RND 4K write cells back to '
+                      f'back; steady state is judged on the IOPS of the last cell of each round.</p>'))
     if s.steady.trackers:
         out.append(ctx.steady_block("pc", s.steady, key="preconditioning"))
     elif s.preconditioning_iops:
@@ -200,3 +202,6 @@ def headline(s: HirSummary) -> list[Headline]:
         out.append(Headline(f"hir_{key}_recovery_ratio", f"HIR idle {label}: recovery ratio (AB / C IOPS)",
                             w.recovery_ratio, "×"))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

@@ -26,9 +26,12 @@ class WaitState:
 
 @dataclass
 class HirSummary(Summary):
+    SCHEMA_VERSION = 2                       # 2: preconditioning in rounds of several cells
+
     purge: PurgeRecord
     steady: SteadyResult                     # the preconditioning: RND 4K writes to steady state (phase "pc")
-    preconditioning_iops: list[float]        # per preconditioning round
+    preconditioning_iops: list[float]        # per preconditioning round: its last (tracked) cell
+    preconditioning_cells_per_round: int     # cell_runtime cells per preconditioning round
     burst_s: float
     repetitions: int
     wait_states: dict[str, WaitState]        # "5s", "10s" ... in execution order

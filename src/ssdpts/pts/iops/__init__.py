@@ -9,18 +9,9 @@ from .run import plan, run
 from .summary import IopsSummary
 
 TEST = TestSpec(
-    name="iops",
-    title="IOPS – Block Size x R/W Mix Matrix",
-    kind="pts",
-    order=1,
-    summary=IopsSummary,
-    run=run,
-    plan=plan,
+    name="iops", title="IOPS – Block Size x R/W Mix Matrix",
+    kind="pts", order=1, summary=IopsSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK},
-    html=render.html,
-    parts=render.parts,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

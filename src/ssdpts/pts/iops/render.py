@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
-from ..spec import Headline
+from ..matrix import section_head
+from ..spec import Headline, Renderers
 from .summary import IopsSummary
 
 
 def html(ctx: SectionContext) -> Markup:
     """SNIA IOPS report pages: steady state (convergence, window, determination), table, 2D plot, heat map."""
     s: IopsSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
-    out.append(Markup("<h3>Steady state</h3>"))
-    out.append(ctx.steady_block("", s.steady))
-    sizes, mixes, by = bs_mix_matrix(s.cells)
+    out, sizes, mixes, by = section_head(ctx, s)
     if not sizes:
         return Markup("").join(out)
     # convergence of every block size at the write-heaviest mix (SNIA "SS convergence, all BS")
@@ -131,3 +129,6 @@ def headline(s: IopsSummary) -> list[Headline]:
             out.append(Headline(f"{t.key.cell}_iops", f"{t.key.cell} IOPS (measurement window)", c.iops, "IOPS",
                                 s.steady.reached))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

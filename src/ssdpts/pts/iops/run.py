@@ -8,19 +8,14 @@ PTS 2.0: also RND 64 KiB 65/35 and RND 1024 KiB read). Result: per cell, the ave
 
 from __future__ import annotations
 
-from ..common import TestContext, rnd_matrix, tracked_cells, window_summary
+from ..common import TestContext
+from ..matrix import run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import IopsSummary
 
 
 def run(ctx: TestContext) -> IopsSummary:
-    cells, sizes, mixes, notes = rnd_matrix(ctx)
-    for n in notes:
-        ctx.note(n)
-    purge = ctx.purge()
-    outcome = ctx.run_to_steady_state("", cells, tracked_cells(ctx, cells, "iops"), precondition=ctx.wipc())
-    return IopsSummary(purge=purge, steady=outcome.record(), cells=window_summary(outcome.rounds, outcome.window_rounds),
-                       block_sizes=sizes, mixes=mixes, notes=notes)
+    return run_matrix(ctx, "iops", IopsSummary)
 
 
 def plan(ctx: TestContext) -> TestPlan:

@@ -9,18 +9,9 @@ from .run import plan, run
 from .summary import LatencySummary
 
 TEST = TestSpec(
-    name="latency",
-    title="Latency – Response Time at TC1/QD1",
-    kind="pts",
-    order=3,
-    summary=LatencySummary,
-    run=run,
-    plan=plan,
+    name="latency", title="Latency – Response Time at TC1/QD1",
+    kind="pts", order=3, summary=LatencySummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK},
-    html=render.html,
-    parts=render.parts,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="TC1/QD1 random I/O; mean, max and p99 … p99.999 total latency per cell and direction",
 )

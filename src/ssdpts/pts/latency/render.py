@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
@@ -13,7 +13,8 @@ from ...report.drives import drives_intro, ordered_part_labels, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..results import CellWindow, Latency
-from ..spec import Headline
+from ..matrix import section_head
+from ..spec import Headline, Renderers
 from .summary import LatencySummary
 
 PERCENTILES = ("99", "99.9", "99.99", "99.999")
@@ -73,10 +74,7 @@ TABLE_HEADERS = ["Cell", "Block size", "R/W mix", "Direction", "IOPS"] + [f"{lab
 def html(ctx: SectionContext) -> Markup:
     """Steady state of mean latency; average/max response-time matrices; percentile table; plots."""
     s: LatencySummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
-    out.append(Markup("<h3>Steady state</h3>"))
-    out.append(ctx.steady_block("", s.steady))
-    sizes, mixes, by = bs_mix_matrix(s.cells)
+    out, sizes, mixes, by = section_head(ctx, s)
     if not sizes:
         return Markup("").join(out)
     # average and maximum latency per round of the tracked cells (SNIA: convergence of ave and max)
@@ -199,3 +197,6 @@ def headline(s: LatencySummary) -> list[Headline]:
         out.append(Headline(f"{t.key.cell}_lat_p99.99_us", f"{t.key.cell} p99.99 latency (measurement window)",
                             lat.p("99.99"), "µs", s.steady.reached))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

@@ -7,20 +7,14 @@ histograms (fio json+ bins), in microseconds.
 
 from __future__ import annotations
 
-from ..common import TestContext, rnd_matrix, tracked_cells, window_summary
+from ..common import TestContext
+from ..matrix import run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import LatencySummary
 
 
 def run(ctx: TestContext) -> LatencySummary:
-    cells, sizes, mixes, notes = rnd_matrix(ctx)
-    for n in notes:
-        ctx.note(n)
-    purge = ctx.purge()
-    outcome = ctx.run_to_steady_state("", cells, tracked_cells(ctx, cells, "lat_mean"), precondition=ctx.wipc())
-    return LatencySummary(purge=purge, steady=outcome.record(),
-                          cells=window_summary(outcome.rounds, outcome.window_rounds),
-                          block_sizes=sizes, mixes=mixes, notes=notes)
+    return run_matrix(ctx, "lat_mean", LatencySummary)
 
 
 def plan(ctx: TestContext) -> TestPlan:

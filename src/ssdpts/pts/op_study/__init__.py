@@ -9,18 +9,10 @@ from .run import plan, run
 from .summary import OpStudySummary
 
 TEST = TestSpec(
-    name="op-study",
-    title="Over-Provisioning: Steady-State Random Write vs Active Range",
-    kind="study",
-    order=4,
-    summary=OpStudySummary,
-    run=run,
-    plan=plan,
+    name="op-study", title="Over-Provisioning: Steady-State Random Write vs Active Range",
+    kind="study", order=4, summary=OpStudySummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"block_size": SIZE, "precondition_multiple": MULTIPLE, "wipc_first": BOOL,
               "active_ranges": list_of("percentages 1..100, e.g. [100, 75, 50, 25]", ACTIVE_RANGE.ok)},
-    html=render.html,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="per active range: purge, WIPC, random 4 KiB writes to steady state; the unused rest is extra spare",
 )

@@ -7,7 +7,7 @@ from markupsafe import Markup
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .run import phase_of
 from .summary import ActiveRangeResult, OpStudySummary
 
@@ -86,3 +86,6 @@ def text(s: OpStudySummary) -> list[str]:
 def headline(s: OpStudySummary) -> list[Headline]:
     return [Headline(f"ar{a.active_range_percent:g}_iops", f"RND {bs_label(s.block_size)} W IOPS at active range "
                      f"{a.active_range_percent:g} %", a.iops, "IOPS", a.reached) for a in _by_range(s)]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

@@ -10,18 +10,10 @@ from .run import plan, run
 from .summary import RwOverTimeSummary
 
 TEST = TestSpec(
-    name="rw-over-time",
-    title="Random Write over Time, per Block Size",
-    kind="study",
-    order=3,
-    summary=RwOverTimeSummary,
-    run=run,
-    plan=plan,
+    name="rw-over-time", title="Random Write over Time, per Block Size",
+    kind="study", order=3, summary=RwOverTimeSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"block_sizes": SIZES, "duration": DURATION, "interval": DURATION},
     needs=frozenset({Capability.STREAMING}),
-    html=render.html,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="per block size: purge, then random writes as one continuous job, MB/s per interval",
 )

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...report.toolkit import notes_html
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import RwOverTimeSummary
 
 
 def html(ctx: SectionContext) -> Markup:
     """MB/s vs time, one line per block size; a table of first / final / min MB/s."""
     s: RwOverTimeSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     if not s.block_sizes:
         return Markup("").join(out)
     scale, unit = (60.0, "min") if s.duration_s >= 600 else (1.0, "s")
@@ -63,3 +64,6 @@ def text(s: RwOverTimeSummary) -> list[str]:
 def headline(s: RwOverTimeSummary) -> list[Headline]:
     return [Headline(f"rnd_{b.label}_write_final_mb_s", f"RND {b.label} write, final MB/s (last 10 % of the run)",
                      b.final_mb_s, "MB/s") for b in s.block_sizes]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

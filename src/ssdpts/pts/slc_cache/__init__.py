@@ -10,19 +10,11 @@ from .run import plan, run
 from .summary import SlcCacheSummary
 
 TEST = TestSpec(
-    name="slc-cache",
-    title="SLC Cache Size (sequential write from FOB)",
-    kind="study",
-    order=1,
-    summary=SlcCacheSummary,
-    run=run,
-    plan=plan,
+    name="slc-cache", title="SLC Cache Size (sequential write from FOB)",
+    kind="study", order=1, summary=SlcCacheSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"block_size": SIZE, "interval": DURATION, "time_limit": DURATION, "capacity_percent": ACTIVE_RANGE,
               "min_drop": FRACTION, "min_points": POS_INT},
     needs=frozenset({Capability.STREAMING}),
-    html=render.html,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="sequential 1 MiB writes over the whole capacity, MiB/s per interval; cache = bytes before the first drop",
 )

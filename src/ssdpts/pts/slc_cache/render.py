@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...report.toolkit import notes_html
 from ...analyze.slc_cache import MIB, Step
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import SlcCacheSummary
 
 
@@ -18,7 +19,7 @@ def _mb_s(st: Step) -> float:
 def html(ctx: SectionContext) -> Markup:
     """Sequential-write MiB/s vs time with the detected steps, the step table and the cache estimate."""
     s: SlcCacheSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     if s.drop_detected and s.cache_bytes is not None:
         out.append(Markup(
             f"<p><b>SLC cache estimate: {s.cache_gib:.2f} GiB</b> ({s.cache_bytes / 1e9:.2f} GB) written at "
@@ -88,3 +89,6 @@ def headline(s: SlcCacheSummary) -> list[Headline]:
     if s.after_drop_mib_s is not None:
         out.append(Headline("after_drop_mib_s", "sequential write after the first drop", s.after_drop_mib_s, "MiB/s"))
     return out
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

@@ -9,19 +9,10 @@ from .run import plan, run
 from .summary import ThroughputSummary
 
 TEST = TestSpec(
-    name="throughput",
-    title="Throughput – Sequential Read and Write",
-    kind="pts",
-    order=2,
-    summary=ThroughputSummary,
-    run=run,
-    plan=plan,
+    name="throughput", title="Throughput – Sequential Read and Write",
+    kind="pts", order=2, summary=ThroughputSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"block_sizes": SIZES,
               "tracking": list_of('directions, e.g. ["read", "write"]', lambda v: v in ("read", "write"))},
-    html=render.html,
-    parts=render.parts,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="SEQ read and write per block size (own purge and WIPC each); MiB/s and MB/s in the window",
 )

@@ -8,7 +8,8 @@ from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
 from ...report.toolkit import Cell
-from ..spec import Headline
+from ...units import bs_label
+from ..spec import Headline, Renderers
 from .summary import MB_PER_MIB, ThroughputSummary
 
 DIRECTIONS = ("read", "write")
@@ -65,10 +66,7 @@ def parts(ctx: SectionContext) -> Markup:
     out = [Markup("<h3>Throughput per drive (measurement-window average)</h3>"), drives_intro(labels)]
     out.append(ctx.table("drives", ["Block size", "Drive", "Read MiB/s", "Write MiB/s", "Read MB/s", "Write MB/s"],
                          rows, caption="Sequential throughput of each drive; MiB/s = 2^20 B/s, MB/s = 10^6 B/s"))
-    series = {}
-    for label in labels:
-        by = {r.label: r.part_mib_s(label) for r in s.block_sizes}
-        series[label] = [by[r.label][i] for r in s.block_sizes for i in range(len(DIRECTIONS))]
+    series = {label: [v for r in s.block_sizes for v in r.part_mib_s(label)] for label in labels}   # read, write
     fig = ctx.figure((8.0, 4.0))
     plots.bar_plot(fig, [f"SEQ {r.label} {d}" for r in s.block_sizes for d in DIRECTIONS], series,
                    "block size, direction", "MiB/s")
@@ -82,13 +80,8 @@ def compare(ctx: CompareContext) -> Markup:
     sizes = [r.block_size for r in summaries[0].block_sizes if all(s.at(r.block_size) for s in summaries[1:])]
     if not sizes:
         return Markup('<p class="warn">The runs share no throughput block size.</p>')
-    keys = [(s_.label, d) for s_ in (summaries[0].at(b) for b in sizes) for d in DIRECTIONS]
-
-    def value(s: ThroughputSummary, bs: int, d: str) -> float | None:
-        r = s.at(bs)
-        return r.read_mib_s if d == "read" else r.write_mib_s
-
-    vals = [[value(s, bs, d) for s in summaries] for bs in sizes for d in DIRECTIONS]
+    keys = [(bs_label(bs), d) for bs in sizes for d in DIRECTIONS]
+    vals = [[s.at(bs).mib_s(d) for s in summaries] for bs in sizes for d in DIRECTIONS]
     series = {v.label: [row[i] for row in vals] for i, v in enumerate(ctx.views)}
     fig = ctx.figure((8.0, 4.0))
     plots.bar_plot(fig, [f"{bs} {d}" for bs, d in keys], series, "block size, direction", "MiB/s")
@@ -107,6 +100,9 @@ def text(s: ThroughputSummary) -> list[str]:
     for r in s.block_sizes:
         lines.append(f"  {r.label:>7} {_f(r.read_mib_s, 11)} {_f(r.write_mib_s, 12)} {_f(r.read_mb_s, 10)} "
                      f"{_f(r.write_mb_s, 11)}")
+        for label in sorted(r.part_labels()):   # several drives at once: the aggregate above, each drive here
+            rd, wr = r.part_mib_s(label)
+            lines.append(f"  {'':>7} {_f(rd, 11)} {_f(wr, 12)} {_f(_mb(rd), 10)} {_f(_mb(wr), 11)}  {label}")
         lines.append(f"    purge: {r.purge.method}{'' if r.purge.snia_purge else ' (not a SNIA purge)'}")
         lines += r.steady.text_lines("    ")
     return lines
@@ -120,3 +116,6 @@ def headline(s: ThroughputSummary) -> list[Headline]:
             out.append(Headline(f"seq{r.label}_{d}_mib_s", f"SEQ {r.label} {d} (measurement window)", v, "MiB/s",
                                 r.steady.reached))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

@@ -58,6 +58,10 @@ class BlockSizeResult:
     def write_mb_s(self) -> float | None:
         return None if self.write_mib_s is None else self.write_mib_s * MB_PER_MIB
 
+    def mib_s(self, direction: str) -> float | None:
+        """The figure of one direction ("read" | "write"), MiB/s."""
+        return self.read_mib_s if direction == "read" else self.write_mib_s
+
     def part_labels(self) -> set[str]:
         return {p for c in self.cells.values() for p in c.parts}
 

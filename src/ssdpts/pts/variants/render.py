@@ -6,10 +6,11 @@ import textwrap
 
 from markupsafe import Markup, escape
 
+from ...report.toolkit import notes_html
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...units import bs_label
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .summary import VariantsSummary
 
 
@@ -20,7 +21,7 @@ def _cache_text(s: VariantsSummary) -> str:
 def html(ctx: SectionContext) -> Markup:
     """Bars side by side: IOPS per variant; the page-cache one labelled as such; the table."""
     s: VariantsSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     if not s.variants:
         return Markup("").join(out)
     w = s.workload
@@ -74,3 +75,6 @@ def text(s: VariantsSummary) -> list[str]:
 def headline(s: VariantsSummary) -> list[Headline]:
     return [Headline(f"{v.variant}_iops", f"{s.workload.rw} {bs_label(s.workload.block_size)} IOPS, {v.label}",
                      v.iops, "IOPS") for v in s.variants]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

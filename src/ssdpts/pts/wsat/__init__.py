@@ -6,23 +6,15 @@ from ...capabilities import Capability
 from ...settings import DURATION, MULTIPLE, list_of
 from ..spec import TestSpec
 from . import render
-from .run import WORKLOADS, run
+from .run import WORKLOADS, plan, run
 from .summary import WsatSummary
 
 TEST = TestSpec(
-    name="wsat",
-    title="Write Saturation (WSAT)",
-    kind="pts",
-    order=4,
-    summary=WsatSummary,
-    run=run,
+    name="wsat", title="Write Saturation (WSAT)",
+    kind="pts", order=4, summary=WsatSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
     settings={"round_time": DURATION, "time_limit": DURATION, "capacity_multiple": MULTIPLE,
               "workloads": list_of(f"WSAT workloads ({', '.join(WORKLOADS)})", lambda v: v in WORKLOADS)},
     needs=frozenset({Capability.STREAMING}),
-    html=render.html,
-    parts=render.parts,
-    compare=render.compare,
-    text=render.text,
-    headline=render.headline,
     description="one continuous write job from fresh-out-of-box, cut into intervals; IOPS vs time and TGBW",
 )

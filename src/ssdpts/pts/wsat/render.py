@@ -15,9 +15,9 @@ from matplotlib.ticker import FuncFormatter
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
-from ...report.toolkit import Cell
+from ...report.toolkit import Cell, notes_html
 from ...units import bs_label
-from ..spec import Headline
+from ..spec import Headline, Renderers
 from .run import WORKLOADS
 from .summary import WsatInterval, WsatSummary, WsatWorkload
 
@@ -96,7 +96,7 @@ def describe(name: str) -> str:
 
 def html(ctx: SectionContext) -> Markup:
     s: WsatSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     if not s.workloads:
         return Markup("").join(out) + Markup('<p class="warn">No WSAT workload in the summary.</p>')
     out.append(Markup("<h3>Results</h3>"))
@@ -228,3 +228,6 @@ def headline(s: WsatSummary) -> list[Headline]:
         out.append(Headline(f"wsat_{key}_final_iops", f"WSAT {name} final IOPS (mean of last 5 intervals)",
                             w.final_iops, "IOPS"))
     return out
+
+
+RENDERERS = Renderers(html=html, parts=parts, compare=compare, text=text, headline=headline)

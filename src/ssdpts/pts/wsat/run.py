@@ -9,11 +9,14 @@ drive fills (TGBW / capacity) for the x axes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...errors import SsdptsError
 from ...steady import evaluate
-from ...units import parse_duration
+from ...units import format_duration, parse_duration
 from ...workload import Workload
 from ..common import TestContext
+from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import WsatInterval, WsatSummary, WsatWorkload
 
 COMPOSITE_SPLIT = ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 1), (3584, 1), (4096, 67),
@@ -40,43 +43,87 @@ def composite_split(logical_block: int) -> tuple[tuple[tuple[int, int], ...], st
                          f"{logical_block // 1024}K: the device's logical block is {logical_block} bytes")
 
 
+def workload_note(ctx: TestContext, name: str) -> str:
+    """The CBW workload's note on sub-sector block sizes folded into the logical block, or ""."""
+    return composite_split(ctx.target.logical_block_size)[1] if name == "cbw" else ""
+
+
 def workload_cell(ctx: TestContext, name: str, **kw) -> Workload:
     if name not in WORKLOADS:
         raise SsdptsError(f"unknown WSAT workload {name!r}; allowed: {', '.join(WORKLOADS)}")
     rw, bs, read = WORKLOADS[name]
     if name == "cbw":
-        split, note = composite_split(ctx.target.logical_block_size)
-        if note:
-            ctx.note(note)
+        split, _ = composite_split(ctx.target.logical_block_size)
         return ctx.cell(f"wsat_{name}", rw, 4096, read, bssplit=split, distribution=COMPOSITE_ZONES,
                         align=ctx.io_alignment(), **kw)
     return ctx.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, **kw)
 
 
-def run(ctx: TestContext) -> WsatSummary:
+@dataclass
+class SaturationLimits:
+    drives: int
+    capacity_bytes: int          # all drives: fills and TGBW count them all
+    round_s: float               # one round: an interval cut from fio's status
+    time_limit_s: float
+    target_bytes: float          # capacity_multiple x capacity
+    max_rounds: int
+
+
+def limits(ctx: TestContext) -> SaturationLimits:
     drives = len(ctx.target.drives())
-    cap = ctx.target.size_bytes * drives      # several drives at once: fills and TGBW count them all
-    interval = parse_duration(ctx.settings.get("round_time", "1m"))
-    limit_s = parse_duration(ctx.settings.get("time_limit", "24h"))
-    target_bytes = float(ctx.settings.get("capacity_multiple", 4.0)) * cap
-    max_rounds = int(ctx.settings.get("max_rounds", 1440))
+    cap = ctx.target.size_bytes * drives
+    return SaturationLimits(drives, cap, parse_duration(ctx.settings.get("round_time", "1m")),
+                            parse_duration(ctx.settings.get("time_limit", "24h")),
+                            float(ctx.settings.get("capacity_multiple", 4.0)) * cap,
+                            int(ctx.settings.get("max_rounds", 1440)))
+
+
+def saturation_cell(ctx: TestContext, name: str, lim: SaturationLimits, remaining_bytes: float,
+                    remaining_s: float) -> Workload:
+    """The one continuous job: size-bound at `remaining_bytes` written (all drives), time-bound at `remaining_s`."""
+    probe = workload_cell(ctx, name, runtime_s=1)
+    per_thread = int(remaining_bytes / lim.drives / probe.threads) // probe.max_bs * probe.max_bs
+    # a write target of N x capacity over reads and writes: io_size counts both directions
+    reads = probe.reads / 100
+    per_thread = int(per_thread / max(1 - reads, 1e-9)) // probe.max_bs * probe.max_bs
+    return workload_cell(ctx, name, runtime_s=remaining_s, io_size=max(per_thread, probe.max_bs),
+                         range_size=ctx.active_range())
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    lim = limits(ctx)
+    phases = []
+    notes = []
+    for name in ctx.settings.get("workloads", ["rnd4k-write"]):
+        cell = saturation_cell(ctx, name, lim, lim.target_bytes, lim.time_limit_s)
+        most = min(lim.time_limit_s, lim.max_rounds * lim.round_s)
+        notes += [n for n in [workload_note(ctx, name)] if n and n not in notes]
+        phases += [purge_phase(ctx), Phase(
+            "stream", f"{name}: one continuous job from fresh-out-of-box, cut into {lim.round_s:g} s rounds, until "
+                      f"{lim.target_bytes / lim.capacity_bytes:g}× the capacity ({lim.target_bytes / 1e9:,.2f} GB) "
+                      f"is written, the time limit ({format_duration(lim.time_limit_s)}) or {lim.max_rounds} rounds, "
+                      f"whichever comes first: at most {format_duration(most)}",
+            [PlannedCell.of(cell)], 1, lim.max_rounds, None, most, None)]
+    return TestPlan("wsat", phases, notes)
+
+
+def run(ctx: TestContext) -> WsatSummary:
+    lim = limits(ctx)
+    cap, interval = lim.capacity_bytes, lim.round_s
+    limit_s, target_bytes, max_rounds = lim.time_limit_s, lim.target_bytes, lim.max_rounds
     results: dict[str, WsatWorkload] = {}
     for name in ctx.settings.get("workloads", ["rnd4k-write"]):
         phase = name
         purge = ctx.purge(phase)
+        if workload_note(ctx, name):
+            ctx.note(workload_note(ctx, name))
         done = ctx.store.rounds(ctx.run_id, ctx.test, phase)
         written = sum(r.cells[0].write.bytes for r in done)
         elapsed = sum(r.cells[0].runtime_ms for r in done) / 1000
         remaining_bytes = target_bytes - written
         remaining_s = limit_s - elapsed
         if remaining_bytes > 0 and remaining_s > 0 and len(done) < max_rounds:
-            probe = workload_cell(ctx, name, runtime_s=1)
-            per_thread = int(remaining_bytes / drives / probe.threads) // probe.max_bs * probe.max_bs
-            # a write target of N x capacity over reads and writes: io_size counts both directions
-            reads = probe.reads / 100
-            per_thread = int(per_thread / max(1 - reads, 1e-9)) // probe.max_bs * probe.max_bs
-            cell = workload_cell(ctx, name, runtime_s=remaining_s, io_size=max(per_thread, probe.max_bs),
-                                 range_size=ctx.active_range())
+            cell = saturation_cell(ctx, name, lim, remaining_bytes, remaining_s)
             totals = {"bytes": written, "seconds": elapsed}
 
             def track(phase_, round_no, res, st, totals=totals):

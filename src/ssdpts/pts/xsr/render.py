@@ -10,8 +10,8 @@ from markupsafe import Markup, escape
 
 from ...report import plots
 from ...report.context import CompareContext, RunView, SectionContext
-from ...report.toolkit import Cell
-from ..spec import Headline
+from ...report.toolkit import Cell, notes_html
+from ..spec import Headline, Renderers
 from ..wsat.render import time_axis
 from .summary import XsrSummary
 
@@ -51,7 +51,7 @@ def recovery_text(s: XsrSummary) -> str:
 
 def html(ctx: SectionContext) -> Markup:
     s: XsrSummary = ctx.summary
-    out = [Markup(f'<p class="note">{escape(n)}</p>') for n in s.notes]
+    out = notes_html(s.notes)
     if not s.groups:
         return Markup("").join(out) + Markup('<p class="warn">No XSR access group in the summary.</p>')
     off = offsets(ctx)
@@ -139,3 +139,6 @@ def headline(s: XsrSummary) -> list[Headline]:
     return [Headline("xsr_group1_mib_s", "XSR group 1 (SEQ 1024K W) mean throughput", s.group1_average_mib_s, "MiB/s"),
             Headline("xsr_recovery_s", "XSR recovery time after the start of group 3",
                      s.recovery_s if s.recovered else None, "s")]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)

@@ -9,23 +9,46 @@ from __future__ import annotations
 
 from ...records import from_data
 from ...units import parse_duration
+from ...workload import Workload
 from ..common import TestContext
+from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import XsrGroup, XsrInterval, XsrSummary
 
 GROUPS = (("g1", "write", 1 << 20), ("g2", "randwrite", 8192), ("g3", "write", 1 << 20))
 
 
-def run(ctx: TestContext) -> XsrSummary:
-    interval = parse_duration(ctx.settings.get("interval", "1m"))
+def interval_s(ctx: TestContext) -> float:
+    return parse_duration(ctx.settings.get("interval", "1m"))
+
+
+def group_cells(ctx: TestContext) -> list[tuple[str, Workload]]:
+    """(phase, cell) of the three access groups, each cell running its whole group time."""
     times = [parse_duration(t) for t in ctx.settings.get("group_times", ["8h", "6h", "8h"])]
+    return [(phase, ctx.cell(f"xsr_{phase}", rw, bs, 0, runtime_s=total))
+            for (phase, rw, bs), total in zip(GROUPS, times)]
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    groups = group_cells(ctx)
+    interval = interval_s(ctx)
+    secs = sum(c.runtime_s or 0 for _, c in groups)
+    intervals = sum(round((c.runtime_s or 0) / interval) for _, c in groups)
+    return TestPlan("xsr", [purge_phase(ctx), Phase(
+        "stream", "three access groups back to back, no idle (one continuous fio job per group, logged every "
+                  f"{interval:g} s): SEQ 1024K writes, RND 8K writes, SEQ 1024K writes",
+        [PlannedCell.of(c) for _, c in groups], intervals, intervals, secs, secs, None)])
+
+
+def run(ctx: TestContext) -> XsrSummary:
+    interval = interval_s(ctx)
     purge = ctx.purge()
     phases, cells = [], []
-    for (phase, rw, bs), total in zip(GROUPS, times):
+    for phase, cell in group_cells(ctx):
         done = ctx.store.rounds(ctx.run_id, ctx.test, phase)
         spent = sum(r.cells[0].runtime_ms for r in done) / 1000
-        if total - spent > interval / 2:
+        if (cell.runtime_s or 0) - spent > interval / 2:
             phases.append(phase)
-            cells.append(ctx.cell(f"xsr_{phase}", rw, bs, 0, runtime_s=total - spent))
+            cells.append(cell.with_(runtime_s=(cell.runtime_s or 0) - spent))
 
     def track(phase, round_no, res, st):
         if "t" not in st:   # resumed: continue the group's clock from its stored intervals

@@ -1,0 +1,61 @@
+"""What IOPS and Latency share: a random block size × R/W mix matrix, purged, preconditioned (WIPC) and
+run in rounds until the tracked cells are steady; one summary shape; the head of their report section.
+
+The two tests differ in the load (profile: threads, iodepth), the tracking metric and their renderers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from markupsafe import Markup, escape
+
+from ..report.toolkit import bs_mix_matrix, notes_html
+from ..report.context import SectionContext
+from ..targets.purge import PurgeRecord
+from .common import TestContext, rnd_matrix, tracked_cells, window_summary
+from .results import CellWindow, SteadyResult
+from .spec import Summary
+
+
+@dataclass
+class MatrixSummary(Summary):
+    purge: PurgeRecord
+    steady: SteadyResult
+    cells: dict[str, CellWindow]                 # every cell's measurement-window averages
+    block_sizes: list[int]                       # bytes, matrix order (inner loop)
+    mixes: list[int]                             # read %, matrix order (outer loop)
+    notes: list[str] = field(default_factory=list)
+
+    def cell(self, bs: int, read_pct: int) -> CellWindow | None:
+        """One matrix cell by block size and read %, None when the matrix lacks it."""
+        for c in self.cells.values():
+            rp = c.workload.read_pct if c.workload.read_pct is not None else (
+                100 if c.workload.rw in ("read", "randread") else 0)
+            if c.workload.bs == bs and rp == read_pct:
+                return c
+        return None
+
+
+S = TypeVar("S", bound=MatrixSummary)
+
+
+def run_matrix(ctx: TestContext, metric: str, summary: type[S]) -> S:
+    """Purge -> WIPC -> rounds of the whole matrix until the tracked cells' `metric` is steady."""
+    cells, sizes, mixes, notes = rnd_matrix(ctx)
+    for n in notes:
+        ctx.note(n)
+    purge = ctx.purge()
+    outcome = ctx.run_to_steady_state("", cells, tracked_cells(ctx, cells, metric), precondition=ctx.wipc())
+    return summary(purge=purge, steady=outcome.record(), cells=window_summary(outcome.rounds, outcome.window_rounds),
+                   block_sizes=sizes, mixes=mixes, notes=notes)
+
+
+def section_head(ctx: SectionContext, s: MatrixSummary) -> tuple[list[Markup], list[int], list[int], dict]:
+    """Notes, then the steady-state block: how a matrix test's report section begins; with the matrix
+    (block sizes, mixes, (bs, read %) -> (name, cell)) its tables are drawn from (empty: nothing stored)."""
+    out = notes_html(s.notes)
+    out.append(Markup("<h3>Steady state</h3>"))
+    out.append(ctx.steady_block("", s.steady))
+    return (out, *bs_mix_matrix(s.cells))
