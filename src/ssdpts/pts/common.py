@@ -224,11 +224,10 @@ class TestContext:
                 series = tracked_series(trackers, history)
                 states = {k: evaluate(v, **kw) for k, v in series.items() if len(v) == len(history)}
                 tracking = {k.label: v[-1] for k, v in series.items() if len(v) == len(history)}
-                self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
-                                 tracking, {k.label: s.to_dict() for k, s in states.items()})
                 reached = all(s.reached for s in states.values())
                 self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
-                                 tracking, {k: s.to_dict() for k, s in states.items()}, force=reached or nxt is None)
+                                 tracking, {k.label: s.to_dict() for k, s in states.items()},
+                                 force=reached or nxt is None)
                 self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
                 if reached or nxt is None:
                     if nxt is not None:
