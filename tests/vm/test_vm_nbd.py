@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from testbed import GUEST_XFER, HERE
+from vm.testbed import GUEST_XFER, HERE
 
 DRIVE, PROFILE = HERE / "slow-client.toml", HERE / "nbd.toml"
 TOLERANCE = 0.10
