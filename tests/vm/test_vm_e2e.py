@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from testbed import GUEST_XFER, HERE
+from vm.testbed import GUEST_XFER, HERE
 
 
 @pytest.fixture(scope="module")
