@@ -232,7 +232,7 @@ def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
                            options={}, engine="fio")
-    monkeypatch.setattr(health, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
+    monkeypatch.setattr(runner, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
     runner._health(store, rid, "iops", "before", _block("/dev/sdb"))
     (d,) = store.deviations(rid, "iops")["iops"]
     assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence
