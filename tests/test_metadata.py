@@ -13,12 +13,19 @@ from ssdpts import runner
 from ssdpts.deviations import Deviation
 from ssdpts.errors import SsdptsError
 from ssdpts.health.parse import parse_smartctl
+from ssdpts.pts import registry
+from ssdpts.pts.fresh_peak.summary import FreshPeakSummary, PeakResult
+from ssdpts.pts.iops.summary import IopsSummary
+from ssdpts.pts.results import CellWindow, Latency, SteadyResult
+from ssdpts.pts.throughput.summary import BlockSizeResult, ThroughputSummary
 from ssdpts.report.claimed import claim_rows
 from ssdpts.store import Store
 from ssdpts.targets import purge as purge_mod
 from ssdpts.targets import writecache
 from ssdpts.targets.base import Target
+from ssdpts.targets.purge import PurgeRecord
 from ssdpts.targets.sim import SimTarget
+from ssdpts.workload import Workload
 
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 
@@ -225,7 +232,7 @@ def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
                            options={}, engine="fio")
-    monkeypatch.setattr(health, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
+    monkeypatch.setattr(runner, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
     runner._health(store, rid, "iops", "before", _block("/dev/sdb"))
     (d,) = store.deviations(rid, "iops")["iops"]
     assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence
@@ -270,18 +277,33 @@ def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
 
 # --- claimed vs measured: fresh-out-of-box basis, steady figure beside -----------------------------------
 
+def _window(name: str, rw: str, bs: int, read_pct: int, iops: float = 0.0, read_mib_s: float = 0.0,
+            write_mib_s: float = 0.0) -> CellWindow:
+    """A typed window record carrying only the figures the claims read."""
+    return CellWindow(workload=Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, runtime_s=60.0), iops=iops,
+                      read_iops=0.0, write_iops=0.0, read_mib_s=read_mib_s, write_mib_s=write_mib_s, usr_cpu=0.0,
+                      sys_cpu=0.0, lat_mean_us=0.0, lat_max_us=0.0)
+
+
 def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={},
                            tests=["fresh-peak", "iops", "throughput"], options={}, engine="fio")
-    store.set_test(rid, "fresh-peak", "completed", {"block_size": 4096, "results": {
-        "randread": {"iops": 400_000.0, "mib_s": 1562.5, "mb_s": 1638.4},
-        "randwrite": {"iops": 290_000.0, "mib_s": 1132.8, "mb_s": 1187.8}}})
-    store.set_test(rid, "iops", "completed", {"steady": {"reached": False}, "cells": {
-        "rnd_4K_100-0": {"iops": 300_000.0}, "rnd_4K_0-100": {"iops": 30_000.0}, "rnd_4K_65-35": {"iops": 60_000.0}}})
-    store.set_test(rid, "throughput", "completed", {"block_sizes": {"128K": {
-        "steady": {"reached": True}, "read_mib_s": 3000.0, "read_mb_s": 3145.7, "write_mib_s": 1000.0,
-        "write_mb_s": 1048.6}}})
+    purge = PurgeRecord("sim-purge", True, "", 0.0)
+    lat = Latency(mean_us=100.0, max_us=900.0)
+    fresh = FreshPeakSummary(purge=purge, block_size=4096, threads=24, iodepth=32, runtime_s=60.0, results=[
+        PeakResult("randread", 400_000.0, 1562.5, 1638.4, lat), PeakResult("randwrite", 290_000.0, 1132.8, 1187.8, lat)])
+    iops = IopsSummary(purge=purge, steady=SteadyResult("", False, 25), block_sizes=[4096], mixes=[100, 65, 0], cells={
+        n: _window(n, "randrw", 4096, pct, iops=v) for n, pct, v in (("rnd_4K_100-0", 100, 300_000.0),
+                                                                     ("rnd_4K_0-100", 0, 30_000.0),
+                                                                     ("rnd_4K_65-35", 65, 60_000.0))})
+    seq = 128 * 1024
+    throughput = ThroughputSummary([BlockSizeResult(seq, purge, SteadyResult("bs=128K", True, 5), "seq_128K_100-0",
+                                                    "seq_128K_0-100", {
+        "seq_128K_100-0": _window("seq_128K_100-0", "read", seq, 100, read_mib_s=3000.0),
+        "seq_128K_0-100": _window("seq_128K_0-100", "write", seq, 0, write_mib_s=1000.0)})])
+    for name, summary in (("fresh-peak", fresh), ("iops", iops), ("throughput", throughput)):
+        store.set_test(rid, name, "completed", registry.get(name).encode(summary))
     claims = {"random": [{"block_size": "4k", "read_iops": 350_000.0, "write_iops": 250_000.0,
                           "mixed_iops": 100_000.0, "mixed_read_pct": 65}],
               "sequential": [{"block_size": "128k", "read_mb_s": 3500.0}]}
@@ -292,7 +314,8 @@ def test_claims_compare_with_fresh_peak_and_show_steady_beside(tmp_path):
     mixed = rows["RND 4K 65/35"]                 # no fresh-out-of-box mixed cell: steady is the basis, and says so
     assert mixed["measured"] == 60_000.0 and mixed["basis"].startswith("steady state") and mixed["fresh"] is None
     seq = rows["SEQ 128K read"]                  # fresh-peak ran at 4 KiB: the 128 KiB claim has no fresh figure
-    assert seq["measured"] == 3000.0 and seq["steady_reached"] is True and seq["measured_mb_s"] == 3145.7
+    assert seq["measured"] == 3000.0 and seq["steady_reached"] is True
+    assert seq["measured_mb_s"] == pytest.approx(3000.0 * 2**20 / 1e6)
 
 
 def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path, monkeypatch):

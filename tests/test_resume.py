@@ -5,16 +5,26 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from conftest import requires_devices, ssdpts, wait_for_rounds
 from ssdpts.pts import registry
 from ssdpts.store import Store
 
 
+def _holders(dev: str) -> list[str]:
+    out = []
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            if any(os.readlink(fd) == dev for fd in fd_dir.iterdir()):
+                out.append(f"{fd_dir.parent.name} ({(fd_dir.parent / 'comm').read_text().strip()})")
+        except OSError:
+            continue
+    return out
+
+
 @requires_devices
 def test_sigkill_then_resume(loopdev, results, tiny, tmp_path):
-    # fio processes already running (other runs on this host) are not this run's orphans
-    others = set(subprocess.run(["pgrep", "-f", "ssdpts-fio-"], capture_output=True, text=True).stdout.split())
     never_steady = tmp_path / "never.toml"
     never_steady.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = 8\n')
     proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", str(never_steady),
@@ -26,10 +36,10 @@ def test_sigkill_then_resume(loopdev, results, tiny, tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)
-    # fio dies with ssdpts: nothing keeps writing to the device behind our back
-    left = [p for p in subprocess.run(["pgrep", "-f", "ssdpts-fio-"], capture_output=True, text=True).stdout.split()
-            if p not in others]
-    assert not left, f"orphan fio processes: {left}"
+    # fio dies with ssdpts: nothing keeps writing to the device behind our back (only processes holding
+    # this very device count: other sessions on the same machine may run fio of their own)
+    left = _holders(loopdev)
+    assert not left, f"orphan processes still hold {loopdev}: {left}"
     store = Store(db)
     killed_at = len(store.rounds(rid, "iops", with_cells=False))
     assert store.run(rid)["status"] == "running"       # never marked complete

@@ -181,7 +181,7 @@ def test_purge_counts_active_namespaces_not_identify_nn(tmp_path):
 
 
 def test_hdparm_abort_is_a_failure():
-    # hdparm exits 0 when the drive aborts a SECURITY command (QEMU's AHCI disk, tests/vm/test_purge.py)
+    # hdparm exits 0 when the drive aborts a SECURITY command (QEMU's AHCI disk, tests/vm/test_vm_purge.py)
     from ssdpts.targets.purge import _ata_aborted
 
     assert _ata_aborted("SG_IO: bad/missing sense data, sb[]:  70 00 0b 00 00 00 00 0a 04 41 40 01 00")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed import Guest, Unavailable, why_unavailable
+from vm.testbed import Guest, Unavailable, why_unavailable
 
 
 def pytest_collection_modifyitems(items):

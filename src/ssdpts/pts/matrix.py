@@ -11,12 +11,17 @@ from typing import TypeVar
 
 from markupsafe import Markup, escape
 
+from ..report.drives import ordered_part_labels
 from ..report.toolkit import bs_mix_matrix, notes_html
 from ..report.context import SectionContext
 from ..targets.purge import PurgeRecord
 from .common import TestContext, rnd_matrix, tracked_cells, window_summary
 from .results import CellWindow, SteadyResult
+from ..settings import PCTS, SIZES, TRACK
 from .spec import Summary
+
+# the profile keys of a block size × R/W mix matrix test (IOPS, Latency)
+MATRIX_SETTINGS = {"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK}
 
 
 @dataclass
@@ -59,3 +64,8 @@ def section_head(ctx: SectionContext, s: MatrixSummary) -> tuple[list[Markup], l
     out.append(Markup("<h3>Steady state</h3>"))
     out.append(ctx.steady_block("", s.steady))
     return (out, *bs_mix_matrix(s.cells))
+
+
+def drive_labels(ctx: SectionContext, s: MatrixSummary) -> list[str]:
+    """The drives of a parallel run found in the matrix's cells, in the run's order (empty: one drive)."""
+    return ordered_part_labels(ctx.run, {p for c in s.cells.values() for p in c.parts})

@@ -97,6 +97,9 @@ def write_cache_text(view: RunView) -> str:
         return str(((view.run.get("target") or {}).get("info") or {}).get("write_cache") or "–")
     parts = []
     for d in rec["drives"]:
+        if d.get("during") is None and d.get("note"):   # no cache to speak of (simulated drive) or not readable
+            parts.append(f"not applicable: {d['note']}")
+            continue
         text = spec_words(d.get("during"))
         if rec.get("required") in ("enabled", "disabled") and d.get("during") != rec["required"]:
             text += f" — NOT as required ({spec_words(rec['required'])})"

@@ -81,6 +81,9 @@ def tool_for(dev: str, roots: sysfs.SysRoots | None = None) -> str | None:
 def _tool(target) -> str | None:
     if target.kind != "block" or target.host is not None:
         return None
+    kind = (target.info or {}).get("smartctl_device_type")   # what smartctl found, when it was asked
+    if Path(target.path).name.startswith("sd") and kind in ("sat", "ata", "scsi"):
+        return "sdparm" if kind == "scsi" else "hdparm"
     return tool_for(target.path)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...settings import PCTS, SIZES, TRACK
+from ..matrix import MATRIX_SETTINGS
 from ..spec import TestSpec
 from . import render
 from .run import plan, run
@@ -12,6 +12,6 @@ TEST = TestSpec(
     name="iops", title="IOPS – Block Size x R/W Mix Matrix",
     kind="pts", order=1, summary=IopsSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings={"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK},
+    settings=MATRIX_SETTINGS,
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

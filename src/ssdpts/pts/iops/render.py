@@ -6,10 +6,10 @@ from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, ordered_part_labels, part_key
+from ...report.drives import drives_intro, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
-from ..matrix import section_head
+from ..matrix import drive_labels, section_head
 from ..spec import Headline, Renderers
 from .summary import IopsSummary
 
@@ -63,7 +63,7 @@ def html(ctx: SectionContext) -> Markup:
 def parts(ctx: SectionContext) -> Markup:
     """Per drive of a parallel run: the BS × mix IOPS table; grouped bars of the tracked cells, one bar per drive."""
     s: IopsSummary = ctx.summary
-    labels = ordered_part_labels(ctx.run, {p for c in s.cells.values() for p in c.parts})
+    labels = drive_labels(ctx, s)
     if not labels:
         return Markup("")
     out = [Markup("<h3>IOPS per drive (measurement-window average)</h3>"), drives_intro(labels)]

@@ -9,11 +9,11 @@ from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, ordered_part_labels, part_key
+from ...report.drives import drives_intro, part_key
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..results import CellWindow, Latency
-from ..matrix import section_head
+from ..matrix import drive_labels, section_head
 from ..spec import Headline, Renderers
 from .summary import LatencySummary
 
@@ -119,7 +119,7 @@ def part_cells(s: LatencySummary, label: str) -> dict[str, CellWindow]:
 def parts(ctx: SectionContext) -> Markup:
     """Per drive: mean, p99 … p99.999 and max per cell and direction (never averaged across drives)."""
     s: LatencySummary = ctx.summary
-    labels = ordered_part_labels(ctx.run, {p for c in s.cells.values() for p in c.parts})
+    labels = drive_labels(ctx, s)
     if not labels:
         return Markup("")
     out = [Markup("<h3>Latency per drive (measurement window)</h3>"), drives_intro(labels)]

@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
-from testbed import GUEST_XFER, HERE
+from ssdpts.pts import registry
+
+from vm.testbed import GUEST_XFER, HERE
 
 DRIVE, PROFILE = HERE / "slow-client.toml", HERE / "nbd.toml"
 TOLERANCE = 0.10
@@ -57,19 +59,20 @@ def test_nbd_device_has_the_model_capacity(over_nbd):
 
 
 def test_nbd_run_completes_below_the_model(over_nbd, in_sim_time):
-    nbd = over_nbd["doc"]["tests"][0]["summary"]["table_iops"]["0/100"]["4K"]
-    sim = in_sim_time["tests"][0]["summary"]["table_iops"]["0/100"]["4K"]
+    nbd = registry.get("iops").decode(over_nbd["doc"]["tests"][0]["summary"]).iops(4096, 0)
+    sim = registry.get("iops").decode(in_sim_time["tests"][0]["summary"]).iops(4096, 0)
     assert over_nbd["doc"]["run"]["status"] == "completed"
     # the guest can only add time to the model's (100 ms per command at QD8: 80 IOPS)
     assert sim == pytest.approx(80.0, rel=0.01) and 0 < nbd <= sim * 1.01
 
 
-@pytest.mark.xfail(strict=False, reason="measured 50.1 vs 80.0 IOPS (-37 %) at host load ~30 on 2 cores: the guest's "
-                   "vCPUs starve and the Python NBD server answers late; the model alone (submit() in a closed loop, "
-                   "natively) gives 76 IOPS. See docs/testing.md")
+@pytest.mark.xfail(strict=False, reason="measured 50.1, 21.1, 50.6, 62.9 vs 80.0 IOPS (-21 to -74 %) in four sessions: "
+                   "the guest path (nbd client + Python server under TCG) adds >= 58 ms per request, cause not "
+                   "established; the model alone (submit() in a closed loop, natively) gives 76 IOPS. "
+                   "See docs/testing.md")
 def test_nbd_run_matches_simulated_time(over_nbd, in_sim_time):
-    nbd = over_nbd["doc"]["tests"][0]["summary"]["table_iops"]["0/100"]["4K"]
-    sim = in_sim_time["tests"][0]["summary"]["table_iops"]["0/100"]["4K"]
+    nbd = registry.get("iops").decode(over_nbd["doc"]["tests"][0]["summary"]).iops(4096, 0)
+    sim = registry.get("iops").decode(in_sim_time["tests"][0]["summary"]).iops(4096, 0)
     print(f"4K random write QD8: {nbd:.1f} IOPS through /dev/nbd0, {sim:.1f} IOPS in simulated time "
           f"({nbd / sim - 1:+.1%})")
     assert abs(nbd - sim) <= TOLERANCE * sim

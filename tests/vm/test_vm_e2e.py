@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-from testbed import GUEST_XFER, HERE
+from ssdpts.pts import registry
+
+from vm.testbed import GUEST_XFER, HERE
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +49,14 @@ def test_each_test_purged_with_nvme_format(e2e):
 
 def test_results_have_real_values(e2e):
     doc, _ = e2e
-    tests = {t["name"]: t["summary"] for t in doc["tests"]}
-    assert tests["iops"]["table_iops"]["0/100"]["4K"] > 0
-    assert tests["iops"]["steady"]["rounds"] >= 1
-    cell = next(iter(tests["latency"]["cells"].values()))
-    assert 0 < cell["write_lat"]["mean_us"] <= cell["write_lat"]["p99_us"] <= cell["write_lat"]["max_us"]
-    wsat = tests["wsat"]["workloads"]["rnd4k-write"]
-    assert wsat["stop_reason"] in ("4x capacity written", "time limit", "round limit")
-    assert wsat["series"] and wsat["tgbw_gb"] > 0
+    tests = {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in doc["tests"]}
+    assert tests["iops"].iops(4096, 0) > 0
+    assert tests["iops"].steady.rounds >= 1
+    lat = tests["latency"].latency(4096, 0, "write")
+    assert 0 < lat.mean_us <= lat.p("99") <= lat.max_us
+    wsat = tests["wsat"].workloads["rnd4k-write"]
+    assert wsat.stop_reason in ("4x capacity written", "time limit", "round limit")
+    assert wsat.series and wsat.tgbw_gb > 0
 
 
 def test_health_snapshots_recorded(e2e):
