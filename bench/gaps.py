@@ -56,13 +56,13 @@ def pct(values: list[float], p: float) -> float:
     return s[min(len(s) - 1, max(0, -(-len(s) * p // 100) - 1))] if s else 0.0
 
 
-def transitions(outs) -> list:
-    """Every transition's stored DeviceIdle, in order (the first round's 'before' is the WIPC->round one)."""
+def transitions(outs) -> list[tuple[str, object]]:
+    """Every transition's stored DeviceIdle with where it is, in order (round 1's 'before' is WIPC->round)."""
     found = []
-    for out in outs:
+    for r, out in enumerate(outs):
         if out.device_idle_before is not None:
-            found.append(out.device_idle_before)
-        found += out.device_idle_inside
+            found.append((f"round {r} before cell 1", out.device_idle_before))
+        found += [(f"round {r} before cell {c + 2}", d) for c, d in enumerate(out.device_idle_inside)]
     return found
 
 
@@ -91,20 +91,27 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
     finally:
         runs = watcher.stop()
     stored = transitions(outs)
-    outside, diffs, pairs, unmatched = [], [], [], 0
-    for d in stored:
+    outside, diffs, pairs, unmatched, worst = [], [], [], 0, []
+    for where, d in stored:
         if d.ms is None or d.last_io is None:
             unmatched += 1
             continue
         run = overlapping(runs, int(d.last_io * 1e9), int(d.next_io * 1e9))
-        outside.append(run.ms if run else 0.0)
-        diffs.append(abs((run.ms if run else 0.0) - d.ms))
-        pairs.append((round(d.ms, 2), round(run.ms, 2) if run else 0.0))
+        got = run.ms if run else 0.0
+        outside.append(got)
+        diffs.append(abs(got - d.ms))
+        pairs.append((round(d.ms, 2), round(got, 2)))
+        if got > GAP_LIMIT_MS:
+            worst.append(f"{where}: {got:.2f} ms")
+    # every idle run the outside sampler saw while the chain ran (the first one is the idle before it)
+    in_chain = [r.ms for r in runs[1:]]
     gate = [g for o in outs for g in ([o.gap_before_ms] if o.gap_before_ms is not None else []) + o.gaps_inside_ms]
     return {"transitions": len(stored), "unmeasured": unmatched,
             "outside_max_ms": round(max(outside, default=0), 2), "outside_p99_ms": round(pct(outside, 99), 2),
             "outside_median_ms": round(statistics.median(outside), 2) if outside else None,
             "over_10ms": sum(1 for x in outside if x > GAP_LIMIT_MS),
+            "over_10ms_where": worst,
+            "idle_runs_in_chain_over_10ms": sum(1 for x in in_chain if x > GAP_LIMIT_MS),
             "stored_vs_outside_max_diff_ms": round(max(diffs, default=0), 3),
             "gate_side_max_ms": round(max(gate, default=0), 2),
             "outside_sorted_ms": [round(x, 2) for x in sorted(outside)[-8:]],
@@ -123,6 +130,9 @@ def forced_idle(engine: FioEngine, dev: str) -> dict:
         runs = watcher.stop()
     errors, diffs = [], []
     for d in out.device_idle_inside:
+        if d.last_io is None:
+            errors.append(float("inf"))
+            continue
         run = overlapping(runs, int(d.last_io * 1e9), int(d.next_io * 1e9)) if d.last_io else None
         got = run.ms if run else 0.0
         errors.append(got - FORCED_IDLE_S * 1000)

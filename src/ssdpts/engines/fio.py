@@ -3,26 +3,24 @@
 Each submitted round is one fio process whose cells are separate jobs in their own reporting
 groups. fio's own `stonewall` costs 100-300 ms of idle device time per transition (its job
 launcher polls every 100 ms), so cells are chained with *gates* instead: every job starts
-blocked in `exec_prerun` on a shared flock held by this engine, and its `exec_postrun` reports
-to the engine, which unlocks the next cell's gate the moment all clones of the current cell have
-finished. The next round's process is started early and waits on the same kind of gate, so the
-device sees back-to-back I/O across cells and rounds; the measured gaps are stored with the round.
+blocked in `exec_prerun` on a gate (a pipe held by the gatekeeper process, realtime/gatekeeper.py),
+and its `exec_postrun` reports to the keeper, which lets the next cell go the moment the current
+one ends. The next round's process is started early and waits on the same kind of gate, so the
+device sees back-to-back I/O across cells and rounds.
 
 The hooks are the cheapest fio allows, because everything they do after the previous cell's last
-I/O or after the gate opens is device idle: `exec_prerun` is one `flock` on an inherited descriptor
-(it exits the moment the lock is granted), `exec_postrun` a shell builtin writing the gate id to the
-engine's FIFO (no `date`, no script). fio does all per-job set-up that matters (buffer allocation and
-fill, file set-up, random map) before `exec_prerun`, so the waiting jobs are ready. Gate-side times
-are taken by the engine (fire received, gate opened); the device's own idle per transition comes from
-the block-layer sampler (blockidle.py), stored next to them. A time-based cell's successor is let go
-at the cell's predicted end (last clone's start + runtime) rather than after fio's teardown and the
-postrun report, which cost 10-25 ms of device idle on a busy host (docs/device-idle.md).
+I/O or after the gate opens is device idle: `exec_prerun` is one shell `read` (it returns when the
+keeper writes a line), `exec_postrun` a shell builtin writing the gate id to the keeper's FIFO (no
+`date`, no script, no other process). fio does all per-job set-up that matters (buffer allocation
+and fill, file set-up, random map) before `exec_prerun`, so the waiting jobs are ready. A
+time-based cell's successor is let go at the cell's predicted end (last clone's start + runtime)
+rather than after fio's teardown and the postrun report, which cost 10-25 ms of device idle on a
+busy host. Gate-side times come from the keeper; the device's own idle per transition comes from
+the block-layer sampler (blockidle.py), stored next to them (docs/device-idle.md).
 """
 
 from __future__ import annotations
 
-import ctypes
-import fcntl
 import os
 import re
 import shutil
@@ -36,9 +34,11 @@ from typing import Sequence
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
+from ..realtime import die_with_parent
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
+from .gates import Gates
 from .fiojson import parse_output
 from .results import DeviceIdle, RoundOutput
 
@@ -56,12 +56,6 @@ def fio_version(binary: str = "fio") -> str:
     if (int(m.group(1)), int(m.group(2))) < MIN_FIO:
         raise SsdptsError(f"{version} is too old: ssdpts needs fio >= {MIN_FIO[0]}.{MIN_FIO[1]}")
     return version
-
-
-def _die_with_parent() -> None:
-    # If ssdpts is killed (even SIGKILL), fio must stop too: an orphan round would keep writing.
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 class FioEngine:
@@ -82,174 +76,19 @@ class FioEngine:
         return FioSession(self, target)
 
 
-class _Gates:
-    """Engine-held exclusive flocks that fio jobs wait on, opened when all clones of a cell report."""
-
-    def __init__(self, directory: Path, samplers: Sequence[IdleSampler] = ()):
-        self.dir = directory
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.ctl = self.dir / "ctl"
-        os.mkfifo(self.ctl)
-        self.samplers = list(samplers)
-        self._lock = threading.Lock()
-        self._held: dict[int, int] = {}          # gate id -> fd holding LOCK_EX
-        self._expected: dict[int, int] = {}      # gate id -> clones that must report
-        self._delay: dict[int, float] = {}       # gate id -> idle seconds before it opens
-        self._timed: set[int] = set()            # gates whose cell finished and that open after a delay
-        self.fires: dict[int, list[int]] = {}    # gate id -> times (ns) the engine heard each clone finish
-        self.opened: dict[int, int] = {}         # gate id -> time (ns) the engine opened it
-        self.starts: dict[int, list[int]] = {}   # gate id -> times (ns) each clone of its cell was let go
-        self._runtime_ns: dict[int, int] = {}    # gate id -> its cell's fixed run time, when time-based
-        self._next = 0
-        self._ctl_fd = os.open(self.ctl, os.O_RDWR)   # RDWR: never sees EOF
-        self._stop = False
-        self._thread = threading.Thread(target=self._listen, daemon=True)
-        self._thread.start()
-
-    def wait_hook(self, wait_gid: int | None, gid: int) -> str:
-        """exec_prerun of gate `gid`'s cell: block until gate `wait_gid` opens (flock on fd 9 returns when
-        granted, runs nothing), then report the clone's start (a shell builtin)."""
-        report = f'eval "echo s{gid} 1<>{self.ctl}"'
-        return report if wait_gid is None else f"flock -s 9 9<{self.dir}/g{wait_gid} && {report}"
-
-    def fire_hook(self, gid: int) -> str:
-        """exec_postrun: report one finished clone of gate `gid`'s cell. fio appends '> FILE 2>&1' to the
-        command, so the write to the FIFO is wrapped in eval to keep its own redirection (builtins only).
-        Opened read-write (`1<>`): never blocks, even when the engine was killed and nobody reads."""
-        return f'eval "echo {gid} 1<>{self.ctl}"'
-
-    def new(self, clones: int, runtime_s: float | None = None) -> int:
-        """A closed gate for a cell of `clones` jobs; `runtime_s`: the cell runs exactly that long (time-based)."""
-        with self._lock:
-            gid = self._next
-            self._next += 1
-            fd = os.open(self.dir / f"g{gid}", os.O_CREAT | os.O_RDWR, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._held[gid] = fd
-            self._expected[gid] = clones
-            self.fires[gid] = []
-            self.starts[gid] = []
-            if runtime_s:
-                self._runtime_ns[gid] = int(runtime_s * 1e9)
-            return gid
-
-    def set_delay(self, gid: int, seconds: float) -> None:
-        """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""
-        with self._lock:
-            self._delay[gid] = seconds
-
-    def open(self, gid: int) -> None:
-        with self._lock:
-            fd = self._held.pop(gid, None)
-        if fd is not None:
-            os.close(fd)
-            self.opened.setdefault(gid, time.time_ns())
-
-    def _open_at_predicted_end(self, gid: int) -> None:
-        """A time-based cell ends `runtime` after its last clone started; fio's teardown and the postrun
-        report come 10-25 ms later on a busy host, all device idle. So the gate opens at the predicted
-        end, and the next cell's own wake-up (about what the last clone's took) lands on the end of
-        this one: gap or overlap of a few ms instead of the whole teardown. A cell whose successor must
-        wait (timed idle) keeps waiting for the report."""
-        with self._lock:
-            if gid in self._delay or gid in self._timed:
-                return
-        self.open(gid)
-
-    def _open_after_idle(self, gid: int, idle_s: float, finished_ns: int) -> None:
-        """Open `gid` so that the device idles `idle_s`: counted from the device's last I/O when the
-        sampler saw it (else from the last clone's report), less the usual gate-to-first-I/O lag."""
-        start = finished_ns
-        if self.samplers:
-            quiet = self.samplers[0].quiet_since
-            if quiet is not None and finished_ns - 1_000_000_000 < quiet <= finished_ns:
-                start = quiet
-        at = start + int(idle_s * 1e9) - self._wake_lag_ns()
-        threading.Timer(max(0.0, (at - time.time_ns()) / 1e9), self.open, (gid,)).start()
-
-    def _wake_lag_ns(self) -> int:
-        """The shortest time from opening a gate to the device's next I/O over the last gates opened (at
-        most 5 ms): opening that much early never cuts a requested idle short; a slower wake-up than
-        that lengthens it (a host that starves the waking processes: nothing to compensate reliably)."""
-        if not self.samplers:
-            return 0
-        with self._lock:
-            recent = sorted(self.opened.values())[-16:]
-        lags = [run.first_busy_ns - t for t in recent if (run := self.samplers[0].run_containing(t)) is not None]
-        return min(min(lags), 5_000_000) if lags else 0
-
-    def _listen(self) -> None:
-        buf = b""
-        while not self._stop:
-            chunk = os.read(self._ctl_fd, 4096)
-            heard = time.time_ns()
-            if not chunk:
-                continue
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                word = line.strip()
-                if word.startswith(b"s") and word[1:].isdigit():
-                    self._started(int(word[1:]), heard)
-                    continue
-                if not word.isdigit():
-                    continue
-                gid = int(word)
-                with self._lock:
-                    self.fires.setdefault(gid, []).append(heard)
-                    done = len(self.fires[gid]) >= self._expected.get(gid, 1)
-                    delay = self._delay.pop(gid, 0.0) if done else 0.0
-                    if done and delay > 0:
-                        self._timed.add(gid)
-                if done:
-                    if delay > 0:
-                        self._open_after_idle(gid, delay, heard)
-                    else:
-                        self.open(gid)
-
-    def _started(self, gid: int, heard: int) -> None:
-        with self._lock:
-            self.starts.setdefault(gid, []).append(heard)
-            all_started = len(self.starts[gid]) == self._expected.get(gid, 1)
-            runtime = self._runtime_ns.get(gid)
-        if all_started and runtime:
-            threading.Timer(max(0.0, (heard + runtime - time.time_ns()) / 1e9), self._open_at_predicted_end,
-                            (gid,)).start()
-
-    def open_unfinished(self, gid: int) -> None:
-        """Open a gate whose process ended; a finished cell's timed idle still runs its course."""
-        with self._lock:
-            if gid in self._timed:
-                return
-        self.open(gid)
-
-    def gate_gap_ms(self, gid: int | None) -> float | None:
-        """Gate-side gap: from the last clone's report of the cell before `gid` to its opening."""
-        if gid is None or not self.fires.get(gid) or gid not in self.opened:
-            return None
-        return max(0.0, (self.opened[gid] - max(self.fires[gid])) / 1e6)
-
-    def device_idle(self, gid: int | None) -> DeviceIdle | None:
-        """Block-layer idle of the transition at `gid` (None: no transition there or gate never opened).
-        Several devices: the longest idle among them."""
-        if gid is None or not self.fires.get(gid) or gid not in self.opened:
-            return None
-        if not self.samplers:
-            return DeviceIdle(None)
-        # window from the cell's reported end to the gate opening (the opening comes first when predicted)
-        ends = sorted((max(self.fires[gid]), self.opened[gid]))
-        found = [sp.idle_across(*ends) for sp in self.samplers]
-        if any(f.ms is None for f in found):
-            return DeviceIdle(None)
-        return max(found, key=lambda d: d.ms or 0.0)
-
-    def close(self) -> None:
-        self._stop = True
-        os.write(self._ctl_fd, b"stop 0\n")
-        self._thread.join(timeout=2)
-        for gid in list(self._held):
-            self.open(gid)
-        os.close(self._ctl_fd)
+def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None) -> DeviceIdle | None:
+    """Block-layer idle of the transition at `gid` (None: no transition there or gate never opened).
+    Several devices: the longest idle among them."""
+    if gid is None or not gates.fires.get(gid) or gid not in gates.opened:
+        return None
+    if not samplers:
+        return DeviceIdle(None)
+    # window from the cell's reported end to the gate opening (the opening comes first when predicted)
+    ends = sorted((max(gates.fires[gid]), gates.opened[gid]))
+    found = [sp.idle_across(*ends) for sp in samplers]
+    if any(f.ms is None for f in found):
+        return DeviceIdle(None)
+    return max(found, key=lambda d: d.ms or 0.0)
 
 
 MAX_CELLS_PER_PROCESS = 32   # bounds the jobs (threads, buffers) one waiting fio process holds
@@ -272,7 +111,7 @@ class _FioProcess:
         for w in cells:
             # every target's job of this cell starts at the same gate; the next cell waits for all of them
             timed = w.runtime_s if w.runtime_s and w.io_size is None else None
-            gid = s.gates.new(w.threads * len(s.members), timed and timed + (w.ramp_s or 0))
+            gid = s.gates.new(w.threads * len(s.members), timed and timed + (w.ramp_s or 0), wait=prev)
             if prev is not None and w.idle_before_s:
                 s.gates.set_delay(prev, w.idle_before_s)
             self._waits.append(prev)
@@ -362,7 +201,7 @@ class _FioProcess:
         self.started_at = time.time()
         self.proc = subprocess.Popen(
             self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, preexec_fn=_die_with_parent)
+            start_new_session=True, preexec_fn=die_with_parent)
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
         if not interval_s:
             self._threads.append(threading.Thread(target=self._drain, args=(self.proc.stdout, self._stdout),
@@ -545,9 +384,11 @@ class FioRound:
             cells = [aggregate({m.label_id: c for m, c in zip(members, cells[k * n:(k + 1) * n])}, w.name)
                      for k, w in enumerate(self.cells)]
         gates = self.session.gates
+        gates.sync()      # every end report of these processes is in
+        samplers = self.session.samplers
         all_gates = [g for p in self.procs for g in p.gates]
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
-        idle_inside = [d for d in (gates.device_idle(x) for x in all_gates[:-1]) if d is not None]
+        idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
         self._result = RoundOutput(
             cells=cells, engine="fio", logs=logs,
@@ -555,7 +396,7 @@ class FioRound:
             command=self.procs[0].command if len(self.procs) == 1 else [c for p in self.procs for c in p.command + [";"]][:-1],
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=gates.gate_gap_ms(self.procs[0].wait_gate), gaps_inside_ms=inside,
-            device_idle_before=gates.device_idle(self.procs[0].wait_gate), device_idle_inside=idle_inside,
+            device_idle_before=_device_idle(gates, samplers, self.procs[0].wait_gate), device_idle_inside=idle_inside,
             device_idle_note=self.session.idle_note, fio_version=version)
         return self._result
 
@@ -587,7 +428,7 @@ class FioSession:
         self.idle_note = "; ".join(dict.fromkeys(reasons))
         stats = [] if reasons else list(dict.fromkeys(stat_path_for(m.path) for m in self.members))
         self.samplers = [IdleSampler(p) for p in stats]
-        self.gates = _Gates(self.dir / "gates", self.samplers)
+        self.gates = Gates(self.dir / "gates")
         self._last_gate: int | None = None
         self._count = 0
         self.streams = StreamPositions()          # where each continuing sequential stream stands

@@ -22,7 +22,8 @@ from ..errors import SsdptsError
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
 from .blockidle import UNAVAILABLE_REMOTE
-from .fio import _die_with_parent, fio_version
+from ..realtime import die_with_parent
+from .fio import fio_version
 from .fiojson import parse_output
 from .results import RoundOutput, aggregate
 
@@ -146,7 +147,7 @@ class RemoteRound:
             path.write_text(job.text())
             cmd = [s.engine.binary, s.engine._client(host), "--output-format=json+", str(path)]
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    start_new_session=True, preexec_fn=_die_with_parent)
+                                    start_new_session=True, preexec_fn=die_with_parent)
             self.procs[host] = (proc, members, job.text(), cmd)
 
     def cancel(self) -> None:

@@ -86,7 +86,8 @@ class CellResult:
 class DeviceIdle:
     """The device's idle time at one transition, measured at the block layer (engines/blockidle.py):
     from the sample that last saw I/O of the cell before to the sample that first saw the next one's.
-    `ms` None: not measured (the round's `device_idle_note` says why); 0.0: the device never idled."""
+    `ms` None: not measured (the round's `device_idle_note` says why); 0.0: the device never idled
+    (then `last_io`/`next_io` are the bounds of the gate-side window the sampler looked at)."""
 
     ms: float | None
     last_io: float | None = None     # wall clock (s since epoch) of those two samples
