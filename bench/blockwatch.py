@@ -80,6 +80,61 @@ class Watcher:
         return list(self.runs)
 
 
+def stall_watch(cpu: int) -> None:
+    """On CPU `cpu` at real-time priority, sleep 0.2 ms at a time and print every wake-up that came more
+    than 2 ms late as `START_NS END_NS`: the CPU ran nothing of ours for that long."""
+    os.sched_setaffinity(0, {cpu})
+    t = time.time_ns()
+    while True:
+        time.sleep(0.0002)
+        n = time.time_ns()
+        if n - t > 2_000_000:
+            sys.stdout.write(f"{t} {n}\n")
+            sys.stdout.flush()
+        t = n
+
+
+class Stalls:
+    """Times when every CPU of this machine was stalled at once (a virtual machine whose host ran something
+    else: nothing in the guest could run, ssdpts, fio and the device emulation included). On the shared
+    development VM an idle loop saw such stalls of 13-28 ms within 20 s."""
+
+    def __init__(self):
+        self.cpus = sorted(os.sched_getaffinity(0))
+        self.procs = [subprocess.Popen([sys.executable, __file__, "--stalls", str(c)], stdout=subprocess.PIPE, text=True,
+                                       preexec_fn=_die_with_parent) for c in self.cpus]
+        self.per_cpu: list[list[Run]] = [[] for _ in self.cpus]
+        self._threads = [threading.Thread(target=self._read, args=(p, runs), daemon=True)
+                         for p, runs in zip(self.procs, self.per_cpu)]
+        for t in self._threads:
+            t.start()
+
+    @staticmethod
+    def _read(proc, runs: list[Run]) -> None:
+        for line in proc.stdout:
+            a, b = line.split()
+            runs.append(Run(int(a), int(b)))
+
+    def stop(self) -> list[Run]:
+        """The intervals when all CPUs were stalled together."""
+        for p in self.procs:
+            p.kill()
+            p.wait()
+        for t in self._threads:
+            t.join(timeout=2)
+        common = self.per_cpu[0]
+        for other in self.per_cpu[1:]:
+            common = [Run(max(a.start_ns, b.start_ns), min(a.end_ns, b.end_ns)) for a in common for b in other
+                      if max(a.start_ns, b.start_ns) < min(a.end_ns, b.end_ns)]
+        return common
+
+
+def net_of_stalls(run: Run, stalls: list[Run]) -> float:
+    """ms of `run` during which the machine was not stalled as a whole."""
+    covered = sum(max(0, min(run.end_ns, s.end_ns) - max(run.start_ns, s.start_ns)) for s in stalls)
+    return (run.end_ns - run.start_ns - covered) / 1e6
+
+
 def overlapping(runs: list[Run], start_ns: int, end_ns: int) -> Run | None:
     """The run sharing most time with [start_ns, end_ns] (or touching it, for a window shorter than a sample)."""
     best, most = None, -1
@@ -103,6 +158,9 @@ if __name__ == "__main__":
     except OSError:
         pass
     try:
-        watch(sys.argv[1])
+        if sys.argv[1] == "--stalls":
+            stall_watch(int(sys.argv[2]))
+        else:
+            watch(sys.argv[1])
     except KeyboardInterrupt:
         pass

@@ -11,6 +11,12 @@ device really got. Prints, per device and load: max, p99, median and the count o
 ssdpts's stored figure is from the outside one; and exits 1 when a transition idles over 10 ms, a
 stored figure is off by more than 1 ms, or a forced idle misses the request by more than 5 ms.
 
+A virtual machine stops now and then as a whole while its host runs something else (on the shared
+development VM: stalls of 13-28 ms within 20 s of an idle loop); no program inside can keep a device
+busy then. So one real-time watcher per CPU (blockwatch.Stalls) records when every CPU was stalled at
+once, each long idle is also given net of those stalls, and the pass mark counts transitions over
+10 ms net of them (the raw count is printed beside it).
+
     nice -n -5 python3 bench/gaps.py [--rounds 8] [--devices loop,zram] [--loads 2x16,8x32] [--loop-dir DIR]
 
 The loop device's backing file is in /dev/shm by default. On this project's 6.18 VM kernel, fio once hung
@@ -29,7 +35,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from blockwatch import Watcher, overlapping
+from blockwatch import Stalls, Watcher, net_of_stalls, overlapping
 from zram import fresh_zram, loop_device
 
 from ssdpts.engines.fio import FioEngine
@@ -85,13 +91,13 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
     # device idled 3.4 s before round 1: set-up not finished, not a gate delay)
     wipc = Workload("wipc", "write", bs=128 << 10, threads=1, iodepth=32, runtime_s=WIPC_S)
     cells = matrix(threads, iodepth)
-    watcher = Watcher(dev)
+    watcher, stalls = Watcher(dev), Stalls()
     try:
         outs = run_chain(engine, target, [[wipc]] + [cells] * n_rounds)
     finally:
-        runs = watcher.stop()
+        runs, stalled = watcher.stop(), stalls.stop()
     stored = transitions(outs)
-    outside, diffs, pairs, unmatched, worst = [], [], [], 0, []
+    outside, net, diffs, pairs, unmatched, worst = [], [], [], [], 0, []
     for where, d in stored:
         if d.ms is None or d.last_io is None:
             unmatched += 1
@@ -99,10 +105,11 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
         run = overlapping(runs, int(d.last_io * 1e9), int(d.next_io * 1e9))
         got = run.ms if run else 0.0
         outside.append(got)
+        net.append(net_of_stalls(run, stalled) if run else 0.0)
         diffs.append(abs(got - d.ms))
         pairs.append((round(d.ms, 2), round(got, 2)))
         if got > GAP_LIMIT_MS:
-            worst.append(f"{where}: {got:.2f} ms")
+            worst.append(f"{where}: {got:.2f} ms ({net[-1]:.2f} ms while the machine ran)")
     # every idle run the outside sampler saw while the chain ran (the first one is the idle before it)
     in_chain = [r.ms for r in runs[1:]]
     gate = [g for o in outs for g in ([o.gap_before_ms] if o.gap_before_ms is not None else []) + o.gaps_inside_ms]
@@ -110,6 +117,8 @@ def measure(engine: FioEngine, dev: str, threads: int, iodepth: int, n_rounds: i
             "outside_max_ms": round(max(outside, default=0), 2), "outside_p99_ms": round(pct(outside, 99), 2),
             "outside_median_ms": round(statistics.median(outside), 2) if outside else None,
             "over_10ms": sum(1 for x in outside if x > GAP_LIMIT_MS),
+            "over_10ms_net_of_machine_stalls": sum(1 for x in net if x > GAP_LIMIT_MS),
+            "machine_stalls": len(stalled), "machine_stall_max_ms": round(max((r.ms for r in stalled), default=0), 2),
             "over_10ms_where": worst,
             "idle_runs_in_chain_over_10ms": sum(1 for x in in_chain if x > GAP_LIMIT_MS),
             "stored_vs_outside_max_diff_ms": round(max(diffs, default=0), 3),
@@ -169,9 +178,14 @@ def main() -> int:
                 key = f"{name} TC{threads}/QD{qd}"
                 r = report[key] = measure(engine, dev, threads, qd, args.rounds)
                 print(f"{key}: {r['transitions']} transitions, device idle max {r['outside_max_ms']} ms, "
-                      f"p99 {r['outside_p99_ms']}, median {r['outside_median_ms']}, over 10 ms: {r['over_10ms']}; "
+                      f"p99 {r['outside_p99_ms']}, median {r['outside_median_ms']}, over 10 ms: {r['over_10ms']} "
+                      f"({r['over_10ms_net_of_machine_stalls']} net of {r['machine_stalls']} whole-machine stalls, "
+                      f"longest {r['machine_stall_max_ms']} ms); "
                       f"stored vs outside max diff {r['stored_vs_outside_max_diff_ms']} ms", flush=True)
-                if r["over_10ms"] or r["stored_vs_outside_max_diff_ms"] > AGREE_MS or r["unmeasured"]:
+                for line in r["over_10ms_where"]:
+                    print(f"    {line}")
+                if (r["over_10ms_net_of_machine_stalls"] or r["stored_vs_outside_max_diff_ms"] > AGREE_MS
+                        or r["unmeasured"]):
                     failed.append(key)
             f = report[f"{name} forced idle"] = forced_idle(engine, dev)
             print(f"{name} forced idle {f['requested_ms']:.0f} ms: error {f['error_ms']} ms "
@@ -179,7 +193,7 @@ def main() -> int:
             if f["max_abs_error_ms"] > FORCED_TOLERANCE_MS or f["stored_vs_outside_max_diff_ms"] > AGREE_MS:
                 failed.append(f"{name} forced idle")
     print(json.dumps(report, indent=2))
-    print(f"gaps: targets: 0 transitions over {GAP_LIMIT_MS:g} ms, stored within {AGREE_MS:g} ms of the outside "
+    print(f"gaps: targets: 0 transitions over {GAP_LIMIT_MS:g} ms (beyond whole-machine stalls), stored within {AGREE_MS:g} ms of the outside "
           f"sampler, forced idle within ±{FORCED_TOLERANCE_MS:g} ms; "
           + (f"MISSED: {', '.join(failed)}" if failed else "all met"))
     return 1 if failed else 0

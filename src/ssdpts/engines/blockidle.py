@@ -74,9 +74,10 @@ def unavailable_reason(target) -> str | None:
 class IdleSampler:
     """Runs the sampler child for one statistics file and collects its idle runs (thread-safe)."""
 
-    def __init__(self, stat_path: Path):
+    def __init__(self, stat_path: Path, window: Path | None = None):
+        """`window`: the gatekeeper's close-look window file (realtime/window.py); None: always close."""
         self.stat_path = stat_path
-        self.proc = spawn("blocksample", str(stat_path))
+        self.proc = spawn("blocksample", str(stat_path), *([str(window)] if window else []))
         self._cond = threading.Condition()
         self.runs: list[IdleRun] = []          # ordered by last_busy_ns
         self.quiet_since: int | None = None    # last busy sample of the idle run in progress, if any

@@ -70,6 +70,9 @@ class FioEngine:
         self.version = fio_version(binary)
         self.workdir = Path(workdir) if workdir else None
         self.measure_idle = measure_idle   # block-layer device-idle sampler (off only to measure its cost)
+        # a waiting round's set-up runs as SCHED_IDLE where the normal policy can be given back (root)
+        self.nice = os.getpriority(os.PRIO_PROCESS, 0)
+        self.background_set_up = os.geteuid() == 0
         self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
 
     def session(self, target) -> "FioSession":
@@ -89,6 +92,31 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
     if any(f.ms is None for f in found):
         return DeviceIdle(None)
     return max(found, key=lambda d: d.ms or 0.0)
+
+
+def _fio_preexec(in_background: bool):
+    def preexec() -> None:
+        die_with_parent()
+        if in_background:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    return preexec
+
+
+def _to_foreground(pid: int, nice: int) -> None:
+    """Give every thread of fio process `pid` and the hook shells its threads started the normal policy
+    at priority `nice` (the engine's own)."""
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        ids = [task.name]
+        try:
+            ids += (task / "children").read_text().split()
+        except OSError:
+            pass
+        for i in ids:
+            try:
+                os.sched_setscheduler(int(i), os.SCHED_OTHER, os.sched_param(0))
+                os.setpriority(os.PRIO_PROCESS, int(i), nice)
+            except (ProcessLookupError, PermissionError):
+                continue
 
 
 MAX_CELLS_PER_PROCESS = 32   # bounds the jobs (threads, buffers) one waiting fio process holds
@@ -199,9 +227,17 @@ class _FioProcess:
         else:
             self.command = [s.engine.binary, "--output-format=json+", f"--output={self.out_path}", str(self.job_path)]
         self.started_at = time.time()
+        # A process that waits behind running cells sets up in the background (SCHED_IDLE): its jobs (up to
+        # hundreds of threads allocating and filling buffers) otherwise take the CPU from the running cell's
+        # threads, and on a CPU-bound device (zram at TC8/QD32) the device idled 35-56 ms at a time while
+        # they did. The normal policy is given back once every job waits at its gate, or when its cells
+        # are due (docs/device-idle.md has the measurements).
+        background = s.engine.background_set_up and self.wait_gate is not None
         self.proc = subprocess.Popen(
             self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, preexec_fn=die_with_parent)
+            start_new_session=True, preexec_fn=_fio_preexec(background))
+        if background:
+            threading.Thread(target=self._foreground_when_set_up, daemon=True).start()
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
         if not interval_s:
             self._threads.append(threading.Thread(target=self._drain, args=(self.proc.stdout, self._stdout),
@@ -211,6 +247,12 @@ class _FioProcess:
         # Whatever happens to this process, never leave later cells waiting on its gates.
         threading.Thread(target=self._release_on_exit, daemon=True).start()
         self._launched.set()
+
+    def _foreground_when_set_up(self) -> None:
+        s = self.session
+        s.gates.wait_set_up(self.gates, self.wait_gate, lambda: self.proc.poll() is not None)
+        if self.proc.poll() is None:
+            _to_foreground(self.proc.pid, s.engine.nice)
 
     @staticmethod
     def _drain(stream, sink: list[str]) -> None:
@@ -427,8 +469,8 @@ class FioSession:
             ["not measured: device-idle sampling switched off"]
         self.idle_note = "; ".join(dict.fromkeys(reasons))
         stats = [] if reasons else list(dict.fromkeys(stat_path_for(m.path) for m in self.members))
-        self.samplers = [IdleSampler(p) for p in stats]
         self.gates = Gates(self.dir / "gates")
+        self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
         self._last_gate: int | None = None
         self._count = 0
         self.streams = StreamPositions()          # where each continuing sequential stream stands

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..realtime import spawn
+from ..realtime.window import create as create_window
 
 
 @dataclass
@@ -21,6 +22,8 @@ class Gates:
     fires: dict[int, list[int]] = field(default_factory=dict)    # gid -> each clone's end report
     starts: dict[int, list[int]] = field(default_factory=dict)   # gid -> each clone's release report
     opened: dict[int, int] = field(default_factory=dict)         # gid -> when the keeper opened it
+    waiting: dict[int, int] = field(default_factory=dict)        # gid -> clones set up and at their gate
+    clones: dict[int, int] = field(default_factory=dict)         # gid -> clones of its cell
 
     def __post_init__(self) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -32,7 +35,9 @@ class Gates:
         self._syncs = 0
         self._write_lock = threading.Lock()
         self._fds: dict[int, int] = {}     # gid -> the pipe's descriptor in the keeper
-        self.proc = spawn("gatekeeper", str(self.ctl), stdin=subprocess.PIPE)
+        self.window = self.dir / "window"      # when the block samplers must look closely (realtime/window.py)
+        create_window(str(self.window))
+        self.proc = spawn("gatekeeper", str(self.ctl), str(self.window), stdin=subprocess.PIPE)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -47,6 +52,8 @@ class Gates:
                     self._acks.add(" ".join(w))
                 elif w[0] == "o":
                     self.opened.setdefault(int(w[1]), int(w[2]))
+                elif w[0] == "w":
+                    self.waiting[int(w[1])] = self.waiting.get(int(w[1]), 0) + 1
                 elif w[0] == "s":
                     self.starts.setdefault(int(w[1]), []).append(int(w[2]))
                 elif w[0] == "f":
@@ -69,13 +76,14 @@ class Gates:
             self._cond.wait_for(lambda: ack in self._acks or "gone" in self._acks, 10.0)
 
     def wait_hook(self, wait_gid: int | None, gid: int) -> str:
-        """exec_prerun of gate `gid`'s cell: block until gate `wait_gid` opens (a `read` of its FIFO),
-        then report the clone's release. fio appends '> FILE 2>&1' to the command: the report is
+        """exec_prerun of gate `gid`'s cell: report that the clone is set up, block until gate `wait_gid`
+        opens (a `read` of its pipe), then report the clone's release. fio appends '> FILE 2>&1' to the command: the report is
         wrapped in eval to keep its own redirection. Builtins only; `1<>`: never blocks."""
         report = f'eval "echo s{gid} 1<>{self.ctl}"'
         if wait_gid is None:
             return report
-        return f"read gate < /proc/{self.proc.pid}/fd/{self._fds[wait_gid]} && {report}"
+        return (f"echo w{gid} 1<>{self.ctl} && read gate < /proc/{self.proc.pid}/fd/{self._fds[wait_gid]} && "
+                f"{report}")
 
     def fire_hook(self, gid: int) -> str:
         """exec_postrun: report one finished clone of gate `gid`'s cell (builtins only)."""
@@ -87,12 +95,23 @@ class Gates:
         with self._cond:
             gid = self._next
             self._next += 1
-            self.fires[gid], self.starts[gid] = [], []
+            self.fires[gid], self.starts[gid], self.clones[gid] = [], [], clones
         self._send(f"new {gid} {clones} {int((runtime_s or 0) * 1e9)} {-1 if wait is None else wait}")
         self._await(f"n {gid}")     # the keeper holds the pipe before any job can look for it
         if gid not in self._fds:
             raise OSError("the gatekeeper process is gone")
         return gid
+
+    def wait_set_up(self, gids: list[int], wait_gid: int, gone) -> None:
+        """Block until every clone of the cells at `gids` waits at its gate, gate `wait_gid` has opened
+        (set-up or not, the cells are due) or `gone()` (their process ended)."""
+        def due() -> bool:
+            return (all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened
+                    or "gone" in self._acks)
+        with self._cond:
+            while not self._cond.wait_for(due, 0.25):
+                if gone():
+                    return
 
     def set_delay(self, gid: int, seconds: float) -> None:
         """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""

@@ -15,9 +15,10 @@ import sys
 import time
 
 from . import prefer_cpu
+from .window import Window
 
-PERIOD_NS = 100_000          # sampling period while the device is quiet
-BUSY_PERIOD_NS = 100_000     # ... and while it is busy (0.5 ms missed most idle runs of 1-2 ms)
+PERIOD_NS = 100_000          # sampling period while the device is quiet or a transition is near
+SLOW_PERIOD_NS = 2_000_000   # ... while it is busy and no transition is near (window.py says why)
 MIN_RUN_NS = 200_000         # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
 
@@ -28,11 +29,12 @@ def _counters(raw: bytes) -> tuple[bytes, tuple[bytes, ...]]:
     return f[8], (f[0], f[4], *f[11:12], *f[15:16])
 
 
-def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, busy_period_ns: int = BUSY_PERIOD_NS,
-                   min_run_ns: int = MIN_RUN_NS) -> None:
-    """The sampler loop (runs in the child process until killed)."""
+def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout, period_ns: int = PERIOD_NS,
+                   slow_period_ns: int = SLOW_PERIOD_NS, min_run_ns: int = MIN_RUN_NS) -> None:
+    """The sampler loop (runs in the child process until killed). Without `window`: always close."""
     fd = os.open(stat_path, os.O_RDONLY)
-    quiet_period, busy_period = period_ns / 1e9, busy_period_ns / 1e9
+    quiet_period, slow_period = period_ns / 1e9, slow_period_ns / 1e9
+    close_at = window.open_at if window is not None else (lambda t: True)
     period = quiet_period
     read, now = os.pread, time.time_ns
     inflight, done = _counters(read(fd, 4096, 0))
@@ -57,7 +59,7 @@ def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, b
                 flush()
             last_busy = t
             had_quiet = quiet_reported = False
-            period = busy_period
+            period = quiet_period if close_at(t) else slow_period
         inflight, done = n_inflight, n_done
         if t >= next_heartbeat:
             write(f"h {t}\n")
@@ -66,12 +68,12 @@ def sample_forever(stat_path: str, out=sys.stdout, period_ns: int = PERIOD_NS, b
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m ssdpts.realtime.blocksample /sys/block/DEV/stat", file=sys.stderr)
+    if len(argv) not in (1, 2):
+        print("usage: python -m ssdpts.realtime.blocksample /sys/block/DEV/stat [WINDOW_FILE]", file=sys.stderr)
         return 2
     prefer_cpu()
     try:
-        sample_forever(argv[0])
+        sample_forever(argv[0], Window(argv[1]) if len(argv) == 2 else None)
     except (KeyboardInterrupt, BrokenPipeError):
         return 0
     return 0

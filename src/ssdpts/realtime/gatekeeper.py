@@ -24,8 +24,10 @@ Protocol, one line each. Engine -> keeper (stdin):
   open GID                    open now
   release GID                 open now unless a requested idle is under way (a process ended)
   sync N                      acknowledged `y N` once every report received before it is out
-fio's hooks -> keeper (the ctl FIFO): `sGID` (a clone was let go), `GID` (a clone finished).
-Keeper -> engine (stdout), times CLOCK_REALTIME ns: `s GID T`, `f GID T`, `o GID T` (gate opened).
+fio's hooks -> keeper (the ctl FIFO): `wGID` (a clone of GID's cell is set up and waits), `sGID` (it
+was let go), `GID` (it finished).
+Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T`, `f GID T`, `o GID T` (gate
+opened).
 """
 
 from __future__ import annotations
@@ -38,8 +40,11 @@ import time
 from dataclasses import dataclass
 
 from . import prefer_cpu
+from .window import Window
 
 SPARE_LINES = 16384      # one line lets one waiting job go: enough for every clone, late ones too
+LOOK_BEFORE_NS = 5_000_000     # the samplers look closely from this long before a transition is due
+LOOK_AFTER_NS = 20_000_000     # ... until this long after (a quiet device is always sampled closely)
 
 
 @dataclass
@@ -59,10 +64,31 @@ class _Gate:
 class _Keeper:
     """The child's state machine (one thread: no locks)."""
 
-    def __init__(self, out):
+    def __init__(self, out, window: Window | None = None):
         self.out = out
         self.gates: dict[int, _Gate] = {}
         self.timers: list[tuple[int, int]] = []     # (due_ns, gid), lazily invalidated
+        self.window = window
+        self.spans: list[tuple[int, int]] = []      # when the samplers must look closely (from, until)
+
+    def look(self, from_ns: int, until_ns: int) -> None:
+        self.spans.append((from_ns, until_ns))
+
+    def publish(self, now: int) -> int | None:
+        """Write the current (or next) close-look window for the samplers; when it ends, if others wait."""
+        if self.window is None:
+            return None
+        self.spans = sorted(s for s in self.spans if s[1] > now)
+        if not self.spans:
+            self.window.set(0, 0)
+            return None
+        start, until = self.spans[0]
+        for s, u in self.spans[1:]:
+            if s > until:
+                break
+            until = max(until, u)
+        self.window.set(start, until)
+        return until if len(self.spans) > 1 else None
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -71,12 +97,16 @@ class _Keeper:
         g = self.gates[gid]
         g.due_ns, g.timed = at_ns, timed
         heapq.heappush(self.timers, (at_ns, gid))
+        self.look(at_ns - LOOK_BEFORE_NS, at_ns + LOOK_AFTER_NS)
+        if timed:      # the requested idle begins when the cell ends, `delay` earlier
+            self.look(at_ns - g.delay_ns - LOOK_BEFORE_NS, at_ns - g.delay_ns + LOOK_AFTER_NS)
 
     def open(self, gid: int, now: int) -> None:
         g = self.gates.get(gid)
         if g is None or g.opened:
             return
         g.opened = True
+        self.look(now, now + LOOK_AFTER_NS)
         try:
             os.write(g.fds[1], b"\n" * SPARE_LINES)
         except BlockingIOError:
@@ -115,6 +145,10 @@ class _Keeper:
             self.say(f"y {words[1]}")
 
     def report(self, word: str, now: int) -> None:
+        if word.startswith("w"):          # a clone is set up and at its gate (for the engine only)
+            if word[1:].isdigit():
+                self.say(f"w {word[1:]} {now}")
+            return
         started = word.startswith("s")
         if not word[started:].isdigit():
             return
@@ -132,6 +166,8 @@ class _Keeper:
                 self.schedule(gid, now + g.runtime_ns + g.delay_ns, g.delay_ns > 0)
             return
         g.fires += 1
+        if g.fires == g.clones and g.due_ns is None:
+            self.look(now, now + LOOK_AFTER_NS)      # an end nobody could predict: look from now on
         if g.fires == g.clones and (g.due_ns is None or not g.timed):
             if g.delay_ns:
                 self.schedule(gid, now + g.delay_ns, True)
@@ -139,7 +175,9 @@ class _Keeper:
                 self.open(gid, now)
 
     def due(self, now: int) -> float | None:
-        """Open every gate whose time has come; seconds until the next one (None: no timer)."""
+        """Open every gate whose time has come and publish the samplers' window; seconds until the
+        next thing to do (None: nothing)."""
+        next_at = None
         while self.timers:
             at, gid = self.timers[0]
             g = self.gates.get(gid)
@@ -147,15 +185,18 @@ class _Keeper:
                 heapq.heappop(self.timers)      # superseded
                 continue
             if at > now:
-                return (at - now) / 1e9
+                next_at = at
+                break
             heapq.heappop(self.timers)
             self.open(gid, now)
-        return None
+        window_end = self.publish(now)
+        wake = min((t for t in (next_at, window_end) if t is not None), default=None)
+        return None if wake is None else max(0.0, (wake - now) / 1e9)
 
 
-def keep(ctl_path: str, commands=sys.stdin, out=sys.stdout) -> None:
+def keep(ctl_path: str, window: Window | None = None, commands=sys.stdin, out=sys.stdout) -> None:
     """The keeper's loop (the child process), until the engine closes its stdin."""
-    keeper = _Keeper(out)
+    keeper = _Keeper(out, window)
     ctl = os.open(ctl_path, os.O_RDWR | os.O_NONBLOCK)     # RDWR: never sees EOF
     cmd = commands.fileno()
     os.set_blocking(cmd, False)
@@ -203,6 +244,6 @@ def _drain(ctl: int, bufs: dict, keeper: _Keeper) -> None:
 if __name__ == "__main__":
     prefer_cpu()
     try:
-        keep(sys.argv[1])
+        keep(sys.argv[1], Window(sys.argv[2], writable=True) if len(sys.argv) > 2 else None)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
