@@ -16,9 +16,10 @@ from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .settings import test_settings
 from .store import Store
+from .store.idle import GAP_LIMIT_MS
 from .units import parse_duration
 
-IDLE_LIMIT_MS = 10.0      # ssdpts's bound for "no pause" between phases and rounds
+IDLE_LIMIT_MS = GAP_LIMIT_MS   # ssdpts's bound for "no pause" between phases and rounds (store/idle.py)
 SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
 SPEC_WINDOW = 5
 SPEC_MAX_ROUNDS = 25
@@ -61,23 +62,33 @@ def _steady(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
 
 
 def _gaps(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
-    """Unintended idle: the gap before a round beyond the idle its first cell asks for (HIR's wait states)."""
+    """Unintended idle: the idle before a round beyond the idle its first cell asks for (HIR's wait states).
+    The device's own idle (block layer, `device_idle_before_ms`) where it was measured, else the engine's
+    gate-side figure (a lower bound of the device's idle); the evidence says which."""
     over = []
     for kind in ("precondition", "round"):
         for r in store.rounds(run.id, t.name, kind=kind, with_cells=False):
-            if r.gap_before_ms is None or r.gap_before_ms <= IDLE_LIMIT_MS:
-                continue      # only a long gap needs its cells read: did the first one ask for that idle?
+            device = r.device_idle_before.ms if r.device_idle_before else None
+            idle, source = (device, "device") if device is not None else (r.gap_before_ms, "gate")
+            if idle is None or idle <= IDLE_LIMIT_MS:
+                continue      # only a long idle needs its cells read: did the first one ask for that idle?
             first = (store.round_workloads(r.id) or [{}])[0]
             asked = 1000.0 * float(first.get("idle_before_s") or 0.0)
-            if r.gap_before_ms - asked > IDLE_LIMIT_MS:
-                over.append((r.gap_before_ms - asked, r))
+            if idle - asked > IDLE_LIMIT_MS:
+                over.append((idle - asked, source, r))
     if not over:
         return []
-    extra, worst = max(over, key=lambda x: x[0])
+    extra, source, worst = max(over, key=lambda x: x[0])
+    by_device = sum(1 for o in over if o[1] == "device")
+    how = ("device idle measured at the block layer" if by_device == len(over) else
+           "gate-side figure (device idle not measured)" if not by_device else
+           f"{by_device} by device idle measured at the block layer, {len(over) - by_device} by gate-side figure "
+           "(device idle not measured)")
+    measured = "device idle" if source == "device" else "gate-side figure"
     return [Deviation("idle-gap", f"{len(over)} transitions left the device idle for more than "
-                      f"{IDLE_LIMIT_MS:g} ms: longest {extra:.1f} ms (beyond any requested idle) before "
-                      f"{worst.phase or 'round'} {worst.round}", "PTS 2.0.2 IOPS step 3: no pause between WIPC and "
-                      f"WDPC or between rounds; ssdpts bound {IDLE_LIMIT_MS:g} ms")]
+                      f"{IDLE_LIMIT_MS:g} ms ({how}): longest {extra:.1f} ms ({measured}, beyond any requested "
+                      f"idle) before {worst.phase or 'round'} {worst.round}", "PTS 2.0.2 IOPS step 3: no pause "
+                      f"between WIPC and WDPC or between rounds; ssdpts bound {IDLE_LIMIT_MS:g} ms")]
 
 
 def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:

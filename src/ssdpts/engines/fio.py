@@ -3,16 +3,24 @@
 Each submitted round is one fio process whose cells are separate jobs in their own reporting
 groups. fio's own `stonewall` costs 100-300 ms of idle device time per transition (its job
 launcher polls every 100 ms), so cells are chained with *gates* instead: every job starts
-blocked in `exec_prerun` on a shared flock held by this engine, and its `exec_postrun` reports
-to the engine, which unlocks the next cell's gate the moment all clones of the current cell have
-finished. The next round's process is started early and waits on the same kind of gate, so the
-device sees back-to-back I/O across cells and rounds; the measured gaps are stored with the round.
+blocked in `exec_prerun` on a gate (a pipe held by the gatekeeper process, realtime/gatekeeper.py),
+and its `exec_postrun` reports to the keeper, which lets the next cell go the moment the current
+one ends. The next round's process is started early and waits on the same kind of gate, so the
+device sees back-to-back I/O across cells and rounds.
+
+The hooks are the cheapest fio allows, because everything they do after the previous cell's last
+I/O or after the gate opens is device idle: `exec_prerun` is one shell `read` (it returns when the
+keeper writes a line), `exec_postrun` a shell builtin writing the gate id to the keeper's FIFO (no
+`date`, no script, no other process). fio does all per-job set-up that matters (buffer allocation
+and fill, file set-up, random map) before `exec_prerun`, so the waiting jobs are ready. A
+time-based cell's successor is let go at the cell's predicted end (last clone's start + runtime)
+rather than after fio's teardown and the postrun report, which cost 10-25 ms of device idle on a
+busy host. Gate-side times come from the keeper; the device's own idle per transition comes from
+the block-layer sampler (blockidle.py), stored next to them (docs/device-idle.md).
 """
 
 from __future__ import annotations
 
-import ctypes
-import fcntl
 import os
 import re
 import shutil
@@ -26,23 +34,15 @@ from typing import Sequence
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
+from ..realtime import die_with_parent
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
+from .blockidle import IdleSampler, stat_path_for, unavailable_reason
+from .gates import Gates
 from .fiojson import parse_output
-from .results import RoundOutput
+from .results import DeviceIdle, RoundOutput
 
 MIN_FIO = (3, 20)   # lat_percentiles/percentile_list on total latency, thread, json+ bins
-
-_WAIT_SH = """#!/bin/sh
-# gate-wait ID: block until the engine unlocks gate ID, then log the release time
-flock -s "{dir}/g$1" true
-echo "$1 $(date +%s%N)" >> "{dir}/released"
-"""
-_FIRE_SH = """#!/bin/sh
-# gate-fire ID: tell the engine one clone of cell ID has finished its I/O
-echo "$1 $(date +%s%N)" > "{dir}/ctl"
-"""
-
 
 def fio_version(binary: str = "fio") -> str:
     path = shutil.which(binary)
@@ -58,12 +58,6 @@ def fio_version(binary: str = "fio") -> str:
     return version
 
 
-def _die_with_parent() -> None:
-    # If ssdpts is killed (even SIGKILL), fio must stop too: an orphan round would keep writing.
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 class FioEngine:
     name = "fio"
     # gates chain cells and rounds; timed gates give idle periods; one job can be cut into rounds
@@ -71,113 +65,58 @@ class FioEngine:
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE,
                               Capability.LOCAL_BLOCK_LAYER, Capability.CHECKPOINT})
 
-    def __init__(self, binary: str = "fio", workdir: str | Path | None = None):
+    def __init__(self, binary: str = "fio", workdir: str | Path | None = None, measure_idle: bool = True):
         self.binary = binary
         self.version = fio_version(binary)
         self.workdir = Path(workdir) if workdir else None
+        self.measure_idle = measure_idle   # block-layer device-idle sampler (off only to measure its cost)
+        # a waiting round's set-up runs as SCHED_IDLE where the normal policy can be given back (root)
+        self.nice = os.getpriority(os.PRIO_PROCESS, 0)
+        self.background_set_up = os.geteuid() == 0
         self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
 
 
-class _Gates:
-    """Engine-held exclusive flocks that fio jobs wait on, opened when all clones of a cell report."""
+def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None) -> DeviceIdle | None:
+    """Block-layer idle of the transition at `gid` (None: no transition there or gate never opened).
+    Several devices: the longest idle among them."""
+    if gid is None or not gates.fires.get(gid) or gid not in gates.opened:
+        return None
+    if not samplers:
+        return DeviceIdle(None)
+    # window from the cell's reported end to the gate opening (the opening comes first when predicted)
+    ends = sorted((max(gates.fires[gid]), gates.opened[gid]))
+    found = [sp.idle_across(*ends) for sp in samplers]
+    if any(f.ms is None for f in found):
+        return DeviceIdle(None)
+    return max(found, key=lambda d: d.ms or 0.0)
 
-    def __init__(self, directory: Path):
-        self.dir = directory
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.ctl = self.dir / "ctl"
-        os.mkfifo(self.ctl)
-        (self.dir / "gate-wait").write_text(_WAIT_SH.format(dir=self.dir))
-        (self.dir / "gate-fire").write_text(_FIRE_SH.format(dir=self.dir))
-        for f in ("gate-wait", "gate-fire"):
-            (self.dir / f).chmod(0o755)
-        self._lock = threading.Lock()
-        self._held: dict[int, int] = {}          # gate id -> fd holding LOCK_EX
-        self._expected: dict[int, int] = {}      # gate id -> clones that must report
-        self._delay: dict[int, float] = {}       # gate id -> idle seconds before it opens
-        self._timed: set[int] = set()            # gates whose cell finished and that open after a delay
-        self.fires: dict[int, list[int]] = {}    # gate id -> fire timestamps (ns)
-        self._next = 0
-        self._ctl_fd = os.open(self.ctl, os.O_RDWR)   # RDWR: never sees EOF
-        self._stop = False
-        self._thread = threading.Thread(target=self._listen, daemon=True)
-        self._thread.start()
 
-    def new(self, clones: int) -> int:
-        with self._lock:
-            gid = self._next
-            self._next += 1
-            fd = os.open(self.dir / f"g{gid}", os.O_CREAT | os.O_RDWR, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._held[gid] = fd
-            self._expected[gid] = clones
-            self.fires[gid] = []
-            return gid
+def _fio_preexec(in_background: bool):
+    def preexec() -> None:
+        die_with_parent()
+        if in_background:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    return preexec
 
-    def set_delay(self, gid: int, seconds: float) -> None:
-        """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""
-        with self._lock:
-            self._delay[gid] = seconds
 
-    def open(self, gid: int) -> None:
-        with self._lock:
-            fd = self._held.pop(gid, None)
-        if fd is not None:
-            os.close(fd)
-
-    def _listen(self) -> None:
-        buf = b""
-        while not self._stop:
-            chunk = os.read(self._ctl_fd, 4096)
-            if not chunk:
+def _to_foreground(pid: int, nice: int) -> None:
+    """Give every thread of fio process `pid` and the hook shells its threads started the normal policy
+    at priority `nice` (the engine's own)."""
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        ids = [task.name]
+        try:
+            ids += (task / "children").read_text().split()
+        except OSError:
+            pass
+        for i in ids:
+            try:
+                os.sched_setscheduler(int(i), os.SCHED_OTHER, os.sched_param(0))
+                os.setpriority(os.PRIO_PROCESS, int(i), nice)
+            except (ProcessLookupError, PermissionError):
                 continue
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                parts = line.split()
-                if len(parts) != 2 or parts[0] == b"stop":
-                    continue
-                gid, ts = int(parts[0]), int(parts[1])
-                with self._lock:
-                    self.fires.setdefault(gid, []).append(ts)
-                    done = len(self.fires[gid]) >= self._expected.get(gid, 1)
-                    delay = self._delay.pop(gid, 0.0) if done else 0.0
-                    if done and delay > 0:
-                        self._timed.add(gid)
-                if done:
-                    if delay > 0:
-                        threading.Timer(delay, self.open, (gid,)).start()
-                    else:
-                        self.open(gid)
-
-    def open_unfinished(self, gid: int) -> None:
-        """Open a gate whose process ended; a finished cell's timed idle still runs its course."""
-        with self._lock:
-            if gid in self._timed:
-                return
-        self.open(gid)
-
-    def released(self) -> dict[int, int]:
-        """gate id -> first release time (ns) seen by a waiting job."""
-        out: dict[int, int] = {}
-        path = self.dir / "released"
-        if path.exists():
-            for line in path.read_text().split("\n"):
-                parts = line.split()
-                if len(parts) == 2:
-                    gid, ts = int(parts[0]), int(parts[1])
-                    out[gid] = min(ts, out.get(gid, ts))
-        return out
-
-    def close(self) -> None:
-        self._stop = True
-        os.write(self._ctl_fd, b"stop 0\n")
-        self._thread.join(timeout=2)
-        for gid in list(self._held):
-            self.open(gid)
-        os.close(self._ctl_fd)
 
 
 MAX_CELLS_PER_PROCESS = 32   # bounds the jobs (threads, buffers) one waiting fio process holds
@@ -199,7 +138,8 @@ class _FioProcess:
         prev = s._last_gate
         for w in cells:
             # every target's job of this cell starts at the same gate; the next cell waits for all of them
-            gid = s.gates.new(w.threads * len(s.members))
+            timed = w.runtime_s if w.runtime_s and w.io_size is None else None
+            gid = s.gates.new(w.threads * len(s.members), timed and timed + (w.ramp_s or 0), wait=prev)
             if prev is not None and w.idle_before_s:
                 s.gates.set_delay(prev, w.idle_before_s)
             self._waits.append(prev)
@@ -275,9 +215,8 @@ class _FioProcess:
         for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
-                if prev is not None:
-                    opts["exec_prerun"] = f"{s.gates.dir}/gate-wait {prev}"
-                opts["exec_postrun"] = f"{s.gates.dir}/gate-fire {gid}"
+                opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
+                opts["exec_postrun"] = s.gates.fire_hook(gid)
         self.job_text = job.text()
         self.job_path.write_text(self.job_text)
         interval_s = self.interval_s
@@ -288,9 +227,17 @@ class _FioProcess:
         else:
             self.command = [s.engine.binary, "--output-format=json+", f"--output={self.out_path}", str(self.job_path)]
         self.started_at = time.time()
+        # A process that waits behind running cells sets up in the background (SCHED_IDLE): its jobs (up to
+        # hundreds of threads allocating and filling buffers) otherwise take the CPU from the running cell's
+        # threads, and on a CPU-bound device (zram at TC8/QD32) the device idled 35-56 ms at a time while
+        # they did. The normal policy is given back once every job waits at its gate, or when its cells
+        # are due (docs/device-idle.md has the measurements).
+        background = s.engine.background_set_up and self.wait_gate is not None
         self.proc = subprocess.Popen(
             self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, preexec_fn=_die_with_parent)
+            start_new_session=True, preexec_fn=_fio_preexec(background))
+        if background:
+            threading.Thread(target=self._foreground_when_set_up, daemon=True).start()
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
         if not interval_s:
             self._threads.append(threading.Thread(target=self._drain, args=(self.proc.stdout, self._stdout),
@@ -300,6 +247,12 @@ class _FioProcess:
         # Whatever happens to this process, never leave later cells waiting on its gates.
         threading.Thread(target=self._release_on_exit, daemon=True).start()
         self._launched.set()
+
+    def _foreground_when_set_up(self) -> None:
+        s = self.session
+        s.gates.wait_set_up(self.gates, self.wait_gate, lambda: self.proc.poll() is not None)
+        if self.proc.poll() is None:
+            _to_foreground(self.proc.pid, s.engine.nice)
 
     @staticmethod
     def _drain(stream, sink: list[str]) -> None:
@@ -473,22 +426,20 @@ class FioRound:
             cells = [aggregate({m.label_id: c for m, c in zip(members, cells[k * n:(k + 1) * n])}, w.name)
                      for k, w in enumerate(self.cells)]
         gates = self.session.gates
-        released = gates.released()
-
-        def gap(gid: int | None) -> float | None:
-            if gid is None or not gates.fires.get(gid) or gid not in released:
-                return None
-            return max(0.0, (released[gid] - max(gates.fires[gid])) / 1e6)
-
+        gates.sync()      # every end report of these processes is in
+        samplers = self.session.samplers
         all_gates = [g for p in self.procs for g in p.gates]
-        inside = [g for g in (gap(x) for x in all_gates[:-1]) if g is not None]
+        inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
+        idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
         self._result = RoundOutput(
             cells=cells, engine="fio", logs=logs,
             job_text="\n".join(p.job_text for p in self.procs),
             command=self.procs[0].command if len(self.procs) == 1 else [c for p in self.procs for c in p.command + [";"]][:-1],
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
-            gap_before_ms=gap(self.procs[0].wait_gate), gaps_inside_ms=inside, fio_version=version)
+            gap_before_ms=gates.gate_gap_ms(self.procs[0].wait_gate), gaps_inside_ms=inside,
+            device_idle_before=_device_idle(gates, samplers, self.procs[0].wait_gate), device_idle_inside=idle_inside,
+            device_idle_note=self.session.idle_note, fio_version=version)
         return self._result
 
 
@@ -512,8 +463,14 @@ class FioSession:
         base.mkdir(parents=True, exist_ok=True)
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
-        self.gates = _Gates(self.dir / "gates")
         self.members = list(target.drives())
+        # the device's own idle at every transition, from the block layer (blockidle.py)
+        reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
+            ["not measured: device-idle sampling switched off"]
+        self.idle_note = "; ".join(dict.fromkeys(reasons))
+        stats = [] if reasons else list(dict.fromkeys(stat_path_for(m.path) for m in self.members))
+        self.gates = Gates(self.dir / "gates")
+        self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
         self._last_gate: int | None = None
         self._count = 0
         self.streams = StreamPositions()          # where each continuing sequential stream stands
@@ -531,6 +488,8 @@ class FioSession:
         for r in self._rounds:
             r.cancel()
         self.gates.close()
+        for sp in self.samplers:
+            sp.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> "FioSession":

@@ -21,7 +21,9 @@ from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
-from .fio import _die_with_parent, fio_version
+from .blockidle import UNAVAILABLE_REMOTE
+from ..realtime import die_with_parent
+from .fio import fio_version
 from .fiojson import parse_output
 from .results import RoundOutput, aggregate
 
@@ -145,7 +147,7 @@ class RemoteRound:
             path.write_text(job.text())
             cmd = [s.engine.binary, s.engine._client(host), "--output-format=json+", str(path)]
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    start_new_session=True, preexec_fn=_die_with_parent)
+                                    start_new_session=True, preexec_fn=die_with_parent)
             self.procs[host] = (proc, members, job.text(), cmd)
 
     def cancel(self) -> None:
@@ -209,7 +211,7 @@ class RemoteRound:
             command=[c for v in self.procs.values() for c in v[3] + [";"]][:-1],
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=(self.started_at - gap_from) * 1000 if gap_from else None,
-            fio_version=s.engine.version)
+            device_idle_note=UNAVAILABLE_REMOTE, fio_version=s.engine.version)
         return self._result
 
 

@@ -83,6 +83,21 @@ class CellResult:
 
 
 @dataclass
+class DeviceIdle:
+    """The device's idle time at one transition, measured at the block layer (engines/blockidle.py):
+    from the sample that last saw I/O of the cell before to the sample that first saw the next one's.
+    `ms` None: not measured (the round's `device_idle_note` says why); 0.0: the device never idled
+    (then `last_io`/`next_io` are the bounds of the gate-side window the sampler looked at)."""
+
+    ms: float | None
+    last_io: float | None = None     # wall clock (s since epoch) of those two samples
+    next_io: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
 class RoundOutput:
     """One fio process (or simulator call) worth of cells, with everything needed to reproduce it."""
 
@@ -96,6 +111,10 @@ class RoundOutput:
     ended_at: float = 0.0
     gap_before_ms: float | None = None    # idle time between the previous round's last I/O and this round's first
     gaps_inside_ms: list[float] = field(default_factory=list)   # idle time between consecutive cells
+    # the same transitions measured at the device (gate-side figures above are lower bounds)
+    device_idle_before: DeviceIdle | None = None
+    device_idle_inside: list[DeviceIdle] = field(default_factory=list)
+    device_idle_note: str = ""       # why device idle is not measured, if it is not
     fio_version: str = ""
     logs: dict[str, str] = field(default_factory=dict)   # fio log files (e.g. *_iops.1.log), by name
 

@@ -16,6 +16,7 @@ from .._sim import version as sim_version
 from ..capabilities import Capability
 from ..workload import Workload
 from ..workload.streams import StreamPositions
+from .blockidle import UNAVAILABLE_SIM
 from .fiojson import parse_job
 from .results import Interval, RoundOutput, combine
 
@@ -110,7 +111,8 @@ class SimRound:
         now = time.time()
         return RoundOutput(cells=[iv.result], engine="sim", job_text=json.dumps(self.cells[iv.cell_index].to_dict()),
                            command=["ssdsim", "run_job", self.session.target.path], raw_output=json.dumps(iv.raw or {}),
-                           started_at=now, ended_at=now, gap_before_ms=0.0, fio_version=self.session.engine.version)
+                           started_at=now, ended_at=now, gap_before_ms=0.0, device_idle_note=UNAVAILABLE_SIM,
+                           fio_version=self.session.engine.version)
 
     def _sequential_intervals(self, idx: int, w: Workload):
         from .results import CellResult, DirStats
@@ -159,7 +161,7 @@ class SimRound:
         return RoundOutput(cells=cells, engine="sim", job_text=json.dumps(jobs, indent=1),
                            command=["ssdsim", "run_job", t.path], raw_output=json.dumps({"jobs": raw}),
                            started_at=started, ended_at=time.time(), gap_before_ms=gaps[0],
-                           gaps_inside_ms=gaps[1:], fio_version=s.engine.version)
+                           gaps_inside_ms=gaps[1:], device_idle_note=UNAVAILABLE_SIM, fio_version=s.engine.version)
 
     def result(self) -> RoundOutput:
         if self._result is None:

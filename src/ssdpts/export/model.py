@@ -7,7 +7,7 @@ from typing import Any
 
 from ..pts.registry import find
 from ..pts.spec import TestSpec
-from ..store import Store
+from ..store import DeviceIdleSummary, Store, device_idle_summary
 
 
 @dataclass
@@ -17,7 +17,9 @@ class RoundInfo:
     round: int
     started: float
     ended: float
-    idle_gap_before_ms: float | None
+    idle_gap_before_ms: float | None      # gate-side figure (engine), a lower bound of the device's idle
+    device_idle_before_ms: float | None   # the device's own idle (block layer); None: not measured
+    device_idle_inside_ms: list[float | None]   # between this round's cells, the same way
     tracking: dict[str, float]
     engine: str
     command: list[str]
@@ -42,6 +44,7 @@ class TestResult:
     summary: Any                    # the spec's typed summary, None until the test completes
     rounds: list[RoundInfo] = field(default_factory=list)
     steps: list[StepInfo] = field(default_factory=list)
+    device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
 
 
 @dataclass
@@ -73,13 +76,15 @@ def load_run(store: Store, run_id: str) -> RunResult:
                        target={k: v for k, v in run["target"].items() if k != "drive"}, profile=run["profile"])
     for t in store.tests(run["id"]):
         spec = find(t["name"])
-        rounds = [RoundInfo(r.phase, r.kind, r.round, r.started, r.ended, r.gap_before_ms, r.tracking, r.engine,
-                            r.command)
-                  for kind in ("precondition", "round")
-                  for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]
+        records = [r for kind in ("precondition", "round")
+                   for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]
+        rounds = [RoundInfo(r.phase, r.kind, r.round, r.started, r.ended, r.gap_before_ms,
+                            r.device_idle_before.ms if r.device_idle_before else None,
+                            [d.ms for d in r.device_idle_inside], r.tracking, r.engine, r.command)
+                  for r in records]
         steps = [StepInfo(s["key"], s["kind"], s["at"], s["data"]) for s in store.steps(run["id"], t["name"])]
         result.tests.append(TestResult(
             name=t["name"], title=spec.title if spec else t["name"], status=t["status"], started=t["started"],
             ended=t["ended"], spec=spec, summary=spec.decode(t["summary"]) if spec else None, rounds=rounds,
-            steps=steps))
+            steps=steps, device_idle=device_idle_summary(records)))
     return result

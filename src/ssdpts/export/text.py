@@ -10,19 +10,24 @@ from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
 
 
+def _device_idle_lines(t: TestResult) -> list[str]:
+    return ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+
+
 def _test_lines(t: TestResult) -> list[str]:
     lines = ["", f"{t.title} [{t.status}]"]
     if t.summary is None:
         done = [r for r in t.rounds if r.kind == "round"]
         lines.append(f"  {len(done)} rounds stored so far" if t.spec else
                      "  stored by a test this ssdpts does not know; 'show --json' has the raw data")
-        return lines
+        return lines + _device_idle_lines(t)
     purge = getattr(t.summary, "purge", None)
     if isinstance(purge, PurgeRecord):
         lines.append(f"  purge: {purge.method}{'' if purge.snia_purge else ' (not a SNIA purge)'}")
     steady = getattr(t.summary, "steady", None)
     if isinstance(steady, SteadyResult):
         lines += steady.text_lines()
+    lines += _device_idle_lines(t)
     for n in getattr(t.summary, "notes", None) or []:
         lines.append(f"  note: {n}")
     if t.spec.text is not None:

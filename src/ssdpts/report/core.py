@@ -221,13 +221,13 @@ def generic_section(ctx: SectionContext) -> Markup:
         rows = []
         for r in rounds:
             row = [r.round, Cell(r.started - t0, f"{r.started - t0:,.1f}"), Cell(r.ended - r.started, f"{r.ended - r.started:.2f}"),
-                   r.gap_before_ms]
+                   r.gap_before_ms, r.device_idle_before.ms if r.device_idle_before else None]
             for label in labels:
                 unit, scale = plots.unit_of(label)
                 v = r.tracking.get(label)
                 row.append(None if v is None else v * scale)
             rows.append(row)
-        hdr = ["Round", "Start (s)", "Duration (s)", "Idle gap before (ms)"] + [
+        hdr = ["Round", "Start (s)", "Duration (s)", "Idle gap before (ms, gate)", "Device idle before (ms)"] + [
             f"{label} ({plots.unit_of(label)[0] or 'value'})" for label in labels]
         tab = ctx.table(k("rounds"), hdr, rows, caption=f"Rounds{ph}: tracking variables per round")
         html.append(Markup(f"<details><summary>Rounds table{escape(ph)} ({len(rows)} rounds)</summary>{tab}</details>"))

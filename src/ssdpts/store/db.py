@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Iterable
 
 from ..deviations import Deviation
-from ..engines.results import CellResult, DirStats, RoundOutput
+from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
 from ..errors import SsdptsError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2   # 2: device idle per transition (block layer) on rounds
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,6 +58,8 @@ CREATE TABLE IF NOT EXISTS rounds (
     logs_z BLOB,                       -- zlib(JSON {file name: text}) of fio log files, if any
     tracking_json TEXT NOT NULL DEFAULT '{}',
     steady_json TEXT NOT NULL DEFAULT '{}',
+    device_idle_before_ms REAL,        -- block-layer idle before this round's first I/O (NULL: not measured)
+    device_idle_json TEXT NOT NULL DEFAULT '{}',   -- {"before": DeviceIdle, "inside": [DeviceIdle], "note": why not}
     UNIQUE (run_id, test, phase, kind, round)
 );
 CREATE TABLE IF NOT EXISTS cells (
@@ -74,6 +76,14 @@ CREATE TABLE IF NOT EXISTS cells (
 );
 CREATE INDEX IF NOT EXISTS rounds_by_test ON rounds(run_id, test, phase, kind, round);
 """
+
+# columns added after schema 1: (table, column, definition); old databases get them on open, NULL/empty
+# in old rows (shown as "not measured")
+ADDED_COLUMNS = [
+    ("rounds", "gaps_inside_json", "TEXT NOT NULL DEFAULT '[]'"),   # schema 1 databases written before it
+    ("rounds", "device_idle_before_ms", "REAL"),
+    ("rounds", "device_idle_json", "TEXT NOT NULL DEFAULT '{}'"),
+]
 
 
 OUR_TABLES = {"meta", "runs", "tests", "steps", "rounds", "cells"}
@@ -122,12 +132,21 @@ class RoundRecord:
     gaps_inside_ms: list = field(default_factory=list)
     cells: list[CellResult] = field(default_factory=list)
     workloads: list[dict] = field(default_factory=list)
+    # block-layer device idle at this round's transitions (None: not measured, see device_idle_note)
+    device_idle_before: DeviceIdle | None = None
+    device_idle_inside: list[DeviceIdle] = field(default_factory=list)
+    device_idle_note: str = ""
 
     def cell(self, name: str) -> CellResult:
         for c in self.cells:
             if c.name == name:
                 return c
         raise KeyError(name)
+
+
+def _idle_json(out: RoundOutput) -> dict:
+    return {"before": out.device_idle_before.to_dict() if out.device_idle_before else None,
+            "inside": [d.to_dict() for d in out.device_idle_inside], "note": out.device_idle_note}
 
 
 class Store:
@@ -148,10 +167,27 @@ class Store:
         except sqlite3.DatabaseError as e:
             raise SsdptsError(f"{self.path} is not a readable ssdpts results database ({e}); "
                               "point --results at another directory or move the file away") from None
-        if row is None:
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) > SCHEMA_VERSION:
+        if row is not None and int(row[0]) > SCHEMA_VERSION:
             raise SsdptsError(f"{self.path} was written by a newer ssdpts (schema {row[0]}); upgrade ssdpts")
+        self._migrate()
+
+    def _schema_version(self) -> int | None:
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone():
+            return None
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else None
+
+    def _migrate(self) -> None:
+        """Bring an older database up to SCHEMA_VERSION by adding the columns it lacks (data kept).
+        Writes nothing when it is current (a read-only copy stays readable)."""
+        missing = [(t, c, d) for t, c, d in ADDED_COLUMNS
+                   if c not in {r[1] for r in self.db.execute(f"PRAGMA table_info({t})")}]
+        if not missing and self._schema_version() == SCHEMA_VERSION:
+            return
+        with self.tx():
+            for table, column, definition in missing:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     def _check_foreign(self) -> None:
         """An existing SQLite file that is not ours is refused, never written into."""
@@ -344,11 +380,13 @@ class Store:
             cur = self.db.execute(
                 "INSERT INTO rounds (run_id, test, phase, kind, round, started, ended, gap_before_ms,"
                 " gaps_inside_json, engine, fio_version, job_text, command_json, raw_output_z, stderr, logs_z,"
-                " tracking_json, steady_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " tracking_json, steady_json, device_idle_before_ms, device_idle_json)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, test, phase, kind, round_no, out.started_at, out.ended_at, out.gap_before_ms,
                  json.dumps(out.gaps_inside_ms), out.engine, out.fio_version, out.job_text,
                  json.dumps(out.command), zlib.compress(out.raw_output.encode(), 6), out.stderr[-20000:],
-                 _z(out.logs) if out.logs else None, json.dumps(tracking or {}), json.dumps(steady or {})))
+                 _z(out.logs) if out.logs else None, json.dumps(tracking or {}), json.dumps(steady or {}),
+                 out.device_idle_before.ms if out.device_idle_before else None, json.dumps(_idle_json(out))))
             rid = cur.lastrowid
             for i, (cell, wl) in enumerate(zip(out.cells, workloads)):
                 self.db.execute(
@@ -393,6 +431,10 @@ class Store:
                               engine=r["engine"], job_text=r["job_text"], command=json.loads(r["command_json"]),
                               tracking=json.loads(r["tracking_json"]), steady=json.loads(r["steady_json"]),
                               gaps_inside_ms=json.loads(r["gaps_inside_json"] or "[]"))
+            idle = json.loads(r["device_idle_json"] or "{}")
+            rec.device_idle_before = DeviceIdle(**idle["before"]) if idle.get("before") else None
+            rec.device_idle_inside = [DeviceIdle(**d) for d in idle.get("inside", [])]
+            rec.device_idle_note = idle.get("note", "" if idle else "not measured (stored before ssdpts measured it)")
             if with_cells:
                 for c in self.db.execute("SELECT * FROM cells WHERE round_id=? ORDER BY idx", (r["id"],)):
                     rec.cells.append(cell_from_dict(_unz(c["result_z"])))

@@ -113,6 +113,7 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
         "thread": "1",            # threads start faster than forked processes
         "disk_util": "0",
         "allow_mounted_write": "0",
+        "invalidate": "0",
     }
     job = FioJob(global_options=g)
     for w in cells:

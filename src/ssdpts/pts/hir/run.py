@@ -110,12 +110,17 @@ def _burst_tracking(cells: Sequence[CellResult]) -> dict:
 
 
 def _idle_measured(ab_rounds: list[RoundRecord], c_rounds: list[RoundRecord]) -> list[float]:
-    """Every idle period the engine measured: between bursts inside a stored round, and at the start of
-    each later round (a new fio process) including the idle before the baseline."""
+    """Every idle period measured: between bursts inside a stored round, and at the start of each later
+    round (a new fio process) including the idle before the baseline. The device's own idle (block layer)
+    where measured, else the engine's gate-side figure."""
     out: list[float] = []
     for k, r in enumerate(ab_rounds + c_rounds[:1]):
-        if k and r.gap_before_ms is not None:
-            out.append(r.gap_before_ms)
+        before = r.device_idle_before.ms if r.device_idle_before else None
+        if k and (before if before is not None else r.gap_before_ms) is not None:
+            out.append(before if before is not None else r.gap_before_ms)
         if r in ab_rounds:
-            out += r.gaps_inside_ms
+            if r.device_idle_inside and all(d.ms is not None for d in r.device_idle_inside):
+                out += [d.ms for d in r.device_idle_inside]
+            else:
+                out += r.gaps_inside_ms
     return out

@@ -1,0 +1,148 @@
+"""Device idle measured at the block layer, independent of fio and of the gates.
+
+A small child process polls the kernel's counters for the device (`/sys/block/DEV/stat`: completed
+reads, writes, discards and flushes, and field 9, the requests in flight — the same number as
+`/sys/block/DEV/inflight`): every ~0.1 ms while the device is quiet, every ~0.5 ms while it is busy
+(each wake-up costs CPU, and on a CPU-bound device CPU is IOPS). The device is idle between two samples when nothing was in
+flight at either and no request completed in between (a request that started and ended in between
+would have moved a completion counter). Every idle run of at least 0.2 ms is reported with
+its bounds; the engine attributes runs to transitions between cells.
+
+Reported length = first sample that saw activity again - last sample that saw activity: at most one
+busy-time period (0.5 ms) longer and one quiet-time period (0.1 ms) shorter than the true idle time,
+plus the sampler's own scheduling delay.
+
+The loop runs in a helper process, realtime/blocksample.py (its docstring has the protocol); run it
+by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..realtime import spawn
+from .results import DeviceIdle
+
+UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on another host)"
+UNAVAILABLE_SIM = "not available: simulated drive (no block device)"
+
+
+@dataclass(frozen=True)
+class IdleRun:
+    """A stretch of device idle: the last sample that saw activity and the first that saw it again."""
+
+    last_busy_ns: int
+    first_busy_ns: int
+
+    @property
+    def ms(self) -> float:
+        return (self.first_busy_ns - self.last_busy_ns) / 1e6
+
+
+def stat_path_for(path: str, sys_root: Path = Path("/sys")) -> Path | None:
+    """The block-layer statistics file counting the I/O fio sends to `path`: the device itself for a
+    block device (partitions have their own), the device under the filesystem for a file. None where
+    no block device carries it (tmpfs, overlay, network filesystems)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        p = Path(path)
+        if not p.parent.exists():
+            return None
+        st = os.stat(p.parent)   # a file target that fio will create: its directory's filesystem
+    dev = st.st_rdev if Path(path).is_block_device() else st.st_dev
+    link = sys_root / "dev" / "block" / f"{os.major(dev)}:{os.minor(dev)}"
+    stat = Path(os.path.realpath(link)) / "stat"
+    return stat if stat.exists() else None
+
+
+def unavailable_reason(target) -> str | None:
+    """Why device idle cannot be measured for this target, or None if it can."""
+    if target.kind == "sim":
+        return UNAVAILABLE_SIM
+    if getattr(target, "host", None):
+        return UNAVAILABLE_REMOTE
+    if stat_path_for(target.path) is None:
+        return f"not available: no block device under {target.path} (no /sys/dev/block entry)"
+    return None
+
+
+class IdleSampler:
+    """Runs the sampler child for one statistics file and collects its idle runs (thread-safe)."""
+
+    def __init__(self, stat_path: Path, window: Path | None = None):
+        """`window`: the gatekeeper's close-look window file (realtime/window.py); None: always close."""
+        self.stat_path = stat_path
+        self.proc = spawn("blocksample", str(stat_path), *([str(window)] if window else []))
+        self._cond = threading.Condition()
+        self.runs: list[IdleRun] = []          # ordered by last_busy_ns
+        self.quiet_since: int | None = None    # last busy sample of the idle run in progress, if any
+        self.seen_ns = 0                       # every run that ended before this time is in `runs`
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            with self._cond:
+                if parts[0] == "r" and len(parts) == 3:
+                    run = IdleRun(int(parts[1]), int(parts[2]))
+                    self.runs.append(run)
+                    self.quiet_since = None
+                    self.seen_ns = max(self.seen_ns, run.first_busy_ns)
+                elif parts[0] == "q":
+                    self.quiet_since = int(parts[1])
+                elif parts[0] == "h":
+                    self.seen_ns = max(self.seen_ns, int(parts[1]))
+                self._cond.notify_all()
+        with self._cond:
+            self.seen_ns = 1 << 62     # ended: nothing more will come
+            self._cond.notify_all()
+
+    def wait_until(self, t_ns: int, timeout_s: float = 2.0) -> bool:
+        """Wait until the sampler has reported everything up to `t_ns`."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self.seen_ns >= t_ns, timeout_s)
+
+    def run_containing(self, t_ns: int) -> IdleRun | None:
+        """The reported idle run that `t_ns` falls in, if any."""
+        with self._cond:
+            i = bisect.bisect_right(self.runs, t_ns, key=lambda r: r.last_busy_ns)
+            run = self.runs[i - 1] if i else None
+        return run if run is not None and run.first_busy_ns >= t_ns else None
+
+    def idle_across(self, start_ns: int, end_ns: int) -> DeviceIdle:
+        """Device idle at the transition whose gate-side window is [start_ns, end_ns] (the previous cell
+        reported done, the next one was let go): the idle run sharing most time with it. It ends at the
+        next cell's first I/O, after `end_ns`: wait (briefly) until the sampler has reported it.
+        ms 0.0: the device never idled across the window; None: the sampler could not tell."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns),
+                                2.0)
+            if self.seen_ns <= end_ns:
+                return DeviceIdle(None)
+            i = bisect.bisect_right(self.runs, end_ns, key=lambda r: r.last_busy_ns)
+            nearby = self.runs[max(0, i - 64):i]
+        best, most = None, -1
+        for run in nearby:
+            if run.first_busy_ns >= start_ns:
+                shared = min(run.first_busy_ns, end_ns) - max(run.last_busy_ns, start_ns)
+                if shared > most:
+                    best, most = run, shared
+        if best is None:     # the window itself, so that an outside check can look at the same place
+            return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
+        return DeviceIdle(round(best.ms, 3), best.last_busy_ns / 1e9, best.first_busy_ns / 1e9)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self._reader.join(timeout=2)
+
+

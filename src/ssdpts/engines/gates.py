@@ -1,0 +1,153 @@
+"""The engine's side of the gates fio's cells wait on: the keeper process (realtime/gatekeeper.py, whose
+docstring has the protocol and the reasons) does the timing; this records what it reports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..realtime import spawn
+from ..realtime.window import create as create_window
+
+
+@dataclass
+class Gates:
+    """The engine's side: makes gates, tells the keeper what each cell is, and records what it reports
+    (times in CLOCK_REALTIME ns, as `time.time_ns()` returns)."""
+
+    dir: Path
+    fires: dict[int, list[int]] = field(default_factory=dict)    # gid -> each clone's end report
+    starts: dict[int, list[int]] = field(default_factory=dict)   # gid -> each clone's release report
+    opened: dict[int, int] = field(default_factory=dict)         # gid -> when the keeper opened it
+    waiting: dict[int, int] = field(default_factory=dict)        # gid -> clones set up and at their gate
+    clones: dict[int, int] = field(default_factory=dict)         # gid -> clones of its cell
+
+    def __post_init__(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.ctl = self.dir / "ctl"
+        os.mkfifo(self.ctl)
+        self._cond = threading.Condition()
+        self._acks: set[str] = set()
+        self._next = 0
+        self._syncs = 0
+        self._write_lock = threading.Lock()
+        self._fds: dict[int, int] = {}     # gid -> the pipe's descriptor in the keeper
+        self.window = self.dir / "window"      # when the block samplers must look closely (realtime/window.py)
+        create_window(str(self.window))
+        self.proc = spawn("gatekeeper", str(self.ctl), str(self.window), stdin=subprocess.PIPE)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            w = line.split()
+            with self._cond:
+                if w[0] == "n":
+                    self._fds[int(w[1])] = int(w[2])
+                    self._acks.add(f"n {w[1]}")
+                elif w[0] == "y":
+                    self._acks.add(" ".join(w))
+                elif w[0] == "o":
+                    self.opened.setdefault(int(w[1]), int(w[2]))
+                elif w[0] == "w":
+                    self.waiting[int(w[1])] = self.waiting.get(int(w[1]), 0) + 1
+                elif w[0] == "s":
+                    self.starts.setdefault(int(w[1]), []).append(int(w[2]))
+                elif w[0] == "f":
+                    self.fires.setdefault(int(w[1]), []).append(int(w[2]))
+                self._cond.notify_all()
+        with self._cond:
+            self._acks.add("gone")
+            self._cond.notify_all()
+
+    def _send(self, line: str) -> None:
+        with self._write_lock:
+            try:
+                self.proc.stdin.write(line + "\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError):
+                pass       # the keeper is gone: the waiting jobs saw EOF and their fio process fails
+
+    def _await(self, ack: str) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: ack in self._acks or "gone" in self._acks, 10.0)
+
+    def wait_hook(self, wait_gid: int | None, gid: int) -> str:
+        """exec_prerun of gate `gid`'s cell: report that the clone is set up, block until gate `wait_gid`
+        opens (a `read` of its pipe), then report the clone's release. fio appends '> FILE 2>&1' to the command: the report is
+        wrapped in eval to keep its own redirection. Builtins only; `1<>`: never blocks."""
+        report = f'eval "echo s{gid} 1<>{self.ctl}"'
+        if wait_gid is None:
+            return report
+        return (f"echo w{gid} 1<>{self.ctl} && read gate < /proc/{self.proc.pid}/fd/{self._fds[wait_gid]} && "
+                f"{report}")
+
+    def fire_hook(self, gid: int) -> str:
+        """exec_postrun: report one finished clone of gate `gid`'s cell (builtins only)."""
+        return f'eval "echo {gid} 1<>{self.ctl}"'
+
+    def new(self, clones: int, runtime_s: float | None = None, wait: int | None = None) -> int:
+        """A closed gate for a cell of `clones` jobs that waits on gate `wait`; `runtime_s`: the cell
+        runs exactly that long (time-based)."""
+        with self._cond:
+            gid = self._next
+            self._next += 1
+            self.fires[gid], self.starts[gid], self.clones[gid] = [], [], clones
+        self._send(f"new {gid} {clones} {int((runtime_s or 0) * 1e9)} {-1 if wait is None else wait}")
+        self._await(f"n {gid}")     # the keeper holds the pipe before any job can look for it
+        if gid not in self._fds:
+            raise OSError("the gatekeeper process is gone")
+        return gid
+
+    def wait_set_up(self, gids: list[int], wait_gid: int, gone) -> None:
+        """Block until every clone of the cells at `gids` waits at its gate, gate `wait_gid` has opened
+        (set-up or not, the cells are due) or `gone()` (their process ended)."""
+        def due() -> bool:
+            return (all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened
+                    or "gone" in self._acks)
+        with self._cond:
+            while not self._cond.wait_for(due, 0.25):
+                if gone():
+                    return
+
+    def set_delay(self, gid: int, seconds: float) -> None:
+        """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""
+        self._send(f"delay {gid} {int(seconds * 1e9)}")
+
+    def open(self, gid: int) -> None:
+        self._send(f"open {gid}")
+
+    def open_unfinished(self, gid: int) -> None:
+        """Open a gate whose process ended; a finished cell's requested idle still runs its course."""
+        self._send(f"release {gid}")
+
+    def sync(self) -> None:
+        """Wait until every report the hooks made so far is recorded here."""
+        with self._cond:
+            self._syncs += 1
+            n = self._syncs
+        self._send(f"sync {n}")
+        self._await(f"y {n}")
+
+    def gate_gap_ms(self, gid: int | None) -> float | None:
+        """Gate-side gap: from the last clone's report of the cell before `gid` to its opening."""
+        if gid is None or not self.fires.get(gid) or gid not in self.opened:
+            return None
+        return max(0.0, (self.opened[gid] - max(self.fires[gid])) / 1e6)
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()       # the keeper exits; every FIFO still waited on reads EOF
+        except (BrokenPipeError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(timeout=2)
+
+

@@ -1,0 +1,249 @@
+"""The gatekeeper: the small process that lets each fio cell go the moment the one before it ends.
+
+Every fio job of a cell waits in `exec_prerun` on its gate, a pipe the keeper holds: the job's shell
+opens it through `/proc/KEEPER/fd/N` and its `read` blocks until the keeper writes a line. The keeper opens a gate at the previous cell's predicted end (time-based cells: the
+last clone's start + runtime), when every clone of the previous cell has reported its end
+(`exec_postrun`), or after a requested idle. It runs apart from the engine's Python process because
+there the timers and the hooks' reports waited for the GIL and for the main thread's work (parsing
+fio's JSON, committing rounds): 5-25 ms late at round boundaries on a busy host, all of it device
+idle. Here it is one single-threaded loop at the lowest real-time priority where allowed, stdlib
+only (started by path, without the package), woken by `select` on its inputs and its next timer.
+
+Why a pipe and not a lock file: a waiting job is one shell blocked in `read` (two wake-ups to the
+first I/O: the shell, then fio's thread) where `flock` added its own process. Why through /proc:
+when the keeper dies (it dies with the engine) the pipe loses its only writer and every waiting
+`read` sees EOF, and a shell that comes later finds no /proc entry and fails at once: no shell is
+ever left blocked behind a dead engine (a named FIFO would block a late one in open() for good).
+
+Protocol, one line each. Engine -> keeper (stdin):
+  new GID CLONES RUNTIME_NS WAIT
+                              a closed gate for a cell of CLONES jobs that waits on gate WAIT (-1: none);
+                              RUNTIME_NS > 0: the cell runs exactly that long. Acknowledged `n GID FD`
+                              (the pipe's descriptor in the keeper).
+  delay GID IDLE_NS           keep the device idle IDLE_NS after GID's cell ends before opening GID
+  open GID                    open now
+  release GID                 open now unless a requested idle is under way (a process ended)
+  sync N                      acknowledged `y N` once every report received before it is out
+fio's hooks -> keeper (the ctl FIFO): `wGID` (a clone of GID's cell is set up and waits), `sGID` (it
+was let go), `GID` (it finished).
+Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T`, `f GID T`, `o GID T` (gate
+opened).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import select
+import sys
+import time
+from dataclasses import dataclass
+
+from . import prefer_cpu
+from .window import Window
+
+SPARE_LINES = 16384      # one line lets one waiting job go: enough for every clone, late ones too
+LOOK_BEFORE_NS = 20_000_000    # the samplers look closely from this long before a transition is due
+LOOK_AFTER_NS = 20_000_000     # ... until this long after (a quiet device is always sampled closely)
+
+
+@dataclass
+class _Gate:
+    fds: tuple[int, int]           # the pipe (read end, write end)
+    clones: int
+    runtime_ns: int
+    wait: int                      # the gate this cell waits on (closed once the cell is under way)
+    delay_ns: int = 0
+    starts: int = 0
+    fires: int = 0
+    opened: bool = False
+    due_ns: int | None = None      # when the scheduled opening falls
+    timed: bool = False            # the scheduled opening ends a requested idle
+
+
+class _Keeper:
+    """The child's state machine (one thread: no locks)."""
+
+    def __init__(self, out, window: Window | None = None):
+        self.out = out
+        self.gates: dict[int, _Gate] = {}
+        self.timers: list[tuple[int, int]] = []     # (due_ns, gid), lazily invalidated
+        self.window = window
+        self.spans: list[tuple[int, int]] = []      # when the samplers must look closely (from, until)
+
+    def look(self, from_ns: int, until_ns: int) -> None:
+        self.spans.append((from_ns, until_ns))
+
+    def publish(self, now: int) -> int | None:
+        """Write the current (or next) close-look window for the samplers; when it ends, if others wait."""
+        if self.window is None:
+            return None
+        self.spans = sorted(s for s in self.spans if s[1] > now)
+        if not self.spans:
+            self.window.set(0, 0)
+            return None
+        start, until = self.spans[0]
+        for s, u in self.spans[1:]:
+            if s > until:
+                break
+            until = max(until, u)
+        self.window.set(start, until)
+        return until if len(self.spans) > 1 else None
+
+    def say(self, line: str) -> None:
+        self.out.write(line + "\n")
+
+    def schedule(self, gid: int, at_ns: int, timed: bool) -> None:
+        g = self.gates[gid]
+        g.due_ns, g.timed = at_ns, timed
+        heapq.heappush(self.timers, (at_ns, gid))
+        self.look(at_ns - LOOK_BEFORE_NS, at_ns + LOOK_AFTER_NS)
+        if timed:      # the requested idle begins when the cell ends, `delay` earlier
+            self.look(at_ns - g.delay_ns - LOOK_BEFORE_NS, at_ns - g.delay_ns + LOOK_AFTER_NS)
+
+    def open(self, gid: int, now: int) -> None:
+        g = self.gates.get(gid)
+        if g is None or g.opened:
+            return
+        g.opened = True
+        self.look(now, now + LOOK_AFTER_NS)
+        try:
+            os.write(g.fds[1], b"\n" * SPARE_LINES)
+        except BlockingIOError:
+            pass                  # already full of lines from an earlier write: nobody can be left waiting
+        self.say(f"o {gid} {now}")
+        self.retire(g.wait)       # this cell is under way (or its process is gone): its own gate is done
+
+    def retire(self, gid: int) -> None:
+        """Close a gate nobody can wait on any more (a long run makes thousands)."""
+        g = self.gates.get(gid)
+        if g is not None and g.opened and g.fds[0] >= 0:
+            for fd in g.fds:
+                os.close(fd)
+            g.fds = (-1, -1)
+
+    def command(self, words: list[str]) -> None:
+        op, now = words[0], time.time_ns()
+        if op == "new":
+            gid, clones, runtime, wait = (int(x) for x in words[1:5])
+            r, w = os.pipe()
+            os.set_blocking(w, False)
+            self.gates[gid] = _Gate((r, w), clones, runtime, wait)
+            self.say(f"n {gid} {w}")
+        elif op == "delay":
+            g = self.gates[int(words[1])]
+            g.delay_ns = int(words[2])
+            if g.due_ns is not None and not g.opened and not g.timed:   # predicted end known: move it
+                self.schedule(int(words[1]), g.due_ns + g.delay_ns, True)
+        elif op == "open":
+            self.open(int(words[1]), now)
+        elif op == "release":
+            g = self.gates.get(int(words[1]))
+            if g is not None and not (g.timed and g.due_ns is not None):
+                self.open(int(words[1]), now)
+        elif op == "sync":
+            self.say(f"y {words[1]}")
+
+    def report(self, word: str, now: int) -> None:
+        if word.startswith("w"):          # a clone is set up and at its gate (for the engine only)
+            if word[1:].isdigit():
+                self.say(f"w {word[1:]} {now}")
+            return
+        started = word.startswith("s")
+        if not word[started:].isdigit():
+            return
+        gid = int(word[started:])
+        g = self.gates.get(gid)
+        self.say(f"{'s' if started else 'f'} {gid} {now}")
+        if g is None or g.opened:
+            return
+        if started:
+            g.starts += 1
+            if g.starts == g.clones:
+                self.retire(g.wait)
+            if g.starts == g.clones and g.runtime_ns:
+                # the cell ends `runtime` after its last clone started: open then (plus any idle asked)
+                self.schedule(gid, now + g.runtime_ns + g.delay_ns, g.delay_ns > 0)
+            return
+        g.fires += 1
+        if g.fires == g.clones and g.due_ns is None:
+            self.look(now, now + LOOK_AFTER_NS)      # an end nobody could predict: look from now on
+        if g.fires == g.clones and (g.due_ns is None or not g.timed):
+            if g.delay_ns:
+                self.schedule(gid, now + g.delay_ns, True)
+            else:
+                self.open(gid, now)
+
+    def due(self, now: int) -> float | None:
+        """Open every gate whose time has come and publish the samplers' window; seconds until the
+        next thing to do (None: nothing)."""
+        next_at = None
+        while self.timers:
+            at, gid = self.timers[0]
+            g = self.gates.get(gid)
+            if g is None or g.opened or g.due_ns != at:
+                heapq.heappop(self.timers)      # superseded
+                continue
+            if at > now:
+                next_at = at
+                break
+            heapq.heappop(self.timers)
+            self.open(gid, now)
+        window_end = self.publish(now)
+        wake = min((t for t in (next_at, window_end) if t is not None), default=None)
+        return None if wake is None else max(0.0, (wake - now) / 1e9)
+
+
+def keep(ctl_path: str, window: Window | None = None, commands=sys.stdin, out=sys.stdout) -> None:
+    """The keeper's loop (the child process), until the engine closes its stdin."""
+    keeper = _Keeper(out, window)
+    ctl = os.open(ctl_path, os.O_RDWR | os.O_NONBLOCK)     # RDWR: never sees EOF
+    cmd = commands.fileno()
+    os.set_blocking(cmd, False)
+    bufs = {ctl: b"", cmd: b""}
+    timeout = None
+    while True:
+        ready, _, _ = select.select([ctl, cmd], [], [], timeout)
+        now = time.time_ns()
+        # the hooks' reports first: a `sync` must follow every report fio wrote before it was sent
+        for fd in sorted(ready, key=lambda f: f != ctl):
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk and fd == cmd:
+                return                             # the engine is gone or done
+            *lines, bufs[fd] = (bufs[fd] + chunk).split(b"\n")
+            for line in lines:
+                words = line.decode().split()
+                if not words:
+                    continue
+                if fd == ctl:
+                    keeper.report(words[0], now)
+                else:
+                    if words[0] == "sync":       # anything the hooks wrote before this is in the FIFO
+                        _drain(ctl, bufs, keeper)
+                    keeper.command(words)
+        timeout = keeper.due(time.time_ns())
+        out.flush()
+
+
+def _drain(ctl: int, bufs: dict, keeper: _Keeper) -> None:
+    now = time.time_ns()
+    while True:
+        try:
+            chunk = os.read(ctl, 65536)
+        except BlockingIOError:
+            return
+        *lines, bufs[ctl] = (bufs[ctl] + chunk).split(b"\n")
+        for line in lines:
+            if line.strip():
+                keeper.report(line.decode().split()[0], now)
+
+
+if __name__ == "__main__":
+    prefer_cpu()
+    try:
+        keep(sys.argv[1], Window(sys.argv[2], writable=True) if len(sys.argv) > 2 else None)
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass
