@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from blockwatch import Watcher, overlapping  # noqa: E402  (the benches' outside
 from ssdpts.engines.blockidle import UNAVAILABLE_SIM, stat_path_for, unavailable_reason
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.results import DeviceIdle, RoundOutput
+from ssdpts.errors import SsdptsError
 from ssdpts.conformance import check
 from ssdpts.export.json import document
 from ssdpts.export.model import load_run
@@ -168,3 +172,20 @@ def test_check_judges_idle_by_the_device_when_measured(tmp_path):
     # not measured at the device (sim, remote): the gate figure, said so
     (ev,) = idle_findings(run_with((None, None), (30.0, DeviceIdle(None))))
     assert "(gate-side figure (device idle not measured))" in ev and "longest 30.0 ms (gate-side figure" in ev
+
+
+@requires_devices
+def test_a_hung_fio_is_stopped_and_the_round_says_why(loopdev):
+    """A fio that stops making progress (here: stopped by SIGSTOP) is killed a grace period after its
+    cell's due end, and the round fails with the reason instead of waiting for ever."""
+    target = open_target(loopdev, probe=False)
+    with FioEngine(hang_grace_s=1.0).session(target) as s:
+        r = s.submit(_cells(2))
+        first = r.procs[0].gates[0]
+        end = time.monotonic() + 20
+        while len(s.gates.starts.get(first, [])) < 2 and time.monotonic() < end:
+            time.sleep(0.01)
+        os.kill(r.procs[0].proc.pid, signal.SIGSTOP)
+        with pytest.raises(SsdptsError, match="stopped making progress"):
+            r.result()
+        assert r.procs[0].proc.poll() is not None

@@ -117,3 +117,22 @@ def test_spent_gates_are_closed(gates, tmp_path):
         baseline = baseline or keeper_fds()
         prev = gid
     assert keeper_fds() <= baseline + 2
+
+
+def test_a_cell_that_never_ends_is_reported_late(tmp_path):
+    """fio can hang for good (a completion lost below it) and then ignores SIGTERM: the keeper reports a
+    time-based cell whose end reports have not come `grace` after its predicted end."""
+    late: list[int] = []
+    g = Gates(tmp_path / "gates", hang_grace_s=0.2, on_late=late.append)
+    try:
+        cell = g.new(clones=2, runtime_s=0.1)
+        ended = g.new(clones=1, runtime_s=0.1)
+        for gid in (cell, cell, ended):
+            _hook(g.wait_hook(None, gid), tmp_path, f"s{gid}").wait()
+        _hook(g.fire_hook(ended), tmp_path, "f").wait()
+        _hook(g.fire_hook(cell), tmp_path, "f1").wait()         # one clone of two ends
+        assert _wait_for(lambda: late == [cell])
+        time.sleep(0.3)
+        assert late == [cell]                                    # once, and never the cell that ended
+    finally:
+        g.close()

@@ -8,6 +8,7 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ..realtime import spawn
 from ..realtime.window import create as create_window
@@ -19,6 +20,8 @@ class Gates:
     (times in CLOCK_REALTIME ns, as `time.time_ns()` returns)."""
 
     dir: Path
+    hang_grace_s: float = 0.0       # > 0: watch time-based cells for ending this long after their due time
+    on_late: Callable[[int], None] = lambda gid: None   # called with such a cell's gate (reader thread)
     fires: dict[int, list[int]] = field(default_factory=dict)    # gid -> each clone's end report
     starts: dict[int, list[int]] = field(default_factory=dict)   # gid -> each clone's release report
     opened: dict[int, int] = field(default_factory=dict)         # gid -> when the keeper opened it
@@ -40,10 +43,15 @@ class Gates:
         self.proc = spawn("gatekeeper", str(self.ctl), str(self.window), stdin=subprocess.PIPE)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        if self.hang_grace_s:
+            self._send(f"grace {int(self.hang_grace_s * 1e9)}")
 
     def _read(self) -> None:
         for line in self.proc.stdout:
             w = line.split()
+            if w[0] == "late":
+                self.on_late(int(w[1]))
+                continue
             with self._cond:
                 if w[0] == "n":
                     self._fds[int(w[1])] = int(w[2])

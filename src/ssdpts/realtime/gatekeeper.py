@@ -23,11 +23,13 @@ Protocol, one line each. Engine -> keeper (stdin):
   delay GID IDLE_NS           keep the device idle IDLE_NS after GID's cell ends before opening GID
   open GID                    open now
   release GID                 open now unless a requested idle is under way (a process ended)
+  grace NS                    a time-based cell whose end reports have not all come NS after its
+                              predicted end is reported `late GID T` (fio stopped making progress)
   sync N                      acknowledged `y N` once every report received before it is out
 fio's hooks -> keeper (the ctl FIFO): `wGID` (a clone of GID's cell is set up and waits), `sGID` (it
 was let go), `GID` (it finished).
 Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T`, `f GID T`, `o GID T` (gate
-opened).
+opened), `late GID T`.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class _Keeper:
         self.timers: list[tuple[int, int]] = []     # (due_ns, gid), lazily invalidated
         self.window = window
         self.spans: list[tuple[int, int]] = []      # when the samplers must look closely (from, until)
+        self.grace_ns = 0                           # 0: no watch for cells that never end
+        self.watch: list[tuple[int, int]] = []      # (predicted end + grace, gid)
 
     def look(self, from_ns: int, until_ns: int) -> None:
         self.spans.append((from_ns, until_ns))
@@ -141,6 +145,8 @@ class _Keeper:
             g = self.gates.get(int(words[1]))
             if g is not None and not (g.timed and g.due_ns is not None):
                 self.open(int(words[1]), now)
+        elif op == "grace":
+            self.grace_ns = int(words[1])
         elif op == "sync":
             self.say(f"y {words[1]}")
 
@@ -164,6 +170,8 @@ class _Keeper:
             if g.starts == g.clones and g.runtime_ns:
                 # the cell ends `runtime` after its last clone started: open then (plus any idle asked)
                 self.schedule(gid, now + g.runtime_ns + g.delay_ns, g.delay_ns > 0)
+                if self.grace_ns:
+                    heapq.heappush(self.watch, (now + g.runtime_ns + self.grace_ns, gid))
             return
         g.fires += 1
         if g.fires == g.clones and g.due_ns is None:
@@ -189,8 +197,13 @@ class _Keeper:
                 break
             heapq.heappop(self.timers)
             self.open(gid, now)
+        while self.watch and self.watch[0][0] <= now:
+            _, gid = heapq.heappop(self.watch)
+            if self.gates[gid].fires < self.gates[gid].clones:
+                self.say(f"late {gid} {now}")
         window_end = self.publish(now)
-        wake = min((t for t in (next_at, window_end) if t is not None), default=None)
+        next_watch = self.watch[0][0] if self.watch else None
+        wake = min((t for t in (next_at, window_end, next_watch) if t is not None), default=None)
         return None if wake is None else max(0.0, (wake - now) / 1e9)
 
 
