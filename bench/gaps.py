@@ -21,8 +21,8 @@ once, each long idle is also given net of those stalls, and the pass mark counts
 
 The loop device's backing file is in /dev/shm by default. On this project's 6.18 VM kernel, fio once hung
 there for good in io_getevents with nothing in flight at the loop device (a lost completion, loop with
-direct I/O on tmpfs); `--loop-dir /var/tmp` backs it on a disk filesystem instead. A hung run exits 1
-after --timeout seconds.
+direct I/O on tmpfs; bench/loop_hang.fio reproduces it with fio alone). ssdpts stops such a fio 60 s
+after the cell's due end and the load is reported MISSED with the reason; --timeout is the last resort.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from blockwatch import Stalls, Watcher, net_of_stalls, overlapping
 from zram import fresh_zram, loop_device
 
 from ssdpts.engines.fio import FioEngine
+from ssdpts.errors import SsdptsError
 from ssdpts.targets import open_target
 from ssdpts.workload import Workload
 
@@ -176,7 +177,13 @@ def main() -> int:
         with devices[name]() as dev:
             for threads, qd in loads:
                 key = f"{name} TC{threads}/QD{qd}"
-                r = report[key] = measure(engine, dev, threads, qd, args.rounds)
+                try:
+                    r = report[key] = measure(engine, dev, threads, qd, args.rounds)
+                except SsdptsError as e:      # e.g. fio stopped making progress (bench/loop_hang.fio)
+                    report[key] = {"error": str(e)}
+                    print(f"{key}: {e}", flush=True)
+                    failed.append(key)
+                    continue
                 print(f"{key}: {r['transitions']} transitions, device idle max {r['outside_max_ms']} ms, "
                       f"p99 {r['outside_p99_ms']}, median {r['outside_median_ms']}, over 10 ms: {r['over_10ms']} "
                       f"({r['over_10ms_net_of_machine_stalls']} net of {r['machine_stalls']} whole-machine stalls, "
