@@ -9,14 +9,14 @@ completed-request counters of `/sys/block/DEV/stat`, and prints every idle run o
 
 from __future__ import annotations
 
-import ctypes
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
+
+from ssdpts.realtime import die_with_parent
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Watcher:
     def __init__(self, dev_path: str):
         dev = os.path.basename(os.path.realpath(dev_path))
         self.proc = subprocess.Popen([sys.executable, __file__, dev], stdout=subprocess.PIPE, text=True,
-                                     preexec_fn=_die_with_parent)
+                                     preexec_fn=die_with_parent)
         self.runs: list[Run] = []
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
@@ -102,7 +102,7 @@ class Stalls:
     def __init__(self):
         self.cpus = sorted(os.sched_getaffinity(0))
         self.procs = [subprocess.Popen([sys.executable, __file__, "--stalls", str(c)], stdout=subprocess.PIPE, text=True,
-                                       preexec_fn=_die_with_parent) for c in self.cpus]
+                                       preexec_fn=die_with_parent) for c in self.cpus]
         self.per_cpu: list[list[Run]] = [[] for _ in self.cpus]
         self._threads = [threading.Thread(target=self._read, args=(p, runs), daemon=True)
                          for p, runs in zip(self.procs, self.per_cpu)]
@@ -144,10 +144,6 @@ def overlapping(runs: list[Run], start_ns: int, end_ns: int) -> Run | None:
             if shared > most:
                 best, most = r, shared
     return best
-
-
-def _die_with_parent() -> None:
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 if __name__ == "__main__":

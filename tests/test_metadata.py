@@ -85,6 +85,27 @@ def _start(results, **kw):
                         destroy_data=True, purge_method="auto", quiet=True, seed=11, **kw)
 
 
+def _interrupted_at_fourth_save(results, monkeypatch, commit_first: bool):
+    """A simulated run interrupted (KeyboardInterrupt) at its fourth saved round, that round committed
+    first or not: its store and run id."""
+    original, calls = Store.save_round, {"n": 0}
+
+    def crashing(self, *args, **kw):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            if commit_first:
+                original(self, *args, **kw)
+            raise KeyboardInterrupt
+        return original(self, *args, **kw)
+
+    monkeypatch.setattr(Store, "save_round", crashing)
+    with pytest.raises(SsdptsError, match="interrupted"):
+        _start(results)
+    monkeypatch.setattr(Store, "save_round", original)
+    store = Store.in_dir(results)
+    return store, store.runs()[0]["id"]
+
+
 @pytest.mark.parametrize("crash", ["before-commit", "after-commit"])
 def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash):
     monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
@@ -93,22 +114,8 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
     uninterrupted = [c["sha256"] for c in store_a.checkpoints(a)]
     assert len(uninterrupted) >= 7          # purge, WIPC, >= 5 rounds: one checkpoint each
 
-    original, calls = Store.save_round, {"n": 0}
-
-    def crashing(self, *args, **kw):        # kill the run at its third round (WIPC is the first save)
-        calls["n"] += 1
-        if calls["n"] == 4:
-            if crash == "after-commit":       # committed, but older state files not yet removed
-                original(self, *args, **kw)
-            raise KeyboardInterrupt
-        return original(self, *args, **kw)
-
-    monkeypatch.setattr(Store, "save_round", crashing)
-    with pytest.raises(SsdptsError, match="interrupted"):
-        _start(tmp_path / "b")
-    monkeypatch.setattr(Store, "save_round", original)
-    store_b = Store.in_dir(tmp_path / "b")
-    b = store_b.runs()[0]["id"]
+    # killed at its third round (WIPC is the first save); after-commit: committed, older state files not removed
+    store_b, b = _interrupted_at_fourth_save(tmp_path / "b", monkeypatch, commit_first=crash == "after-commit")
     committed = store_b.checkpoint(b)
     done = len(store_b.checkpoints(b))
     assert done == (5 if crash == "after-commit" else 4)
@@ -323,21 +330,7 @@ def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path
     a = _start(tmp_path / "a")
     store_a = Store.in_dir(tmp_path / "a")
     final = store_a.checkpoint(a)["sha256"]
-    original, calls = Store.save_round, {"n": 0}
-
-    def crashing(self, *args, **kw):
-        calls["n"] += 1
-        if calls["n"] == 4:
-            original(self, *args, **kw)     # round 3 committed, no checkpoint since the purge
-            raise KeyboardInterrupt
-        return original(self, *args, **kw)
-
-    monkeypatch.setattr(Store, "save_round", crashing)
-    with pytest.raises(SsdptsError, match="interrupted"):
-        _start(tmp_path / "b")
-    monkeypatch.setattr(Store, "save_round", original)
-    store_b = Store.in_dir(tmp_path / "b")
-    b = store_b.runs()[0]["id"]
+    store_b, b = _interrupted_at_fourth_save(tmp_path / "b", monkeypatch, commit_first=True)   # round 3 committed
     assert len(store_b.rounds(b, "latency", "")) == 3
     runner.resume(b, results_dir=tmp_path / "b", quiet=True)
     rollback = store_b.step(b, "", "rollback:001")

@@ -105,18 +105,6 @@ class IdleSampler:
             self.seen_ns = 1 << 62     # ended: nothing more will come
             self._cond.notify_all()
 
-    def wait_until(self, t_ns: int, timeout_s: float = 2.0) -> bool:
-        """Wait until the sampler has reported everything up to `t_ns`."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self.seen_ns >= t_ns, timeout_s)
-
-    def run_containing(self, t_ns: int) -> IdleRun | None:
-        """The reported idle run that `t_ns` falls in, if any."""
-        with self._cond:
-            i = bisect.bisect_right(self.runs, t_ns, key=lambda r: r.last_busy_ns)
-            run = self.runs[i - 1] if i else None
-        return run if run is not None and run.first_busy_ns >= t_ns else None
-
     def idle_across(self, start_ns: int, end_ns: int) -> DeviceIdle:
         """Device idle at the transition whose gate-side window is [start_ns, end_ns] (the previous cell
         reported done, the next one was let go): the idle run sharing most time with it. It ends at the

@@ -207,51 +207,54 @@ class _Keeper:
         return None if wake is None else max(0.0, (wake - now) / 1e9)
 
 
+class _Lines:
+    """Complete lines from a non-blocking descriptor, the partial last one kept for the next read."""
+
+    def __init__(self, fd: int):
+        self.fd, self._rest = fd, b""
+
+    def take(self) -> list[list[str]] | None:
+        """The words of each complete line read now; None at end of file."""
+        try:
+            chunk = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return []
+        if not chunk:
+            return None
+        *lines, self._rest = (self._rest + chunk).split(b"\n")
+        return [w for w in (line.decode().split() for line in lines) if w]
+
+
 def keep(ctl_path: str, window: Window | None = None, commands=sys.stdin, out=sys.stdout) -> None:
     """The keeper's loop (the child process), until the engine closes its stdin."""
     keeper = _Keeper(out, window)
-    ctl = os.open(ctl_path, os.O_RDWR | os.O_NONBLOCK)     # RDWR: never sees EOF
-    cmd = commands.fileno()
-    os.set_blocking(cmd, False)
-    bufs = {ctl: b"", cmd: b""}
+    reports = _Lines(os.open(ctl_path, os.O_RDWR | os.O_NONBLOCK))   # RDWR: never sees EOF
+    os.set_blocking(commands.fileno(), False)
+    engine = _Lines(commands.fileno())
+
+    def take_reports() -> bool:
+        now = time.time_ns()
+        words = reports.take()
+        for w in words:
+            keeper.report(w[0], now)
+        return bool(words)
+
     timeout = None
     while True:
-        ready, _, _ = select.select([ctl, cmd], [], [], timeout)
-        now = time.time_ns()
-        # the hooks' reports first: a `sync` must follow every report fio wrote before it was sent
-        for fd in sorted(ready, key=lambda f: f != ctl):
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                continue
-            if not chunk and fd == cmd:
+        ready, _, _ = select.select([reports.fd, engine.fd], [], [], timeout)
+        if reports.fd in ready:     # the hooks' reports first
+            take_reports()
+        if engine.fd in ready:
+            lines = engine.take()
+            if lines is None:
                 return                             # the engine is gone or done
-            *lines, bufs[fd] = (bufs[fd] + chunk).split(b"\n")
-            for line in lines:
-                words = line.decode().split()
-                if not words:
-                    continue
-                if fd == ctl:
-                    keeper.report(words[0], now)
-                else:
-                    if words[0] == "sync":       # anything the hooks wrote before this is in the FIFO
-                        _drain(ctl, bufs, keeper)
-                    keeper.command(words)
+            for words in lines:
+                if words[0] == "sync":     # a `sync` follows every report the hooks wrote before it was sent
+                    while take_reports():
+                        pass
+                keeper.command(words)
         timeout = keeper.due(time.time_ns())
         out.flush()
-
-
-def _drain(ctl: int, bufs: dict, keeper: _Keeper) -> None:
-    now = time.time_ns()
-    while True:
-        try:
-            chunk = os.read(ctl, 65536)
-        except BlockingIOError:
-            return
-        *lines, bufs[ctl] = (bufs[ctl] + chunk).split(b"\n")
-        for line in lines:
-            if line.strip():
-                keeper.report(line.decode().split()[0], now)
 
 
 if __name__ == "__main__":

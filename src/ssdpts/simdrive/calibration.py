@@ -108,18 +108,10 @@ def seq_iops(rw: str, jobs: int, qd: int, state: str) -> Callable[[Bench, str], 
     return m
 
 
-def precond_randread(jobs: int, qd: int) -> Callable[[Bench, str], float]:
-    """4 KiB random read IOPS after a 2x sequential precondition."""
+def randread_after(state: str, jobs: int, qd: int) -> Callable[[Bench, str], float]:
+    """4 KiB random read IOPS from a state of STATES."""
     def m(b: Bench, preset: str) -> float:
-        d = b.state(preset, "seq", seq_precondition)
-        r = d.run_job(_job("randread", 4096, jobs, qd, d.capacity_bytes // 8, seed=3))
-        return _rate(r, "read")
-    return m
-
-
-def steady_randread(jobs: int, qd: int) -> Callable[[Bench, str], float]:
-    def m(b: Bench, preset: str) -> float:
-        d = b.state(preset, "wsat", wsat_precondition)
+        d = b.state(preset, state, STATES[state])
         r = d.run_job(_job("randread", 4096, jobs, qd, d.capacity_bytes // 8, seed=3))
         return _rate(r, "read")
     return m
@@ -245,7 +237,7 @@ FIGURES: tuple[SeedFigure, ...] = (
     SeedFigure("client", KC2000, "WSAT: falls to ~20 000 IOPS (8 jobs x QD16)",
                "steady 4 KiB random write, 8 x QD16", 20_000, "IOPS", wsat_iops()),
     SeedFigure("client", KC2000, "IOPS test table, 4 KiB 100/0 (steady): 203 386 IOPS",
-               "steady 4 KiB random read, 4 x QD32", 203_386, "IOPS", steady_randread(4, 32)),
+               "steady 4 KiB random read, 4 x QD32", 203_386, "IOPS", randread_after("wsat", 4, 32)),
     SeedFigure("client", KC2000, "Throughput test: 1 MiB sequential write 403.5 MiB/s (8 x QD16)",
                "1 MiB sequential write, 8 x QD16", 403.5, "MiB/s", seq("write", 1 << 20, 8, 16, "rand128"),
                note="precondition read as 2x capacity of 128 KiB random writes ('2-кратная перезапись "
@@ -265,7 +257,7 @@ FIGURES: tuple[SeedFigure, ...] = (
                     "500 GB drive): the spare that 5 s of idle GC can free is far smaller relative to it"),
     # --- P3608 -> sim:enterprise (the review sums both halves of the card)
     SeedFigure("enterprise", P3608, "IOPS test: 4 KiB read 880 K IOPS (after 2x sequential precondition)",
-               "4 KiB random read, 8 x QD32", 880_000, "IOPS", precond_randread(8, 32)),
+               "4 KiB random read, 8 x QD32", 880_000, "IOPS", randread_after("seq", 8, 32)),
     SeedFigure("enterprise", P3608, "throughput test: 128 KiB sequential read 4857.4 MiB/s",
                "128 KiB sequential read, 2 x QD128", 4857.4, "MiB/s", seq("read", 128 * KIB, 2, 128)),
     SeedFigure("enterprise", P3608, "throughput test: 128 KiB sequential write 1975.2 MiB/s",
