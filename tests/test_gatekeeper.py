@@ -136,3 +136,29 @@ def test_a_cell_that_never_ends_is_reported_late(tmp_path):
         assert late == [cell]                                    # once, and never the cell that ended
     finally:
         g.close()
+
+
+def test_a_cell_that_ends_after_its_predicted_opening_is_not_late(tmp_path):
+    """A time-based cell's gate opens at its predicted end, and its clones' end reports come a few ms later
+    (fio's teardown): they still count, so a healthy cell is never called late. (This once killed every
+    round longer than the hang grace: the keeper dropped end reports of an already-open gate.)"""
+    late: list[int] = []
+    g = Gates(tmp_path / "gates", hang_grace_s=0.5, on_late=late.append)
+    try:
+        cell = g.new(clones=2, runtime_s=0.1)
+        nxt = g.new(clones=1, wait=cell)
+        for i in range(2):
+            _hook(g.wait_hook(None, cell), tmp_path, f"s{i}").wait()
+        waiting = _hook(g.wait_hook(cell, nxt), tmp_path, "w")
+        assert waiting.wait(timeout=10) == 0                       # opened at the predicted end
+        g.sync()
+        assert cell in g.opened and not g.fires[cell]
+        for i in range(2):                                         # the end reports come after the opening
+            _hook(g.fire_hook(cell), tmp_path, f"f{i}").wait()
+        g.sync()
+        assert len(g.fires[cell]) == 2
+        time.sleep(1.0)                                            # well past predicted end + grace
+        g.sync()
+        assert late == []
+    finally:
+        g.close()

@@ -499,6 +499,8 @@ class FioSession:
         for r in self._rounds:
             for p in r.procs:
                 if gid in p.gates:
+                    if p.proc is None or p.proc.poll() is not None:
+                        return     # the process has ended (its own error, if any, is what the round reports)
                     w = p.cells[p.gates.index(gid)]
                     p.kill_hung(f"cell {w.name} had not ended {self.engine.hang_grace_s:g} s after its "
                                 f"{w.runtime_s:g} s run; fio stopped making progress (an I/O lost below fio? "

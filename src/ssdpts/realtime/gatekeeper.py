@@ -161,7 +161,13 @@ class _Keeper:
         gid = int(word[started:])
         g = self.gates.get(gid)
         self.say(f"{'s' if started else 'f'} {gid} {now}")
-        if g is None or g.opened:
+        if g is None:
+            return
+        if not started:
+            # counted whatever the gate's state: a time-based cell's gate opens at its predicted end, before
+            # its clones report; the hang watch judges the cell by these counts
+            g.fires += 1
+        if g.opened:
             return
         if started:
             g.starts += 1
@@ -173,7 +179,6 @@ class _Keeper:
                 if self.grace_ns:
                     heapq.heappush(self.watch, (now + g.runtime_ns + self.grace_ns, gid))
             return
-        g.fires += 1
         if g.fires == g.clones and g.due_ns is None:
             self.look(now, now + LOOK_AFTER_NS)      # an end nobody could predict: look from now on
         if g.fires == g.clones and (g.due_ns is None or not g.timed):
