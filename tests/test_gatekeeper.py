@@ -162,3 +162,39 @@ def test_a_cell_that_ends_after_its_predicted_opening_is_not_late(tmp_path):
         assert late == []
     finally:
         g.close()
+
+
+def test_a_keeper_stopped_longer_than_the_ack_poll_is_waited_for(tmp_path, monkeypatch):
+    """ACK_POLL_S is how often the engine checks the keeper is alive while it waits, not a timeout: a host
+    can stop a process for seconds, and a gate asked for meanwhile still comes."""
+    import signal
+    import threading
+
+    from ssdpts.engines import gates as gates_module
+
+    monkeypatch.setattr(gates_module, "ACK_POLL_S", 0.05)
+    g = Gates(tmp_path / "gates")
+    try:
+        os.kill(g.proc.pid, signal.SIGSTOP)
+        got: list[int] = []
+        t = threading.Thread(target=lambda: got.append(g.new(clones=1)))
+        t.start()
+        time.sleep(0.5)                       # ten polls
+        assert not got and t.is_alive()
+        os.kill(g.proc.pid, signal.SIGCONT)
+        t.join(timeout=10)
+        assert got == [0]
+    finally:
+        g.close()
+
+
+def test_a_keeper_that_does_not_exit_is_killed_at_close(tmp_path, monkeypatch):
+    import signal
+
+    from ssdpts.engines import gates as gates_module
+
+    monkeypatch.setattr(gates_module, "KEEPER_EXIT_WAIT_S", 0.2)
+    g = Gates(tmp_path / "gates")
+    os.kill(g.proc.pid, signal.SIGSTOP)       # cannot read its closed stdin: outlives the wait
+    g.close()
+    assert g.proc.poll() is not None

@@ -42,11 +42,10 @@ import time
 from dataclasses import dataclass
 
 from . import prefer_cpu
+from .timing import LOOK_AFTER_NS, LOOK_BEFORE_NS
 from .window import Window
 
 SPARE_LINES = 16384      # one line lets one waiting job go: enough for every clone, late ones too
-LOOK_BEFORE_NS = 20_000_000    # the samplers look closely from this long before a transition is due
-LOOK_AFTER_NS = 20_000_000     # ... until this long after (a quiet device is always sampled closely)
 
 
 @dataclass
