@@ -101,3 +101,63 @@ def _wait_rearmed(r, old_pid: int) -> None:
         if p.proc is not None and p.proc.pid != old_pid:
             return
         time.sleep(0.01)
+
+
+def _fio_children() -> list[int]:
+    """fio processes started by this process (the engine's rounds)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)
+            comm = fields[0].split("(", 1)[1]
+            ppid = int(fields[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if comm.startswith("fio") and ppid == os.getpid():
+            out.append(int(stat.parent.name))
+    return out
+
+
+@requires_devices
+def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path, monkeypatch):
+    """Through the runner: a round stalls, is re-run, the run completes; the stall is a deviation with its
+    evidence kept beside the run's log."""
+    from ssdpts import runner
+    from ssdpts.store import Store
+
+    monkeypatch.setattr(runner, "engine_for", lambda target: FioEngine(hang_grace_s=1.0))
+    profile = tmp_path / "p.toml"
+    profile.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = 3\n')
+    stopped: list[int] = []
+
+    def stop_one_round() -> None:
+        end = time.monotonic() + 120
+        db = results / "ssdpts.db"
+        while time.monotonic() < end and not stopped:
+            if db.exists():
+                s = Store(db)
+                try:
+                    runs = s.runs()
+                    committed = runs and s.rounds(runs[0]["id"], "iops", with_cells=False)
+                finally:
+                    s.close()
+                if committed:
+                    for pid in _fio_children():
+                        os.kill(pid, signal.SIGSTOP)
+                        stopped.append(pid)
+                        return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=stop_one_round)
+    t.start()
+    rid = runner.start(loopdev, results_dir=results, profile_name=str(profile), tests=["iops"], size=None,
+                       destroy_data=True, purge_method="auto", quiet=True)
+    t.join()
+    assert stopped
+    store = Store.in_dir(results)
+    assert store.run(rid)["status"] == "completed"
+    assert [r.round for r in store.rounds(rid, "iops")] == [1, 2, 3]
+    stalls = [d for d in store.deviations(rid).get("iops", []) if d.rule == "fio-stall"]
+    assert len(stalls) >= 1
+    kept = stalls[0].evidence.rsplit("job file: ", 1)[1].rstrip(")")
+    assert Path(kept).exists() and Path(kept).is_relative_to(results / "logs" / rid)
