@@ -149,8 +149,6 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     names = [t.strip() for t in tests.split(",") if t.strip()] if tests else None
     for name in names or []:
         registry.get(name)           # an unknown test fails before anything is created
-    if (results / "ssdpts.db").exists():
-        open_store(str(results)).close()   # a foreign or corrupt database fails here, untouched
     groups = [targets] if parallel else [[t] for t in targets]
     for group in groups:
         run_id = runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise", tests=names,
