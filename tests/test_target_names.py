@@ -99,3 +99,20 @@ def test_symlink_with_colon_to_a_loop_device_writes_the_device(loopdev, tmp_path
     assert run["target"]["path"] == loopdev and run["target"]["spec"] == str(link)
     for r in store.rounds(run["id"], "latency"):
         assert f"filename={loopdev}\n" in r.job_text and "pci-0000" not in r.job_text
+
+
+def test_resume_reopens_the_same_file_from_anywhere(tmp_path, tiny):
+    """A resumed run opens the file it stored, whatever the name holds and wherever resume is called from."""
+    (tmp_path / "my").write_bytes(b"precious")
+    p = ssdpts("run", "./my file:1.img", "--size", "8M", "--tests", "latency", "--profile", tiny, "--results", "r",
+               "-q", cwd=tmp_path)
+    rid = p.stdout.strip().splitlines()[-1]
+    store = Store.in_dir(tmp_path / "r")
+    store.set_run_status(rid, "interrupted")
+    store.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ssdpts("resume", rid, "--results", str(tmp_path / "r"), "-q", cwd=elsewhere)
+    assert Store.in_dir(tmp_path / "r").run(rid)["status"] == "completed"
+    assert os.listdir(elsewhere) == [] and sorted(os.listdir(tmp_path)) == ["elsewhere", "my", "my file:1.img", "r"]
+    assert (tmp_path / "my").read_bytes() == b"precious"

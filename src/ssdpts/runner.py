@@ -30,7 +30,7 @@ from .store import Store
 from .targets import Target, open_target
 from .targets.multi import TargetSet
 from .targets.purge import METHODS
-from .targets.resolve import prepare_file
+from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_target
 from .targets.sim import SimTarget
 from .targets.writecache import applied as write_cache_applied
@@ -173,7 +173,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         raise SsdptsError(f"run {run['id']} is already complete; 'ssdpts show {run['id']}' shows its results")
     # a partial run keeps its completed tests; execute() retries the failed targets
     opts = run["options"]
-    target = open_targets(run["target_spec"].split(" "), opts.get("size"))
+    target = open_targets(reopen_specs(run["target"]), opts.get("size"))
     if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")

@@ -83,6 +83,21 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
                   physical_block_size=4096, info={"model": "file", "transport": "file", "filesystem_path": path})
 
 
+def reopen_specs(stored: dict) -> list[str]:
+    """What to open to resume a run on the targets it stored (`Target.to_dict`, a set's members): a file by its
+    absolute path (a relative name means another file from another directory, and a name may hold spaces), a
+    remote target with its size, a device by the name the user gave (by-id names survive a reboot)."""
+    out = []
+    for m in (stored.get("info") or {}).get("members") or [stored]:
+        if m.get("host"):
+            out.append(f"{m['spec']}#size={m['size_bytes']}")
+        elif m["kind"] == "sim" or (m["kind"] == "block" and os.path.isabs(m["spec"])):
+            out.append(m["spec"])
+        else:
+            out.append(m["path"])
+    return out
+
+
 def canonical_path(spec: str) -> str:
     """The absolute path with every symlink resolved: what fio is given and what the safety checks look at
     (a /dev/disk/by-path/pci-0000:00:1f.2-ata-1 link is /dev/sda to both)."""
