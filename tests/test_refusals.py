@@ -75,6 +75,19 @@ def test_own_results_through_another_name_are_refused(own_results, tmp_path):
     assert _snapshot(own_results) == before
 
 
+@requires_devices
+def test_loop_device_backed_by_own_results_is_refused(own_results):
+    backing = own_results / "disk.img"
+    backing.write_bytes(os.urandom(1 << 20))
+    dev = subprocess.check_output(["losetup", "-f", "--show", str(backing)], text=True).strip()
+    try:
+        before = _snapshot(own_results)
+        refused(dev, "--destroy-data", results=own_results, match="ssdpts's own results")
+        assert _snapshot(own_results) == before
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=True)
+
+
 def test_info_names_own_results(own_results):
     out = ssdpts("info", str(own_results / "ssdpts.db"), "--results", str(own_results)).stdout
     assert "safe        no: refusing" in out and "ssdpts's own results" in out

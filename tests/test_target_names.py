@@ -2,6 +2,7 @@
 syntax (fio splits it at ':'); names fio would change are refused before anything is created."""
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -10,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import requires_devices, ssdpts
+from ssdpts.errors import SsdptsError
 from ssdpts.store import Store
+from ssdpts.targets.remote import remote_target
 from ssdpts.workload import Workload, render
 from ssdpts.workload.fio import filename_value
 
@@ -116,3 +119,18 @@ def test_resume_reopens_the_same_file_from_anywhere(tmp_path, tiny):
     assert Store.in_dir(tmp_path / "r").run(rid)["status"] == "completed"
     assert os.listdir(elsewhere) == [] and sorted(os.listdir(tmp_path)) == ["elsewhere", "my", "my file:1.img", "r"]
     assert (tmp_path / "my").read_bytes() == b"precious"
+
+
+@requires_devices
+def test_a_copy_of_the_device_node_is_tested_as_the_device(loopdev, tmp_path):
+    rdev = os.stat(loopdev).st_rdev
+    node = tmp_path / "my:disk"
+    os.mknod(node, 0o600 | 0o060000, rdev)
+    doc = json.loads(ssdpts("info", str(node), "--json").stdout)
+    assert doc["path"] == loopdev and doc["spec"] == str(node)
+
+
+def test_remote_names_fio_would_change_are_refused():
+    with pytest.raises(SsdptsError, match=r"refusing h:/dev/disk/\$x: fio expands '\$'"):
+        remote_target("h", 8765, "/dev/disk/$x", 2**30)
+    assert remote_target("h", 8765, "/dev/disk/by-path/pci-0000:00:1f.2", 2**30).path == "/dev/disk/by-path/pci-0000:00:1f.2"
