@@ -16,6 +16,8 @@ from conftest import ssdpts
     (["run", "/tmp/x.img", "--size", "0"], "--size must be greater than zero"),
     (["run", "/tmp", "--size", "1M"], "is a directory"),
     (["info", "/tmp"], "is a directory"),
+    (["run", "sim:"], "names no simulated drive"),
+    (["info", "sim:"], "names no simulated drive"),
     (["run", "/tmp/ssdpts-too-big.img", "--size", "900P"], "does not fit"),
     (["steady-state", "11746", "11690", "eleven"], "'eleven' is not a number"),
     (["steady-state", "1", "2", "3", "--window", "1"], "--window must be at least 2"),

@@ -15,7 +15,7 @@ from . import __version__, runner
 from .analyze import analyze
 from .commands.common import RESULTS_HELP, open_store, results_dir
 from .commands.endurance import endurance
-from .commands.plan import plan
+from .commands.plan import check_room_for, plan, profile_tests
 from .commands.report import compare, export, report
 from .conformance import check
 from .errors import SsdptsError
@@ -32,7 +32,7 @@ from .targets import open_target
 from .targets.purge import supported_methods
 from .targets.remote import from_hosts_file, remote_target, split_host
 from .targets.resolve import remote_spec
-from .targets.safety import check_block_device
+from .targets.safety import check_target
 from .units import parse_size
 
 
@@ -149,8 +149,6 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     names = [t.strip() for t in tests.split(",") if t.strip()] if tests else None
     for name in names or []:
         registry.get(name)           # an unknown test fails before anything is created
-    if (results / "ssdpts.db").exists():
-        open_store(str(results)).close()   # a foreign or corrupt database fails here, untouched
     groups = [targets] if parallel else [[t] for t in targets]
     for group in groups:
         run_id = runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise", tests=names,
@@ -233,19 +231,19 @@ def check_run(run_id, results, as_json):
 
 @main.command()
 @click.argument("target")
+@click.option("--profile", "profile", default="pts-enterprise", show_default=True,
+              help="Whether TARGET is large enough is judged for this profile's tests.")
+@click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def info(target, as_json):
+def info(target, profile, results, as_json):
     """What ssdpts knows about TARGET before touching it (read-only)."""
     t = open_target(target)
     doc = t.to_dict()
     doc.pop("drive", None)
     if t.kind == "block":
         doc["purge_methods"] = supported_methods(t)
-        try:
-            check_block_device(t.path, destroy_data=True)
-            doc["safe_to_test"] = "yes, with --destroy-data"
-        except SsdptsError as e:
-            doc["safe_to_test"] = f"no: {e}"
+    if t.kind in ("block", "file"):
+        doc["safe_to_test"] = safe_to_test(t, profile, results_dir(results))
     if as_json:
         click.echo(json.dumps(doc, indent=2, default=str))
         return
@@ -257,7 +255,19 @@ def info(target, as_json):
             click.echo(f"{k:11} {v}")
     if "purge_methods" in doc:
         click.echo(f"purge       {', '.join(doc['purge_methods']) or 'none supported (results start from current state)'}")
+    if "safe_to_test" in doc:
         click.echo(f"safe        {doc['safe_to_test']}")
+
+
+def safe_to_test(target, profile_name: str, results: Path) -> str:
+    """'yes, ...' or 'no: ' and the refusal a run would give (read-only, too small, busy, ...)."""
+    try:
+        check_target(target, destroy_data=True, results_dir=results)
+        prof = load_profile(profile_name)
+        check_room_for(target, prof, profile_tests(prof))
+    except SsdptsError as e:
+        return f"no: {e}"
+    return "yes, with --destroy-data" if target.kind == "block" else "yes"
 
 
 @main.command("steady-state")

@@ -13,6 +13,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from .capabilities import missing
+from .commands.plan import check_room_for, profile_tests
 from .engines import engine_for
 from .errors import SsdptsError
 from .deviations import Deviation
@@ -29,8 +30,8 @@ from .store import Store
 from .targets import Target, open_target
 from .targets.multi import TargetSet
 from .targets.purge import METHODS
-from .targets.resolve import prepare_file
-from .targets.safety import check_block_device, check_file
+from .targets.resolve import prepare_file, reopen_specs
+from .targets.safety import check_target
 from .targets.sim import SimTarget
 from .targets.writecache import applied as write_cache_applied
 
@@ -85,25 +86,10 @@ def exclusive(target: Target):
             os.close(fd)
 
 
-def check_safe(target: Target, destroy_data: bool) -> None:
-    _check_safe(target, destroy_data)
+def check_safe(target: Target, destroy_data: bool, results_dir: Path) -> None:
+    check_target(target, destroy_data, results_dir)
     with exclusive(target):   # busy (mounted, md/LVM, another ssdpts) is refused before a run is created
         pass
-
-
-def _check_safe(target: Target, destroy_data: bool) -> None:
-    if target.kind == "set":
-        for m in target.members:
-            _check_safe(m, destroy_data)
-        return
-    if target.host is not None:
-        if not destroy_data:
-            raise SsdptsError(f"refusing {target.label_id}: the test overwrites the remote target; add --destroy-data")
-        return   # the remote side is checked by its preflight probe; local sysfs says nothing about it
-    if target.kind == "block":
-        check_block_device(target.path, destroy_data)
-    elif target.kind == "file":
-        check_file(target.path, destroy_data)
 
 
 def open_targets(specs: list[str], size: int | None) -> Target:
@@ -163,13 +149,14 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
           set_write_cache: bool = False) -> str:
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
-    tests = tests or list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
+    tests = tests or profile_tests(profile)
     specs = [registry.get(t) for t in tests]
     if purge_method not in METHODS:
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
     target = open_targets(specs_, size)
-    check_safe(target, destroy_data)
+    check_safe(target, destroy_data, results_dir)
+    check_room_for(target, profile, tests, purge_method)
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
     target_spec = " ".join(specs_)
@@ -192,12 +179,12 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         raise SsdptsError(f"run {run['id']} is already complete; 'ssdpts show {run['id']}' shows its results")
     # a partial run keeps its completed tests; execute() retries the failed targets
     opts = run["options"]
-    target = open_targets(run["target_spec"].split(" "), opts.get("size"))
+    target = open_targets(reopen_specs(run["target"]), opts.get("size"))
     if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
-    check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")))
+    check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     store.set_run_status(run["id"], "running")

@@ -10,11 +10,12 @@ from ..errors import SsdptsError
 from ..profiles import load_profile
 from ..pts import registry
 from ..pts.common import TestContext
-from ..pts.plan import TestPlan
+from ..pts.plan import TestPlan, planned_workloads
 from ..records import to_data
 from ..settings import test_settings
 from ..targets import Target, open_target
 from ..targets.purge import METHODS
+from ..targets.safety import check_room
 from ..units import format_duration, parse_size
 
 
@@ -22,16 +23,33 @@ def build_plans(target: Target, profile_name: str, tests: list[str] | None, purg
                 ) -> tuple[dict, list[tuple[str, TestPlan]]]:
     """(the merged profile, [(test title, plan)]) — reads the target, writes nothing."""
     profile = load_profile(profile_name)
-    names = tests or list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
+    names = tests or profile_tests(profile)
+    for name in names:
+        if registry.get(name).plan is None:
+            raise SsdptsError(f"test {name} declares no plan; it cannot be dry-run yet")
+    return profile, [(registry.get(p.test).title, p) for p in plans_for(target, profile, names, purge_method)]
+
+
+def plans_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
+    """The plans of the tests `names` that declare one, from the loaded `profile`."""
     plans = []
     for name in names:
         spec = registry.get(name)
-        if spec.plan is None:
-            raise SsdptsError(f"test {name} declares no plan; it cannot be dry-run yet")
-        ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
-                          settings=test_settings(profile, name), progress=None, purge_method=purge_method)
-        plans.append((spec.title, spec.plan(ctx)))
-    return profile, plans
+        if spec.plan is not None:
+            ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
+                              settings=test_settings(profile, name), progress=None, purge_method=purge_method)
+            plans.append(spec.plan(ctx))
+    return plans
+
+
+def profile_tests(profile: dict) -> list[str]:
+    """The tests a profile runs when --tests names none."""
+    return list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
+
+
+def check_room_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> None:
+    """Refuse a target too small for the cells these tests will run, as their plans list them."""
+    check_room(target, planned_workloads(plans_for(target, profile, names, purge_method)))
 
 
 def _span(lo: float | None, hi: float | None) -> str:

@@ -21,6 +21,7 @@ from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
+from ..workload.fio import filename_value
 from .blockidle import UNAVAILABLE_REMOTE
 from ..realtime import die_with_parent
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
@@ -62,7 +63,7 @@ class RemoteFioEngine:
     def _probe(self, m, tmp: Path) -> str | None:
         """A 4 KiB read at the end of the declared size: the target exists, is that big, and fio talks to us."""
         job = tmp / f"probe-{abs(hash(m.label_id))}.fio"
-        job.write_text(f"[probe]\nfilename={m.path}\nrw=read\nbs=4096\nsize=4096\n"
+        job.write_text(f"[probe]\nfilename={filename_value(m.path)}\nrw=read\nbs=4096\nsize=4096\n"
                        f"offset={m.size_bytes - 4096}\nioengine=psync\n")
         p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
                            capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
@@ -85,7 +86,7 @@ class RemoteFioEngine:
     def _reads(self, m, tmp: Path, bs: int) -> bool:
         """Whether an O_DIRECT read of `bs` bytes at offset 0 succeeds on the fio host."""
         job = tmp / f"lbs{bs}-{abs(hash(m.label_id))}.fio"
-        job.write_text(f"[lbs]\nfilename={m.path}\nrw=read\nbs={bs}\nsize={bs}\noffset=0\ndirect=1\n"
+        job.write_text(f"[lbs]\nfilename={filename_value(m.path)}\nrw=read\nbs={bs}\nsize={bs}\noffset=0\ndirect=1\n"
                        "ioengine=psync\n")
         p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
                            capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
@@ -111,7 +112,7 @@ class RemoteFioEngine:
         """TRIM of the whole remote device through a fio trim job (not a SNIA purge)."""
         with tempfile.TemporaryDirectory(prefix="ssdpts-trim-") as tmp:
             job = Path(tmp) / "trim.fio"
-            job.write_text(f"[trim]\nfilename={member.path}\nrw=trim\nbs=16m\nsize={member.size_bytes}\n"
+            job.write_text(f"[trim]\nfilename={filename_value(member.path)}\nrw=trim\nbs=16m\nsize={member.size_bytes}\n"
                            "ioengine=psync\n")
             cmd = [self.binary, self._client(member.host), "--output-format=json", str(job)]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=PURGE_TIMEOUT_S)

@@ -30,11 +30,15 @@ class PlannedCell:
     runtime_s: float | None      # time-bound cell
     io_bytes: int | None         # size-bound cell: bytes in total (all threads)
     idle_before_s: float = 0.0
+    # the cell itself, for checks before a run (is the target large enough for it?); not part of the plan's data
+    workload: Workload | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, w: Workload) -> "PlannedCell":
-        return cls(w.name, w.rw, bs_label(w.bs), w.read_pct, w.threads, w.iodepth, w.runtime_s,
+        cell = cls(w.name, w.rw, bs_label(w.bs), w.read_pct, w.threads, w.iodepth, w.runtime_s,
                    w.io_size * w.threads if w.io_size else None, w.idle_before_s)
+        cell.workload = w
+        return cell
 
 
 @dataclass
@@ -78,6 +82,12 @@ class TestPlan:
     def bytes_exact(self) -> bool:
         """False when time-bound writes add an amount that depends on the drive's speed."""
         return all(p.bytes_written is not None for p in self.phases)
+
+
+def planned_workloads(plans: Sequence[TestPlan]) -> list[tuple[str, Workload]]:
+    """(test, cell) for every cell the plans will run."""
+    return [(plan.test, c.workload) for plan in plans for phase in plan.phases for c in phase.cells
+            if c.workload is not None]
 
 
 def _round_seconds(cells: Sequence[Workload]) -> float | None:

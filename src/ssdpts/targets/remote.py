@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import SsdptsError
 from ..units import parse_size
+from ..workload.fio import filename_problem
 from .base import Target
 
 FIO_PORT = 8765
@@ -45,6 +46,9 @@ def remote_target(host: str, port: int, path: str, size: int | None) -> Target:
     if not size:
         raise SsdptsError(f"remote target {host}:{path} needs its size (fio cannot report it): "
                           "add size = \"...\" in hosts.toml or pass --size")
+    problem = filename_problem(path)
+    if problem:
+        raise SsdptsError(f"refusing {host}:{path}: {problem}; name the device by another path")
     # the logical block size is probed by the engine's preflight (O_DIRECT reads); 4096 until then
     return Target(kind="block", spec=f"{host}:{port}:{path}", path=path, size_bytes=size, logical_block_size=4096,
                   physical_block_size=4096, host=f"{host}:{port}",

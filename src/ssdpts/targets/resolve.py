@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from ..errors import SsdptsError
+from ..workload.fio import filename_problem
 from . import sysfs, writecache
 from .base import Target
 from .sysfs import SysRoots
@@ -48,12 +50,13 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
 
         host, port, path, sz = remote.groups()
         return remote_target(host, int(port), path, int(sz) if sz else size)
-    path = os.path.abspath(spec)
+    path = canonical_path(spec)
     if os.path.isdir(path):
         raise SsdptsError(f"{spec} is a directory; name a block device or a file, e.g. {spec.rstrip('/')}/scratch.img "
                           "--size 8G")
     if os.path.exists(path) and stat.S_ISBLK(os.stat(path).st_mode):
-        target = _block_target(spec, path, roots or SysRoots(), probe)
+        roots = roots or SysRoots()
+        target = _block_target(spec, canonical_node(path, roots), roots, probe)
         if size is not None and size > target.size_bytes:
             raise SsdptsError(f"--size {size} is larger than {spec} ({target.size_bytes} bytes); a block device is "
                               "tested whole: drop --size")
@@ -62,6 +65,9 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
         raise SsdptsError(f"{spec} is neither a block device nor a regular file; name a device like /dev/nvme0n1 or a file")
     if not os.path.exists(path) and spec.startswith("/dev/"):
         raise SsdptsError(f"{spec} does not exist; check the device name with 'lsblk'")
+    problem = filename_problem(path)
+    if problem:
+        raise SsdptsError(f"refusing {spec}: {problem}; rename the file (fio would open another one)")
     existing = os.path.getsize(path) if os.path.exists(path) else 0
     if size is None and existing == 0:
         raise SsdptsError(f"{spec} does not exist yet; give its size with --size, e.g. --size 8G")
@@ -75,6 +81,46 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
                               f"({free / 2**30:.1f} GiB); choose a smaller --size or another directory")
     return Target(kind="file", spec=spec, path=path, size_bytes=size or existing, logical_block_size=4096,
                   physical_block_size=4096, info={"model": "file", "transport": "file", "filesystem_path": path})
+
+
+def reopen_specs(stored: dict) -> list[str]:
+    """What to open to resume a run on the targets it stored (`Target.to_dict`, a set's members): a file by its
+    absolute path (a relative name means another file from another directory, and a name may hold spaces), a
+    remote target with its size, a device by the name the user gave (by-id names survive a reboot)."""
+    out = []
+    for m in (stored.get("info") or {}).get("members") or [stored]:
+        if m.get("host"):
+            out.append(f"{m['spec']}#size={m['size_bytes']}")
+        elif m["kind"] == "sim" or (m["kind"] == "block" and os.path.isabs(m["spec"])):
+            out.append(m["spec"])
+        else:
+            out.append(m["path"])
+    return out
+
+
+def canonical_path(spec: str) -> str:
+    """The absolute path with every symlink resolved: what fio is given and what the safety checks look at
+    (a /dev/disk/by-path/pci-0000:00:1f.2-ata-1 link is /dev/sda to both)."""
+    path = os.path.abspath(spec)
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass                          # a file target created later (through a dangling link: at the file it names)
+    except OSError as e:
+        loop = " (a symlink loop)" if e.errno == errno.ELOOP else ""
+        raise SsdptsError(f"cannot use {spec}: {e.strerror}{loop}; name the device or file itself") from None
+    return os.path.realpath(path)
+
+
+def canonical_node(path: str, roots: SysRoots) -> str:
+    """/dev/NAME for a block device node found elsewhere (a copy made with mknod), when that is the same device."""
+    node = roots.dev / sysfs.device_name(path, roots)
+    try:
+        if node.is_block_device() and node.stat().st_rdev == os.stat(path).st_rdev:
+            return str(node)
+    except OSError:
+        pass
+    return path
 
 
 def _nvme_namespace_facts(disk: str) -> dict:

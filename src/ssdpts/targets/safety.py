@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
 import subprocess
 from pathlib import Path
+from typing import Iterable
 
 from ..errors import SsdptsError
+from ..units import bs_label
+from ..workload.spec import Workload
 from . import sysfs
+from .base import Target
 from .sysfs import SysRoots
 
 # (offset, magic, name) for the signatures blkid may be missing; blkid is asked first.
@@ -103,11 +109,33 @@ def check_block_device(dev_path: str, destroy_data: bool, roots: SysRoots | None
                               "remove it from that device first")
     if disk != name and any(sysfs.majmin(disk, roots) == mm for mm in mounted):
         raise SsdptsError(f"refusing {dev_path}: its disk {disk} is mounted; choose an unused device")
+    if read_only(dev_path, name, roots):
+        raise SsdptsError(f"refusing {dev_path}: the device is read-only; make it writable ('blockdev --setrw "
+                          f"{dev_path}', or attach the loop device without -r) or choose another device")
     if not destroy_data:
         sig = signature(dev_path) if check_signature else None
         if sig:
             raise SsdptsError(f"refusing {dev_path}: it holds a {sig}; add --destroy-data to overwrite it")
         raise SsdptsError(f"refusing {dev_path}: the test overwrites the whole device; add --destroy-data to consent")
+
+
+_BLKROGET = 0x125E      # _IO(0x12, 94), linux/fs.h
+
+
+def read_only(dev_path: str, name: str, roots: SysRoots) -> bool:
+    """The kernel's read-only flag: sysfs `ro` of the device (a partition has its own) or BLKROGET."""
+    if sysfs.read_only(name, roots):
+        return True
+    try:
+        fd = os.open(dev_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return struct.unpack("i", fcntl.ioctl(fd, _BLKROGET, b"\0" * 4))[0] != 0
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 _MARK = "user.ssdpts"
@@ -129,6 +157,81 @@ def is_scratch_file(path: str) -> bool:
 
 def check_file(path: str, destroy_data: bool) -> None:
     p = Path(path)
+    where = path if p.exists() else os.path.dirname(path)
+    if os.statvfs(where).f_flag & os.ST_RDONLY:
+        raise SsdptsError(f"refusing {path}: its file system is read-only; remount it read-write or put the file "
+                          "on another file system")
+    if not os.access(where, os.W_OK):
+        raise SsdptsError(f"refusing {path}: {where} is not writable by this user; choose a file you may write")
     if p.exists() and p.stat().st_size > 0 and not destroy_data and not is_scratch_file(path):
         raise SsdptsError(f"refusing {path}: the file exists and was not created by ssdpts; "
                           "add --destroy-data to overwrite it or name a new file")
+
+
+def written_paths(target: Target) -> list[str]:
+    """The local files a run on `target` writes to: the target itself, and a loop device's backing file."""
+    if target.host is not None or target.kind not in ("block", "file"):
+        return []
+    return [target.path] + ([target.info["backing_file"]] if target.info.get("backing_file") else [])
+
+
+def check_not_results(target: Target, results_dir: Path) -> None:
+    """ssdpts's own files are never a target, consent or not: the results directory and everything in it (the
+    database with its -wal and -shm, logs, reports, checkpoints), also through another name (a hard link)."""
+    root = os.path.realpath(results_dir)
+    inside = [os.path.realpath(p) for p in written_paths(target)]
+    ours = next((p for p in inside if p == root or p.startswith(root.rstrip(os.sep) + os.sep)), None)
+    if ours is None and os.path.isdir(root):
+        inodes = {(st.st_dev, st.st_ino): p for p in inside if (st := _stat(p))}
+        for dirpath, _, files in os.walk(root):
+            for f in files:
+                st = _stat(os.path.join(dirpath, f))
+                if st and (st.st_dev, st.st_ino) in inodes:
+                    ours = inodes[(st.st_dev, st.st_ino)]
+    if ours is not None:
+        raise SsdptsError(f"refusing {target.spec}: {ours} is ssdpts's own results ({root}); name a device or a "
+                          "scratch file outside the results directory")
+
+
+def _stat(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def check_target(target: Target, destroy_data: bool, results_dir: Path) -> None:
+    """Every refusal that needs no exclusive hold, on every drive of `target`, before anything is created."""
+    for member in target.drives():
+        if member.host is not None:
+            if not destroy_data:
+                raise SsdptsError(f"refusing {member.label_id}: the test overwrites the remote target; "
+                                  "add --destroy-data")
+            continue   # the remote side is checked by its preflight probe; local sysfs says nothing about it
+        check_not_results(member, results_dir)
+        if member.kind == "block":
+            check_block_device(member.path, destroy_data)
+        elif member.kind == "file":
+            check_file(member.path, destroy_data)
+
+
+def check_room(target: Target, cells: Iterable[tuple[str, Workload]]) -> None:
+    """Refuse a target too small for what the tests will run: every I/O in flight needs its own blocks (largest
+    I/O × threads × queue depth), and every job needs at least one I/O's worth of the active range."""
+    cells = list(cells)
+    test, w = max(cells, key=lambda tw: _in_flight(tw[1]), default=("", None))
+    if w is not None and target.size_bytes < _in_flight(w):
+        raise SsdptsError(f"refusing {target.label_id}: {target.size_bytes} bytes is too small for {test} cell "
+                          f"{w.name} ({bs_label(w.max_bs)} I/Os × TC{w.threads} × QD{w.iodepth} = {_in_flight(w)} "
+                          "bytes in flight); use a larger target or smaller I/Os, threads or queue depths")
+    for test, w in cells:
+        _, per_job, _ = w.clone_slices(target.size_bytes, target.logical_block_size)
+        if per_job < w.max_bs:
+            raise SsdptsError(f"refusing {target.label_id}: {test} cell {w.name} gives each of its {w.threads} jobs "
+                              f"{per_job} bytes of the active range, less than one {bs_label(w.max_bs)} I/O; use a "
+                              "larger target or a wider active_range")
+
+
+def _in_flight(w: Workload) -> int:
+    """Bytes of the largest I/Os all in flight at once."""
+    return w.max_bs * w.threads * w.iodepth

@@ -102,7 +102,10 @@ def open_sim_target(spec: str) -> SimTarget:
         from ..simdrive import load_params
     except ImportError as e:
         raise SsdptsError(f"the simulated SSD is not built ({e}); run 'make demo' or 'pip install -e .'") from None
-    name = spec[len("sim:"):] or "client"
+    name = spec[len("sim:"):]
+    if not name.strip():
+        raise SsdptsError(f"{spec!r} names no simulated drive; give a preset or a file: sim:client, sim:enterprise, "
+                          "sim:sata-mlc or sim:./drive.toml")
     try:
         params = load_params(name)
         drive = SimDrive(params)

@@ -69,6 +69,10 @@ def majmin(name: str, roots: SysRoots) -> str:
     return _read(block_dir(name, roots) / "dev")
 
 
+def read_only(name: str, roots: SysRoots) -> bool:
+    return _read(block_dir(name, roots) / "ro") == "1"
+
+
 def holders(name: str, roots: SysRoots) -> list[str]:
     d = block_dir(name, roots) / "holders"
     return sorted(c.name for c in d.iterdir()) if d.is_dir() else []

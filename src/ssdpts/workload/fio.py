@@ -34,6 +34,31 @@ def _line(key: str, value) -> str:
     return f"{key}={text}"
 
 
+def filename_problem(path: str) -> str | None:
+    """Why fio would not open exactly `path`, in words, or None. fio (3.x init.c/options.c/parse.c) cuts a job
+    line at ';' or '#', strips blanks and control characters from its ends, expands `${VAR}` and the keywords
+    `$pagesize`, `$mb_memory`, `$ncpus` anywhere in a value, and none of these can be escaped."""
+    if any(c in path for c in ";#"):
+        return "fio reads ';' and '#' as the start of a comment"
+    if "$" in path:
+        return "fio expands '$' in job files (${VAR} from the environment, $ncpus, ...)"
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return "it contains a control character (a newline, a tab, ...)"
+    if path != path.strip():
+        return "fio strips blanks from the ends of a file name"
+    return None
+
+
+def filename_value(path: str) -> str:
+    """`path` as fio's `filename` option must spell it: fio splits the value into several files at ':', and
+    '\\:' is its escape for a colon that belongs to the name (HOWTO, "filename"); a backslash anywhere else is
+    read as itself."""
+    problem = filename_problem(path)
+    if problem:
+        raise ValueError(f"fio cannot be given the file name {path!r}: {problem}")
+    return path.replace(":", "\\:")
+
+
 def _pct(p: float) -> str:
     return f"{p:g}"
 
@@ -108,7 +133,7 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
     """A job file running `cells` one after another on `filename` (engines decide how they are chained)."""
     g = {
         "ioengine": ioengine,
-        "filename": filename,
+        "filename": filename_value(filename) if filename else "",
         "group_reporting": "1",
         "thread": "1",            # threads start faster than forked processes
         "disk_util": "0",
@@ -133,6 +158,6 @@ def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "lib
     del job.global_options["filename"]
     for w in cells:
         for i, t in enumerate(targets):
-            opts = {"filename": t.fio_filename, **cell_options(place(w, i), t.size_bytes, t.logical_block_size)}
+            opts = {"filename": filename_value(t.fio_filename), **cell_options(place(w, i), t.size_bytes, t.logical_block_size)}
             job.sections.append((f"{w.name}@{i}", opts))
     return job
