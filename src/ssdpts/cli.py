@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__, runner
+from . import __version__, interrupts, runner
 from .analyze import analyze
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
 from .commands.endurance import endurance
@@ -45,14 +44,6 @@ INTERRUPTED = 130       # what a shell reports for Ctrl-C; SIGTERM and SIGHUP ex
 DEBUG_ENV = "SSDPTS_DEBUG"
 
 
-def _interrupt_on_signal(signum, frame):
-    """SIGTERM / SIGHUP stop a run the way Ctrl-C does (KeyboardInterrupt: run marked interrupted, fio
-    stopped, exit 130). A second signal gets the default action: it kills at once."""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-    raise KeyboardInterrupt
-
-
 def _crash(e: Exception, results: Path | None) -> None:
     """Last resort: an unexpected exception is one line plus the file holding its traceback, exit 70.
     The traceback goes to RESULTS/logs/ when that directory exists (never creating it), else a temp file."""
@@ -80,9 +71,7 @@ def _crash(e: Exception, results: Path | None) -> None:
 class _Group(click.Group):
     def main(self, *args, **kwargs):
         """Bad command-line input is one line naming the problem and where the help is, exit 2."""
-        if sys.platform != "win32":
-            for sig in (signal.SIGTERM, signal.SIGHUP):
-                signal.signal(sig, _interrupt_on_signal)
+        interrupts.install()     # SIGTERM and SIGHUP act as Ctrl-C
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as e:
@@ -100,6 +89,7 @@ class _Group(click.Group):
             click.echo(f"ssdpts: error: {e.format_message()}", err=True)
             sys.exit(e.exit_code)
         except click.exceptions.Abort:
+            interrupts.acknowledge()
             click.echo("ssdpts: interrupted", err=True)
             sys.exit(INTERRUPTED)
         except click.exceptions.Exit as e:
@@ -117,6 +107,7 @@ class _Group(click.Group):
             click.echo(f"ssdpts: error: {e}", err=True)
             sys.exit(e.exit_code)
         except KeyboardInterrupt:
+            interrupts.acknowledge()
             click.echo("ssdpts: interrupted", err=True)
             sys.exit(INTERRUPTED)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):

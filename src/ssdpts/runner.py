@@ -13,6 +13,7 @@ import shutil
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from . import interrupts
 from .capabilities import missing
 from .engines import engine_for
 from .errors import SsdptsError
@@ -381,7 +382,8 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         _write_report(store, run_id, progress)
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
-        store.set_run_status(run_id, "interrupted", "interrupted by the user")
+        interrupts.acknowledge()
+        store.set_run_status(run_id, "interrupted", interrupts.reason())
         _mark_running_tests(store, run_id, "interrupted")
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
