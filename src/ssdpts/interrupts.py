@@ -3,14 +3,15 @@ marked `interrupted`, its fio processes are killed and the command exits 130.
 
 Python runs a signal handler between two bytecodes of the main thread, wherever that is. When that is inside
 a callback whose exceptions Python only prints (an at-fork hook while a subprocess starts, a __del__), the
-KeyboardInterrupt is lost. So it is raised again every REPEAT_S until the code that handles it says so
-(`acknowledge`). A second SIGTERM/SIGHUP gets the default action: it ends the process at once.
+KeyboardInterrupt is lost (and Python prints a traceback for it: that report is silenced). So it is raised
+again every REPEAT_S until the code that handles it says so (`acknowledge`). A second SIGTERM/SIGHUP gets the default action: it ends the process at once.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 
 REPEAT_S = 0.5
@@ -37,11 +38,18 @@ def _on_signal(signum, frame):
     raise KeyboardInterrupt
 
 
+def _unraisable(report, default=sys.unraisablehook):
+    if _requested and report.exc_type is KeyboardInterrupt:
+        return      # ours, lost where Python ignores exceptions: the repeat raises it again
+    default(report)
+
+
 def install() -> None:
     """In the main thread of the command-line process (signal handlers cannot be set elsewhere)."""
     if threading.current_thread() is threading.main_thread():
         for sig in SIGNALS:
             signal.signal(sig, _on_signal)
+        sys.unraisablehook = _unraisable
 
 
 def acknowledge() -> None:
