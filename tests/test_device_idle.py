@@ -122,7 +122,7 @@ def test_a_schema_1_database_opens_and_says_not_measured(tmp_path):
     assert rec.gap_before_ms == 2.5
     assert rec.device_idle_before is None and rec.device_idle_inside == []
     assert rec.device_idle_note.startswith("not measured")
-    assert store.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"
+    assert store.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "3"
     # and new rounds store their figures next to the old ones
     store.save_round("r1", "iops", "", "round", 2, RoundOutput(cells=[], engine="fio"), [])
     assert len(store.rounds("r1", "iops", with_cells=False)) == 2

@@ -6,19 +6,22 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
+import traceback
 from pathlib import Path
 
 import click
 
-from . import __version__, runner
+from . import __version__, interrupts, runner
 from .analyze import analyze
-from .commands.common import RESULTS_HELP, open_store, results_dir
+from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
 from .commands.endurance import endurance
 from .commands.plan import check_room_for, plan, profile_tests
 from .commands.report import compare, export, report
 from .conformance import check
 from .errors import SsdptsError
+from .inputs import FINITE, finite
 from .export.json import document
 from .export.model import load_run
 from .export.text import render_text
@@ -36,9 +39,39 @@ from .targets.safety import check_target
 from .units import parse_size
 
 
+EX_SOFTWARE = 70        # sysexits.h: an internal software error
+INTERRUPTED = 130       # what a shell reports for Ctrl-C; SIGTERM and SIGHUP exit with it too
+DEBUG_ENV = "SSDPTS_DEBUG"
+
+
+def _crash(e: Exception, results: Path | None) -> None:
+    """Last resort: an unexpected exception is one line plus the file holding its traceback, exit 70.
+    The traceback goes to RESULTS/logs/ when that directory exists (never creating it), else a temp file."""
+    if os.environ.get(DEBUG_ENV):
+        raise e
+    text = "".join(traceback.format_exception(e))
+    try:
+        if results is not None and results.is_dir():
+            (results / "logs").mkdir(exist_ok=True)
+            fd, path = tempfile.mkstemp(prefix=f"error-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log",
+                                        dir=results / "logs")
+        else:
+            fd, path = tempfile.mkstemp(prefix="ssdpts-error-", suffix=".log")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        where = f"traceback in {path}"
+    except OSError as log_error:
+        where = f"the traceback could not be saved: {log_error}"
+    message = " ".join(str(e).split()) or "(no message)"
+    click.echo(f"ssdpts: internal error: {type(e).__name__}: {message} ({where}; please report it; "
+               f"{DEBUG_ENV}=1 shows it here)", err=True)
+    sys.exit(EX_SOFTWARE)
+
+
 class _Group(click.Group):
     def main(self, *args, **kwargs):
         """Bad command-line input is one line naming the problem and where the help is, exit 2."""
+        interrupts.install()     # SIGTERM and SIGHUP act as Ctrl-C
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as e:
@@ -56,10 +89,16 @@ class _Group(click.Group):
             click.echo(f"ssdpts: error: {e.format_message()}", err=True)
             sys.exit(e.exit_code)
         except click.exceptions.Abort:
+            interrupts.acknowledge()
             click.echo("ssdpts: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(INTERRUPTED)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
+        except SsdptsError as e:       # raised while click parsed (a parameter type's check)
+            click.echo(f"ssdpts: error: {e}", err=True)
+            sys.exit(e.exit_code)
+        except Exception as e:
+            _crash(e, None)
 
     def invoke(self, ctx):
         try:
@@ -68,8 +107,13 @@ class _Group(click.Group):
             click.echo(f"ssdpts: error: {e}", err=True)
             sys.exit(e.exit_code)
         except KeyboardInterrupt:
+            interrupts.acknowledge()
             click.echo("ssdpts: interrupted", err=True)
-            sys.exit(130)
+            sys.exit(INTERRUPTED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as e:
+            _crash(e, ctx.meta.get(RESULTS_META))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -177,13 +221,49 @@ def resume(run_id, results, quiet):
     click.echo(runner.resume(run_id, results_dir=results_dir(results), quiet=quiet))
 
 
+def _confirmed(question: str) -> bool:
+    try:
+        return click.confirm(question, err=True)
+    except click.exceptions.Abort:     # no answer (end of input): no consent
+        return False
+
+
+@main.command()
+@click.argument("run_ids", nargs=-1)
+@click.option("--failed", is_flag=True, help="Every run whose status is failed.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--results", default=None, help=RESULTS_HELP)
+def delete(run_ids, failed, yes, results):
+    """Remove RUN_IDS (and with --failed every failed run): their rows in the results database and their
+    files under the results directory (log, report, simulated-drive checkpoints). A run still running
+    is refused."""
+    if not run_ids and not failed:
+        raise click.UsageError("name the runs to delete, or give --failed")
+    store = open_store(results)
+    runs = [runner.settled(store, r) for r in run_ids]
+    if failed:
+        runs += [r for r in store.runs() if r["status"] == "failed"]
+    chosen = list({r["id"]: r for r in runs}.values())
+    for r in chosen:
+        runner.refuse_if_live(r, f"'ssdpts delete {r['id']}'")
+    if not chosen:
+        click.echo("no failed runs")
+        return
+    listing = ", ".join(f"{r['id']} ({r['status']})" for r in chosen)
+    if not yes and not _confirmed(f"delete {len(chosen)} run(s): {listing}, with their files?"):
+        raise SsdptsError("nothing deleted (answer y, or add --yes)", exit_code=1)
+    for r in chosen:
+        removed = runner.delete(store, results_dir(results), r["id"])
+        click.echo(f"deleted {r['id']}" + (f" and {len(removed)} file(s)" if removed else ""))
+
+
 @main.command("list")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_runs(results, as_json):
     """List the runs in the results database."""
     store = open_store(results)
-    runs = store.runs()
+    runs = [runner.settled(store, r["id"]) for r in store.runs()]
     if as_json:
         click.echo(json.dumps([{k: r[k] for k in ("id", "status", "target_spec", "profile_name", "tests", "created")}
                                for r in runs], indent=2))
@@ -206,7 +286,7 @@ def list_runs(results, as_json):
 def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
     store = open_store(results)
-    run = load_run(store, run_id)
+    run = load_run(store, runner.settled(store, run_id)["id"])
     verdict = check(run, store)
     click.echo(json.dumps(document(run, verdict), indent=2) if as_json else render_text(run, verdict))
 
@@ -273,8 +353,10 @@ def safe_to_test(target, profile_name: str, results: Path) -> str:
 @main.command("steady-state")
 @click.argument("values", nargs=-1, required=True)
 @click.option("--window", default=5, show_default=True, help="Rounds in the measurement window.")
-@click.option("--max-range", default=20.0, show_default=True, help="Allowed data excursion, % of the window average.")
-@click.option("--max-slope", default=10.0, show_default=True, help="Allowed slope excursion, % of the window average.")
+@click.option("--max-range", type=FINITE, default=20.0, show_default=True,
+              help="Allowed data excursion, % of the window average.")
+@click.option("--max-slope", type=FINITE, default=10.0, show_default=True,
+              help="Allowed slope excursion, % of the window average.")
 @click.option("--rule", type=click.Choice(["snia", "fit-band"]), default="snia", show_default=True,
               help="snia: PTS 2.0.2 §2.1.24; fit-band: the reviewers' fitted line within ±max-slope of the mean.")
 @click.option("--strict", is_flag=True, help="Require < instead of <= at the bounds.")
@@ -287,7 +369,7 @@ def steady_state(values, window, max_range, max_slope, rule, strict, as_json):
     numbers = []
     for v in values:
         try:
-            numbers.append(float(v))
+            numbers.append(finite(float(v), "each round's value"))
         except ValueError:
             raise SsdptsError(f"{v!r} is not a number; give one value per round, e.g. 11746 11690 11802") from None
     if window < 2:

@@ -9,9 +9,11 @@ import errno
 import fcntl
 import logging
 import os
+import shutil
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from . import interrupts
 from .capabilities import missing
 from .commands.plan import check_room_for, profile_tests
 from .engines import engine_for
@@ -19,12 +21,13 @@ from .errors import SsdptsError
 from .deviations import Deviation
 from .health import snapshot
 from .hostinfo import platform_record
+from .owner import RunOwner
 from .profiles import load_profile
 from .progress import Progress
 from .pts import registry
 from .pts.common import TestContext, choose_seed
 from .pts.spec import TestSpec
-from .report.core import write_report
+from .report.core import default_out_dir, write_report
 from .settings import test_settings
 from .store import Store
 from .targets import Target, open_target
@@ -32,7 +35,7 @@ from .targets.multi import TargetSet
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_target
-from .targets.sim import SimTarget
+from .targets.sim import SimTarget, state_files
 from .targets.writecache import applied as write_cache_applied
 
 log = logging.getLogger("ssdpts")
@@ -41,12 +44,16 @@ log = logging.getLogger("ssdpts")
 def run_files_dir(results_dir: Path, run_id: str) -> Path:
     """Beside the run's log: files an engine keeps for the run (a failed or stalled fio's job file, stderr
     and evidence)."""
-    return results_dir / "logs" / run_id
+    return Path(results_dir) / "logs" / run_id
+
+
+def _log_path(results_dir: Path, run_id: str) -> Path:
+    return Path(results_dir) / "logs" / f"{run_id}.log"
 
 
 def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
     (results_dir / "logs").mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(results_dir / "logs" / f"{run_id}.log")
+    handler = logging.FileHandler(_log_path(results_dir, run_id))
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
@@ -172,9 +179,53 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     return run_id
 
 
+def settled(store: Store, run_id: str) -> dict:
+    """The run, with a `running` run whose process is gone marked `interrupted` (and the reason) first."""
+    run = store.run(run_id)
+    if run["status"] == "running":
+        gone = run["owner"].gone()
+        if gone:
+            store.set_run_status(run["id"], "interrupted", f"interrupted: {gone}")
+            _mark_running_tests(store, run["id"], "interrupted")
+            run = store.run(run["id"])
+    return run
+
+
+def refuse_if_live(run: dict, doing: str) -> None:
+    """A run that its process may still be running is left alone."""
+    owner: RunOwner = run["owner"]
+    if run["status"] != "running" or not owner.recorded:
+        return
+    where = f"process {owner.pid} on this host" if owner.here else f"process {owner.pid} on host {owner.host}"
+    raise SsdptsError(f"run {run['id']} is still running ({where}); stop it first (Ctrl-C or kill {owner.pid}), "
+                      f"then {doing}")
+
+
+def run_files(results_dir: Path, run_id: str) -> list[Path]:
+    """The files and directories a run keeps under the results directory (its log, report, drive checkpoints)."""
+    candidates = [_log_path(results_dir, run_id), run_files_dir(results_dir, run_id),
+                  Path(results_dir) / "reports" / run_id, *state_files(results_dir, run_id)]
+    return [p for p in candidates if p.exists() or p.is_symlink()]
+
+
+def delete(store: Store, results_dir: Path, run_id: str) -> list[Path]:
+    """Remove a run: its rows in every table, then its files; the paths removed. A live run is refused."""
+    run = settled(store, run_id)
+    refuse_if_live(run, f"'ssdpts delete {run['id']}'")
+    files = run_files(results_dir, run["id"])
+    store.delete_run(run["id"])
+    for p in files:
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink(missing_ok=True)
+    return files
+
+
 def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     store = Store.in_dir(results_dir)
-    run = store.run(run_id)
+    run = settled(store, run_id)
+    refuse_if_live(run, f"'ssdpts resume {run['id']}' if it stopped")
     if run["status"] == "completed":
         raise SsdptsError(f"run {run['id']} is already complete; 'ssdpts show {run['id']}' shows its results")
     # a partial run keeps its completed tests; execute() retries the failed targets
@@ -187,7 +238,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
-    store.set_run_status(run["id"], "running")
+    store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]
 
@@ -275,11 +326,12 @@ def _write_report(store: Store, run_id: str, progress: Progress) -> None:
 def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path, quiet: bool,
             retry: bool = False) -> None:
     run = store.run(run_id)
-    handler = _setup_log(Path(results_dir), run_id)
     progress = Progress(quiet=quiet)
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
+    handler, discarded = None, False
     try:
+        handler = _setup_log(Path(results_dir), run_id)
         for member in target.drives():
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
@@ -325,22 +377,41 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         _write_report(store, run_id, progress)
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
-        store.set_run_status(run_id, "interrupted", "interrupted by the user")
+        interrupts.acknowledge()
+        store.set_run_status(run_id, "interrupted", interrupts.reason())
         _mark_running_tests(store, run_id, "interrupted")
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
     except SsdptsError as e:
+        discarded = _discard_if_empty(store, run_id, retry)
+        if discarded:
+            raise SsdptsError(f"{e} (no run was kept: it had stored nothing)", exit_code=e.exit_code) from None
         store.set_run_status(run_id, "failed", str(e))
         _mark_running_tests(store, run_id, "failed")
         raise SsdptsError(f"{e} (run {run_id} stopped; fix the cause and 'ssdpts resume {run_id}')",
                           exit_code=e.exit_code) from None
     except Exception as e:
-        store.set_run_status(run_id, "failed", f"{type(e).__name__}: {e}")
-        _mark_running_tests(store, run_id, "failed")
         log.exception("run %s failed", run_id)
+        discarded = _discard_if_empty(store, run_id, retry)
+        if not discarded:
+            store.set_run_status(run_id, "failed", f"{type(e).__name__}: {e}")
+            _mark_running_tests(store, run_id, "failed")
         raise
     finally:
         progress.close()
-        log.removeHandler(handler)
-        handler.close()
+        if handler is not None:
+            log.removeHandler(handler)
+            handler.close()
+        if discarded:
+            _log_path(results_dir, run_id).unlink(missing_ok=True)
+
+
+def _discard_if_empty(store: Store, run_id: str, retry: bool) -> bool:
+    """A new run that failed in its set-up, before it stored a step or a round, is removed rather than left
+    as a `failed` run with nothing to resume (a resumed run is always kept)."""
+    if retry or store.has_results(run_id):
+        return False
+    store.delete_run(run_id)
+    return True
+

@@ -14,23 +14,17 @@ from pathlib import Path
 import click
 
 from ..errors import SsdptsError
+from ..inputs import FINITE, read_json
 
 
 def load_snapshots(paths) -> list[dict]:
-    from ..health.parse import loads, parse_document
+    from ..health.parse import parse_document
 
     recs = []
     for p in paths:
         path = Path(p)
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise SsdptsError(f"cannot read {p}: {e.strerror}") from None
-        try:
-            doc = loads(text)
-        except ValueError as e:
-            raise SsdptsError(f"{p}: not JSON ({e}); save snapshots with 'smartctl -j -a DEV' or "
-                              "'nvme smart-log DEV -o json'") from None
+        doc = read_json(path, "health snapshot", hint="save snapshots with 'smartctl -j -a DEV' or "
+                                                      "'nvme smart-log DEV -o json'")
         rec = parse_document(doc, mtime=os.path.getmtime(path), name=str(p))
         rec["t"] = rec.get("timestamp")
         recs.append(rec)
@@ -48,9 +42,9 @@ def _plain(obj):
 
 @click.command("endurance")
 @click.argument("snapshots", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--rated-tbw", type=float, default=None, help="Rated endurance in TB (10^12 B).")
-@click.option("--dwpd", type=float, default=None, help="Rated drive writes per day (needs --warranty-years).")
-@click.option("--warranty-years", type=float, default=None)
+@click.option("--rated-tbw", type=FINITE, default=None, help="Rated endurance in TB (10^12 B).")
+@click.option("--dwpd", type=FINITE, default=None, help="Rated drive writes per day (needs --warranty-years).")
+@click.option("--warranty-years", type=FINITE, default=None)
 @click.option("--capacity", default=None, help="Drive capacity for --dwpd, e.g. 1050G or 1050214588416 "
                                                "[default: from the snapshots].")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")

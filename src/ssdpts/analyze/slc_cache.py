@@ -24,12 +24,15 @@ their differences (the first interval starts at 0). Bandwidth is MiB/s (2^20 byt
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
 import click
+
+from ..inputs import FINITE, read_text
 
 MIB = 2**20
 DEFAULT_MIN_DROP = 0.15      # plateaus must differ by >= 15 % of the higher one
@@ -223,7 +226,7 @@ def read_bw_log(paths: Sequence[str | Path], bin_s: float | None = None) -> tupl
     per_file: list[list[tuple[float, float, int, int]]] = []
     for p in paths:
         rows = []
-        for n, line in enumerate(Path(p).read_text().splitlines(), 1):
+        for n, line in enumerate(read_text(p, "bandwidth log").splitlines(), 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
@@ -233,6 +236,12 @@ def read_bw_log(paths: Sequence[str | Path], bin_s: float | None = None) -> tupl
             except (IndexError, ValueError):
                 raise ValueError(f"{p}:{n}: not a fio bandwidth log line "
                                  f"(expected 'time_ms, KiB/s, ddir, bs, offset[, prio]'): {line[:60]!r}") from None
+            if not (math.isfinite(t_ms) and math.isfinite(val)) or t_ms < 0 or val < 0:
+                raise ValueError(f"{p}:{n}: time and bandwidth must be finite numbers >= 0: {line[:60]!r}")
+            if rows and t_ms / 1000.0 < rows[-1][0] and ddir == rows[-1][2]:
+                # fio writes each direction's samples in time order: a step back is a concatenated or edited log
+                raise ValueError(f"{p}:{n}: time goes backwards ({t_ms:g} ms after {rows[-1][0] * 1000:g} ms); "
+                                 "give one job's log per --bw-log, not logs joined together")
             rows.append((t_ms / 1000.0, val, ddir, bs))
         if any(r[2] == 1 for r in rows):
             rows = [r for r in rows if r[2] == 1]
@@ -277,11 +286,11 @@ def format_text(result: dict) -> str:
 
 
 @click.command("slc-cache")
-@click.option("--bw-log", "logs", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
+@click.option("--bw-log", "logs", required=True, multiple=True, type=click.Path(),
               help="fio bandwidth log (write_bw_log, best with log_avg_msec); repeat for one file per job (summed).")
-@click.option("--bin", "bin_s", type=float, default=None,
+@click.option("--bin", "bin_s", type=FINITE, default=None,
               help="Seconds per bin for per-I/O logs (no log_avg_msec): bytes per bin / bin.")
-@click.option("--min-drop", type=float, default=DEFAULT_MIN_DROP, show_default=True,
+@click.option("--min-drop", type=FINITE, default=DEFAULT_MIN_DROP, show_default=True,
               help="Smallest level change that counts as a step, as a fraction of the higher level.")
 @click.option("--min-points", type=int, default=DEFAULT_MIN_POINTS, show_default=True,
               help="Shortest step, in log intervals.")
@@ -294,6 +303,8 @@ def command(logs, bin_s, min_drop, min_points, as_json):
         raise SsdptsError(f"--min-drop {min_drop} must be between 0 and 1, e.g. 0.15")
     if min_points < 1:
         raise SsdptsError("--min-points must be >= 1")
+    if bin_s is not None and bin_s <= 0:
+        raise SsdptsError(f"--bin {bin_s:g} must be a positive number of seconds, e.g. 1")
     try:
         times, mibs, durs = read_bw_log(logs, bin_s)
     except ValueError as e:

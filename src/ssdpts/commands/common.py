@@ -4,14 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
 from ..errors import SsdptsError
 from ..store import Store, default_results_dir
 
 RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: ./results or $SSDPTS_RESULTS]."
 
 
+RESULTS_META = "ssdpts.results_dir"   # where the CLI's last-resort handler writes a traceback
+
+
 def results_dir(value: str | None) -> Path:
-    return Path(value) if value else default_results_dir()
+    d = Path(value) if value else default_results_dir()
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[RESULTS_META] = d
+    return d
 
 
 def open_store(results: str | None, must_exist: bool = True) -> Store:

@@ -13,6 +13,7 @@ import click
 
 from .. import runner
 from ..errors import SsdptsError
+from ..inputs import FINITE
 from ..profiles import load_profile, shipped
 from ..pts.endurance import WORKLOADS
 from ..pts.registry import get as get_test
@@ -59,9 +60,9 @@ def write_override(results_dir: Path, base_profile: str, values: dict) -> Path:
 @click.option("--poll", default=None, help="Health poll interval, e.g. 5m [profile default: 5m].")
 @click.option("--threads", type=int, default=None, help="fio numjobs [profile default: 16].")
 @click.option("--iodepth", type=int, default=None, help="fio iodepth per job [profile default: 6].")
-@click.option("--rated-tbw", type=float, default=None, help="The drive's rated endurance in TB (10^12 B).")
-@click.option("--dwpd", type=float, default=None, help="Rated drive writes per day (with --warranty-years).")
-@click.option("--warranty-years", type=float, default=None, help="Warranty period for --dwpd.")
+@click.option("--rated-tbw", type=FINITE, default=None, help="The drive's rated endurance in TB (10^12 B).")
+@click.option("--dwpd", type=FINITE, default=None, help="Rated drive writes per day (with --warranty-years).")
+@click.option("--warranty-years", type=FINITE, default=None, help="Warranty period for --dwpd.")
 @click.option("--purge", "purge_method", default=None,
               type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim"]),
               help="Purge once before writing [default: no purge; the drive is worn as it is].")

@@ -6,12 +6,12 @@ both, e.g. "4857.4 MiB/s (claimed 4768.4)" next to "5093.4 MB/s (claimed 5000)".
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from markupsafe import Markup, escape
 
 from ..errors import SsdptsError
+from ..inputs import read_toml
 from ..pts import registry
 from ..pts.fresh_peak.summary import FreshPeakSummary
 from ..pts.iops.summary import IopsSummary
@@ -41,12 +41,7 @@ def _err(path, msg: str) -> SsdptsError:
 def load_claims(path: str | Path) -> dict:
     """Parse and validate; returns {section: [table, ...]} with numbers as floats/ints."""
     path = Path(path)
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SsdptsError(f"claims file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as e:
-        raise _err(path, f"not valid TOML ({e})") from None
+    raw = read_toml(path, "claims file")
     out: dict = {}
     for sec, val in raw.items():
         if sec not in SECTIONS:

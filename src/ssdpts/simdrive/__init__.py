@@ -15,10 +15,11 @@ without ``base`` every key is required. See docs/simulator.md.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
+
+from ..inputs import read_toml
 
 __all__ = ["load_params", "list_presets", "preset_path", "SCHEMA", "open_drive"]
 
@@ -173,13 +174,7 @@ def _err(src: str, key: str, msg: str) -> ValueError:
 
 
 def _read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: file not found") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"{path}: invalid TOML: {e}") from None
+    return read_toml(path, "simulator preset")
 
 
 def _check_structure(doc: dict, src: str, *, complete: bool) -> None:

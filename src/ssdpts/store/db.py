@@ -13,8 +13,9 @@ from typing import Iterable
 from ..deviations import Deviation
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
 from ..errors import SsdptsError
+from ..owner import RunOwner
 
-SCHEMA_VERSION = 2   # 2: device idle per transition (block layer) on rounds
+SCHEMA_VERSION = 3   # 2: device idle per transition (block layer) on rounds; 3: the process that runs a run
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,7 +32,8 @@ CREATE TABLE IF NOT EXISTS runs (
     tests_json TEXT NOT NULL,
     options_json TEXT NOT NULL,
     engine TEXT NOT NULL,
-    message TEXT NOT NULL DEFAULT ''
+    message TEXT NOT NULL DEFAULT '',
+    owner_json TEXT NOT NULL DEFAULT '{}'   -- RunOwner: pid, host, boot id, start time of the running process
 );
 CREATE TABLE IF NOT EXISTS tests (
     run_id TEXT NOT NULL REFERENCES runs(id),
@@ -83,6 +85,7 @@ ADDED_COLUMNS = [
     ("rounds", "gaps_inside_json", "TEXT NOT NULL DEFAULT '[]'"),   # schema 1 databases written before it
     ("rounds", "device_idle_before_ms", "REAL"),
     ("rounds", "device_idle_json", "TEXT NOT NULL DEFAULT '{}'"),
+    ("runs", "owner_json", "TEXT NOT NULL DEFAULT '{}'"),
 ]
 
 
@@ -218,38 +221,70 @@ class Store:
 
     # runs -----------------------------------------------------------------------------------
     def create_run(self, *, target_spec: str, target: dict, host: dict, profile_name: str, profile: dict,
-                   tests: list[str], options: dict, engine: str) -> str:
+                   tests: list[str], options: dict, engine: str, owner: RunOwner | None = None) -> str:
+        """The run row and its pending tests, in one transaction (all or nothing); `owner` is the process
+        that runs it (this one unless given)."""
+        owner = owner or RunOwner.current()
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
         now = time.time()
         with self.tx():
             self.db.execute(
-                "INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO runs (id, created, updated, status, target_spec, target_json, host_json, profile_name,"
+                " profile_json, tests_json, options_json, engine, message, owner_json)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, now, now, "running", target_spec, json.dumps(target), json.dumps(host), profile_name,
-                 json.dumps(profile), json.dumps(tests), json.dumps(options), engine, ""))
+                 json.dumps(profile), json.dumps(tests), json.dumps(options), engine, "", json.dumps(owner.to_dict())))
             for t in tests:
                 self.db.execute("INSERT INTO tests (run_id, name, status) VALUES (?,?,?)", (run_id, t, "pending"))
         return run_id
 
+    def run_id(self, given: str) -> str:
+        """The full id of the one run whose id is or contains `given` (a prefix, or the hex suffix)."""
+        if self.db.execute("SELECT 1 FROM runs WHERE id=?", (given,)).fetchone():
+            return given
+        # instr, not LIKE: '%' or '_' in what the user typed are characters, not wildcards
+        matches = [r[0] for r in self.db.execute("SELECT id FROM runs WHERE instr(id, ?) > 0 ORDER BY created",
+                                                 (given,)).fetchall()] if given else []
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(matches[:8]) + (f" and {len(matches) - 8} more" if len(matches) > 8 else "")
+            raise SsdptsError(f"run id {given!r} is ambiguous: it matches {len(matches)} runs ({shown}); "
+                              "give more of the id")
+        raise SsdptsError(f"no run {given!r} in {self.path}; 'ssdpts list' shows the runs")
+
     def run(self, run_id: str) -> dict:
-        row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
-        if row is None:
-            matches = self.db.execute("SELECT id FROM runs WHERE id LIKE ?", (f"%{run_id}%",)).fetchall()
-            if len(matches) == 1:
-                return self.run(matches[0][0])
-            raise SsdptsError(f"no run {run_id!r} in {self.path}; 'ssdpts list' shows the runs")
+        row = self.db.execute("SELECT * FROM runs WHERE id=?", (self.run_id(run_id),)).fetchone()
         d = dict(row)
         for k in ("target", "host", "profile", "tests", "options"):
             d[k] = json.loads(d.pop(f"{k}_json"))
+        d["owner"] = RunOwner.from_dict(json.loads(d.pop("owner_json") or "{}"))
         return d
 
     def runs(self) -> list[dict]:
         rows = self.db.execute("SELECT id FROM runs ORDER BY created").fetchall()
         return [self.run(r[0]) for r in rows]
 
-    def set_run_status(self, run_id: str, status: str, message: str = "") -> None:
+    def set_run_status(self, run_id: str, status: str, message: str = "", owner: RunOwner | None = None) -> None:
+        """A new status; `owner` (the process taking the run over, on resume) is recorded with it."""
         with self.tx():
             self.db.execute("UPDATE runs SET status=?, message=?, updated=? WHERE id=?",
                             (status, message, time.time(), run_id))
+            if owner is not None:
+                self.db.execute("UPDATE runs SET owner_json=? WHERE id=?", (json.dumps(owner.to_dict()), run_id))
+
+    def delete_run(self, run_id: str) -> None:
+        """Every row of the run in every table, in one transaction."""
+        with self.tx():
+            self.db.execute("DELETE FROM cells WHERE round_id IN (SELECT id FROM rounds WHERE run_id=?)", (run_id,))
+            for table in ("rounds", "steps", "tests"):
+                self.db.execute(f"DELETE FROM {table} WHERE run_id=?", (run_id,))
+            self.db.execute("DELETE FROM runs WHERE id=?", (run_id,))
+
+    def has_results(self, run_id: str) -> bool:
+        """Whether the run stored anything beyond its creation (a step or a round)."""
+        return any(self.db.execute(f"SELECT 1 FROM {table} WHERE run_id=? LIMIT 1", (run_id,)).fetchone()
+                   for table in ("steps", "rounds"))
 
     # tests ----------------------------------------------------------------------------------
     def tests(self, run_id: str) -> list[dict]:

@@ -15,10 +15,9 @@ network or to 127.0.0.1 behind an SSH tunnel (docs/scale.md).
 from __future__ import annotations
 
 import socket
-import tomllib
-from pathlib import Path
 
 from ..errors import SsdptsError
+from ..inputs import read_toml
 from ..units import parse_size
 from ..workload.fio import filename_problem
 from .base import Target
@@ -58,13 +57,7 @@ def remote_target(host: str, port: int, path: str, size: int | None) -> Target:
 
 
 def from_hosts_file(path: str, default_size: int | None) -> list[Target]:
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise SsdptsError(f"hosts file {path} not found") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SsdptsError(f"hosts file {path}: not valid TOML ({e})") from None
+    data = read_toml(path, "hosts file")
     hosts = data.get("host")
     if not isinstance(hosts, list) or not hosts:
         raise SsdptsError(f"hosts file {path}: expected one or more [[host]] tables with address and targets")

@@ -96,6 +96,11 @@ class SimTarget(Target):
                 old.unlink(missing_ok=True)
 
 
+def state_files(results_dir: Path, run_id: str) -> list[Path]:
+    """The simulated drive's checkpoint files of a run (results/sim/RUN_ID.*state*)."""
+    return sorted((Path(results_dir) / "sim").glob(f"{run_id}.*state*"))
+
+
 def open_sim_target(spec: str) -> SimTarget:
     try:
         from .._sim import SimDrive

@@ -1,0 +1,108 @@
+"""Files and numbers a user hands to a command, read once, checked, and refused in one line.
+
+Every input file other than a profile (claims, bandwidth logs, health snapshots, hosts files, simulator
+presets) is read through `read_text` / `read_json` / `read_toml`: a missing file, a directory, binary or
+non-UTF-8 content, a syntax error or a NaN/infinity becomes an SsdptsError naming the file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import SsdptsError
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The text of a UTF-8 file; `what` names it in the error ("claims file", "bandwidth log", ...)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise SsdptsError(f"{what} {p} does not exist; check the path") from None
+    except IsADirectoryError:
+        raise SsdptsError(f"{what} {p} is a directory; give the file inside it") from None
+    except PermissionError:
+        raise SsdptsError(f"{what} {p} cannot be read (permission denied); run as a user who may read it") from None
+    except OSError as e:
+        raise SsdptsError(f"{what} {p} cannot be read ({e.strerror}); check the path") from None
+    if b"\0" in data:
+        raise SsdptsError(f"{what} {p} is a binary file, not text; give the {what} itself")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SsdptsError(f"{what} {p} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
+
+
+def _non_finite(doc: Any, where: str = "") -> str | None:
+    """The dotted key of the first NaN or infinity in a parsed document, or None."""
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return where or "(top level)"
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for k, v in items:
+        found = _non_finite(v, f"{where}.{k}" if where else str(k))
+        if found:
+            return found
+    return None
+
+
+def _finite_document(doc: Any, p: Path, what: str) -> Any:
+    key = _non_finite(doc)
+    if key:
+        raise SsdptsError(f"{what} {p}: {key} is not a finite number (NaN or infinity); give a real value")
+    return doc
+
+
+def read_json(path: str | Path, what: str, hint: str = "") -> Any:
+    """A JSON document without NaN/Infinity (Python's json accepts them; no tool of ours can use them)."""
+    p = Path(path)
+    text = read_text(p, what)
+
+    def refuse(name: str):
+        raise SsdptsError(f"{what} {p}: {name} is not a finite number; give a real value")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except json.JSONDecodeError as e:
+        raise SsdptsError(f"{what} {p} is not valid JSON ({e}){'; ' + hint if hint else ''}") from None
+
+
+def read_toml(path: str | Path, what: str) -> dict:
+    """A TOML document without nan/inf values (TOML allows them)."""
+    p = Path(path)
+    try:
+        doc = tomllib.loads(read_text(p, what))
+    except tomllib.TOMLDecodeError as e:
+        raise SsdptsError(f"{what} {p} is not valid TOML ({e})") from None
+    return _finite_document(doc, p, what)
+
+
+def finite(value: float, what: str) -> float:
+    if not math.isfinite(value):
+        raise SsdptsError(f"{what} must be a finite number, not {value}")
+    return value
+
+
+class FiniteFloat(click.ParamType):
+    """A float option that refuses NaN and infinity (Python's float() takes 'nan', 'inf', '1e999')."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float) and math.isfinite(value):
+            return value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+FINITE = FiniteFloat()

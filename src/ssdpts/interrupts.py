@@ -1,0 +1,64 @@
+"""SIGTERM and SIGHUP stop ssdpts the way Ctrl-C does: as a KeyboardInterrupt in the main thread, so a run is
+marked `interrupted`, its fio processes are killed and the command exits 130.
+
+Python runs a signal handler between two bytecodes of the main thread, wherever that is. When that is inside
+a callback whose exceptions Python only prints (an at-fork hook while a subprocess starts, a __del__), the
+KeyboardInterrupt is lost (and Python prints a traceback for it: that report is silenced). So it is raised
+again every REPEAT_S until the code that handles it says so (`acknowledge`). A second SIGTERM/SIGHUP gets the default action: it ends the process at once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+
+REPEAT_S = 0.5
+SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_requested = False
+_signal_name = ""
+
+
+def _raise_again(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _on_signal(signum, frame):
+    global _requested, _signal_name
+    if _requested:
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    _requested = True
+    _signal_name = signal.Signals(signum).name
+    signal.signal(signal.SIGALRM, _raise_again)
+    signal.setitimer(signal.ITIMER_REAL, REPEAT_S, REPEAT_S)
+    raise KeyboardInterrupt
+
+
+def _unraisable(report, default=sys.unraisablehook):
+    if _requested and report.exc_type is KeyboardInterrupt:
+        return      # ours, lost where Python ignores exceptions: the repeat raises it again
+    default(report)
+
+
+def install() -> None:
+    """In the main thread of the command-line process (signal handlers cannot be set elsewhere)."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in SIGNALS:
+            signal.signal(sig, _on_signal)
+        sys.unraisablehook = _unraisable
+
+
+def acknowledge() -> None:
+    """The KeyboardInterrupt arrived where it is handled: stop repeating it."""
+    if _requested and threading.current_thread() is threading.main_thread():
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def reason() -> str:
+    """What stopped the command, for the run's message."""
+    return f"interrupted by {_signal_name}" if _signal_name else "interrupted by the user (Ctrl-C)"
