@@ -146,9 +146,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         targets = ["sim:client"]     # the embedded simulated SSD: it belongs to ssdpts
         profile = profile or "quick"
         destroy_data = True
-    names = [t.strip() for t in tests.split(",") if t.strip()] if tests else None
-    for name in names or []:
-        registry.get(name)           # an unknown test fails before anything is created
+    names = registry.from_option(tests)   # an unknown, repeated or empty name fails before anything is created
     if (results / "ssdpts.db").exists():
         open_store(str(results)).close()   # a foreign or corrupt database fails here, untouched
     groups = [targets] if parallel else [[t] for t in targets]

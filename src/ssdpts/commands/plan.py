@@ -12,7 +12,6 @@ from ..pts import registry
 from ..pts.common import TestContext
 from ..pts.plan import TestPlan
 from ..records import to_data
-from ..settings import test_settings
 from ..targets import Target, open_target
 from ..targets.purge import METHODS
 from ..units import format_duration, parse_size
@@ -24,12 +23,14 @@ def build_plans(target: Target, profile_name: str, tests: list[str] | None, purg
     profile = load_profile(profile_name)
     names = tests or list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
     plans = []
-    for name in names:
+    for name in registry.checked_names(names, "the tests"):
         spec = registry.get(name)
         if spec.plan is None:
             raise SsdptsError(f"test {name} declares no plan; it cannot be dry-run yet")
+        settings = spec.settings_of(profile)
+        settings.check_block_sizes(name, target.logical_block_size)
         ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
-                          settings=test_settings(profile, name), progress=None, purge_method=purge_method)
+                          settings=settings, progress=None, purge_method=purge_method)
         plans.append((spec.title, spec.plan(ctx)))
     return profile, plans
 
@@ -101,7 +102,7 @@ def plan(target, profile, tests, size, purge_method, as_json):
     Example: ssdpts plan /dev/nvme0n1 --profile pts-enterprise --tests iops
     """
     t = open_target(target, size=parse_size(size, "--size") if size else None)
-    names = [x.strip() for x in tests.split(",") if x.strip()] if tests else None
+    names = registry.from_option(tests)
     prof, plans = build_plans(t, profile, names, purge_method)
     if as_json:
         click.echo(json.dumps({"schema": "ssdpts.plan/1", "target": t.label_id, "size_bytes": t.size_bytes,
