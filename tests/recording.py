@@ -105,8 +105,11 @@ class Recorded:
 def record(tmp_path, profile: str, test: str, target: Target | None = None, **overrides) -> Recorded:
     """Run `test` of `profile` against the recording engine; what it submitted, in order."""
     prof = load_profile(profile)
-    prof.setdefault("tests", {}).setdefault(test, {}).update(overrides)
-    settings = registry.get(test).settings_of(prof)
+    spec = registry.get(test)
+    for k, v in overrides.items():   # a test's own key in [tests.TEST], a run-wide one (seed) in [defaults]
+        table = prof.setdefault("tests", {}).setdefault(test, {}) if k in spec.all_settings else prof.setdefault("defaults", {})
+        table[k] = v
+    settings = spec.settings_of(prof)
     store = Store.in_dir(tmp_path)
     target = target or fake_target()
     rid = store.create_run(target_spec="fake", target=target.to_dict(), host={}, profile_name=profile,

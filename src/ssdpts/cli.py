@@ -22,7 +22,7 @@ from .errors import SsdptsError
 from .export.json import document
 from .export.model import load_run
 from .export.text import render_text
-from .profiles import load_profile, shipped
+from .profiles import explained, load_profile, shipped
 from .records import to_data
 from .pts import registry
 from .simdrive import load_params
@@ -338,8 +338,12 @@ def serve_fio(bind, port):
 
 
 @main.command()
-def profiles():
+@click.option("--explain", is_flag=True, help="Every key a profile may set: unit, default, what it sets, allowed values.")
+def profiles(explain):
     """List the shipped profiles."""
+    if explain:
+        click.echo(explained())
+        return
     for name in shipped():
         p = load_profile(name)
         click.echo(f"{name:16} {p['profile'].get('description', '')}")

@@ -188,7 +188,7 @@ class SteadySettings:
     """[steady_state]: how a tracked variable is judged steady."""
 
     rule: str = key(choice(*STEADY_RULES), "snia", "snia: range and slope of the window's least-squares line "
-                                                     "(PTS 2.0.2 §2.1.24); fit: the line within ±max_slope of the mean")
+                                                     "(PTS 2.0.2 §2.1.24); fit-band: the line within ±max_slope of the mean")
     window: int = key(WINDOW, 5, "rounds in the measurement window")
     max_range: float = key(FRACTION, 0.20, "largest (max - min) of the window, as a share of its mean")
     max_slope: float = key(FRACTION, 0.10, "largest excursion of the window's fitted line, as a share of its mean")
@@ -301,15 +301,14 @@ def typed_settings(record: type[TestSettings], profile: dict, test: str) -> Test
     return build(record, raw, f"profile {name}: tests.{test}", steady=steady, wipc=wipc, seed=seed)
 
 
-def explain(record: type, section: str) -> list[str]:
-    """`ssdpts profiles --explain`: each key of a section with its kind and bounds, unit, default and doc."""
+def explain(section: str, keys: Mapping[str, Key | Setting]) -> list[str]:
+    """`ssdpts profiles --explain`: each key of a section with its unit, default, what it sets, kind and bounds."""
     lines = [f"[{section}]"]
-    for name, decl in declarations(record).items() if isinstance(record, type) else record.items():
+    for name, decl in keys.items():
         if isinstance(decl, Key):
             default = "unset" if decl.default is None else repr(decl.default)
             unit = f" [{decl.kind.unit}]" if decl.kind.unit else ""
-            lines.append(f"  {name}{unit} = {default}: {decl.doc}")
-            lines.append(f"      {decl.kind.what}")
+            lines += [f"  {name}{unit} = {default}: {decl.doc}", f"      {decl.kind.what}"]
         else:
             lines.append(f"  {name}: {decl.what}")
     return lines

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import SsdptsError
 from ..pts.registry import checked_names, tests as registered_tests
-from ..settings import SECTIONS, Key, Setting
+from ..settings import SECTIONS, Key, Setting, explain
 
 HERE = Path(__file__).parent
 
@@ -124,3 +124,11 @@ def load_profile(name_or_path: str) -> dict:
     for spec in registered_tests().values():
         spec.settings_of(data)
     return data
+
+
+def explained() -> str:
+    """Every section and key a profile may hold, as declared (`ssdpts profiles --explain`)."""
+    lines = []
+    for section, keys in schema().items():
+        lines += explain(section, keys) + [""]
+    return "\n".join(lines).rstrip()
