@@ -112,7 +112,7 @@ PROFILES = {
     "runtime-nan": ({"n.toml": '[tests.iops]\ncell_runtime = nan\n'}, "n.toml", ("cell_runtime",)),
     "seed-too-big": ({"s.toml": '[defaults]\nseed = 4294967296\n'}, "s.toml", ("defaults.seed", "fio randseed")),
     "block-size-not-512": ({"b.toml": '[tests.iops]\nblock_sizes = ["1000"]\n'}, "b.toml",
-                           ("tests.iops.block_sizes", "multiple of 512")),
+                           ("tests.iops.block_sizes", "multiples of 512")),
     "block-size-huge": ({"h.toml": '[wipc]\nblock_size = "64g"\n'}, "h.toml", ("wipc.block_size", "1 GiB")),
 }
 

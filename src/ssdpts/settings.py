@@ -226,6 +226,8 @@ class TestSettings:
     """The keys every test accepts ([defaults] and any [tests.NAME]), and what the run's other sections give
     every test. A test's own record subclasses this with its keys."""
 
+    __test__ = False    # not a pytest test class (its name starts with "Test")
+
     threads: int = key(THREADS, 1, "jobs per cell: SNIA's thread count (TC), fio numjobs")
     iodepth: int = key(IODEPTH, 1, "I/Os in flight per job: SNIA's queue depth (QD), fio iodepth")
     cell_runtime: float = key(DURATION, "1m", "length of one cell of a round")
@@ -265,8 +267,9 @@ COMMON_TEST_KEYS: dict[str, Key] = declarations(TestSettings)
 SECTIONS: dict[str, dict[str, Any]] = {
     "profile": {"name": STR, "description": Setting("a string", lambda v: isinstance(v, str)), "spec": STR,
                 "extends": STR,
-                "tests": Setting("a list of distinct test names", lambda v: isinstance(v, list)
-                                 and all(isinstance(x, str) and x.strip() for x in v) and len(set(v)) == len(v))},
+                # each named once and registered: checked by the profile loader, naming the offending entry
+                "tests": Setting("a list of test names", lambda v: isinstance(v, list)
+                                 and all(isinstance(x, str) for x in v))},
     "defaults": {**{k: COMMON_TEST_KEYS[k] for k in ("threads", "iodepth", "active_range", "data_pattern")},
                  **declarations(RunDefaults)},
     "steady_state": declarations(SteadySettings),
