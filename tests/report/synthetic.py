@@ -227,7 +227,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
         store.set_test(run_id, "wsat", "running")
         store.record_step(run_id, "wsat", "purge:rnd4k-write", "purge", purge.to_dict())
         wl = _wl("wsat_rnd4k-write", "randwrite", 4096, 0, 4, 32, 60.0)
-        loop = _Loop(store, run_id, "wsat", {"steady": {}}, t0 + 20000)
+        loop = _Loop(store, run_id, "wsat", TestSettings(), t0 + 20000)
         written, series = 0, []
         for rnd in range(1, wsat_rounds + 1):   # one continuous job cut into 60 s intervals, as wsat/run.py stores it
             v = _decay(rnd, 400_000 * speed, 160_000 * speed, 60, rng, 0.03)
