@@ -14,7 +14,6 @@ from ssdpts.engines.results import CellResult, DirStats, Interval, RoundOutput
 from typing import Any
 
 from ssdpts.profiles import load_profile
-from ssdpts.settings import test_settings
 from ssdpts.pts import registry
 from ssdpts.pts.common import TestContext
 from ssdpts.store import Store
@@ -106,8 +105,11 @@ class Recorded:
 def record(tmp_path, profile: str, test: str, target: Target | None = None, **overrides) -> Recorded:
     """Run `test` of `profile` against the recording engine; what it submitted, in order."""
     prof = load_profile(profile)
-    settings = test_settings(prof, test)
-    settings.update(overrides)
+    spec = registry.get(test)
+    for k, v in overrides.items():   # a test's own key in [tests.TEST], a run-wide one (seed) in [defaults]
+        table = prof.setdefault("tests", {}).setdefault(test, {}) if k in spec.all_settings else prof.setdefault("defaults", {})
+        table[k] = v
+    settings = spec.settings_of(prof)
     store = Store.in_dir(tmp_path)
     target = target or fake_target()
     rid = store.create_run(target_spec="fake", target=target.to_dict(), host={}, profile_name=profile,

@@ -156,7 +156,7 @@ def test_hir_preconditioning_rounds_of_30_minutes_tracked_on_the_last(tmp_path):
         assert all(w.rw == "randwrite" and w.bs == 4096 and w.runtime_s == 60 for w in s.cells)
     steady = rec.summary.steady
     assert steady.phase == "pc" and [t.key.label for t in steady.trackers] == ["rnd_4K_0-100_m30 iops"]
-    assert rec.ctx.max_rounds() == 25
+    assert rec.ctx.settings.steady.max_rounds == 25
     assert rec.summary.preconditioning_cells_per_round == 30
     assert len(rec.summary.preconditioning_iops) == 5
     spec = registry.get("hir")

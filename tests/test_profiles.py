@@ -66,12 +66,12 @@ def test_user_profile_extends_a_shipped_one(tmp_path):
 @pytest.mark.parametrize("text, names", [
     ('[tests.iosp]\ncell_runtime = "1s"\n', ["[tests.iosp]", "unknown test", "iops"]),
     ('[tests.iops]\ncell_runtme = "1s"\n', ["tests.iops.cell_runtme", "cell_runtime"]),
-    ('[tests.iops]\nthreads = "four"\n', ["tests.iops.threads", "positive integer"]),
-    ('[tests.iops]\nthreads = 0\n', ["tests.iops.threads = 0", "positive integer"]),
-    ('[tests.iops]\ncell_runtime = "0s"\n', ["tests.iops.cell_runtime", "greater than zero"]),
-    ('[tests.iops]\ncell_runtime = -5\n', ["tests.iops.cell_runtime", "greater than zero"]),
-    ('[steady_state]\nwindow = 1\n', ["steady_state.window = 1", ">= 2"]),
-    ('[defaults]\nactive_range = 0\n', ["defaults.active_range", "1..100"]),
+    ('[tests.iops]\nthreads = "four"\n', ["tests.iops.threads", "an integer 1..4096"]),
+    ('[tests.iops]\nthreads = 0\n', ["tests.iops.threads = 0", "an integer 1..4096"]),
+    ('[tests.iops]\ncell_runtime = "0s"\n', ["tests.iops.cell_runtime", "from 1 ms to 365 days"]),
+    ('[tests.iops]\ncell_runtime = -5\n', ["tests.iops.cell_runtime", "from 1 ms to 365 days"]),
+    ('[steady_state]\nwindow = 1\n', ["steady_state.window = 1", "an integer 2..1000"]),
+    ('[defaults]\nactive_range = 0\n', ["defaults.active_range", "above 0, up to 100"]),
     ('[profile]\ntests = ["iops", "lat"]\n', ["profile.tests", "'lat'"]),
     ('[nonsense]\nx = 1\n', ["unknown section [nonsense]"]),
 ])

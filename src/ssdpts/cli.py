@@ -25,7 +25,7 @@ from .inputs import FINITE, finite
 from .export.json import document
 from .export.model import load_run
 from .export.text import render_text
-from .profiles import load_profile, shipped
+from .profiles import explained, load_profile, shipped
 from .records import to_data
 from .pts import registry
 from .simdrive import load_params
@@ -190,9 +190,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         targets = ["sim:client"]     # the embedded simulated SSD: it belongs to ssdpts
         profile = profile or "quick"
         destroy_data = True
-    names = [t.strip() for t in tests.split(",") if t.strip()] if tests else None
-    for name in names or []:
-        registry.get(name)           # an unknown test fails before anything is created
+    names = registry.from_option(tests)   # an unknown, repeated or empty name fails before anything is created
     groups = [targets] if parallel else [[t] for t in targets]
     for group in groups:
         run_id = runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise", tests=names,
@@ -432,8 +430,12 @@ def serve_fio(bind, port):
 
 
 @main.command()
-def profiles():
+@click.option("--explain", is_flag=True, help="Every key a profile may set: unit, default, what it sets, allowed values.")
+def profiles(explain):
     """List the shipped profiles."""
+    if explain:
+        click.echo(explained())
+        return
     for name in shipped():
         p = load_profile(name)
         click.echo(f"{name:16} {p['profile'].get('description', '')}")

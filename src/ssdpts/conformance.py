@@ -14,15 +14,15 @@ from typing import Callable
 from .deviations import RUN_WIDE, Deviation
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
-from .settings import test_settings
 from .store import Store
 from .store.idle import GAP_LIMIT_MS
-from .units import parse_duration
 
 IDLE_LIMIT_MS = GAP_LIMIT_MS   # ssdpts's bound for "no pause" between phases and rounds (store/idle.py)
 SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
 SPEC_WINDOW = 5
 SPEC_MAX_ROUNDS = 25
+SPEC_MAX_RANGE = 0.20
+SPEC_MAX_SLOPE = 0.10
 PERCENTILE_MIN_IOS = {"99": 100, "99.9": 1_000, "99.99": 10_000, "99.999": 100_000}   # 1 / (1 - q)
 
 
@@ -123,22 +123,20 @@ def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]
 def _durations(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     if t.spec is None or t.spec.kind != "pts":
         return []
-    s = test_settings(run.profile, t.name)
+    s = t.spec.settings_of(run.profile)
     out = []
-    cell = parse_duration(s["cell_runtime"]) if "cell_runtime" in s else SPEC_CELL_S
-    if cell < SPEC_CELL_S:
-        out.append(Deviation("duration", f"cells of {cell:g} s instead of 1 minute: "
-                             f"profile {run.profile_name} cell_runtime = {s['cell_runtime']!r}",
+    if s.cell_runtime < SPEC_CELL_S:
+        out.append(Deviation("duration", f"cells of {s.cell_runtime:g} s instead of 1 minute: "
+                             f"profile {run.profile_name} cell_runtime = {s.cell_runtime:g} s",
                              "PTS 2.0.2 / PTS-E 1.1: 1-minute cells"))
     steady = getattr(t.summary, "steady", None)
-    st = s.get("steady") or {}
-    window, rounds = int(st.get("window", SPEC_WINDOW)), int(st.get("max_rounds", SPEC_MAX_ROUNDS))
-    rule = st.get("rule", "snia")
-    if isinstance(steady, SteadyResult) and (window != SPEC_WINDOW or rule != "snia" or float(st.get("max_range", 0.2)) != 0.2 or \
-            float(st.get("max_slope", 0.1)) != 0.1):
+    st = s.steady
+    window, rounds, rule = st.window, st.max_rounds, st.rule
+    if isinstance(steady, SteadyResult) and (window != SPEC_WINDOW or rule != "snia" or st.max_range != SPEC_MAX_RANGE
+                                             or st.max_slope != SPEC_MAX_SLOPE):
         out.append(Deviation("steady-rule", "steady state judged by other criteria than SNIA's: "
-                             f"rule {rule}, window {window}, range {st.get('max_range', 0.2)}, "
-                             f"slope {st.get('max_slope', 0.1)}", "PTS 2.0.2 §2.1.24: 5 rounds, 20 % range, 10 % slope"))
+                             f"rule {rule}, window {window}, range {st.max_range}, "
+                             f"slope {st.max_slope}", "PTS 2.0.2 §2.1.24: 5 rounds, 20 % range, 10 % slope"))
     if rounds < SPEC_MAX_ROUNDS and isinstance(steady, SteadyResult) and not steady.reached:
         out.append(Deviation("duration", f"round limit {rounds} instead of 25 and steady state not reached: "
                              f"profile {run.profile_name} max_rounds = {rounds}", "PTS 2.0.2 IOPS 3.2: up to 25 rounds"))

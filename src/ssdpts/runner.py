@@ -28,7 +28,6 @@ from .pts import registry
 from .pts.common import TestContext, choose_seed
 from .pts.spec import TestSpec
 from .report.core import default_out_dir, write_report
-from .settings import test_settings
 from .store import Store
 from .targets import Target, open_target
 from .targets.multi import TargetSet
@@ -141,6 +140,13 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
     return {"profile": want, "device": have, "matches": not mismatched, "note": note}
 
 
+def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None:
+    """Every test's settings build from the profile, and their block sizes suit the target's logical block
+    (one line naming the test and key, before anything is created)."""
+    for spec in specs:
+        spec.settings_of(profile).check_block_sizes(spec.name, target.logical_block_size)
+
+
 def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
     """Refuse up front a test whose needs the engine and target do not offer (one line naming both)."""
     offered = frozenset(engine.capabilities) & frozenset(target.capabilities)
@@ -157,12 +163,13 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
-    specs = [registry.get(t) for t in tests]
+    specs = [registry.get(t) for t in registry.checked_names(tests, "the tests")]
     if purge_method not in METHODS:
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
     target = open_targets(specs_, size)
     check_safe(target, destroy_data, results_dir)
+    check_settings(specs, profile, target)
     check_room_for(target, profile, tests, purge_method)
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
@@ -298,7 +305,7 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
         scope = f"retry{n}/"
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
         ctx = TestContext(run_id=run_id, test=test, store=store, target=sub, engine=engine,
-                          settings=test_settings(profile, test), progress=progress,
+                          settings=registry.get(test).settings_of(profile), progress=progress,
                           purge_method=run["options"].get("purge", "auto"), scope=scope,
                           decode_summary=registry.decode_stored)
         spec = registry.get(test)
@@ -355,7 +362,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                 spec = registry.get(name)
                 store.set_test(run_id, name, "running")
                 ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
-                                  settings=test_settings(profile, name), progress=progress,
+                                  settings=spec.settings_of(profile), progress=progress,
                                   purge_method=run["options"].get("purge", "auto"),
                                   decode_summary=registry.decode_stored)
                 progress.test_started(name, spec.title, None)

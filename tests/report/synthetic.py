@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ssdpts.engines.results import CellResult, DirStats, RoundOutput
 from ssdpts.profiles import load_profile
-from ssdpts.settings import test_settings
+from ssdpts.settings import TestSettings
 from ssdpts.pts import registry
 from ssdpts.pts.common import cell_name, window_summary
 from ssdpts.pts.iops.summary import IopsSummary
@@ -27,7 +27,7 @@ from ssdpts.steady import evaluate
 from ssdpts.store import Store
 from ssdpts.targets.purge import PurgeRecord
 from ssdpts.workload import Workload
-from ssdpts.units import bs_label, parse_size
+from ssdpts.units import bs_label
 
 PCTS = ("99", "99.9", "99.99", "99.999")
 
@@ -74,12 +74,9 @@ def _decay(rnd: int, fob: float, steady: float, tau: float, rng: random.Random, 
 class _Loop:
     """Saves rounds like TestContext.run_to_steady_state and returns the summary pieces it would."""
 
-    def __init__(self, store: Store, run_id: str, test: str, settings: dict, t0: float):
+    def __init__(self, store: Store, run_id: str, test: str, settings: TestSettings, t0: float):
         self.store, self.run_id, self.test, self.settings = store, run_id, test, settings
-        s = settings.get("steady", {})
-        self.kw = {"window": int(s.get("window", 5)), "max_range": float(s.get("max_range", 0.2)),
-                   "max_slope": float(s.get("max_slope", 0.1)), "rule": s.get("rule", "snia"),
-                   "inclusive": bool(s.get("inclusive", True))}
+        self.kw = settings.steady.evaluate_kw()
         self.t = t0
 
     def _out(self, cells: list[CellResult], seconds: float) -> RoundOutput:
@@ -150,12 +147,11 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                         note="")
 
     if "iops" in tests:
-        st = test_settings(prof, "iops")
+        st = registry.get("iops").settings_of(prof)
         store.set_test(run_id, "iops", "running")
         store.record_step(run_id, "iops", "purge:", "purge", purge.to_dict())
-        sizes = [parse_size(b) for b in st["block_sizes"]]
-        mixes = [int(m) for m in st["mixes"]]
-        th, qd = int(st.get("threads", 4)), int(st.get("iodepth", 32))
+        sizes, mixes = list(st.block_sizes), list(st.mixes)
+        th, qd = st.threads, st.iodepth
         wls = [_wl(cell_name("rnd", bs, m), "randrw", bs, m, th, qd, 60.0) for m in mixes for bs in sizes]
         loop = _Loop(store, run_id, "iops", st, t0)
         loop.precondition("", _wl("wipc_seq_128K_write", "write", 131072, None, 1, 32, 60.0), rng)
@@ -176,17 +172,17 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                 out.append(_cell(rng, w, v, th * qd / v * 1e6, 60.0, bins))
             return out
 
-        trackers = [TrackerKey(cell_name("rnd", parse_size(b), int(m)), "iops") for b, m in st.get("tracking", [["4k", 0]])]
+        trackers = [TrackerKey(cell_name("rnd", b, m), "iops") for b, m in st.tracking]
         steady, cells = loop.run("", wls, make, trackers, iops_rounds, stop_at_steady=reach_steady)
         store.set_test(run_id, "iops", "completed", registry.get("iops").encode(IopsSummary(
             purge=purge, steady=steady, cells=cells, block_sizes=sizes, mixes=mixes,
             notes=["0.5K cells: synthetic data"])))
 
     if "throughput" in tests:
-        st = test_settings(prof, "throughput")
+        st = registry.get("throughput").settings_of(prof)
         store.set_test(run_id, "throughput", "running")
         results = []
-        for bs in (parse_size(b) for b in st["block_sizes"]):
+        for bs in st.block_sizes:
             phase = f"bs={bs_label(bs)}"
             store.record_step(run_id, "throughput", f"purge:{phase}", "purge", purge.to_dict())
             rd = _wl(cell_name("seq", bs, 100), "read", bs, 100, 1, 32, 60.0)
@@ -207,11 +203,10 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                        registry.get("throughput").encode(ThroughputSummary(block_sizes=results)))
 
     if "latency" in tests:
-        st = test_settings(prof, "latency")
+        st = registry.get("latency").settings_of(prof)
         store.set_test(run_id, "latency", "running")
         store.record_step(run_id, "latency", "purge:", "purge", purge.to_dict())
-        sizes = [parse_size(b) for b in st["block_sizes"]]
-        mixes = [int(m) for m in st["mixes"]]
+        sizes, mixes = list(st.block_sizes), list(st.mixes)
         wls = [_wl(cell_name("rnd", bs, m), "randrw", bs, m, 1, 1, 60.0) for m in mixes for bs in sizes]
         loop = _Loop(store, run_id, "latency", st, t0 + 9000)
         loop.precondition("", _wl("wipc_seq_128K_write", "write", 131072, None, 1, 32, 60.0), rng)
@@ -232,7 +227,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
         store.set_test(run_id, "wsat", "running")
         store.record_step(run_id, "wsat", "purge:rnd4k-write", "purge", purge.to_dict())
         wl = _wl("wsat_rnd4k-write", "randwrite", 4096, 0, 4, 32, 60.0)
-        loop = _Loop(store, run_id, "wsat", {"steady": {}}, t0 + 20000)
+        loop = _Loop(store, run_id, "wsat", TestSettings(), t0 + 20000)
         written, series = 0, []
         for rnd in range(1, wsat_rounds + 1):   # one continuous job cut into 60 s intervals, as wsat/run.py stores it
             v = _decay(rnd, 400_000 * speed, 160_000 * speed, 60, rng, 0.03)

@@ -105,11 +105,10 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
 
     before = runs()
     try:
-        chosen = load_profile(str(over)).get("tests", {}).get("endurance", {})
-        name = chosen.get("workload", "rnd4k-write")
-        if name not in WORKLOADS and name not in (chosen.get("workloads") or {}):
-            raise SsdptsError(f"unknown --workload {name!r}; allowed: "
-                              f"{', '.join(sorted(set(WORKLOADS) | set(chosen.get('workloads') or {})))}")
+        chosen = get_test("endurance").settings_of(load_profile(str(over)))
+        known = {**WORKLOADS, **chosen.workloads}
+        if chosen.workload not in known:
+            raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")
         run_id = runner.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
                               size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
                               purge_method=purge_method or "none", quiet=quiet)

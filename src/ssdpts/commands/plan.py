@@ -12,7 +12,6 @@ from ..pts import registry
 from ..pts.common import TestContext
 from ..pts.plan import TestPlan, planned_workloads
 from ..records import to_data
-from ..settings import test_settings
 from ..targets import Target, open_target
 from ..targets.purge import METHODS
 from ..targets.safety import check_room
@@ -33,11 +32,13 @@ def build_plans(target: Target, profile_name: str, tests: list[str] | None, purg
 def plans_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
     """The plans of the tests `names` that declare one, from the loaded `profile`."""
     plans = []
-    for name in names:
+    for name in registry.checked_names(names, "the tests"):
         spec = registry.get(name)
         if spec.plan is not None:
+            settings = spec.settings_of(profile)
+            settings.check_block_sizes(name, target.logical_block_size)
             ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
-                              settings=test_settings(profile, name), progress=None, purge_method=purge_method)
+                              settings=settings, progress=None, purge_method=purge_method)
             plans.append(spec.plan(ctx))
     return plans
 
@@ -119,7 +120,7 @@ def plan(target, profile, tests, size, purge_method, as_json):
     Example: ssdpts plan /dev/nvme0n1 --profile pts-enterprise --tests iops
     """
     t = open_target(target, size=parse_size(size, "--size") if size else None)
-    names = [x.strip() for x in tests.split(",") if x.strip()] if tests else None
+    names = registry.from_option(tests)
     prof, plans = build_plans(t, profile, names, purge_method)
     if as_json:
         click.echo(json.dumps({"schema": "ssdpts.plan/1", "target": t.label_id, "size_bytes": t.size_bytes,

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SsdptsError
-from ..pts.registry import tests as registered_tests
-from ..settings import SECTIONS, Setting
+from ..pts.registry import checked_names, tests as registered_tests
+from ..settings import SECTIONS, Key, Setting, explain
 
 HERE = Path(__file__).parent
 
 
-def schema() -> dict[str, dict[str, Setting]]:
+def schema() -> dict[str, dict[str, Key | Setting]]:
     """Every section a profile may have and its keys: the fixed sections, and [tests.NAME] per registered test."""
     return {**SECTIONS, **{f"tests.{name}": spec.all_settings for name, spec in registered_tests().items()}}
 
@@ -35,10 +35,22 @@ def _merge(base: dict, over: dict) -> dict:
 
 
 def _read(path: Path) -> dict:
+    """The TOML of a profile file; one line for anything that is not a readable UTF-8 TOML file."""
+    if path.is_dir():
+        raise SsdptsError(f"profile {path} is a directory; give a .toml file or a shipped profile "
+                          f"({', '.join(shipped())})")
     try:
-        return tomllib.loads(path.read_text())
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise SsdptsError(f"profile file {path} not found; shipped profiles: {', '.join(shipped())}") from None
+    except OSError as e:
+        raise SsdptsError(f"profile {path} cannot be read ({e.strerror}); check the path and its permissions") from None
+    if b"\0" in raw:
+        raise SsdptsError(f"profile {path} is a binary file, not a TOML profile; give a .toml file")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SsdptsError(f"profile {path} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise SsdptsError(f"profile {path}: not valid TOML ({e})") from None
 
@@ -68,29 +80,55 @@ def _validate(data: dict, path: Path) -> None:
                     raise SsdptsError(f"profile {path}: unknown key {name}.{key}; allowed: {', '.join(sorted(keys))}")
                 if not keys[key].check(value):
                     raise SsdptsError(f"profile {path}: {name}.{key} = {value!r} is invalid; expected {keys[key].what}")
-    for name in (data.get("profile") or {}).get("tests") or []:
-        if name not in tests:
-            raise SsdptsError(f"profile {path}: profile.tests names unknown test {name!r}; tests: {', '.join(tests)}")
+    names = (data.get("profile") or {}).get("tests")
+    if names is not None:
+        checked_names(names, f"profile {path}: profile.tests")
 
 
-def load_profile(name_or_path: str) -> dict:
-    """A validated, fully merged profile dict. `name_or_path` is a shipped name or a .toml path."""
+def _locate(name_or_path: str, relative_to: Path | None = None) -> Path:
+    """A shipped profile's file, else the path (relative to the extending profile's folder when given)."""
     path = shipped().get(name_or_path)
-    if path is None:
-        path = Path(name_or_path)
-        if not path.exists():
-            raise SsdptsError(f"unknown profile {name_or_path!r}; shipped profiles: {', '.join(shipped())}, "
-                              "or give a path to a .toml file")
+    if path is not None:
+        return path
+    path = Path(name_or_path)
+    if relative_to is not None and not path.is_absolute():
+        path = relative_to.parent / path
+    if not path.exists():
+        raise SsdptsError(f"unknown profile {name_or_path!r}; shipped profiles: {', '.join(shipped())}, "
+                          "or give a path to a .toml file")
+    return path
+
+
+def _load(path: Path, chain: tuple[Path, ...]) -> dict:
+    """The merged profile at `path`; `chain` holds the files extending it (a file met twice is a cycle)."""
+    here = path.resolve()
+    if here in chain:
+        cycle = " -> ".join(str(p) for p in (*chain[chain.index(here):], here))
+        raise SsdptsError(f"profile {path}: profile.extends forms a cycle ({cycle}); one of them must not extend")
     data = _read(path)
     _validate(data, path)
     own_name = data.get("profile", {}).get("name") or path.stem
     parent = data.get("profile", {}).get("extends")
     if parent:
-        if parent == path.stem:
-            raise SsdptsError(f"profile {path}: profile.extends names itself")
-        if parent not in shipped() and not Path(parent).is_absolute():
-            parent = str(path.parent / parent)   # a relative path is relative to this profile file
-        data = _merge(load_profile(parent), data)
+        data = _merge(_load(_locate(parent, relative_to=path), (*chain, here)), data)
     data.setdefault("profile", {})["name"] = own_name
     data["profile"]["source"] = str(path)
     return data
+
+
+def load_profile(name_or_path: str) -> dict:
+    """A validated, fully merged profile dict. `name_or_path` is a shipped name or a .toml path. Every test's
+    settings are built from it once here, so keys that contradict each other (max_rounds below the window)
+    are refused when the profile is read, whatever the command."""
+    data = _load(_locate(name_or_path), ())
+    for spec in registered_tests().values():
+        spec.settings_of(data)
+    return data
+
+
+def explained() -> str:
+    """Every section and key a profile may hold, as declared (`ssdpts profiles --explain`)."""
+    lines = []
+    for section, keys in schema().items():
+        lines += explain(section, keys) + [""]
+    return "\n".join(lines).rstrip()

@@ -19,7 +19,8 @@ from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
 from ..targets.purge import PurgeRecord, purge
-from ..units import bs_label, parse_duration, parse_size
+from ..settings import TestSettings
+from ..units import bs_label
 from ..workload import Workload
 from .results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResult
 
@@ -58,7 +59,7 @@ class TestContext:
     store: Store
     target: Target
     engine: object
-    settings: dict
+    settings: TestSettings     # the test's own record (a subclass) with its keys
     progress: object
     purge_method: str = "auto"
     scope: str = ""            # prefixes phases and step keys (a retry of failed targets stores beside the first try)
@@ -77,26 +78,15 @@ class TestContext:
         return self.decode_summary(test, stored) if stored else None
 
     # settings helpers ------------------------------------------------------------------------
-    def cell_runtime(self) -> float:
-        return parse_duration(self.settings.get("cell_runtime", "1m"))
-
     def active_range(self) -> float:
-        return float(self.settings.get("active_range", 100)) / 100.0
-
-    def steady_kw(self) -> dict:
-        s = self.settings.get("steady", {})
-        return {"window": int(s.get("window", 5)), "max_range": float(s.get("max_range", 0.20)),
-                "max_slope": float(s.get("max_slope", 0.10)), "rule": s.get("rule", "snia"),
-                "inclusive": bool(s.get("inclusive", True))}
-
-    def max_rounds(self) -> int:
-        return int(self.settings.get("steady", {}).get("max_rounds", 25))
+        """The active range as a fraction of the capacity (the profile gives a percentage)."""
+        return self.settings.active_range / 100.0
 
     def cell(self, name: str, rw: str, bs: int, read_pct: int | None = None, **kw) -> Workload:
         """A test cell with the profile's load, range, data pattern and cell runtime."""
-        base = dict(threads=int(self.settings.get("threads", 1)), iodepth=int(self.settings.get("iodepth", 1)),
-                    range_size=self.active_range(), runtime_s=self.cell_runtime(),
-                    data_pattern=self.settings.get("data_pattern", "random"))
+        s = self.settings
+        base = dict(threads=s.threads, iodepth=s.iodepth, range_size=self.active_range(), runtime_s=s.cell_runtime,
+                    data_pattern=s.data_pattern)
         base.update(kw)
         return Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, **base)
 
@@ -104,23 +94,22 @@ class TestContext:
         """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the user capacity, written
         over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %),
         at the test's own TC/QD (PTS 2.0.2: "same as in step 2.1"); [wipc] threads/iodepth override it."""
-        w = self.settings.get("wipc", {})
-        bs = block_size or parse_size(w.get("block_size", "128k"))
-        threads = int(w.get("threads", self.settings.get("threads", 1)))
-        iodepth = int(w.get("iodepth", self.settings.get("iodepth", 1)))
-        ar = self.active_range()
-        total = float(w.get("multiple", 2.0)) * self.target.size_bytes
+        w, s = self.settings.wipc, self.settings
+        bs = block_size or w.block_size
+        threads = w.threads or s.threads
+        iodepth = w.iodepth or s.iodepth
+        total = w.multiple * self.target.size_bytes
         return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
-                        iodepth=iodepth, range_size=ar, io_size=int(total / threads) // bs * bs,
-                        data_pattern=self.settings.get("data_pattern", "random"))
+                        iodepth=iodepth, range_size=self.active_range(), io_size=int(total / threads) // bs * bs,
+                        data_pattern=s.data_pattern)
 
     def seeded(self, cells: Sequence[Workload], phase: str, round_no: int) -> list[Workload]:
         """Random cells with their seed for this round: repeatable from the run's seed (fio randseed), and
         different in every round and cell, so a round never rewrites the previous round's LBAs."""
-        base = self.settings.get("seed")
+        base = self.settings.seed
         if base is None:
             return list(cells)
-        return [c.with_(seed=round_seed(int(base), self.test, self._ph(phase), round_no, c.name)) if c.random else c
+        return [c.with_(seed=round_seed(base, self.test, self._ph(phase), round_no, c.name)) if c.random else c
                 for c in cells]
 
     def io_alignment(self) -> int:
@@ -193,8 +182,8 @@ class TestContext:
         Resumable: stored rounds are reused; the next round is queued before the current one ends,
         so the device does not idle between preconditioning and rounds or between rounds.
         """
-        kw = self.steady_kw()
-        max_rounds = self.max_rounds()
+        kw = self.settings.steady.evaluate_kw()
+        max_rounds = self.settings.steady.max_rounds
         done = self.store.rounds(self.run_id, self.test, self._ph(phase))
         history = [{c.name: c for c in r.cells} for r in done]
         series = tracked_series(trackers, history)
@@ -394,8 +383,8 @@ def cell_name(kind: str, bs: int, read_pct: int) -> str:
 def rnd_matrix(ctx: TestContext) -> tuple[list[Workload], list[int], list[int], list[str]]:
     """The random block size × R/W mix matrix of IOPS and Latency (outer loop: mix, inner: block size):
     (cells, block sizes, mixes, notes on skipped sub-sector sizes)."""
-    sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings["block_sizes"]])
-    mixes = [int(m) for m in ctx.settings["mixes"]]
+    sizes, notes = ctx.skip_sub_sector(ctx.settings.block_sizes)
+    mixes = list(ctx.settings.mixes)
     cells = [ctx.cell(cell_name("rnd", bs, mix), "randrw", bs, mix) for mix in mixes for bs in sizes]
     return cells, sizes, mixes, notes
 
@@ -405,8 +394,8 @@ def tracked_cells(ctx: TestContext, cells: Sequence[Workload], metric: str) -> l
     the last cell when it has none of them."""
     names = {c.name for c in cells}
     out = []
-    for bs, mix in ctx.settings.get("tracking", [["4k", 0]]):
-        name = cell_name("rnd", parse_size(bs), int(mix))
+    for bs, mix in ctx.settings.tracking:
+        name = cell_name("rnd", bs, mix)
         if name in names:
             out.append(TrackerKey(name, metric))
     return out or [TrackerKey(cells[-1].name, metric)]

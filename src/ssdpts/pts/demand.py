@@ -23,19 +23,28 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence, TypeVar
 
 from ..engines.results import CellResult, merge_bins
-from ..settings import DURATION, INTS, PCT
+from ..settings import DURATION, IODEPTH, PCT, THREADS, TestSettings, key, list_of
 from ..targets.purge import PurgeRecord
-from ..units import parse_duration
 from ..workload import Workload
 from .common import TestContext, window_summary
 from .plan import Phase, TestPlan, once, purge_phase, steady_loop
 from .results import Latency, SteadyResult, TrackerKey
 from .spec import Summary
 
-# the profile keys of both sweeps ([tests.dirth] and [tests.cbw])
-SWEEP_SETTINGS = {"thread_counts": INTS, "queue_depths": INTS, "precondition_time": DURATION,
-                  "latency_limit": DURATION, "read_pct": PCT, "prewrite_time": DURATION,
-                  "operating_prewrite_time": DURATION, "operating_measure_time": DURATION}
+
+
+@dataclass(frozen=True)
+class SweepSettings(TestSettings):
+    """The profile keys of both sweeps ([tests.dirth] and [tests.cbw]); each test declares its read_pct."""
+
+    thread_counts: tuple[int, ...] = key(list_of(THREADS), [1, 2, 4, 8, 16, 32], "thread counts (TC) swept")
+    queue_depths: tuple[int, ...] = key(list_of(IODEPTH), [1, 2, 4, 8, 16, 32], "queue depths (QD) swept")
+    precondition_time: float = key(DURATION, "30m", "one preconditioning round at the largest TC/QD (cut into cells)")
+    latency_limit: float = key(DURATION, "5ms", "the Max operating point's mean latency limit")
+    prewrite_time: float = key(DURATION, "5m", "writes at the largest TC/QD before every sweep round")
+    operating_prewrite_time: float = key(DURATION, "60m", "writes at an operating point's TC/QD before its measurement")
+    operating_measure_time: float = key(DURATION, "10m", "an operating point's logged measurement")
+    read_pct: int = key(PCT, 65, "read share of the sweep's I/O")
 
 OPERATING_POINTS = ("max", "mid", "min")
 
@@ -119,9 +128,9 @@ def point_name(prefix: str, tc: int, qd: int) -> str:
     return f"{prefix}_tc{tc}_qd{qd}"
 
 
-def cell_count(ctx: TestContext, key: str, default: str) -> int:
-    """How many `cell_runtime` cells make up the profile's duration `key` (at least one)."""
-    return max(1, round(parse_duration(ctx.settings.get(key, default)) / ctx.cell_runtime()))
+def cell_count(ctx: TestContext, seconds: float) -> int:
+    """How many `cell_runtime` cells make up `seconds` (at least one)."""
+    return max(1, round(seconds / ctx.settings.cell_runtime))
 
 
 @dataclass
@@ -148,13 +157,13 @@ class SweepCells:
 
 
 def sweep_cells(ctx: TestContext, prefix: str, make_cell: MakeCell) -> SweepCells:
-    tcs = sorted({int(x) for x in ctx.settings.get("thread_counts", [1, 2, 4, 8, 16, 32])}, reverse=True)
-    qds = sorted({int(x) for x in ctx.settings.get("queue_depths", [1, 2, 4, 8, 16, 32])}, reverse=True)
+    tcs = sorted(set(ctx.settings.thread_counts), reverse=True)
+    qds = sorted(set(ctx.settings.queue_depths), reverse=True)
     points = [make_cell(point_name(prefix, tc, qd), threads=tc, iodepth=qd) for tc in tcs for qd in qds]
     pc = [make_cell(f"{prefix}_pc{i + 1:02d}", threads=tcs[0], iodepth=qds[0], read_pct=0)
-          for i in range(cell_count(ctx, "precondition_time", "30m"))]
+          for i in range(cell_count(ctx, ctx.settings.precondition_time))]
     prewrite = make_cell(f"{prefix}_prewrite", threads=tcs[0], iodepth=qds[0], read_pct=0,
-                         runtime_s=parse_duration(ctx.settings.get("prewrite_time", "5m")))
+                         runtime_s=ctx.settings.prewrite_time)
     return SweepCells(tcs, qds, pc, prewrite, points)
 
 
@@ -162,9 +171,9 @@ def operating_segments(ctx: TestContext, prefix: str, make_cell: MakeCell,
                        chosen: dict[str, tuple[int, int]]) -> list[tuple[str, list[Workload]]]:
     """Max -> Mid -> Min (chosen: op -> (TC, QD)): per point its write pre-write, then its logged measurement,
     as phases 'op=K/prewrite' and 'op=K/measure' of one chained sequence."""
-    n_pre = cell_count(ctx, "operating_prewrite_time", "60m")
-    n_meas = cell_count(ctx, "operating_measure_time", "10m")
-    log_ms = max(1, min(1000, int(ctx.cell_runtime() * 100)))   # >= 10 IOPS samples per cell, at most 1 per s
+    n_pre = cell_count(ctx, ctx.settings.operating_prewrite_time)
+    n_meas = cell_count(ctx, ctx.settings.operating_measure_time)
+    log_ms = max(1, min(1000, int(ctx.settings.cell_runtime * 100)))   # >= 10 IOPS samples per cell, at most 1 per s
     segments = []
     for k in OPERATING_POINTS:
         tc, qd = chosen[k]
@@ -182,7 +191,7 @@ def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type
     pc = ctx.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
     outcome = ctx.run_to_steady_state("", sc.round, [sc.sweep_tracker])
     summary = window_summary(outcome.rounds, outcome.window_rounds)
-    limit_us = parse_duration(ctx.settings.get("latency_limit", "5ms")) * 1e6
+    limit_us = ctx.settings.latency_limit * 1e6
     points = []
     for tc in sc.thread_counts:
         for qd in sc.queue_depths:

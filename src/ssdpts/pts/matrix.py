@@ -17,11 +17,27 @@ from ..report.context import SectionContext
 from ..targets.purge import PurgeRecord
 from .common import TestContext, rnd_matrix, tracked_cells, window_summary
 from .results import CellWindow, SteadyResult
-from ..settings import PCTS, SIZES, TRACK
+from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declared_default, key
 from .spec import Summary
 
-# the profile keys of a block size × R/W mix matrix test (IOPS, Latency)
-MATRIX_SETTINGS = {"mixes": PCTS, "block_sizes": SIZES, "tracking": TRACK}
+
+@dataclass(frozen=True)
+class MatrixSettings(TestSettings):
+    """The profile keys of a block size × R/W mix matrix test (IOPS, Latency)."""
+
+    mixes: tuple[int, ...] = key(PCTS, [100, 95, 65, 50, 35, 5, 0], "read percentages, the outer loop")
+    block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["1024k", "128k", "64k", "32k", "16k", "8k", "4k", "0.5k"],
+                                       "block sizes, the inner loop (below the logical block size: skipped)")
+    tracking: tuple[tuple[int, int], ...] = key(TRACK, [["4k", 0]], "the cells whose steady state ends the rounds "
+                                                "([block size, read %]; none in the matrix: its last cell)")
+
+
+@dataclass(frozen=True)
+class LatencySettings(MatrixSettings):
+    """Latency's matrix (PTS 2.0.2 Latency test: three mixes, three block sizes)."""
+
+    mixes: tuple[int, ...] = declared_default(MatrixSettings, "mixes", [100, 65, 0])
+    block_sizes: tuple[int, ...] = declared_default(MatrixSettings, "block_sizes", ["8k", "4k", "0.5k"])
 
 
 @dataclass

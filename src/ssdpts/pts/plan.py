@@ -130,10 +130,11 @@ def once(name: str, what: str, cells: Sequence[Workload]) -> Phase:
 
 def steady_loop(ctx: TestContext, cells: Sequence[Workload], what: str, min_rounds: int | None = None) -> Phase:
     """Rounds of `cells` until steady state: at least the window, at most the round limit."""
-    window = int(ctx.steady_kw()["window"])
-    lo, hi = min_rounds or window, ctx.max_rounds()
+    steady = ctx.settings.steady
+    window = steady.window
+    lo, hi = min_rounds or window, steady.max_rounds
     secs = _round_seconds(cells)
-    return Phase("rounds", f"{what}; steady state by {ctx.steady_kw()['rule']} rule over a {window}-round window, "
+    return Phase("rounds", f"{what}; steady state by {steady.rule} rule over a {window}-round window, "
                            f"{lo} to {hi} rounds", [PlannedCell.of(c) for c in cells], lo, hi,
                  None if secs is None else secs * lo, None if secs is None else secs * hi,
                  None if _written(cells) is None else _written(cells) * hi)

@@ -48,3 +48,25 @@ def decode_stored(name: str, data: dict | None) -> object | None:
     """A stored summary of test `name` as its typed record; None for an unknown test or no summary."""
     spec = find(name)
     return spec.decode(data) if spec is not None else None
+
+
+def checked_names(names: list[str], where: str) -> list[str]:
+    """`names` if each is a registered test named once; else one line naming the empty, repeated or unknown one."""
+    seen: set[str] = set()
+    for name in names:
+        if not name.strip():
+            raise SsdptsError(f"{where} has an empty test name; give names separated by single commas, "
+                              "e.g. iops,latency")
+        if name in seen:
+            raise SsdptsError(f"{where} names test {name!r} twice; name each test once")
+        seen.add(name)
+        if name not in tests():
+            raise SsdptsError(f"{where} names unknown test {name!r}; available: {', '.join(tests())}")
+    return names
+
+
+def from_option(text: str | None, option: str = "--tests") -> list[str] | None:
+    """The tests of a comma-separated command-line option (None: not given, the profile's list applies)."""
+    if text is None:
+        return None
+    return checked_names([t.strip() for t in text.split(",")], f"{option} {text!r}")

@@ -8,13 +8,13 @@ reads the typed `summary` record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..records import from_data, to_data
-from ..settings import COMMON_TEST_KEYS, Setting
+from ..settings import Key, TestSettings, declarations, typed_settings
 
 if TYPE_CHECKING:   # renderers receive report contexts; the report stage imports the registry, not this
     from ..report.context import CompareContext, SectionContext
@@ -59,7 +59,7 @@ class TestSpec:
     kind: str                                   # "pts" | "study" | "endurance"
     summary: type                               # a dataclass subclassing Summary
     run: Callable[["TestContext"], Any]
-    settings: Mapping[str, Setting] = field(default_factory=dict)
+    settings: type[TestSettings] = TestSettings   # its settings record: the common keys and its own
     needs: frozenset[Capability] = frozenset()
     renderers: Renderers | None = None
     plan: Callable[["TestContext"], "TestPlan"] | None = None   # what run() will do, without doing it
@@ -74,8 +74,13 @@ class TestSpec:
     headline = property(lambda self: self.renderers.headline if self.renderers else None)
 
     @property
-    def all_settings(self) -> dict[str, Setting]:
-        return {**COMMON_TEST_KEYS, **self.settings}
+    def all_settings(self) -> dict[str, Key]:
+        """Every profile key [tests.NAME] may hold for this test, as declared."""
+        return declarations(self.settings)
+
+    def settings_of(self, profile: dict) -> TestSettings:
+        """This test's typed settings from a (merged) profile."""
+        return typed_settings(self.settings, profile, self.name)
 
     @property
     def schema(self) -> str:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from markupsafe import Markup, escape
 
 from ..pts.results import SteadyResult, TrackerKey
-from ..settings import test_settings
+from ..settings import TestSettings, typed_settings
 from ..store import RoundRecord, Store
 from . import plots
 from .toolkit import Artifacts, Cell, fmt_delta, fmt_num, pct_delta
@@ -76,8 +76,12 @@ class RunView:
         return f"{self.model} · {self.run_id}"
 
     @cached_property
-    def settings(self) -> dict:
-        return test_settings(self.run.get("profile") or {}, self.name)
+    def settings(self) -> TestSettings:
+        """The test's typed settings from the profile the run stored (a test this ssdpts does not know: the
+        keys every test has)."""
+        profile = self.run.get("profile") or {}
+        return self.spec.settings_of(profile) if self.spec is not None else typed_settings(TestSettings, profile,
+                                                                                             self.name)
 
     def rounds(self, phase: str | None = None, kind: str = "round", with_cells: bool = True) -> list[RoundRecord]:
         key = (phase, kind, with_cells)
@@ -200,7 +204,7 @@ def steady_block(ctx: SectionContext, phase: str = "", steady: SteadyResult | No
         return Markup(f'<p class="warn">No steady-state result stored{escape(ph)}.</p>')
     trackers = {t.key.label: t for t in steady.trackers}
     window = steady.window_rounds
-    max_rounds = int((ctx.settings.get("steady") or {}).get("max_rounds", 25))
+    max_rounds = ctx.settings.steady.max_rounds
     win = f"rounds {window[0]}–{window[-1]}" if window else "no full window"
     if steady.reached:
         banner = (f'<p class="ss ok">Steady state reached{escape(ph)} in round {window[-1] if window else "?"}; '

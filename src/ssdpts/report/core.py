@@ -142,7 +142,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         dut[2] = ("Capacity", _gib(target.get("size_bytes") or 0) + " (smallest drive: sets the ranges)")
         dut[1:1] = member_rows(run)
     st = view.settings
-    ss = st.get("steady") or {}
+    ss = st.steady
     pre = view.rounds(kind="precondition", with_cells=False)
     pre_wl = [w for p in pre for w in view.store.round_workloads(p.id)]
     pcs = []
@@ -153,12 +153,11 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
             amount = f", {w['io_size'] * w.get('threads', 1) / (w.get('range_size', 1) * target['size_bytes']):.2g}× AR"
         pcs.append(f"{_rw_short(w)}, TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}{amount}")
     setup = [
-        ("Data pattern", str(st.get("data_pattern", "random"))),
-        ("Active range", f"{st.get('active_range', 100)} %"),
+        ("Data pattern", st.data_pattern),
+        ("Active range", f"{st.active_range:g} %"),
         ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
-        ("Steady state", f"{ss.get('rule', 'snia')} rule, {ss.get('window', 5)}-round window, range ≤ "
-                         f"{float(ss.get('max_range', 0.2)) * 100:g} %, slope ≤ {float(ss.get('max_slope', 0.1)) * 100:g} %"
-                         f", max {ss.get('max_rounds', 25)} rounds"),
+        ("Steady state", f"{ss.rule} rule, {ss.window}-round window, range ≤ {ss.max_range * 100:g} %, "
+                         f"slope ≤ {ss.max_slope * 100:g} %, max {ss.max_rounds} rounds"),
     ]
     wls = view.store.first_round_workloads(run["id"], view.name)
     rounds = view.rounds(with_cells=False)

@@ -9,16 +9,32 @@ Block sizes below the logical block are skipped with a note.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...engines.results import CellResult
-from ...units import bs_label, parse_size
+from ...settings import BLOCK_SIZE, BLOCK_SIZES, BOOL, MULTIPLE, TestSettings, choice, declared_default, key, \
+    list_of
+from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
 from .summary import BsSweepSummary, SweepCell
 
-DEFAULT_SIZES = ["512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m"]
 WORKLOADS = ("read", "randread", "write", "randwrite")
 STATES = ("fresh", "used")
+
+
+@dataclass(frozen=True)
+class BsSweepSettings(TestSettings):
+    iodepth: int = declared_default(TestSettings, "iodepth", 4)
+    block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k",
+                                                     "256k", "512k", "1m"], "block sizes swept (below the logical "
+                                       "block size: skipped)")
+    fresh_fill: bool = key(BOOL, True, "one sequential pass over the active range before the fresh sweep")
+    used_block_size: int = key(BLOCK_SIZE, "64k", "block size of the random writes that make the drive used")
+    used_multiple: float = key(MULTIPLE, 1.5, "random writes that make the drive used, in times the active range")
+    workloads: tuple[str, ...] = key(list_of(choice(*WORKLOADS)), list(WORKLOADS), "workloads swept")
+    states: tuple[str, ...] = key(list_of(choice(*STATES)), list(STATES), "drive states swept")
 
 
 def cell_key(state: str, rw: str, bs: int) -> str:
@@ -29,7 +45,7 @@ def _fill(ctx: TestContext, name: str, rw: str, bs: int, multiple: float) -> Wor
     ar = ctx.active_range()
     return Workload(name=name, rw=rw, bs=bs, threads=1, iodepth=32, range_size=ar,
                     io_size=max(bs, int(multiple * ar * ctx.target.size_bytes) // bs * bs),
-                    data_pattern=ctx.settings.get("data_pattern", "random"))
+                    data_pattern=ctx.settings.data_pattern)
 
 
 def _fresh_fill(ctx: TestContext) -> Workload:
@@ -38,15 +54,15 @@ def _fresh_fill(ctx: TestContext) -> Workload:
 
 
 def _used_fill(ctx: TestContext) -> Workload:
-    pbs = parse_size(ctx.settings.get("used_block_size", "64k"))
-    return _fill(ctx, f"used_rnd_{bs_label(pbs)}", "randwrite", pbs, float(ctx.settings.get("used_multiple", 1.5)))
+    pbs = ctx.settings.used_block_size
+    return _fill(ctx, f"used_rnd_{bs_label(pbs)}", "randwrite", pbs, ctx.settings.used_multiple)
 
 
 def _sweep(ctx: TestContext) -> tuple[list[int], list[str], list[str], list[str], int, int]:
     """(block sizes, notes on skipped sizes, workloads, drive states, QD, TC) of the profile."""
-    sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings.get("block_sizes", DEFAULT_SIZES)])
-    return (sizes, notes, list(ctx.settings.get("workloads", WORKLOADS)), list(ctx.settings.get("states", STATES)),
-            int(ctx.settings.get("iodepth", 4)), int(ctx.settings.get("threads", 1)))
+    s = ctx.settings
+    sizes, notes = ctx.skip_sub_sector(s.block_sizes)
+    return sizes, notes, list(s.workloads), list(s.states), s.iodepth, s.threads
 
 
 def _cells(ctx: TestContext, state: str, workloads: list[str], sizes: list[int], iodepth: int,
@@ -58,14 +74,14 @@ def _cells(ctx: TestContext, state: str, workloads: list[str], sizes: list[int],
 def plan(ctx: TestContext) -> TestPlan:
     sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
     phases = [purge_phase(ctx)]
-    if ctx.settings.get("fresh_fill", True):
+    if ctx.settings.fresh_fill:
         phases.append(once("precondition", "fresh drive: one sequential 128K pass over the active range (reads then "
                                            "return mapped data, not the controller's zeros)", [_fresh_fill(ctx)]))
     for state in states:
         if state == "used":
             w = _used_fill(ctx)
             phases.append(once("precondition", f"used drive: random {bs_label(w.bs)} writes of "
-                                               f"{float(ctx.settings.get('used_multiple', 1.5)):g}x the active range",
+                                               f"{ctx.settings.used_multiple:g}x the active range",
                                [w]))
         phases.append(once("sequence", f"{state} drive: {len(workloads)} workloads x {len(sizes)} block sizes, "
                                        f"QD{iodepth} TC{threads}, once each",
@@ -78,7 +94,7 @@ def run(ctx: TestContext) -> BsSweepSummary:
     for n in notes:
         ctx.note(n)
     purge = ctx.purge()
-    if ctx.settings.get("fresh_fill", True):
+    if ctx.settings.fresh_fill:
         ctx.run_sequence("fresh/fill", [_fresh_fill(ctx)])
     out: list[SweepCell] = []
     for state in states:
@@ -94,7 +110,7 @@ def run(ctx: TestContext) -> BsSweepSummary:
         out += [_cell(state, rw, bs, c) for rw in workloads for bs in sizes
                 if (c := by.get(cell_key(state, rw, bs))) is not None]
     return BsSweepSummary(purge=purge, states=states, workloads=workloads, block_sizes=sizes, iodepth=iodepth,
-                          threads=threads, fresh_fill=bool(ctx.settings.get("fresh_fill", True)), cells=out,
+                          threads=threads, fresh_fill=ctx.settings.fresh_fill, cells=out,
                           notes=notes)
 
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from ..demand import SWEEP_SETTINGS
 from ..spec import TestSpec
 from . import render
-from .run import plan, run
+from .run import CbwSettings, plan, run
 from .summary import CbwSummary
 
 TEST = TestSpec(
     name="cbw", title="Composite Block Size Workload (CBW)",
     kind="pts", order=8, summary=CbwSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings=dict(SWEEP_SETTINGS),
+    settings=CbwSettings,
     description="JEDEC composite block sizes and access zones over thread counts × queue depths; "
                 "reads and writes apart",
 )

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...settings import declared_default
 from ...workload import Workload
 from .. import demand
 from ..common import TestContext
 from ..plan import TestPlan
 from ..wsat.run import COMPOSITE_ZONES, composite_split
 from .summary import BlockSizes, CbwSummary
+
+
+@dataclass(frozen=True)
+class CbwSettings(demand.SweepSettings):
+    read_pct: int = declared_default(demand.SweepSettings, "read_pct", 40)
 
 
 @dataclass
@@ -29,7 +35,7 @@ class CbwCells:
 
 def cell_maker(ctx: TestContext) -> CbwCells:
     split, note = composite_split(ctx.target.logical_block_size)
-    read = int(ctx.settings.get("read_pct", 40))
+    read = ctx.settings.read_pct
     align = ctx.io_alignment()
 
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from ...settings import SIZE
-from ..demand import SWEEP_SETTINGS
 from ..spec import TestSpec
 from . import render
-from .run import plan, run
+from .run import DirthSettings, plan, run
 from .summary import DirthSummary
 
 TEST = TestSpec(
     name="dirth", title="Demand Intensity / Response Time Histogram (DIRTH)",
     kind="pts", order=7, summary=DirthSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings={**SWEEP_SETTINGS, "block_size": SIZE},
+    settings=DirthSettings,
     description="one block size and R/W mix over thread counts × queue depths; latency vs IOPS, operating points",
 )

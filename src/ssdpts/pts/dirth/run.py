@@ -6,7 +6,10 @@ One operator-chosen block size and R/W mix (default RND 8 KiB 65/35). TC = fio n
 
 from __future__ import annotations
 
-from ...units import bs_label, parse_size
+from dataclasses import dataclass
+
+from ...settings import BLOCK_SIZE, key
+from ...units import bs_label
 from ...workload import Workload
 from .. import demand
 from ..common import TestContext
@@ -14,10 +17,14 @@ from ..plan import TestPlan
 from .summary import DirthSummary
 
 
+@dataclass(frozen=True)
+class DirthSettings(demand.SweepSettings):
+    block_size: int = key(BLOCK_SIZE, "8k", "block size of the sweep's random I/O")
+
+
 def cell_maker(ctx: TestContext) -> tuple[int, int, demand.MakeCell]:
     """(block size, read %, the test's cell builder) from the profile."""
-    bs = parse_size(ctx.settings.get("block_size", "8k"))
-    read = int(ctx.settings.get("read_pct", 65))
+    bs, read = ctx.settings.block_size, ctx.settings.read_pct
 
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
         return ctx.cell(name, "randrw", bs, read_pct, threads=threads, iodepth=iodepth, **kw)

@@ -13,12 +13,15 @@ health data was not available.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ... import health
 from ...errors import SsdptsError
 from ...health.projection import project, waf_between
 from ...records import from_data
 from ...store import Store
-from ...units import format_duration, parse_duration, parse_size
+from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, STR, Setting, TestSettings, declared_default, key
+from ...units import format_duration
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
@@ -36,24 +39,45 @@ WORKLOADS = {
 }
 
 
+RW = ("read", "write", "randread", "randwrite", "randrw", "rw")
+
+
+def _custom_ok(w) -> bool:
+    read = w.get("read_pct")
+    return (set(w) <= {"rw", "bs", "read_pct"} and w.get("rw") in RW and BLOCK_SIZE.check(w.get("bs", "4k"))
+            and (read is None or (isinstance(read, int) and not isinstance(read, bool) and 0 <= read <= 100)))
+
+
+CUSTOM_WORKLOADS = Setting(
+    'a table of NAME = {rw = "randwrite", bs = "4k", read_pct = 0}',
+    lambda v: isinstance(v, dict) and all(isinstance(w, dict) and _custom_ok(w) for w in v.values()),
+    lambda v: {name: (w["rw"], BLOCK_SIZE.parse(w.get("bs", "4k")), w.get("read_pct")) for name, w in v.items()})
+
+
+@dataclass(frozen=True)
+class EnduranceSettings(TestSettings):
+    max_rounds: int = declared_default(TestSettings, "max_rounds", 10**7)
+    duration: float = key(DURATION, "72h", "the workload's length")
+    poll: float = key(DURATION, "5m", "a health snapshot after every poll interval")
+    workload: str = key(STR, "rnd4k-write", f"a built-in workload ({', '.join(WORKLOADS)}) or one of `workloads`")
+    purge_first: bool = key(BOOL, False, "purge before the workload")
+    rated_tbw: float | None = key(Setting("a positive number of TB (10^12 bytes)", POSITIVE.ok, float, "TB"), None,
+                                  "the drive's rated endurance, for the projection")
+    dwpd: float | None = key(Setting("a positive number of drive writes per day", POSITIVE.ok, float), None,
+                             "the drive's rated drive writes per day, for the projection")
+    warranty_years: float | None = key(Setting("a positive number of years", POSITIVE.ok, float, "years"), None,
+                                       "the warranty the rating holds for")
+    workloads: dict = key(CUSTOM_WORKLOADS, {}, "workloads of this profile: NAME -> (rw, block size, read %)")
+
+
 def _workload(ctx: TestContext, name: str, runtime_s: float) -> Workload:
-    custom = (ctx.settings.get("workloads") or {}).get(name)
-    if custom is not None:
-        rw, bs, read = custom["rw"], parse_size(custom.get("bs", "4k")), custom.get("read_pct")
-    elif name in WORKLOADS:
-        rw, bs, read = WORKLOADS[name]
-    else:
-        allowed = sorted(set(WORKLOADS) | set(ctx.settings.get("workloads") or {}))
+    known = {**WORKLOADS, **ctx.settings.workloads}
+    if name not in known:
+        allowed = sorted(known)
         raise SsdptsError(f"unknown endurance workload {name!r}; allowed: {', '.join(allowed)} "
                           "(or define [tests.endurance.workloads.NAME] in a profile)")
+    rw, bs, read = known[name]
     return ctx.cell(f"endurance_{name}", rw, max(bs, ctx.target.logical_block_size), read, runtime_s=runtime_s)
-
-
-def _settings(ctx: TestContext) -> dict:
-    s = ctx.settings
-    return {"duration_s": parse_duration(s.get("duration", "72h")), "poll_s": parse_duration(s.get("poll", "5m")),
-            "workload": s.get("workload", "rnd4k-write"), "rated_tbw_tb": s.get("rated_tbw"),
-            "dwpd": s.get("dwpd"), "warranty_years": s.get("warranty_years")}
 
 
 def polls(store: Store, run_id: str, test: str = "endurance") -> list[dict]:
@@ -63,17 +87,17 @@ def polls(store: Store, run_id: str, test: str = "endurance") -> list[dict]:
 
 
 def plan(ctx: TestContext) -> TestPlan:
-    cfg = _settings(ctx)
-    phases = [purge_phase(ctx)] if ctx.settings.get("purge_first") is True else []
-    phases.append(once("stream", f"{cfg['workload']} as one continuous job for {format_duration(cfg['duration_s'])}, "
-                                 f"a health snapshot every {cfg['poll_s']:g} s",
-                       [_workload(ctx, cfg["workload"], cfg["duration_s"])]))
+    cfg = ctx.settings
+    phases = [purge_phase(ctx)] if ctx.settings.purge_first else []
+    phases.append(once("stream", f"{cfg.workload} as one continuous job for {format_duration(cfg.duration)}, "
+                                 f"a health snapshot every {cfg.poll:g} s",
+                       [_workload(ctx, cfg.workload, cfg.duration)]))
     return TestPlan("endurance", phases)
 
 
 def run(ctx: TestContext) -> EnduranceSummary:
-    cfg = _settings(ctx)
-    if ctx.settings.get("purge_first") is True:
+    cfg = ctx.settings
+    if ctx.settings.purge_first:
         ctx.purge(PHASE)
     base = ctx.store.step(ctx.run_id, ctx.test, BASELINE)
     if base is None:
@@ -85,10 +109,10 @@ def run(ctx: TestContext) -> EnduranceSummary:
     done = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
     last = done[-1].tracking if done else {}
     totals = {"seconds": float(last.get("elapsed_s", 0.0)), "bytes": int(last.get("fio_written_bytes", 0))}
-    remaining = cfg["duration_s"] - totals["seconds"]
-    max_rounds = int(ctx.settings.get("max_rounds", 10**7))
-    if remaining > cfg["poll_s"] * 1e-3 and len(done) < max_rounds:
-        cell = _workload(ctx, cfg["workload"], remaining)
+    remaining = cfg.duration - totals["seconds"]
+    max_rounds = ctx.settings.max_rounds
+    if remaining > cfg.poll * 1e-3 and len(done) < max_rounds:
+        cell = _workload(ctx, cfg.workload, remaining)
         prev = {"snap": polls(ctx.store, ctx.run_id, ctx.test)[-1]}
 
         def track(phase_, round_no, res, st):
@@ -113,17 +137,17 @@ def run(ctx: TestContext) -> EnduranceSummary:
             return {k: v for k, v in out.items() if v is not None}    # unknown health values: absent, not null
 
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, max_rounds, None,
-                                   f"writing for {remaining:,.0f} s more, health every {cfg['poll_s']:g} s")
-        ctx.stream([PHASE], [cell], cfg["poll_s"], track, max_rounds=max_rounds)
+                                   f"writing for {remaining:,.0f} s more, health every {cfg.poll:g} s")
+        ctx.stream([PHASE], [cell], cfg.poll, track, max_rounds=max_rounds)
 
     rounds = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
     series = [dict(r.tracking, round=r.round) for r in rounds]
     pts = polls(ctx.store, ctx.run_id, ctx.test)
     final = pts[-1] if pts else base
-    proj = project(pts, rated_tbw_tb=cfg["rated_tbw_tb"], dwpd=cfg["dwpd"], warranty_years=cfg["warranty_years"],
+    proj = project(pts, rated_tbw_tb=cfg.rated_tbw, dwpd=cfg.dwpd, warranty_years=cfg.warranty_years,
                    capacity_bytes=ctx.target.size_bytes)
     elapsed = series[-1]["elapsed_s"] if series else 0.0
-    if elapsed >= cfg["duration_s"] * 0.999:
+    if elapsed >= cfg.duration * 0.999:
         stop = "duration reached"
     elif len(rounds) >= max_rounds:
         stop = "round limit"
@@ -135,10 +159,10 @@ def run(ctx: TestContext) -> EnduranceSummary:
         ctx.note(f"health data not available: {reason}; the workload ran, no wear/WAF projection")
     ctx.progress.message(f"{ctx.test}: {health.brief(final)}")
     return EnduranceSummary(
-        workload=cfg["workload"], duration_s=cfg["duration_s"], poll_s=cfg["poll_s"], elapsed_s=elapsed,
+        workload=cfg.workload, duration_s=cfg.duration, poll_s=cfg.poll, elapsed_s=elapsed,
         stop_reason=stop, rounds=len(rounds), polls=len(pts),
         fio_written_bytes=int(series[-1]["fio_written_bytes"]) if series else 0,
         health_available=available, health_reason=reason, health_source=final.get("source"),
-        rated=RatedEndurance(cfg["rated_tbw_tb"], cfg["dwpd"], cfg["warranty_years"], ctx.target.size_bytes),
+        rated=RatedEndurance(cfg.rated_tbw, cfg.dwpd, cfg.warranty_years, ctx.target.size_bytes),
         projection=from_data(Projection, {k: v for k, v in proj.items() if k != "waf_series"}),
         series=[from_data(EndurancePoll, p) for p in series])

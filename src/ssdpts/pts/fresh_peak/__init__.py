@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from ...settings import SIZE, list_of
 from ..spec import TestSpec
 from . import render
-from .run import WORKLOADS, plan, run
+from .run import FreshPeakSettings, plan, run
 from .summary import FreshPeakSummary
 
 TEST = TestSpec(
     name="fresh-peak", title="Fresh-Out-of-Box Peak vs Steady State",
     kind="study", order=6, summary=FreshPeakSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings={"block_size": SIZE, "workloads": list_of(", ".join(WORKLOADS), lambda v: v in WORKLOADS)},
+    settings=FreshPeakSettings,
     description="short RND 4 KiB read and write at high TC x QD right after the purge, beside the steady state",
 )

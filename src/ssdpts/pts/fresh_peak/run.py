@@ -9,7 +9,10 @@ which a controller answers without touching NAND — exactly what "up to" number
 
 from __future__ import annotations
 
-from ...units import bs_label, parse_size
+from dataclasses import dataclass
+
+from ...settings import BLOCK_SIZE, TestSettings, choice, key, list_of
+from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
@@ -18,6 +21,12 @@ from ..results import Latency
 from .summary import FreshPeakSummary, PeakResult, SteadyReference
 
 WORKLOADS = ("randread", "randwrite", "read", "write")
+
+
+@dataclass(frozen=True)
+class FreshPeakSettings(TestSettings):
+    block_size: int = key(BLOCK_SIZE, "4k", "block size of the fresh-out-of-box cells")
+    workloads: tuple[str, ...] = key(list_of(choice(*WORKLOADS)), ["randread", "randwrite"], "one cell each, in order")
 
 
 def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:
@@ -40,8 +49,7 @@ def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:
 
 def _cells(ctx: TestContext) -> tuple[int, list[str], list[Workload]]:
     """(block size, workloads, one short cell per workload at the profile's TC x QD)."""
-    bs = parse_size(ctx.settings.get("block_size", "4k"))
-    workloads = list(ctx.settings.get("workloads", ["randread", "randwrite"]))
+    bs, workloads = ctx.settings.block_size, list(ctx.settings.workloads)
     return bs, workloads, [ctx.cell(f"fob_{rw}_{bs_label(bs)}", rw, bs) for rw in workloads]
 
 
@@ -71,4 +79,4 @@ def run(ctx: TestContext) -> FreshPeakSummary:
                             percentiles_us={k: v / 1000 for k, v in d.percentiles.items()}),
             steady=steady, fresh_over_steady=c.iops / steady.iops if steady and steady.iops else None))
     return FreshPeakSummary(purge=purge, block_size=bs, threads=cells[0].threads if cells else None,
-                            iodepth=cells[0].iodepth if cells else None, runtime_s=ctx.cell_runtime(), results=out)
+                            iodepth=cells[0].iodepth if cells else None, runtime_s=ctx.settings.cell_runtime, results=out)

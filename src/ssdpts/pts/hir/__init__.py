@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ...settings import DURATION, DURATIONS, POS_INT
 from ..spec import TestSpec
 from . import render
-from .run import plan, run
+from .run import HirSettings, plan, run
 from .summary import HirSummary
 
 TEST = TestSpec(
     name="hir", title="Host Idle Recovery (HIR)",
     kind="pts", order=5, summary=HirSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings={"precondition_time": DURATION, "burst": DURATION, "wait_states": DURATIONS, "repetitions": POS_INT},
+    settings=HirSettings,
     # idle periods between bursts; fio's per-100 ms IOPS logs kept with each round show the idle is real
     needs=frozenset({Capability.TIMED_IDLE, Capability.BANDWIDTH_LOG}),
     description="RND 4K writes to steady state, then write bursts after idle periods vs continuous writes",

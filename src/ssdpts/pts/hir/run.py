@@ -12,16 +12,25 @@ real idle (no I/O) and both are measured.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from ...engines.results import CellResult
 from ...store import RoundRecord
-from ...units import parse_duration
+from ...settings import DURATION, DURATIONS, POS_INT, TestSettings, key
 from ...workload import Workload
 from ..common import TestContext, cell_name
 from ..plan import TestPlan, once, purge_phase, steady_loop
 from ..results import TrackerKey
 from .summary import HirSummary, WaitState
+
+
+@dataclass(frozen=True)
+class HirSettings(TestSettings):
+    precondition_time: float = key(DURATION, "30m", "one preconditioning round of RND 4K writes (cut into cells)")
+    burst: float = key(DURATION, "5s", "one write burst")
+    wait_states: tuple[float, ...] = key(DURATIONS, ["5s", "10s", "15s", "25s", "50s"], "idle times between bursts")
+    repetitions: int = key(POS_INT, 360, "bursts per wait state and per segment")
 
 
 def _label(seconds: float) -> str:
@@ -30,7 +39,7 @@ def _label(seconds: float) -> str:
 
 def preconditioning_cells(ctx: TestContext) -> list[Workload]:
     """One preconditioning round: `precondition_time` of RND 4K writes cut into `cell_runtime` cells."""
-    n = max(1, round(parse_duration(ctx.settings.get("precondition_time", "30m")) / ctx.cell_runtime()))
+    n = max(1, round(ctx.settings.precondition_time / ctx.settings.cell_runtime))
     return [ctx.cell(f"{cell_name('rnd', 4096, 0)}_m{i + 1:02d}", "randwrite", 4096, 0) for i in range(n)]
 
 
@@ -39,15 +48,15 @@ def pc_tracker(cells: list[Workload]) -> TrackerKey:
 
 
 def burst_s(ctx: TestContext) -> float:
-    return parse_duration(ctx.settings.get("burst", "5s"))
+    return ctx.settings.burst
 
 
 def wait_states(ctx: TestContext) -> list[float]:
-    return [parse_duration(x) for x in ctx.settings.get("wait_states", ["5s", "10s", "15s", "25s", "50s"])]
+    return list(ctx.settings.wait_states)
 
 
 def repetitions(ctx: TestContext) -> int:
-    return int(ctx.settings.get("repetitions", 360))
+    return ctx.settings.repetitions
 
 
 def wait_state_segments(ctx: TestContext, idle: float) -> list[tuple[str, list[Workload]]]:

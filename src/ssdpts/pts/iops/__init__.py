@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..matrix import MATRIX_SETTINGS
+from ..matrix import MatrixSettings
 from ..spec import TestSpec
 from . import render
 from .run import plan, run
@@ -12,6 +12,6 @@ TEST = TestSpec(
     name="iops", title="IOPS – Block Size x R/W Mix Matrix",
     kind="pts", order=1, summary=IopsSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings=MATRIX_SETTINGS,
+    settings=MatrixSettings,
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

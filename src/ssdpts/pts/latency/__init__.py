@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..matrix import MATRIX_SETTINGS
+from ..matrix import LatencySettings
 from ..spec import TestSpec
 from . import render
 from .run import plan, run
@@ -12,6 +12,6 @@ TEST = TestSpec(
     name="latency", title="Latency – Response Time at TC1/QD1",
     kind="pts", order=3, summary=LatencySummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings=MATRIX_SETTINGS,
+    settings=LatencySettings,
     description="TC1/QD1 random I/O; mean, max and p99 … p99.999 total latency per cell and direction",
 )

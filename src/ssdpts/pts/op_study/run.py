@@ -7,7 +7,10 @@ acts as extra spare area), WIPC over the active range, random 4 KiB writes of N 
 
 from __future__ import annotations
 
-from ...units import bs_label, parse_size
+from dataclasses import dataclass
+
+from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, MULTIPLE, TestSettings, key, list_of
+from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext, window_summary
 from ..plan import TestPlan, once, purge_phase, steady_loop
@@ -15,28 +18,38 @@ from ..results import TrackerKey
 from .summary import ActiveRangeResult, OpStudySummary
 
 
+WIPC_IODEPTH = 32     # the seed's WIPC: one job at QD32 unless [wipc] iodepth says otherwise
+
+
+@dataclass(frozen=True)
+class OpStudySettings(TestSettings):
+    block_size: int = key(BLOCK_SIZE, "4k", "block size of the random writes")
+    precondition_multiple: float = key(MULTIPLE, 2.0, "random-write preconditioning, in times the active range")
+    wipc_first: bool = key(BOOL, True, "SEQ preconditioning over the active range before the random writes")
+    active_ranges: tuple[float, ...] = key(list_of(ACTIVE_RANGE, "a list of percentages like [100, 75, 50, 25]"),
+                                           [100, 75, 50, 25], "active ranges, each from its own purge")
+
+
 def phase_of(ar: float) -> str:
     return f"ar={ar:g}"
 
 
 def active_ranges(ctx: TestContext) -> list[float]:
-    return [float(a) for a in ctx.settings.get("active_ranges", [100, 75, 50, 25])]
+    return [float(a) for a in ctx.settings.active_ranges]
 
 
 def _range_cells(ctx: TestContext, ar: float) -> tuple[Workload | None, Workload, Workload]:
     """For one active range: (WIPC over the range or None, the random-write cell, its preconditioning)."""
-    bs = parse_size(ctx.settings.get("block_size", "4k"))
-    mult = float(ctx.settings.get("precondition_multiple", 2.0))
+    s = ctx.settings
+    bs, mult = s.block_size, s.precondition_multiple
     cap = ctx.target.size_bytes
     frac = ar / 100.0
-    w = ctx.settings.get("wipc", {})
-    wbs = parse_size(w.get("block_size", "128k"))
+    wbs = s.wipc.block_size
     wipc = None
-    if ctx.settings.get("wipc_first", True):
+    if s.wipc_first:
         wipc = Workload(name=f"wipc_seq_{bs_label(wbs)}_write", rw="write", bs=wbs, threads=1,
-                        iodepth=int(w.get("iodepth", 32)), range_size=frac,
-                        io_size=max(wbs, int(float(w.get("multiple", 2.0)) * frac * cap) // wbs * wbs),
-                        data_pattern=ctx.settings.get("data_pattern", "random"))
+                        iodepth=s.wipc.iodepth or WIPC_IODEPTH, range_size=frac,
+                        io_size=max(wbs, int(s.wipc.multiple * frac * cap) // wbs * wbs), data_pattern=s.data_pattern)
     cell = ctx.cell(f"rnd_{bs_label(bs)}_w_ar{ar:g}", "randwrite", bs, 0, range_size=frac)
     pc = cell.with_(name=f"pc_rnd_{bs_label(bs)}_ar{ar:g}", runtime_s=None,
                     io_size=max(bs, int(mult * frac * cap / cell.threads) // bs * bs))
@@ -53,15 +66,13 @@ def plan(ctx: TestContext) -> TestPlan:
                                                 "of the capacity", [wipc]))
         phases.append(once("precondition", f"{phase_of(ar)}: workload-dependent preconditioning, RND "
                                             f"{bs_label(cell.bs)} writes of "
-                                            f"{float(ctx.settings.get('precondition_multiple', 2.0)):g}x the range", [pc]))
+                                            f"{ctx.settings.precondition_multiple:g}x the range", [pc]))
         phases.append(steady_loop(ctx, [cell], f"{phase_of(ar)}: rounds of RND {bs_label(cell.bs)} writes over {ar:g} % "
                                                "of the capacity (the rest: extra spare area), tracking IOPS"))
     return TestPlan("op-study", phases)
 
 
 def run(ctx: TestContext) -> OpStudySummary:
-    bs = parse_size(ctx.settings.get("block_size", "4k"))
-    mult = float(ctx.settings.get("precondition_multiple", 2.0))
     cap = ctx.target.size_bytes
     out = []
     for ar in active_ranges(ctx):
@@ -78,4 +89,5 @@ def run(ctx: TestContext) -> OpStudySummary:
             purge=purge, steady=outcome.record(), iops=window.iops if window else None,
             mib_s=window.write_mib_s if window else None, lat_mean_us=window.lat_mean_us if window else None,
             iops_per_round=[r.cell(cell.name).iops for r in outcome.rounds]))
-    return OpStudySummary(block_size=bs, precondition_multiple=mult, capacity_bytes=cap, active_ranges=out)
+    return OpStudySummary(block_size=ctx.settings.block_size, precondition_multiple=ctx.settings.precondition_multiple,
+                          capacity_bytes=cap, active_ranges=out)

@@ -6,13 +6,23 @@ as one continuous job, throughput stored per interval (seed: 240 min per size, 1
 
 from __future__ import annotations
 
-from ...units import bs_label, format_duration, parse_duration, parse_size
+from dataclasses import dataclass
+
+from ...settings import BLOCK_SIZES, DURATION, TestSettings, key
+from ...units import bs_label, format_duration
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
 from .summary import BlockSizeRun, RatePoint, RwOverTimeSummary
 
-DEFAULT_SIZES = ["2k", "4k", "8k", "16k", "32k", "64k", "128k"]
+
+
+@dataclass(frozen=True)
+class RwOverTimeSettings(TestSettings):
+    block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["2k", "4k", "8k", "16k", "32k", "64k", "128k"],
+                                       "block sizes, each from its own purge (below the logical block size: skipped)")
+    duration: float = key(DURATION, "4h", "random writes per block size")
+    interval: float = key(DURATION, "1m", "one stored throughput sample")
 
 
 def phase_of(bs: int) -> str:
@@ -21,9 +31,8 @@ def phase_of(bs: int) -> str:
 
 def _setup(ctx: TestContext) -> tuple[list[int], list[str], float, float]:
     """(block sizes, notes on skipped sizes, duration s per size, interval s)."""
-    sizes, notes = ctx.skip_sub_sector([parse_size(b) for b in ctx.settings.get("block_sizes", DEFAULT_SIZES)])
-    return (sizes, notes, parse_duration(ctx.settings.get("duration", "4h")),
-            parse_duration(ctx.settings.get("interval", "1m")))
+    sizes, notes = ctx.skip_sub_sector(ctx.settings.block_sizes)
+    return sizes, notes, ctx.settings.duration, ctx.settings.interval
 
 
 def _write(ctx: TestContext, bs: int, seconds: float) -> Workload:

@@ -9,16 +9,29 @@ Seed 000 (KC2000): 2100 MiB/s for 32 s, then 700 MiB/s, then 500 MiB/s after 11 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
 from ...records import from_data, to_data
 from ...targets.sim import SimTarget
-from ...units import bs_label, format_duration, parse_duration, parse_size
+from ...settings import ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, POS_INT, TestSettings, key
+from ...units import bs_label, format_duration
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import SeriesPoint, SlcCacheSummary, SlcReference
 
 PHASE = "seq"
+
+
+@dataclass(frozen=True)
+class SlcCacheSettings(TestSettings):
+    block_size: int = key(BLOCK_SIZE, "1m", "block size of the sequential write")
+    interval: float = key(DURATION, "1s", "one stored throughput sample")
+    time_limit: float = key(DURATION, "24h", "the write stops after this long")
+    capacity_percent: float = key(ACTIVE_RANGE, 100, "share of the capacity written")
+    min_drop: float = key(FRACTION, DEFAULT_MIN_DROP, "a throughput drop of at least this share ends the cache")
+    min_points: int = key(POS_INT, DEFAULT_MIN_POINTS, "intervals a level must last to count")
 
 
 def _reference(ctx: TestContext) -> SlcReference | None:
@@ -36,10 +49,9 @@ def _reference(ctx: TestContext) -> SlcReference | None:
 
 def _setup(ctx: TestContext) -> tuple[int, float, float, int]:
     """(block size, interval s, time limit s, bytes to write)."""
-    bs = parse_size(ctx.settings.get("block_size", "1m"))
-    share = float(ctx.settings.get("capacity_percent", 100)) / 100.0
-    return (bs, parse_duration(ctx.settings.get("interval", "1s")), parse_duration(ctx.settings.get("time_limit", "24h")),
-            int(share * ctx.target.size_bytes) // bs * bs)
+    s = ctx.settings
+    bs = s.block_size
+    return bs, s.interval, s.time_limit, int(s.capacity_percent / 100.0 * ctx.target.size_bytes) // bs * bs
 
 
 def _write(ctx: TestContext, bs: int, written: int, remaining: int, seconds_left: float) -> Workload:
@@ -61,7 +73,7 @@ def plan(ctx: TestContext) -> TestPlan:
 def run(ctx: TestContext) -> SlcCacheSummary:
     cap = ctx.target.size_bytes
     bs, interval, limit_s, total = _setup(ctx)
-    min_drop = float(ctx.settings.get("min_drop", DEFAULT_MIN_DROP))
+    min_drop = ctx.settings.min_drop
     purge = ctx.purge()
     reference = _reference(ctx)
     drives = len(ctx.target.drives())     # a parallel run writes every drive: stored bytes are their sum
@@ -96,13 +108,13 @@ def run(ctx: TestContext) -> SlcCacheSummary:
     durs = [s["end_s"] - s["start_s"] for s in series]
     times, mibs, durs = rebin(times, mibs, durs, interval)   # no-op when the rounds already are intervals
     result = estimate(times, mibs, durations=durs, min_drop=min_drop,
-                      min_points=int(ctx.settings.get("min_points", DEFAULT_MIN_POINTS)))
+                      min_points=ctx.settings.min_points)
     written = series[-1]["written_bytes"] if series else 0
     cache = result["cache_bytes"]
     if reference is not None and reference.slc_capacity_bytes and cache:
         reference.error = cache / reference.slc_capacity_bytes - 1
     return SlcCacheSummary(
-        purge=purge, block_size=bs, iodepth=int(ctx.settings.get("iodepth", 1)), threads=1, capacity_bytes=cap,
+        purge=purge, block_size=bs, iodepth=ctx.settings.iodepth, threads=1, capacity_bytes=cap,
         planned_bytes=total * drives, written_bytes=written, elapsed_s=series[-1]["end_s"] if series else 0.0,
         interval_s=interval, stop_reason="planned bytes written" if written >= total * drives else "time limit",
         drop_detected=result["drop_detected"], intervals=len(series),

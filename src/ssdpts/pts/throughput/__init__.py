@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from ...settings import SIZES, list_of
 from ..spec import TestSpec
 from . import render
-from .run import plan, run
+from .run import ThroughputSettings, plan, run
 from .summary import ThroughputSummary
 
 TEST = TestSpec(
     name="throughput", title="Throughput – Sequential Read and Write",
     kind="pts", order=2, summary=ThroughputSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings={"block_sizes": SIZES,
-              "tracking": list_of('directions, e.g. ["read", "write"]', lambda v: v in ("read", "write"))},
+    settings=ThroughputSettings,
     description="SEQ read and write per block size (own purge and WIPC each); MiB/s and MB/s in the window",
 )

@@ -6,12 +6,22 @@ SEQ writes at that block size, then rounds of [SEQ read, SEQ write] until both b
 
 from __future__ import annotations
 
-from ...units import bs_label, parse_size
+from dataclasses import dataclass
+
+from ...settings import BLOCK_SIZES, TestSettings, choice, key, list_of
+from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext, cell_name, window_summary
 from ..results import TrackerKey
 from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from .summary import BlockSizeResult, ThroughputSummary
+
+
+@dataclass(frozen=True)
+class ThroughputSettings(TestSettings):
+    block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["1024k"], "SEQ block sizes, each with its own purge and WIPC")
+    tracking: tuple[str, ...] = key(list_of(choice("read", "write"), 'a list of directions like ["read", "write"]'),
+                                    ["read", "write"], "the bandwidths whose steady state ends the rounds")
 
 
 def block_sizes(ctx: TestContext) -> list[tuple[int, str, Workload, Workload]]:
@@ -20,12 +30,12 @@ def block_sizes(ctx: TestContext) -> list[tuple[int, str, Workload, Workload]]:
     return [(bs, f"bs={bs_label(bs)}",
              ctx.cell(cell_name("seq", bs, 100), "read", bs, 100, stream=f"bs={bs_label(bs)} read"),
              ctx.cell(cell_name("seq", bs, 0), "write", bs, 0, stream=f"bs={bs_label(bs)} write"))
-            for bs in (parse_size(b) for b in ctx.settings["block_sizes"])]
+            for bs in ctx.settings.block_sizes]
 
 
 def trackers(ctx: TestContext, read: Workload, write: Workload) -> list[TrackerKey]:
     """The profile's spec names the tracking variable(s): PTS-E 1.1 SEQ write, PTS 2.0 read and write."""
-    directions = ctx.settings.get("tracking", ["read", "write"])
+    directions = ctx.settings.tracking
     return [TrackerKey(c.name, f"{d}_bw") for d, c in (("read", read), ("write", write)) if d in directions]
 
 

@@ -15,10 +15,11 @@ for `precondition_multiple` x the active range): the drive's state carries over 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from ...targets import Target
 from ...targets.sim import SimTarget
-from ...units import parse_size
+from ...settings import BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, Setting, TestSettings, choice, key, list_of
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
@@ -37,11 +38,26 @@ LABELS = {
 }
 
 
+CACHE_SIZE = Setting('"auto" or a size like "8g"', lambda v: v == "auto" or SIZE.check(v),
+                     lambda v: None if v == "auto" else SIZE.parse(v), SIZE.unit)
+
+
+@dataclass(frozen=True)
+class VariantsSettings(TestSettings):
+    block_size: int = key(BLOCK_SIZE, "4k", "block size of the workload")
+    rw: str = key(choice("read", "write", "randread", "randwrite", "randrw", "rw"), "randwrite", "fio rw of the workload")
+    read_pct: float | None = key(PCT, None, "read share of a mixed workload (unset: fio's default)")
+    precondition: bool = key(BOOL, True, "WIPC, then the workload itself, before the variants")
+    precondition_multiple: float = key(MULTIPLE, 2.0, "the workload's own preconditioning, in times the active range")
+    cache_size: int | None = key(CACHE_SIZE, "auto", "the cache the working-set variants are sized against "
+                                 "(auto: this run's slc-cache estimate, or the simulator's SLC size)")
+    variants: tuple[str, ...] = key(list_of(choice(*ALL)), list(ALL), "the variants, back to back in this order")
+
+
 def cache_size(ctx: TestContext) -> tuple[int | None, str]:
     """The cache size the working-set variants are sized against, and where it came from."""
-    setting = ctx.settings.get("cache_size", "auto")
-    if setting != "auto":
-        return parse_size(setting), "profile (cache_size)"
+    if ctx.settings.cache_size is not None:
+        return ctx.settings.cache_size, "profile (cache_size)"
     slc = ctx.stored_summary("slc-cache")
     if isinstance(slc, SlcCacheSummary) and slc.cache_bytes:
         return int(slc.cache_bytes), "slc-cache estimate of this run"
@@ -54,18 +70,18 @@ def cache_size(ctx: TestContext) -> tuple[int | None, str]:
 
 def _workload(ctx: TestContext) -> tuple[str, int, int | None]:
     """(rw, block size, read %) of the workload every variant runs."""
-    return ctx.settings.get("rw", "randwrite"), parse_size(ctx.settings.get("block_size", "4k")), ctx.settings.get("read_pct")
+    return ctx.settings.rw, ctx.settings.block_size, ctx.settings.read_pct
 
 
 def _preconditioning(ctx: TestContext) -> list[Workload]:
     """WIPC, then (write workloads) the workload itself with incompressible data for N x the active range,
     so that the variants start near the steady state and their order matters less."""
-    if not ctx.settings.get("precondition", True):
+    if not ctx.settings.precondition:
         return []
     rw, bs, read_pct = _workload(ctx)
     pcs = [ctx.wipc()]
     if rw not in ("read", "randread"):
-        mult = float(ctx.settings.get("precondition_multiple", 2.0))
+        mult = ctx.settings.precondition_multiple
         probe = ctx.cell("pc_workload", rw, bs, read_pct, data_pattern="random")
         pcs.append(probe.with_(runtime_s=None, io_size=max(bs, int(mult * probe.range_size * ctx.target.size_bytes
                                                                    / probe.threads) // bs * bs)))
@@ -77,7 +93,7 @@ def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload],
     rw, bs, read_pct = _workload(ctx)
     cap = ctx.target.size_bytes
     cells, labels, notes = [], {}, []
-    for v in ctx.settings.get("variants", ALL):
+    for v in ctx.settings.variants:
         kw: dict = {}
         if v in ("random", "compress50", "zero"):
             kw["data_pattern"] = v
@@ -112,14 +128,14 @@ def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload],
 def plan(ctx: TestContext) -> TestPlan:
     cache, source = cache_size(ctx)
     cells, labels, notes = _variant_cells(ctx, cache)
-    if ctx.settings.get("cache_size", "auto") == "auto":
+    if ctx.settings.cache_size is None:
         notes.append("cache_size = auto: an slc-cache estimate of the same run (slc-cache run first) sizes the "
                      "working-set variants" + (f"; else {source}" if source else ""))
     phases = [purge_phase(ctx)]
     pcs = _preconditioning(ctx)
     if pcs:
         phases.append(once("precondition", "WIPC, then the workload itself (incompressible data) for "
-                                           f"{float(ctx.settings.get('precondition_multiple', 2.0)):g}x the active range",
+                                           f"{ctx.settings.precondition_multiple:g}x the active range",
                            pcs))
     phases.append(once("sequence", f"the variants back to back: {', '.join(labels.values())}", cells))
     return TestPlan("variants", phases, notes)

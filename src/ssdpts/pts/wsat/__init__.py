@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ...settings import DURATION, MULTIPLE, list_of
 from ..spec import TestSpec
 from . import render
-from .run import WORKLOADS, plan, run
+from .run import WsatSettings, plan, run
 from .summary import WsatSummary
 
 TEST = TestSpec(
     name="wsat", title="Write Saturation (WSAT)",
     kind="pts", order=4, summary=WsatSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings={"round_time": DURATION, "time_limit": DURATION, "capacity_multiple": MULTIPLE,
-              "workloads": list_of(f"WSAT workloads ({', '.join(WORKLOADS)})", lambda v: v in WORKLOADS)},
+    settings=WsatSettings,
     needs=frozenset({Capability.STREAMING}),
     description="one continuous write job from fresh-out-of-box, cut into intervals; IOPS vs time and TGBW",
 )

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ...errors import SsdptsError
 from ...steady import evaluate
-from ...units import format_duration, parse_duration
+from ...settings import DURATION, MULTIPLE, TestSettings, choice, declared_default, key, list_of
+from ...units import format_duration
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
@@ -31,6 +32,15 @@ WORKLOADS = {
     "metadata": ("rw", 512, 50),               # Meta Data (SEQ 0.5KiB RW50)
     "cbw": ("randrw", 0, 40),                  # Composite Block Size Workload
 }
+
+
+@dataclass(frozen=True)
+class WsatSettings(TestSettings):
+    max_rounds: int = declared_default(TestSettings, "max_rounds", 1440)
+    round_time: float = key(DURATION, "1m", "one round: an interval cut from the continuous job")
+    time_limit: float = key(DURATION, "24h", "the job stops after this long")
+    capacity_multiple: float = key(MULTIPLE, 4.0, "the job stops after writing this many times the capacity")
+    workloads: tuple[str, ...] = key(list_of(choice(*WORKLOADS)), ["rnd4k-write"], "the workloads, one after another")
 
 
 def composite_split(logical_block: int) -> tuple[tuple[tuple[int, int], ...], str]:
@@ -72,10 +82,8 @@ class SaturationLimits:
 def limits(ctx: TestContext) -> SaturationLimits:
     drives = len(ctx.target.drives())
     cap = ctx.target.size_bytes * drives
-    return SaturationLimits(drives, cap, parse_duration(ctx.settings.get("round_time", "1m")),
-                            parse_duration(ctx.settings.get("time_limit", "24h")),
-                            float(ctx.settings.get("capacity_multiple", 4.0)) * cap,
-                            int(ctx.settings.get("max_rounds", 1440)))
+    s = ctx.settings
+    return SaturationLimits(drives, cap, s.round_time, s.time_limit, s.capacity_multiple * cap, s.max_rounds)
 
 
 def saturation_cell(ctx: TestContext, name: str, lim: SaturationLimits, remaining_bytes: float,
@@ -94,7 +102,7 @@ def plan(ctx: TestContext) -> TestPlan:
     lim = limits(ctx)
     phases = []
     notes = []
-    for name in ctx.settings.get("workloads", ["rnd4k-write"]):
+    for name in ctx.settings.workloads:
         cell = saturation_cell(ctx, name, lim, lim.target_bytes, lim.time_limit_s)
         most = min(lim.time_limit_s, lim.max_rounds * lim.round_s)
         notes += [n for n in [workload_note(ctx, name)] if n and n not in notes]
@@ -112,7 +120,7 @@ def run(ctx: TestContext) -> WsatSummary:
     cap, interval = lim.capacity_bytes, lim.round_s
     limit_s, target_bytes, max_rounds = lim.time_limit_s, lim.target_bytes, lim.max_rounds
     results: dict[str, WsatWorkload] = {}
-    for name in ctx.settings.get("workloads", ["rnd4k-write"]):
+    for name in ctx.settings.workloads:
         phase = name
         purge = ctx.purge(phase)
         if workload_note(ctx, name):
@@ -149,7 +157,7 @@ def run(ctx: TestContext) -> WsatSummary:
         else:
             stop = "stopped early"
         tail = [s["iops"] for s in series[-5:]]
-        ss = evaluate([s["iops"] for s in series], **ctx.steady_kw()) if series else None
+        ss = evaluate([s["iops"] for s in series], **ctx.settings.steady.evaluate_kw()) if series else None
         results[name] = WsatWorkload(
             purge=purge, rounds=len(rounds), stop_reason=stop,
             tgbw_gb=last.get("tgbw_gb", 0.0), fills=last.get("fills", 0.0), elapsed_s=last.get("elapsed_s", 0.0),

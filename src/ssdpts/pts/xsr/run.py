@@ -7,8 +7,10 @@ Recovery time = start of the first group-3 interval whose throughput is >= the g
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...records import from_data
-from ...units import parse_duration
+from ...settings import DURATION, DURATIONS, Setting, TestSettings, key
 from ...workload import Workload
 from ..common import TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
@@ -17,13 +19,24 @@ from .summary import XsrGroup, XsrInterval, XsrSummary
 GROUPS = (("g1", "write", 1 << 20), ("g2", "randwrite", 8192), ("g3", "write", 1 << 20))
 
 
+GROUP_TIMES = Setting('three durations, e.g. ["8h", "6h", "8h"]', lambda v: DURATIONS.check(v) and len(v) == 3,
+                      DURATIONS.parse, DURATIONS.unit)
+
+
+@dataclass(frozen=True)
+class XsrSettings(TestSettings):
+    interval: float = key(DURATION, "1m", "one stored throughput and latency sample")
+    group_times: tuple[float, float, float] = key(GROUP_TIMES, ["8h", "6h", "8h"],
+                                                  "lengths of the three access groups (SEQ, RND, SEQ writes)")
+
+
 def interval_s(ctx: TestContext) -> float:
-    return parse_duration(ctx.settings.get("interval", "1m"))
+    return ctx.settings.interval
 
 
 def group_cells(ctx: TestContext) -> list[tuple[str, Workload]]:
     """(phase, cell) of the three access groups, each cell running its whole group time."""
-    times = [parse_duration(t) for t in ctx.settings.get("group_times", ["8h", "6h", "8h"])]
+    times = ctx.settings.group_times
     return [(phase, ctx.cell(f"xsr_{phase}", rw, bs, 0, runtime_s=total))
             for (phase, rw, bs), total in zip(GROUPS, times)]
 
