@@ -136,3 +136,65 @@ def test_a_cell_that_never_ends_is_reported_late(tmp_path):
         assert late == [cell]                                    # once, and never the cell that ended
     finally:
         g.close()
+
+
+def test_a_cell_that_ends_after_its_predicted_opening_is_not_late(tmp_path):
+    """A time-based cell's gate opens at its predicted end, and its clones' end reports come a few ms later
+    (fio's teardown): they still count, so a healthy cell is never called late. (This once killed every
+    round longer than the hang grace: the keeper dropped end reports of an already-open gate.)"""
+    late: list[int] = []
+    g = Gates(tmp_path / "gates", hang_grace_s=0.5, on_late=late.append)
+    try:
+        cell = g.new(clones=2, runtime_s=0.1)
+        nxt = g.new(clones=1, wait=cell)
+        for i in range(2):
+            _hook(g.wait_hook(None, cell), tmp_path, f"s{i}").wait()
+        waiting = _hook(g.wait_hook(cell, nxt), tmp_path, "w")
+        assert waiting.wait(timeout=10) == 0                       # opened at the predicted end
+        g.sync()
+        assert cell in g.opened and not g.fires[cell]
+        for i in range(2):                                         # the end reports come after the opening
+            _hook(g.fire_hook(cell), tmp_path, f"f{i}").wait()
+        g.sync()
+        assert len(g.fires[cell]) == 2
+        time.sleep(1.0)                                            # well past predicted end + grace
+        g.sync()
+        assert late == []
+    finally:
+        g.close()
+
+
+def test_a_keeper_stopped_longer_than_the_ack_poll_is_waited_for(tmp_path, monkeypatch):
+    """ACK_POLL_S is how often the engine checks the keeper is alive while it waits, not a timeout: a host
+    can stop a process for seconds, and a gate asked for meanwhile still comes."""
+    import signal
+    import threading
+
+    from ssdpts.engines import gates as gates_module
+
+    monkeypatch.setattr(gates_module, "ACK_POLL_S", 0.05)
+    g = Gates(tmp_path / "gates")
+    try:
+        os.kill(g.proc.pid, signal.SIGSTOP)
+        got: list[int] = []
+        t = threading.Thread(target=lambda: got.append(g.new(clones=1)))
+        t.start()
+        time.sleep(0.5)                       # ten polls
+        assert not got and t.is_alive()
+        os.kill(g.proc.pid, signal.SIGCONT)
+        t.join(timeout=10)
+        assert got == [0]
+    finally:
+        g.close()
+
+
+def test_a_keeper_that_does_not_exit_is_killed_at_close(tmp_path, monkeypatch):
+    import signal
+
+    from ssdpts.engines import gates as gates_module
+
+    monkeypatch.setattr(gates_module, "KEEPER_EXIT_WAIT_S", 0.2)
+    g = Gates(tmp_path / "gates")
+    os.kill(g.proc.pid, signal.SIGSTOP)       # cannot read its closed stdin: outlives the wait
+    g.close()
+    assert g.proc.poll() is not None

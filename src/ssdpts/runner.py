@@ -37,6 +37,12 @@ from .targets.writecache import applied as write_cache_applied
 log = logging.getLogger("ssdpts")
 
 
+def run_files_dir(results_dir: Path, run_id: str) -> Path:
+    """Beside the run's log: files an engine keeps for the run (a failed or stalled fio's job file, stderr
+    and evidence)."""
+    return results_dir / "logs" / run_id
+
+
 def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
     (results_dir / "logs").mkdir(parents=True, exist_ok=True)
     handler = logging.FileHandler(results_dir / "logs" / f"{run_id}.log")
@@ -249,6 +255,7 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
             continue
         sub = retry[0] if len(retry) == 1 else TargetSet.of(retry)
         engine = engine_for(sub)
+        engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
         n = 1 + sum(1 for s in store.steps(run_id, test) if s["key"].startswith("retry"))
         scope = f"retry{n}/"
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
@@ -284,6 +291,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     handler = _setup_log(Path(results_dir), run_id)
     progress = Progress(quiet=quiet)
     profile = run["profile"]
+    engine.keep_dir = run_files_dir(Path(results_dir), run_id)
     try:
         for member in target.drives():
             if member.kind == "file" and member.host is None:

@@ -1,6 +1,8 @@
 """Engines run rounds of workload cells: local fio, remote fio (client/server), the simulated SSD.
 
 An engine knows nothing about which test it serves; it declares what it can do (`capabilities`).
+Every engine has `keep_dir`: where it keeps the files of a failed process (the runner sets it beside the
+run's log; None: the engine's own scratch directory's parent).
 """
 
 from __future__ import annotations

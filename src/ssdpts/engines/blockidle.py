@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..realtime import spawn
+from ..realtime.timing import IDLE_REPORT_WAIT_S, READER_JOIN_S
 from .results import DeviceIdle
 
 UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on another host)"
@@ -112,7 +113,7 @@ class IdleSampler:
         ms 0.0: the device never idled across the window; None: the sampler could not tell."""
         with self._cond:
             self._cond.wait_for(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns),
-                                2.0)
+                                IDLE_REPORT_WAIT_S)
             if self.seen_ns <= end_ns:
                 return DeviceIdle(None)
             i = bisect.bisect_right(self.runs, end_ns, key=lambda r: r.last_busy_ns)
@@ -127,10 +128,17 @@ class IdleSampler:
             return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
         return DeviceIdle(round(best.ms, 3), best.last_busy_ns / 1e9, best.first_busy_ns / 1e9)
 
+    def forget_before(self, ns: int) -> None:
+        """Drop idle runs that ended before `ns` (no transition left to judge there): a session can run for
+        days, and a device with sub-millisecond idles reports thousands of runs a minute."""
+        with self._cond:
+            i = bisect.bisect_left(self.runs, ns, key=lambda r: r.first_busy_ns)
+            del self.runs[:i]
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
-        self._reader.join(timeout=2)
+        self._reader.join(timeout=READER_JOIN_S)
 
 

@@ -35,24 +35,21 @@ from typing import Sequence
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
+from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .gates import Gates
 from .fiojson import parse_output
-from .results import DeviceIdle, RoundOutput
+from .results import DeviceIdle, RoundOutput, Stall
 
 MIN_FIO = (3, 20)   # lat_percentiles/percentile_list on total latency, thread, json+ bins
-# fio does not end a time-based cell more than a second or so late; one that is 60 s late is hung (a lost
-# completion below fio: on this project's VM kernel a loop device does that, bench/loop_hang.fio), and
-# fio then ignores SIGTERM: without a watch the run would wait for ever.
-HANG_GRACE_S = 60.0
 
 def fio_version(binary: str = "fio") -> str:
     path = shutil.which(binary)
     if not path:
         raise SsdptsError("fio is not installed: install it with 'apt-get install fio' (or run 'make demo', which does)")
-    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
     version = out.stdout.strip()
     m = re.match(r"fio-(\d+)\.(\d+)", version)
     if not m:
@@ -70,9 +67,13 @@ class FioEngine:
                               Capability.LOCAL_BLOCK_LAYER, Capability.CHECKPOINT})
 
     def __init__(self, binary: str = "fio", workdir: str | Path | None = None, measure_idle: bool = True,
-                 hang_grace_s: float = HANG_GRACE_S):
+                 hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES):
         self.binary = binary
         self.hang_grace_s = hang_grace_s   # a time-based cell not ended this long after its due time is hung
+        self.stall_retries = stall_retries   # re-runs of a round whose fio stalled before the run stops
+        # where the files of a failed or stalled fio process are kept (job file, stderr, evidence); the runner
+        # sets it beside the run's log, the session's own directory is removed when it closes
+        self.keep_dir: Path | None = None
         self.version = fio_version(binary)
         self.workdir = Path(workdir) if workdir else None
         self.measure_idle = measure_idle   # block-layer device-idle sampler (off only to measure its cost)
@@ -125,6 +126,37 @@ def _to_foreground(pid: int, nice: int) -> None:
                 continue
 
 
+class RoundStalled(SsdptsError):
+    """A round's fio stopped making progress and was killed (the round runs again, STALL_RETRIES times)."""
+
+    def __init__(self, stall: Stall):
+        super().__init__(f"{stall.why}; evidence and job file: {stall.evidence_file}")
+        self.stall = stall
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace").strip()
+    except OSError as e:
+        return f"(unreadable: {e.strerror})"
+
+
+def stall_evidence(pid: int, members: Sequence) -> str:
+    """Where a stalled fio process is: every thread's kernel stack and wait channel (root reads the stacks),
+    and the requests in flight on each device below it (0 in flight while fio waits: a completion was lost)."""
+    lines = [f"fio pid {pid}, {time.strftime('%Y-%m-%d %H:%M:%S %z')}"]
+    for m in members:
+        stat = stat_path_for(m.path)
+        if stat is not None:
+            lines.append(f"{m.path}: in flight (read write) {_read(stat.parent / 'inflight')}; "
+                         f"stat {_read(stat)}")
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*"), key=lambda t: int(t.name)):
+        lines.append(f"\n--- thread {task.name} ({_read(task / 'comm')}) state "
+                     f"{_read(task / 'stat').split(') ')[-1][:1]} wchan {_read(task / 'wchan')}")
+        lines.append(_read(task / "stack"))
+    return "\n".join(lines)
+
+
 MAX_CELLS_PER_PROCESS = 32   # bounds the jobs (threads, buffers) one waiting fio process holds
 
 
@@ -159,12 +191,14 @@ class _FioProcess:
         self.started_at = time.time()
         self.launch_error = ""
         self.hung = ""              # why the engine killed this process, if it did
+        self.hung_cell = ""
         self.cancelled = False
         self._launched = threading.Event()
         self._threads: list[threading.Thread] = []
         self._stderr: list[str] = []
-        self._stdout: list[str] = []
-        self.docs: list[dict] = []          # streaming: every status document seen
+        self._stdout: list[str] = []        # streaming: only the text since the last complete document
+        self.last_doc: dict | None = None   # streaming: the latest status document (fio's are cumulative)
+        self.kept: Path | None = None       # where this process's files were kept after a failure
         # a cell continuing a stream starts where the stream's previous cell stopped: its process is
         # written and started once that cell's process has ended (the gates keep the device busy meanwhile)
         streams = {w.stream for w in cells if w.stream and not w.random}
@@ -281,7 +315,6 @@ class _FioProcess:
         decoder = json.JSONDecoder()
         buf = ""
         for line in self.proc.stdout:
-            self._stdout.append(line)
             buf += line
             if line.rstrip() != "}":
                 continue
@@ -297,18 +330,43 @@ class _FioProcess:
                     doc = None
             if doc is None:
                 continue
-            buf = ""
             if isinstance(doc, dict) and "jobs" in doc:
-                self.docs.append(doc)
+                # a process can live for hours with a document every interval: keep the latest only
+                self.last_doc, self._stdout = doc, [buf]
+                buf = ""
                 yield doc
+            buf = ""
 
-    def kill_hung(self, why: str) -> None:
-        self.hung = why
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    def kill_hung(self, cell: str, why: str) -> None:
+        """Stop a process that stopped making progress, keeping what shows where it was stuck first."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        (self.dir / "stall.txt").write_text(f"{why}\n\n{stall_evidence(self.proc.pid, self.session.members)}")
+        self.hung, self.hung_cell = why, cell
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def keep(self) -> Path:
+        """Copy this process's files (job file, output, stderr, evidence) where they outlive the session."""
+        if self.kept is None:
+            base = self.session.engine.keep_dir or self.session.dir.parent
+            base.mkdir(parents=True, exist_ok=True)
+            self.kept = Path(tempfile.mkdtemp(prefix=f"fio-{'stall' if self.hung else 'failed'}-", dir=base))
+            (self.kept / "stderr.txt").write_text("".join(self._stderr))
+            for f in self.dir.iterdir():
+                if f.is_file() and f.suffix in (".fio", ".txt", ".json"):
+                    shutil.copy2(f, self.kept / f.name)
+        return self.kept
+
+    def _wait_killed(self) -> None:
+        try:
+            self.proc.wait(timeout=KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            raise SsdptsError(f"fio (pid {self.proc.pid}) on {self.session.target.path} did not exit "
+                              f"{KILL_WAIT_S:g} s after SIGKILL: it is stuck in the kernel; see "
+                              f"{self.keep()}/stall.txt and the kernel log") from None
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -321,7 +379,7 @@ class _FioProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        self.proc.wait()
+        self._wait_killed()
 
     def finish(self) -> tuple[str, str]:
         """Wait for the process; (output text, stderr). Raises on failure."""
@@ -329,6 +387,8 @@ class _FioProcess:
         if self.proc is None:
             raise SsdptsError(f"fio round on {self.session.target.path} did not start "
                               f"({self.launch_error or 'cancelled'}); job file: {self.job_path}")
+        if self.hung:
+            self._wait_killed()
         self.proc.wait()
         for t in self._threads:
             t.join()
@@ -340,11 +400,12 @@ class _FioProcess:
         else:
             text = self.out_path.read_text(errors="replace") if self.out_path.exists() else "".join(self._stdout)
         if self.hung:
-            raise SsdptsError(f"fio on {self.session.target.path}: {self.hung}; job file: {self.job_path}")
+            raise RoundStalled(Stall(self.hung_cell, self.hung, str(self.keep() / "stall.txt")))
         if self.proc.returncode != 0:
             last = next((l for l in reversed(stderr.strip().splitlines()) if l.strip()),
                         f"exit code {self.proc.returncode}")
-            raise SsdptsError(f"fio failed on {self.session.target.path} ({last.strip()}); job file: {self.job_path}")
+            raise SsdptsError(f"fio failed on {self.session.target.path} ({last.strip()}); job file: "
+                              f"{self.keep() / 'job.fio'}")
         return text, stderr
 
 
@@ -365,9 +426,15 @@ class FioRound:
             chunks = [[c] for c in self.cells]
         else:
             chunks = [self.cells[i:i + MAX_CELLS_PER_PROCESS] for i in range(0, len(self.cells), MAX_CELLS_PER_PROCESS)]
-        self.procs = [_FioProcess(session, chunk, interval_s) for chunk in chunks]
-        self.started_at = self.procs[0].started_at
+        self._chunks = chunks
+        self.stalls: list[Stall] = []
         self._result: RoundOutput | None = None
+        self.arm()
+
+    def arm(self) -> None:
+        """Start (or, after a stall, start again) this round's processes behind everything submitted so far."""
+        self.procs = [_FioProcess(self.session, chunk, self.interval_s) for chunk in self._chunks]
+        self.started_at = self.procs[0].started_at
 
     def cancel(self) -> None:
         for p in self.procs:
@@ -411,15 +478,23 @@ class FioRound:
     def result(self) -> RoundOutput:
         if self._result is not None:
             return self._result
-        texts, errs = [], []
-        try:
-            for p in self.procs:
-                text, err = p.finish()
-                texts.append(text)
-                errs.append(err)
-        except BaseException:
-            self.cancel()
-            raise
+        while True:
+            try:
+                texts, errs = zip(*[p.finish() for p in self.procs])
+                break
+            except RoundStalled as e:
+                self.stalls.append(e.stall)
+                # a stream's intervals are stored as they come: it cannot be re-run from its start
+                if self.interval_s or len(self.stalls) > self.session.engine.stall_retries:
+                    self.cancel()
+                    n = len(self.stalls)
+                    raise SsdptsError(f"fio on {self.session.target.path}: {e.stall.why}"
+                                      + (f" (stalled {n} times: the round was run {n} times)" if n > 1 else "")
+                                      + f"; evidence and job file: {e.stall.evidence_file}") from None
+                self.session.restart_from(self)
+            except BaseException:
+                self.cancel()
+                raise
         ended = time.time()
         cells = []
         version = self.session.engine.version
@@ -427,10 +502,10 @@ class FioRound:
 
         for proc, text in zip(self.procs, texts):
             if self.interval_s:
-                if not proc.docs:
+                if proc.last_doc is None:
                     raise SsdptsError(f"fio printed no status for {self.tag or 'a streaming round'}; "
-                                      f"job file: {proc.job_path}")
-                doc, parsed = proc.docs[-1], [parse_job(j) for j in proc.docs[-1]["jobs"]]
+                                      f"job file: {proc.keep() / 'job.fio'}")
+                doc, parsed = proc.last_doc, [parse_job(j) for j in proc.last_doc["jobs"]]
             else:
                 doc, parsed = parse_output(text)
             version = doc.get("fio version", version)
@@ -456,7 +531,9 @@ class FioRound:
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=gates.gate_gap_ms(self.procs[0].wait_gate), gaps_inside_ms=inside,
             device_idle_before=_device_idle(gates, samplers, self.procs[0].wait_gate), device_idle_inside=idle_inside,
-            device_idle_note=self.session.idle_note, fio_version=version)
+            device_idle_note=self.session.idle_note, fio_version=version, stalls=list(self.stalls))
+        for sp in samplers:      # every transition of this round is judged; later rounds' come after it began
+            sp.forget_before(int(self.started_at * 1e9))
         return self._result
 
 
@@ -499,11 +576,24 @@ class FioSession:
         for r in self._rounds:
             for p in r.procs:
                 if gid in p.gates:
+                    if p.proc is None or p.proc.poll() is not None:
+                        return     # the process has ended (its own error, if any, is what the round reports)
                     w = p.cells[p.gates.index(gid)]
-                    p.kill_hung(f"cell {w.name} had not ended {self.engine.hang_grace_s:g} s after its "
+                    p.kill_hung(w.name, f"cell {w.name} had not ended {self.engine.hang_grace_s:g} s after its "
                                 f"{w.runtime_s:g} s run; fio stopped making progress (an I/O lost below fio? "
                                 "see the kernel log)")
                     return
+
+    def restart_from(self, stalled: FioRound) -> None:
+        """Run a stalled round again, and every round submitted after it (they may have run meanwhile: a
+        time-based cell lets the next go at its predicted end), in their order, behind a fresh open gate."""
+        rounds = self._rounds[self._rounds.index(stalled):]
+        for r in rounds:
+            r.cancel()
+        self._last_gate = self.gates.new(1)
+        self.gates.open(self._last_gate)
+        for r in rounds:
+            r.arm()
 
     def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> FioRound:
         """Queue cells to run right after everything submitted before. With `interval_s`, the round

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..realtime import spawn
+from ..realtime.timing import ACK_POLL_S, KEEPER_EXIT_WAIT_S, READER_JOIN_S, SET_UP_POLL_S
 from ..realtime.window import create as create_window
 
 
@@ -80,8 +81,12 @@ class Gates:
                 pass       # the keeper is gone: the waiting jobs saw EOF and their fio process fails
 
     def _await(self, ack: str) -> None:
+        """Until the keeper acknowledges, however long that takes while it lives (a host can stop a
+        process for seconds); a keeper that has exited never will."""
         with self._cond:
-            self._cond.wait_for(lambda: ack in self._acks or "gone" in self._acks, 10.0)
+            while not self._cond.wait_for(lambda: ack in self._acks or "gone" in self._acks, ACK_POLL_S):
+                if self.proc.poll() is not None:
+                    return
 
     def wait_hook(self, wait_gid: int | None, gid: int) -> str:
         """exec_prerun of gate `gid`'s cell: report that the clone is set up, block until gate `wait_gid`
@@ -117,7 +122,7 @@ class Gates:
             return (all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened
                     or "gone" in self._acks)
         with self._cond:
-            while not self._cond.wait_for(due, 0.25):
+            while not self._cond.wait_for(due, SET_UP_POLL_S):
                 if gone():
                     return
 
@@ -152,10 +157,10 @@ class Gates:
         except (BrokenPipeError, OSError):
             pass
         try:
-            self.proc.wait(timeout=5)
+            self.proc.wait(timeout=KEEPER_EXIT_WAIT_S)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        self._reader.join(timeout=2)
+        self._reader.join(timeout=READER_JOIN_S)
 
 

@@ -23,6 +23,7 @@ from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
 from .blockidle import UNAVAILABLE_REMOTE
 from ..realtime import die_with_parent
+from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from .fio import fio_version
 from .fiojson import parse_output
 from .results import RoundOutput, aggregate
@@ -30,6 +31,7 @@ from .results import RoundOutput, aggregate
 
 class RemoteFioEngine:
     name = "fio-remote"
+    keep_dir = None      # job files stay with the remote session (failures name the host's answer)
     # cells are separated by fio's stonewall and rounds by a new client process: no gates, no timed idle,
     # no streaming; the remote side's health and block layer are out of reach
     capabilities = frozenset({Capability.PURGE})
@@ -63,7 +65,7 @@ class RemoteFioEngine:
         job.write_text(f"[probe]\nfilename={m.path}\nrw=read\nbs=4096\nsize=4096\n"
                        f"offset={m.size_bytes - 4096}\nioengine=psync\n")
         p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
         text = (p.stdout + p.stderr).strip()
         if "version mismatch" in text:
             return (f"fio on {m.host} speaks another protocol than local {self.version}; "
@@ -86,7 +88,7 @@ class RemoteFioEngine:
         job.write_text(f"[lbs]\nfilename={m.path}\nrw=read\nbs={bs}\nsize={bs}\noffset=0\ndirect=1\n"
                        "ioengine=psync\n")
         p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
         try:
             _, cells = parse_output(p.stdout)
         except SsdptsError:
@@ -112,7 +114,7 @@ class RemoteFioEngine:
             job.write_text(f"[trim]\nfilename={member.path}\nrw=trim\nbs=16m\nsize={member.size_bytes}\n"
                            "ioengine=psync\n")
             cmd = [self.binary, self._client(member.host), "--output-format=json", str(job)]
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=24 * 3600)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=PURGE_TIMEOUT_S)
             if p.returncode != 0:
                 raise SsdptsError(f"remote TRIM of {member.label_id} failed: {(p.stderr or p.stdout).strip()[-200:]}")
             return " ".join(cmd)

@@ -97,6 +97,15 @@ class DeviceIdle:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Stall:
+    """A time-based cell whose fio stopped making progress: killed, and its round run again."""
+
+    cell: str
+    why: str
+    evidence_file: str        # the kept job file, fio's stderr and the evidence (stacks, wchan, in flight)
+
+
 @dataclass
 class RoundOutput:
     """One fio process (or simulator call) worth of cells, with everything needed to reproduce it."""
@@ -117,6 +126,7 @@ class RoundOutput:
     device_idle_note: str = ""       # why device idle is not measured, if it is not
     fio_version: str = ""
     logs: dict[str, str] = field(default_factory=dict)   # fio log files (e.g. *_iops.1.log), by name
+    stalls: list[Stall] = field(default_factory=list)     # stalled attempts before the one these cells are from
 
 
 def percentile_from_bins(bins: dict[int, int], pct: float) -> float | None:

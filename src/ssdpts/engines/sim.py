@@ -202,6 +202,7 @@ class SimSession:
 
 class SimEngine:
     name = "sim"
+    keep_dir = None      # nothing to keep: the simulator runs in this process
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
 

@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..deviations import PURGE_SOURCE, Deviation
+from ..deviations import PURGE_SOURCE, STALL_SOURCE, Deviation
 from ..engines.results import CellResult, merge_bins, percentile_from_bins
 from ..records import from_data
 from ..steady import SteadyState, evaluate
@@ -167,6 +167,12 @@ class TestContext:
 
     def _save_round(self, phase: str, kind: str, round_no: int, out, workloads: list[dict],
                     tracking: dict | None = None, steady: dict | None = None, force: bool = False) -> None:
+        for stall in out.stalls:
+            self.progress.message(f"{self.test}: {phase} {kind} {round_no}: {stall.why}; killed and run again "
+                                  f"(evidence: {stall.evidence_file})")
+            self.store.record_deviation(self.run_id, self.test, Deviation(
+                "fio-stall", f"{phase} {kind} {round_no}: {stall.why}; the round was run again (evidence and "
+                f"job file: {stall.evidence_file})", STALL_SOURCE))
         self._committed(lambda cp: self.store.save_round(self.run_id, self.test, phase, kind, round_no, out,
                                                          workloads, tracking, steady, checkpoint=cp), force)
 

@@ -15,12 +15,11 @@ import sys
 import time
 
 from . import prefer_cpu
+from .timing import HEARTBEAT_NS
+from .timing import MIN_IDLE_RUN_NS as MIN_RUN_NS
+from .timing import SAMPLE_PERIOD_NS as PERIOD_NS
+from .timing import SLOW_SAMPLE_PERIOD_NS as SLOW_PERIOD_NS
 from .window import Window
-
-PERIOD_NS = 100_000          # sampling period while the device is quiet or a transition is near
-SLOW_PERIOD_NS = 2_000_000   # ... while it is busy and no transition is near (window.py says why)
-MIN_RUN_NS = 200_000         # shorter idle runs are not reported (two periods)
-HEARTBEAT_NS = 50_000_000
 
 
 def _counters(raw: bytes) -> tuple[bytes, tuple[bytes, ...]]:

@@ -42,11 +42,10 @@ import time
 from dataclasses import dataclass
 
 from . import prefer_cpu
+from .timing import LOOK_AFTER_NS, LOOK_BEFORE_NS
 from .window import Window
 
 SPARE_LINES = 16384      # one line lets one waiting job go: enough for every clone, late ones too
-LOOK_BEFORE_NS = 20_000_000    # the samplers look closely from this long before a transition is due
-LOOK_AFTER_NS = 20_000_000     # ... until this long after (a quiet device is always sampled closely)
 
 
 @dataclass
@@ -161,7 +160,13 @@ class _Keeper:
         gid = int(word[started:])
         g = self.gates.get(gid)
         self.say(f"{'s' if started else 'f'} {gid} {now}")
-        if g is None or g.opened:
+        if g is None:
+            return
+        if not started:
+            # counted whatever the gate's state: a time-based cell's gate opens at its predicted end, before
+            # its clones report; the hang watch judges the cell by these counts
+            g.fires += 1
+        if g.opened:
             return
         if started:
             g.starts += 1
@@ -173,7 +178,6 @@ class _Keeper:
                 if self.grace_ns:
                     heapq.heappush(self.watch, (now + g.runtime_ns + self.grace_ns, gid))
             return
-        g.fires += 1
         if g.fires == g.clones and g.due_ns is None:
             self.look(now, now + LOOK_AFTER_NS)      # an end nobody could predict: look from now on
         if g.fires == g.clones and (g.due_ns is None or not g.timed):

@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from ..errors import SsdptsError
+from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from . import sysfs
 from .base import Target
 from .sysfs import SysRoots
@@ -36,11 +37,16 @@ class PurgeRecord:
         return asdict(self)
 
 
-def _run(cmd: list[str], timeout: float = 24 * 3600) -> str:
+def _run(cmd: list[str], timeout: float | None = None) -> str:
     if not shutil.which(cmd[0]):
         raise SsdptsError(f"purge needs {cmd[0]}, which is not installed; install it or choose --purge trim")
-    # errors="replace": sg_format prints the LU name as raw bytes (seen: 0xf6), not UTF-8
-    out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
+    timeout = PURGE_TIMEOUT_S if timeout is None else timeout
+    try:
+        # errors="replace": sg_format prints the LU name as raw bytes (seen: 0xf6), not UTF-8
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SsdptsError(f"purge command '{' '.join(cmd)}' did not finish in {timeout / 3600:g} h; check the drive "
+                          "(it may still be erasing), then resume or choose another --purge method") from None
     if out.returncode != 0:
         last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
         raise SsdptsError(f"purge command '{' '.join(cmd)}' failed: {last[0]}; try another --purge method")
@@ -73,8 +79,9 @@ def sanitize_status(text: str, disk: str) -> int:
                           f"the purge is not known to be done: check 'nvme sanitize-log {disk}', then resume") from None
 
 
-def _wait_sanitize(disk: str, timeout: float = 24 * 3600) -> None:
+def _wait_sanitize(disk: str, timeout: float | None = None) -> None:
     """Sanitize runs in the background and the drive aborts I/O meanwhile: wait until the log says done."""
+    timeout = PURGE_TIMEOUT_S if timeout is None else timeout
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = sanitize_status(_run(["nvme", "sanitize-log", disk, "-o", "json"]), disk)
@@ -111,7 +118,7 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
             found.append("nvme-format")
     elif disk.startswith("sd") and shutil.which("hdparm"):
         try:
-            text = subprocess.run(["hdparm", "-I", f"/dev/{disk}"], capture_output=True, text=True, timeout=30).stdout
+            text = subprocess.run(["hdparm", "-I", f"/dev/{disk}"], capture_output=True, text=True, timeout=TOOL_TIMEOUT_S).stdout
             sec = text.split("Security:", 1)[1][:600] if "Security:" in text else ""
             if re.search(r"^\s*supported\s*$", sec, re.M) and re.search(r"not\s+frozen", sec):
                 found.append("ata-secure-erase")
@@ -194,7 +201,7 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
         except SsdptsError:
             # never leave the drive locked with our temporary password
             subprocess.run(["hdparm", "--user-master", "u", "--security-disable", "ssdpts", disk],
-                           capture_output=True, timeout=60)
+                           capture_output=True, timeout=TOOL_TIMEOUT_S)
             raise
         note = "ATA SECURITY ERASE UNIT"
     elif method == "sg-format":

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
+from ..realtime.timing import CHECKPOINT_EVERY_S
 from .base import Target
 
 
@@ -65,7 +66,7 @@ class SimTarget(Target):
 
     # a snapshot of a large drive is tens of MB: taken at most this often (and always when forced: purge, the
     # end of every phase); rounds committed after the last one are rolled back and re-run on resume
-    CHECKPOINT_EVERY_S = 5.0
+    CHECKPOINT_EVERY_S = CHECKPOINT_EVERY_S
 
     def prepare_checkpoint(self, force: bool = False) -> dict | None:
         """Write the drive's state to a new file when due; the caller commits the returned record with its data."""

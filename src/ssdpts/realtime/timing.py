@@ -1,0 +1,59 @@
+"""Every absolute time the engine uses, in one place (standard library only: the helpers import it).
+
+A real profile has one-minute cells, hour-long rounds and fio processes that live for hours; `quick`
+compresses all of that. A constant below that a round or a process can outlive is a bug waiting for a
+real run (one such bug, a hang watch that miscounted, killed every round longer than 70 s), so each one
+here names the test in which a round or a process outlives it (the test scales the constant down, never
+the logic). docs/testing.md, "Time constants", has the same table for readers.
+
+Timeouts: exceeding one ends or changes something.
+  HANG_GRACE_S        a time-based cell not ended this long after its due end is hung: its fio is killed and
+                      the round run again, at most STALL_RETRIES times
+                        tests/test_gatekeeper.py (end reports after the predicted opening, grace 0.5 s),
+                        tests/test_stall.py (3 s cells, grace 1 s; a stopped fio), tests/test_real_shape.py
+                        (2-minute rounds of 1-minute cells at the real 60 s)
+  KILL_WAIT_S         a killed fio that has not exited this long after SIGKILL is stuck in the kernel: the run
+                      stops, naming the evidence file            tests/test_stall.py (killed fio exits at once)
+  IDLE_REPORT_WAIT_S  how long a round's result waits for the block sampler's report of a transition before
+                      storing "not measured"                     tests/test_device_idle.py (sampler stopped)
+  KEEPER_EXIT_WAIT_S  how long the gatekeeper may take to exit at a session's end before it is killed
+                                                                 tests/test_gatekeeper.py (keeper stopped)
+  READER_JOIN_S       at a session's end, how long to wait for the thread reading an exited helper's output
+                                                                 tests/test_gatekeeper.py (keeper stopped)
+  PURGE_TIMEOUT_S     one purge command, an NVMe sanitize's progress wait, a remote TRIM
+                                                                 tests/test_timing.py (command outlives it)
+  TOOL_TIMEOUT_S      one call of fio --version, hdparm -I, blkdiscard probes or a remote probe (seconds)
+
+Periods: how often something is looked at; nothing ends when they pass.
+  ACK_POLL_S          the engine waits for the gatekeeper's acknowledgement as long as the keeper lives,
+                      checking this often that it does           tests/test_gatekeeper.py (keeper stopped)
+  SET_UP_POLL_S       a waiting round checks this often whether its process ended before every job reached
+                      its gate (set-up priority hand-back)       tests/test_device_idle.py (waits 6 s)
+  LOOK_BEFORE_NS, LOOK_AFTER_NS   the block samplers look closely from this long before a foreseen
+                      transition to this long after              tests/test_real_shape.py (1-minute cells)
+  SAMPLE_PERIOD_NS, SLOW_SAMPLE_PERIOD_NS, MIN_IDLE_RUN_NS, HEARTBEAT_NS   the block sampler's periods
+                                                                 tests/test_device_idle.py
+  CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
+                                                                 tests/test_metadata.py (0 s and 1e9 s)
+"""
+
+from __future__ import annotations
+
+HANG_GRACE_S = 60.0          # fio ends a time-based cell within a second or so of its runtime
+STALL_RETRIES = 2            # re-runs of a round whose fio stalled, before the run stops
+KILL_WAIT_S = 30.0
+IDLE_REPORT_WAIT_S = 2.0     # the sampler reports every 50 ms (HEARTBEAT_NS)
+KEEPER_EXIT_WAIT_S = 5.0
+READER_JOIN_S = 2.0          # the helper has exited by then: its output ends at once
+PURGE_TIMEOUT_S = 24 * 3600.0
+TOOL_TIMEOUT_S = 60.0
+
+ACK_POLL_S = 1.0
+SET_UP_POLL_S = 0.25
+LOOK_BEFORE_NS = 20_000_000
+LOOK_AFTER_NS = 20_000_000
+SAMPLE_PERIOD_NS = 100_000          # while the device is quiet or a transition is near
+SLOW_SAMPLE_PERIOD_NS = 2_000_000   # while it is busy and no transition is near (window.py says why)
+MIN_IDLE_RUN_NS = 200_000           # shorter idle runs are not reported (two periods)
+HEARTBEAT_NS = 50_000_000
+CHECKPOINT_EVERY_S = 5.0            # a snapshot of a large simulated drive is tens of MB
