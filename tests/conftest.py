@@ -80,6 +80,26 @@ def zram() -> str:
         (node / "reset").write_text("1")
 
 
+ZRAM_CONTROL = Path("/sys/class/zram-control")
+
+
+@pytest.fixture
+def zram_own() -> str:
+    """A 64 MiB zram device of this test's own (hot_add): /dev/zram0 belongs to the `zram` fixture's tests."""
+    reason = _can_make_devices() or (None if (ZRAM_CONTROL / "hot_add").exists()
+                                     else "no zram hot_add on this kernel (modprobe zram)")
+    if reason:
+        pytest.skip(reason)
+    index = int((ZRAM_CONTROL / "hot_add").read_text())
+    node = Path(f"/sys/block/zram{index}")
+    try:
+        (node / "disksize").write_text(str(64 * 2**20))
+        yield f"/dev/zram{index}"
+    finally:
+        (node / "reset").write_text("1")
+        (ZRAM_CONTROL / "hot_remove").write_text(str(index))
+
+
 @pytest.fixture
 def results(tmp_path) -> Path:
     return tmp_path / "results"

@@ -216,7 +216,7 @@ def test_studies_on_a_loop_device(loop_factory, tmp_path, tiny):
     assert {x.variant for x in v.variants} == {"random", "compress50", "zero", "dsync", "buffered"}
     assert any("ws-small skipped" in n for n in v.notes)
     job = store.rounds(rid, "variants", "variants")[0].job_text
-    for opt in ("buffer_compress_percentage=50", "zero_buffers=1", "sync=dsync", "direct=0", "scramble_buffers=1"):
+    for opt in ("buffer_compress_percentage=50", "zero_buffers=1", "sync=dsync", "direct=0", "scramble_buffers=0"):
         assert opt in job
     # fresh-peak
     f = s["fresh-peak"]

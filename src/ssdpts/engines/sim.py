@@ -3,6 +3,8 @@
 Results come back shaped like fio's JSON jobs, so they go through the same parser as fio output
 and every test, steady-state decision and report works unchanged. Rounds are chained with no idle
 time, as the fio engine chains them with gates.
+The simulated drive stores no data, so a workload's `data_pattern` changes nothing: it models an
+incompressible, non-deduplicating drive (every pattern behaves as `random`).
 """
 
 from __future__ import annotations

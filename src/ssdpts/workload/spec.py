@@ -7,7 +7,10 @@ from dataclasses import asdict, dataclass, replace
 from ..units import bs_label
 
 RW_MODES = ("read", "write", "randread", "randwrite", "randrw", "rw")
-DATA_PATTERNS = ("random", "compress50", "zero")
+# Each data pattern and the fraction of its bytes a compressor keeps: what the drive is meant to see
+# (tests/test_data_patterns.py checks it on zram)
+DATA_PATTERN_COMPRESSED_FRACTION = {"random": 1.0, "compress50": 0.5, "zero": 0.0}
+DATA_PATTERNS = tuple(DATA_PATTERN_COMPRESSED_FRACTION)
 DEFAULT_PERCENTILES = (99.0, 99.9, 99.99, 99.999)
 
 
