@@ -7,11 +7,11 @@ Shipped profiles live next to this file; a user profile file works the same way.
 from __future__ import annotations
 
 import copy
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from ..errors import SsdptsError
+from ..inputs import read_toml
 from ..pts.registry import checked_names, tests as registered_tests
 from ..settings import SECTIONS, Key, Setting, explain
 
@@ -36,23 +36,9 @@ def _merge(base: dict, over: dict) -> dict:
 
 def _read(path: Path) -> dict:
     """The TOML of a profile file; one line for anything that is not a readable UTF-8 TOML file."""
-    if path.is_dir():
-        raise SsdptsError(f"profile {path} is a directory; give a .toml file or a shipped profile "
-                          f"({', '.join(shipped())})")
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SsdptsError(f"profile file {path} not found; shipped profiles: {', '.join(shipped())}") from None
-    except OSError as e:
-        raise SsdptsError(f"profile {path} cannot be read ({e.strerror}); check the path and its permissions") from None
-    if b"\0" in raw:
-        raise SsdptsError(f"profile {path} is a binary file, not a TOML profile; give a .toml file")
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise SsdptsError(f"profile {path} is not UTF-8 text (byte {e.start}); save it as UTF-8") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SsdptsError(f"profile {path}: not valid TOML ({e})") from None
+    if not path.exists():
+        raise SsdptsError(f"profile file {path} not found; shipped profiles: {', '.join(shipped())}")
+    return read_toml(path, "profile")
 
 
 def _validate(data: dict, path: Path) -> None:
