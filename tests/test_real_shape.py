@@ -4,7 +4,8 @@
 time constant of the engine (a hang watch, a timeout) never shows there: one such bug killed every
 real-profile round longer than ~70 s and no test saw it. This runs pts-client's throughput test (two
 one-minute cells per round: a two-minute round, past the 60 s hang grace) on a loop device through the
-real CLI for about five minutes, then Ctrl-C, then resume (docs/testing.md, "Real shape").
+real CLI for about four and a half minutes, then Ctrl-C, then resume (docs/testing.md, "At the time scale
+users run").
 """
 
 from __future__ import annotations
@@ -86,17 +87,29 @@ def test_real_profile_unscaled_survives_rounds_longer_than_every_engine_timeout(
             proc.kill()
             proc.wait()
 
-    # resume goes on from round 3 (committed rounds kept, none repeated)
+    # resume goes on with round 3: nothing committed is run again, preconditioning is not repeated
+    log = results / "logs" / f"{rid}.log"
     resumed = _start(["resume", rid, "--results", str(results), "-q"])
     try:
-        deadline = time.time() + ROUND_S + 180
-        while time.time() < deadline and len(_rounds(db, rid)) < 3 and resumed.poll() is None:
+        deadline = time.time() + 180
+        while time.time() < deadline and "round 3/" not in _after_last_start(log, rid) and resumed.poll() is None:
             time.sleep(1)
         assert resumed.poll() is None, resumed.stderr.read()
-        assert [r.round for r in _rounds(db, rid)] == [1, 2, 3]
+        before = _sectors_done(dev)
+        time.sleep(10)
+        assert _sectors_done(dev) > before                        # round 3 is running
+        tail = _after_last_start(log, rid)
+        assert "round 3/" in tail and "round 1/" not in tail and "precondition" not in tail and "purging" not in tail
         code, err = _interrupt(resumed)
         assert code == 130 and "Traceback" not in err
     finally:
         if resumed.poll() is None:
             resumed.kill()
             resumed.wait()
+    assert [r.round for r in _rounds(db, rid)] == [1, 2]
+
+
+def _after_last_start(log: Path, rid: str) -> str:
+    """The run log since the latest session of the run began (a resume starts a new one)."""
+    text = log.read_text() if log.exists() else ""
+    return text[text.rfind(f"run {rid}:"):] if f"run {rid}:" in text else ""

@@ -127,7 +127,8 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
 
     monkeypatch.setattr(runner, "engine_for", lambda target: FioEngine(hang_grace_s=1.0))
     profile = tmp_path / "p.toml"
-    profile.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = 3\n')
+    profile.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nwindow = 3\n'
+                       'max_rounds = 3\n')
     stopped: list[int] = []
 
     def stop_one_round() -> None:
