@@ -17,7 +17,7 @@ from . import __version__, interrupts, runner
 from .analyze import analyze
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
 from .commands.endurance import endurance
-from .commands.plan import check_room_for, plan, profile_tests
+from .commands.plan import plan
 from .commands.report import compare, export, report
 from .conformance import check
 from .errors import SsdptsError
@@ -25,7 +25,7 @@ from .inputs import FINITE, finite
 from .export.json import document
 from .export.model import load_run
 from .export.text import render_text
-from .profiles import explained, load_profile, shipped
+from .profiles import explained, load_profile, profile_tests, shipped
 from .records import to_data
 from .pts import registry
 from .simdrive import load_params
@@ -342,7 +342,7 @@ def safe_to_test(target, profile_name: str, results: Path) -> str:
     try:
         check_target(target, destroy_data=True, results_dir=results)
         prof = load_profile(profile_name)
-        check_room_for(target, prof, profile_tests(prof))
+        runner.check_room_for(target, prof, profile_tests(prof))
     except SsdptsError as e:
         return f"no: {e}"
     return "yes, with --destroy-data" if target.kind == "block" else "yes"

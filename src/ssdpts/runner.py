@@ -15,25 +15,25 @@ from pathlib import Path
 
 from . import interrupts
 from .capabilities import missing
-from .commands.plan import check_room_for, profile_tests
 from .engines import engine_for
 from .errors import SsdptsError
 from .deviations import Deviation
 from .health import snapshot
 from .hostinfo import platform_record
 from .owner import RunOwner
-from .profiles import load_profile
+from .profiles import load_profile, profile_tests
 from .progress import Progress
 from .pts import registry
 from .pts.common import TestContext, choose_seed
+from .pts.plan import TestPlan, planned_workloads
 from .pts.spec import TestSpec
-from .report.core import default_out_dir, write_report
+from .report.core import write_report
 from .store import Store
 from .targets import Target, open_target
 from .targets.multi import TargetSet
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file, reopen_specs
-from .targets.safety import check_target
+from .targets.safety import check_room, check_target
 from .targets.sim import SimTarget, state_files
 from .targets.writecache import applied as write_cache_applied
 
@@ -145,6 +145,24 @@ def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None
     (one line naming the test and key, before anything is created)."""
     for spec in specs:
         spec.settings_of(profile).check_block_sizes(spec.name, target.logical_block_size)
+
+
+def plans_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
+    """The plans of the tests `names` that declare one, from the loaded `profile` (settings checked apart:
+    check_settings)."""
+    plans = []
+    for name in registry.checked_names(names, "the tests"):
+        spec = registry.get(name)
+        if spec.plan is not None:
+            ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
+                              settings=spec.settings_of(profile), progress=None, purge_method=purge_method)
+            plans.append(spec.plan(ctx))
+    return plans
+
+
+def check_room_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> None:
+    """Refuse a target too small for the cells these tests will run, as their plans list them."""
+    check_room(target, planned_workloads(plans_for(target, profile, names, purge_method)))
 
 
 def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:

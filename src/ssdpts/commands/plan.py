@@ -7,14 +7,13 @@ import json
 import click
 
 from ..errors import SsdptsError
-from ..profiles import load_profile
+from ..profiles import load_profile, profile_tests
 from ..pts import registry
-from ..pts.common import TestContext
-from ..pts.plan import TestPlan, planned_workloads
+from ..pts.plan import TestPlan
 from ..records import to_data
+from ..runner import check_settings, plans_for
 from ..targets import Target, open_target
 from ..targets.purge import METHODS
-from ..targets.safety import check_room
 from ..units import format_duration, parse_size
 
 
@@ -26,31 +25,8 @@ def build_plans(target: Target, profile_name: str, tests: list[str] | None, purg
     for name in names:
         if registry.get(name).plan is None:
             raise SsdptsError(f"test {name} declares no plan; it cannot be dry-run yet")
+    check_settings([registry.get(n) for n in names], profile, target)
     return profile, [(registry.get(p.test).title, p) for p in plans_for(target, profile, names, purge_method)]
-
-
-def plans_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
-    """The plans of the tests `names` that declare one, from the loaded `profile`."""
-    plans = []
-    for name in registry.checked_names(names, "the tests"):
-        spec = registry.get(name)
-        if spec.plan is not None:
-            settings = spec.settings_of(profile)
-            settings.check_block_sizes(name, target.logical_block_size)
-            ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
-                              settings=settings, progress=None, purge_method=purge_method)
-            plans.append(spec.plan(ctx))
-    return plans
-
-
-def profile_tests(profile: dict) -> list[str]:
-    """The tests a profile runs when --tests names none."""
-    return list(profile.get("profile", {}).get("tests") or registry.DEFAULT_TESTS)
-
-
-def check_room_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> None:
-    """Refuse a target too small for the cells these tests will run, as their plans list them."""
-    check_room(target, planned_workloads(plans_for(target, profile, names, purge_method)))
 
 
 def _span(lo: float | None, hi: float | None) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import SsdptsError
 from ..inputs import read_toml
-from ..pts.registry import checked_names, tests as registered_tests
+from ..pts.registry import DEFAULT_TESTS, checked_names, tests as registered_tests
 from ..settings import SECTIONS, Key, Setting, explain
 
 HERE = Path(__file__).parent
@@ -100,6 +100,11 @@ def _load(path: Path, chain: tuple[Path, ...]) -> dict:
     data.setdefault("profile", {})["name"] = own_name
     data["profile"]["source"] = str(path)
     return data
+
+
+def profile_tests(profile: dict) -> list[str]:
+    """The tests a loaded profile runs when --tests names none."""
+    return list(profile.get("profile", {}).get("tests") or DEFAULT_TESTS)
 
 
 def load_profile(name_or_path: str) -> dict:
