@@ -453,10 +453,14 @@ class FioRound:
             count, elapsed = 0, 0.0
             for doc in proc.documents():
                 diffs = [diff_job(job, prev[i]) for i, job in enumerate(doc["jobs"][:len(labels)])]
-                prev = list(doc["jobs"][:len(labels)])
                 dur = max(d for _, d in diffs)
-                if dur <= 0 or sum(r.read.ios + r.write.ios for r, _ in diffs) == 0:
+                ios = sum(r.read.ios + r.write.ios for r, _ in diffs)
+                # A slice without I/O is not dropped, or its time would be lost: before the cell's first I/O
+                # (gate, start-up) and at its very end it goes into the next slice (prev is kept); a whole
+                # slice without I/O after that is a drive that delivered nothing and is reported so.
+                if dur <= 0 or (ios == 0 and (count == 0 or dur < self.interval_s * 500)):
                     continue
+                prev = list(doc["jobs"][:len(labels)])
                 count += 1
                 name = self.cells[idx].name
                 result = diffs[0][0] if len(labels) == 1 else aggregate(

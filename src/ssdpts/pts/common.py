@@ -26,6 +26,10 @@ from .results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResul
 
 log = logging.getLogger("ssdpts")
 
+STREAM_ENDED = "ended"               # every job of the stream ran until its own runtime or io_size
+STREAM_ROUND_LIMIT = "round limit"   # cut after the test's max_rounds
+
+
 def tracked_series(trackers: Sequence[TrackerKey],
                    rounds_cells: Sequence[dict[str, CellResult]]) -> dict[TrackerKey, list[float]]:
     """Tracking values per round: for the (aggregate) cell, and per target when several run at once."""
@@ -260,10 +264,14 @@ class TestContext:
         return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
     def stream(self, phases: Sequence[str], cells: Sequence[Workload], interval_s: float,
-               tracking: Callable[[str, int, CellResult, dict], dict], max_rounds: int | None = None) -> None:
+               tracking: Callable[[str, int, CellResult, dict], dict], max_rounds: int | None = None) -> str:
         """Run `cells` as continuous jobs, back to back, storing every `interval_s` slice as a round of
-        its phase (fio: cumulative status documents differenced; never one process per round)."""
+        its phase (fio: cumulative status documents differenced; never one process per round).
+
+        Returns how it ended: STREAM_ENDED (every job ran until its own runtime or io_size) or
+        STREAM_ROUND_LIMIT (cut after `max_rounds` rounds)."""
         state: dict[str, dict] = {}
+        how = STREAM_ENDED
         cells = self.seeded(cells, ",".join(phases), 0)
         with self.engine.session(self.target) as session:
             r = session.submit(cells, tag=",".join(phases), interval_s=interval_s)
@@ -282,6 +290,7 @@ class TestContext:
                                                                              if k in ("iops", "mib_s")}, False, None)
                     if max_rounds is not None and st["round"] >= max_rounds:
                         r.cancel()
+                        how = STREAM_ROUND_LIMIT
                         break
                 else:
                     r.result()
@@ -289,6 +298,16 @@ class TestContext:
                 r.cancel()
                 raise
         self._checkpoint_now()
+        return how
+
+    def stop_reason(self, phase: str, reason: str | None = None) -> str | None:
+        """The stored reason a phase's continuous job stopped (given `reason`: store it first); None if it
+        has not stopped. Stored, so that a resumed run neither re-runs a job that ended nor guesses why."""
+        key = f"stop:{self._ph(phase)}"
+        if reason is not None:
+            self.store.record_step(self.run_id, self.test, key, "stop", {"reason": reason})
+        done = self.store.step(self.run_id, self.test, key)
+        return None if done is None else done["reason"]
 
     def _outcome(self, phase: str, trackers: Sequence[TrackerKey], kw: dict) -> SteadyOutcome:
         rounds = self.store.rounds(self.run_id, self.test, self._ph(phase))

@@ -23,7 +23,7 @@ from ...store import Store
 from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, STR, Setting, TestSettings, declared_default, key
 from ...units import format_duration
 from ...workload import Workload
-from ..common import TestContext
+from ..common import STREAM_ROUND_LIMIT, TestContext
 from ..plan import TestPlan, once, purge_phase
 from .summary import EndurancePoll, EnduranceSummary, Projection, RatedEndurance
 
@@ -111,7 +111,8 @@ def run(ctx: TestContext) -> EnduranceSummary:
     totals = {"seconds": float(last.get("elapsed_s", 0.0)), "bytes": int(last.get("fio_written_bytes", 0))}
     remaining = cfg.duration - totals["seconds"]
     max_rounds = ctx.settings.max_rounds
-    if remaining > cfg.poll * 1e-3 and len(done) < max_rounds:
+    stop = ctx.stop_reason(PHASE)
+    if stop is None and remaining > cfg.poll * 1e-3 and len(done) < max_rounds:
         cell = _workload(ctx, cfg.workload, remaining)
         prev = {"snap": polls(ctx.store, ctx.run_id, ctx.test)[-1]}
 
@@ -138,7 +139,10 @@ def run(ctx: TestContext) -> EnduranceSummary:
 
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, max_rounds, None,
                                    f"writing for {remaining:,.0f} s more, health every {cfg.poll:g} s")
-        ctx.stream([PHASE], [cell], cfg.poll, track, max_rounds=max_rounds)
+        how = ctx.stream([PHASE], [cell], cfg.poll, track, max_rounds=max_rounds)
+        stop = ctx.stop_reason(PHASE, "round limit" if how == STREAM_ROUND_LIMIT else "duration reached")
+    elif stop is None:   # resumed after the last round, before the reason was stored
+        stop = ctx.stop_reason(PHASE, "round limit" if len(done) >= max_rounds else "duration reached")
 
     rounds = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
     series = [dict(r.tracking, round=r.round) for r in rounds]
@@ -147,12 +151,6 @@ def run(ctx: TestContext) -> EnduranceSummary:
     proj = project(pts, rated_tbw_tb=cfg.rated_tbw, dwpd=cfg.dwpd, warranty_years=cfg.warranty_years,
                    capacity_bytes=ctx.target.size_bytes)
     elapsed = series[-1]["elapsed_s"] if series else 0.0
-    if elapsed >= cfg.duration * 0.999:
-        stop = "duration reached"
-    elif len(rounds) >= max_rounds:
-        stop = "round limit"
-    else:
-        stop = "workload ended early"
     available = any(p.get("available") for p in pts)
     reason = None if available else (final.get("reason") or "no health data")
     if not available:

@@ -92,7 +92,7 @@ class EnduranceSummary(Summary):
     duration_s: float
     poll_s: float
     elapsed_s: float
-    stop_reason: str                     # duration reached | round limit | workload ended early
+    stop_reason: str                     # duration reached | round limit
     rounds: int
     polls: int
     fio_written_bytes: int

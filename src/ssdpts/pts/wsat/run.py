@@ -16,7 +16,7 @@ from ...steady import evaluate
 from ...settings import DURATION, MULTIPLE, TestSettings, choice, declared_default, key, list_of
 from ...units import format_duration
 from ...workload import Workload
-from ..common import TestContext
+from ..common import STREAM_ROUND_LIMIT, TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import WsatInterval, WsatSummary, WsatWorkload
 
@@ -98,6 +98,18 @@ def saturation_cell(ctx: TestContext, name: str, lim: SaturationLimits, remainin
                          range_size=ctx.active_range())
 
 
+def stop_reason(cell: Workload, drives: int, lim: SaturationLimits, how: str, new_bytes: int) -> str:
+    """What stopped the job, from how its stream ended and the bytes it moved (read + write, the unit of
+    fio's io_size), not from summed interval times (fio rounds them to ms)."""
+    if how == STREAM_ROUND_LIMIT:
+        return "round limit"
+    # fio stops a job at its io_size exactly; one block per job of slack for the last I/O
+    planned = (cell.io_size or 0) * cell.threads * drives
+    if planned and new_bytes >= planned - cell.max_bs * cell.threads * drives:
+        return f"{lim.target_bytes / lim.capacity_bytes:g}x capacity written"
+    return "time limit"
+
+
 def plan(ctx: TestContext) -> TestPlan:
     lim = limits(ctx)
     phases = []
@@ -130,7 +142,8 @@ def run(ctx: TestContext) -> WsatSummary:
         elapsed = sum(r.cells[0].runtime_ms for r in done) / 1000
         remaining_bytes = target_bytes - written
         remaining_s = limit_s - elapsed
-        if remaining_bytes > 0 and remaining_s > 0 and len(done) < max_rounds:
+        stop = ctx.stop_reason(phase)
+        if stop is None and remaining_bytes > 0 and remaining_s > 0 and len(done) < max_rounds:
             cell = saturation_cell(ctx, name, lim, remaining_bytes, remaining_s)
             totals = {"bytes": written, "seconds": elapsed}
 
@@ -144,18 +157,17 @@ def run(ctx: TestContext) -> WsatSummary:
 
             ctx.progress.round_started(ctx.test, phase, len(done) + 1, max_rounds, None,
                                        f"saturating until {target_bytes / 1e9:.1f} GB written")
-            ctx.stream([phase], [cell], interval, track, max_rounds=max_rounds)
+            how = ctx.stream([phase], [cell], interval, track, max_rounds=max_rounds)
+            new = ctx.store.rounds(ctx.run_id, ctx.test, phase)[len(done):]
+            stop = ctx.stop_reason(phase, stop_reason(cell, lim.drives, lim, how, sum(
+                r.cells[0].read.bytes + r.cells[0].write.bytes for r in new)))
+        elif stop is None:   # resumed after the last round, before the reason was stored
+            stop = ctx.stop_reason(phase, "round limit" if len(done) >= max_rounds else
+                                   "time limit" if remaining_s <= 0 else
+                                   f"{target_bytes / cap:g}x capacity written")
         rounds = ctx.store.rounds(ctx.run_id, ctx.test, phase)
         series = [r.tracking for r in rounds]
         last = series[-1] if series else {}
-        if last.get("fills", 0) >= target_bytes / cap * 0.999:
-            stop = f"{target_bytes / cap:g}x capacity written"
-        elif last.get("elapsed_s", 0) >= limit_s * 0.999:
-            stop = "time limit"
-        elif len(rounds) >= max_rounds:
-            stop = "round limit"
-        else:
-            stop = "stopped early"
         tail = [s["iops"] for s in series[-5:]]
         ss = evaluate([s["iops"] for s in series], **ctx.settings.steady.evaluate_kw()) if series else None
         results[name] = WsatWorkload(
