@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 import click
 
@@ -12,7 +13,7 @@ from ..export.model import load_run
 from ..store import Store
 
 
-def check_criteria(store_of, run_id: str, criteria_path: str, as_json: bool, junit_path: str | None) -> int:
+def check_criteria(store_of: Callable[[], Store], run_id: str, criteria_path: str, as_json: bool, junit_path: str | None) -> int:
     """The exit status: 0 when every rule holds, 1 when any fails. The rules file is read and checked before
     the results (`store_of` opens them), so a bad file is refused (exit 2) with nothing read or written."""
     criteria = load_criteria(criteria_path)

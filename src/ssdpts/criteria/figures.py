@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..conformance import Verdict
 from ..errors import SsdptsError
 from ..export.model import RunResult
 from ..pts.matrix import MatrixSummary
-from ..pts.registry import find
+from ..pts.registry import find, tests
 from ..pts.results import CellWindow, Latency, SteadyResult
 from ..pts.throughput.summary import ThroughputSummary
 from ..pts.wsat.summary import WsatSummary
@@ -46,7 +47,7 @@ class Source:
     """What a figure is read from: the run (with its conformance verdict, for run.* figures)."""
 
     run: RunResult
-    conformance: Any = None     # conformance.Verdict
+    conformance: Verdict
 
 
 Reader = Callable[[Any, dict[str, Any]], "Reading | Unavailable"]
@@ -180,7 +181,6 @@ def _run_deviations(src: Source, a: dict) -> Reading:
 
 
 def _all() -> list[Figure]:
-    from ..pts.registry import tests
     figures = _matrix_figures("iops") + _matrix_figures("latency") + [
         Figure("throughput", "bs[{bs}].steady", BOOL, "steady state reached at one block size",
                _throughput(lambda r, a: r.steady.reached, "")),

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..conformance import Verdict
 from ..errors import SsdptsError
 from ..export.model import RunResult
 from .figures import BOOL, Reading, Source, Unavailable
-from .rules import Criteria, Rule
+from .rules import Criteria, Rule, shown
 from .units import unit
 
 PASS, FAIL, NOT_AVAILABLE = "pass", "fail", "not available"
@@ -43,16 +44,12 @@ class Judgement:
     def evidence(self) -> str:
         if self.value is None:
             return f"not available: {self.where}" + (" (optional rule)" if self.rule.optional else "")
-        shown = (("true" if self.value else "false") if isinstance(self.value, bool)
-                 else f"{self.value:,.6g}{' ' + self.unit if self.unit else ''}")
         converted = ""
         if self.rule.unit is not None and self.rule.unit.name != self.unit and not isinstance(self.value, bool):
-            converted = f" = {self.value * _scale(self.unit) / self.rule.unit.scale:,.6g} {self.rule.unit.name}"
-        return f"{self.rule.path} = {shown}{converted} ({self.test}: {self.where}; {self.rounds})"
-
-
-def _scale(unit_name: str) -> float:
-    return unit(unit_name, "figure").scale
+            in_rule_unit = self.value * unit(self.unit, "figure").scale / self.rule.unit.scale
+            converted = f" = {shown(in_rule_unit, self.rule.unit.name)}"
+        return (f"{self.rule.path} = {shown(self.value, self.unit)}{converted} "
+                f"({self.test}: {self.where}; {self.rounds})")
 
 
 @dataclass(frozen=True)
@@ -114,7 +111,7 @@ def _judge(rule: Rule, run: RunResult, source: Source) -> Judgement:
                      reading.rounds)
 
 
-def judge(run: RunResult, criteria: Criteria, conformance: Any) -> Outcome:
+def judge(run: RunResult, criteria: Criteria, conformance: Verdict) -> Outcome:
     source = Source(run, conformance)
     return Outcome(run.id, criteria, [_judge(r, run, source) for r in criteria.rules])
 

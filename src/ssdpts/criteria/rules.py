@@ -5,7 +5,7 @@ comes from. Any mistake is one line naming the rule and the fix (exit 2)."""
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -19,6 +19,13 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 RULE_KEYS = {"name", "figure", "op", "threshold", "unit", "source", "optional"}
 HEAD_KEYS = {"name", "description", "source"}
+
+
+def shown(value: float | bool, unit_name: str) -> str:
+    """A value as the rule and its evidence print it: true/false, or the number and its unit."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:,.6g}{' ' + unit_name if unit_name else ''}"
 
 
 @dataclass(frozen=True)
@@ -45,16 +52,17 @@ class Rule:
 
     @property
     def text(self) -> str:
-        t = ("true" if self.threshold else "false") if isinstance(self.threshold, bool) else f"{self.threshold:,g}"
-        return f"{self.path} {self.op} {t}{' ' + self.unit.name if self.unit and self.unit.name else ''}"
+        return f"{self.path} {self.op} {shown(self.threshold, self.unit.name if self.unit else '')}"
 
 
 @dataclass(frozen=True)
 class Criteria:
+    """A whole rules file: its [criteria] head and every rule, in file order."""
+
     path: Path
     name: str
     source: str
-    rules: list[Rule] = field(default_factory=list)
+    rules: list[Rule]
 
 
 def _text(table: dict, key: str, where: str, required: bool = True) -> str:
