@@ -4,7 +4,8 @@ read it, and the evidence of where the value came from (test, phase/cell, rounds
 A path is the test's name, a dot, and the figure's pattern with its selectors filled in, e.g.
 `iops.cell[4k,0].iops` (block size, read %), `latency.cell[4k,100].read.p99.99`, `wsat.workload[rnd4k-write]
 .final_over_fresh`, `throughput.bs[128k].write`, `endurance.waf`, `run.conformant`. `TEST.headline[KEY]` reads
-any test's headline figures (`ssdpts show` names their keys).
+any test's headline figures (the key figures the report quotes; a key the run lacks is answered with the
+keys it has).
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def _all() -> list[Figure]:
         Figure("run", "conformant", BOOL, "the conformance verdict of `ssdpts check`", _run_conformant),
         Figure("run", "deviations", "deviations", "the number of conformance deviations", _run_deviations),
     ]
-    figures += [Figure(name, "headline[{key}]", None, "a headline figure (`ssdpts show`)",
+    figures += [Figure(name, "headline[{key}]", None, "a headline figure (the key figures the report quotes)",
                        lambda s, a, test=name: _headline(s, a, test))
                 for name, spec in tests().items() if spec.headline]
     return figures
