@@ -176,6 +176,10 @@ def test_junit_needs_criteria_and_the_cli_is_one_line(tmp_path, sim_run):
     p = ssdpts("check", rid, "--results", str(results), "--junit", str(tmp_path / "j.xml"), check=False)
     assert p.returncode == 2 and "--junit needs --criteria" in p.stderr and len(p.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "j.xml").exists()
+    rules = tmp_path / "rules.toml"
+    rules.write_text(_rule("holds", "iops.cell[4k,0].iops", ">", 0, "IOPS"))
+    r = _check(results, rid, rules, "--junit", str(tmp_path))
+    assert r.exit_code == 2 and "is a directory" in r.stderr and list(tmp_path.iterdir()) == [rules]
 
 
 def test_every_figure_resolves_from_its_own_path():
@@ -186,5 +190,7 @@ def test_every_figure_resolves_from_its_own_path():
         for k, v in samples.items():
             path = path.replace("{" + k + "}", v)
         assert resolve(path, "t")[0] is f, path
+    assert resolve("latency.cell[4K,100].read.p99.990", "t")[1] == {"bs": 4096, "read": 100, "dir": "read",
+                                                                   "q": "99.99"}     # as fio's keys are stored
     with pytest.raises(SsdptsError, match="not a figure of run"):
         resolve("run.nothing", "t")

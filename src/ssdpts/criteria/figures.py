@@ -72,7 +72,7 @@ _SELECTORS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "bs": (r"[0-9.]+[kKmM]?", lambda s: parse_size(s, "block size")),
     "read": (r"100|[1-9]?[0-9]", int),
     "dir": (r"read|write", str),
-    "q": (r"[0-9]+(?:\.[0-9]+)?", str),
+    "q": (r"[0-9]+(?:\.[0-9]+)?", lambda s: repr(float(s)).removesuffix(".0")),   # as stored: 99.990 -> "99.99"
     "workload": (r"[A-Za-z0-9_-]+", str),
     "key": (r"[^\]]+", str),
 }
