@@ -16,6 +16,7 @@ import click
 from . import __version__, interrupts, runner
 from .analyze import analyze
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
+from .commands.criteria import check_criteria
 from .commands.endurance import endurance
 from .commands.plan import plan
 from .commands.report import compare, export, report
@@ -293,10 +294,18 @@ def show(run_id, results, as_json):
 @click.argument("run_id")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable verdict.")
-def check_run(run_id, results, as_json):
+@click.option("--criteria", "criteria_file", default=None, metavar="RULES.toml",
+              help="Judge the run against acceptance rules instead (docs/criteria.md); exit 0 when all hold.")
+@click.option("--junit", "junit_file", default=None, metavar="FILE", help="With --criteria: also write JUnit XML.")
+def check_run(run_id, results, as_json, criteria_file, junit_file):
     """The run's conformance verdict: every deviation from the spec its profile claims (non-SNIA purge,
     write-cache mismatch, steady state not reached, device idle over 10 ms, percentiles from too few I/Os,
-    shortened durations), each with its evidence and source. Exit 0 when conformant, 1 when not."""
+    shortened durations), each with its evidence and source. Exit 0 when conformant, 1 when not.
+    With --criteria: each acceptance rule with its evidence; exit 0 when all hold, 1 when any fails."""
+    if junit_file and not criteria_file:
+        raise click.UsageError("--junit needs --criteria RULES.toml (the rules the JUnit file reports)")
+    if criteria_file:
+        sys.exit(check_criteria(lambda: open_store(results), run_id, criteria_file, as_json, junit_file))
     store = open_store(results)
     verdict = check(load_run(store, run_id), store)
     if as_json:
