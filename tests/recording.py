@@ -71,7 +71,7 @@ class RecordingEngine:
     def session(self, target):
         yield self
 
-    def submit(self, cells, tag: str = "", interval_s: float | None = None) -> _Round:
+    def submit(self, cells, tag: str = "", interval_s: float | None = None, on_progress=None) -> _Round:
         self.submitted.append(Submitted(tag, list(cells), interval_s))
         return _Round(cells, interval_s)
 

@@ -40,6 +40,8 @@ from .targets.safety import check_target
 from .units import parse_size
 
 
+STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state not reached, deviations: the "
+               "verdict of 'ssdpts check'). Without it a completed run exits 0 whatever its verdict.")
 EX_SOFTWARE = 70        # sysexits.h: an internal software error
 INTERRUPTED = 130       # what a shell reports for Ctrl-C; SIGTERM and SIGHUP exit with it too
 DEBUG_ENV = "SSDPTS_DEBUG"
@@ -131,6 +133,14 @@ def main():
 
     Units: IOPS are read + write I/Os per second; bandwidth is MiB/s (2^20 bytes/s) unless a column
     says MB/s (10^6); latency is total latency (submission to completion) in µs.
+
+    \b
+    Exit codes:
+      0    done (a run that completed, conformant or not: its verdict is printed; see --strict)
+      1    run/resume --strict: a test is not conformant ('ssdpts check RUN_ID' lists why); check: not conformant
+      2    bad input: one line naming the problem and the fix, nothing created or changed
+      70   internal error (the traceback's file is named)
+      130  interrupted (Ctrl-C, SIGTERM, SIGHUP): 'ssdpts resume RUN_ID' continues the run
     """
 
 
@@ -173,8 +183,9 @@ def _size(value: str | None, what: str = "--size") -> int | None:
                    "deviation.")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
+@click.option("--strict", is_flag=True, help=STRICT_HELP)
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        results, quiet):
+        results, quiet, strict):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -193,11 +204,25 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         destroy_data = True
     names = registry.from_option(tests)   # an unknown, repeated or empty name fails before anything is created
     groups = [targets] if parallel else [[t] for t in targets]
+    run_ids = []
     for group in groups:
-        run_id = runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise", tests=names,
-                              size=size_bytes, destroy_data=destroy_data, purge_method=purge_method, quiet=quiet,
-                              seed=seed, set_write_cache=set_write_cache)
-        click.echo(run_id)
+        run_ids.append(runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise",
+                                    tests=names, size=size_bytes, destroy_data=destroy_data,
+                                    purge_method=purge_method, quiet=quiet, seed=seed,
+                                    set_write_cache=set_write_cache))
+        click.echo(run_ids[-1])
+    if strict:
+        exit_if_not_conformant(results, run_ids)
+
+
+def exit_if_not_conformant(results: str | None, run_ids: list[str]) -> None:
+    """--strict: exit 1 when a run is not conformant (its run id is still the last line on stdout)."""
+    store = open_store(results)
+    failing = [r for r in run_ids if not check(load_run(store, r), store).conformant]
+    if failing:
+        click.echo(f"ssdpts: not conformant: {', '.join(failing)} ('ssdpts check RUN_ID' lists why); "
+                   "exit 1 (--strict)", err=True)
+        sys.exit(1)
 
 
 def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | None, size: int | None) -> list[str]:
@@ -214,10 +239,14 @@ def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | No
 @click.argument("run_id")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress.")
-def resume(run_id, results, quiet):
+@click.option("--strict", is_flag=True, help=STRICT_HELP)
+def resume(run_id, results, quiet, strict):
     """Continue an interrupted or failed run from its last committed round."""
     open_store(results).close()
-    click.echo(runner.resume(run_id, results_dir=results_dir(results), quiet=quiet))
+    run_id = runner.resume(run_id, results_dir=results_dir(results), quiet=quiet)
+    click.echo(run_id)
+    if strict:
+        exit_if_not_conformant(results, [run_id])
 
 
 def _confirmed(question: str) -> bool:

@@ -8,7 +8,8 @@ Sources are cited as in docs/conformance.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Callable
 
 from .deviations import RUN_WIDE, Deviation
@@ -50,6 +51,37 @@ class Verdict:
                 f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.findings)} deviations"))
         return [head] + [f"  - [{f.deviation.rule}] {f.test + ': ' if f.test else ''}{f.deviation.evidence} "
                          f"({f.deviation.source})" for f in self.findings]
+
+    def test_line(self, t: TestResult) -> str:
+        """One test's verdict as the console ends it: steady state (which trackers), its deviations."""
+        own = [f.deviation.rule for f in self.findings if f.test == t.name]
+        loops = steady_loops(t.summary)
+        if not loops:
+            steady = "no steady-state loop"
+        elif all(loop.reached for loop in loops):
+            steady = "steady state reached (" + ", ".join(
+                dict.fromkeys(k.key.label for loop in loops for k in loop.aggregate_trackers)) + ")"
+        else:
+            missed = [loop for loop in loops if not loop.reached]
+            steady = (f"steady state NOT reached in {len(missed)} of {len(loops)} loop(s) (not steady: "
+                      + ", ".join(dict.fromkeys(k.key.label for loop in missed for k in loop.aggregate_trackers
+                                                if not k.state.reached)) + ")")
+        rules = f" ({', '.join(r + (f' ×{n}' if n > 1 else '') for r, n in Counter(own).items())})" if own else ""
+        return (f"verdict {t.name}: {steady}; {len(own)} deviation(s){rules} — "
+                f"{'conformant' if not own else 'NOT CONFORMANT'}")
+
+
+def steady_loops(summary: object) -> list[SteadyResult]:
+    """Every steady-state loop in a test's typed summary (one, or one per block size, ...)."""
+    if isinstance(summary, SteadyResult):
+        return [summary]
+    if is_dataclass(summary) and not isinstance(summary, type):
+        return [s for f in fields(summary) for s in steady_loops(getattr(summary, f.name))]
+    if isinstance(summary, (list, tuple)):
+        return [s for x in summary for s in steady_loops(x)]
+    if isinstance(summary, dict):
+        return [s for x in summary.values() for s in steady_loops(x)]
+    return []
 
 
 def _steady(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:

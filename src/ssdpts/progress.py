@@ -1,29 +1,88 @@
-"""Live progress on the terminal (rich) and in the run's log file; `--quiet` keeps only the log."""
+"""Live progress on the terminal (rich) and in the run's log file; `--quiet` keeps only the log.
+
+Where the run is: test k of n, round r of ≤ max, the running cell, the preconditioning's bytes, and ETAs for
+the test and the whole run from the plans' bounds (`ssdpts plan`) and the time already spent. A bound is
+printed as "≤": a steady-state loop ends anywhere between its window and its round limit. Each round's line
+gives the device idle measured at the block layer before it (docs/device-idle.md), never the gate-side figure.
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
 import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .units import format_duration
 
+if TYPE_CHECKING:
+    from .engines.results import IoProgress, RoundOutput
+    from .pts.plan import TestPlan
+
 log = logging.getLogger("ssdpts")
+
+PRINT_EVERY_S = 30.0    # a line of preconditioning progress at most this often without a terminal
+
+
+@dataclass(frozen=True)
+class PlanBounds:
+    """A test's planned duration: its time-bound phases take seconds_min..seconds_max, its size-bound ones
+    (preconditioning) write size_bound_bytes at the drive's speed."""
+
+    test: str
+    seconds_min: float
+    seconds_max: float
+    size_bound_bytes: int
+
+    @classmethod
+    def of(cls, plan: "TestPlan") -> "PlanBounds":
+        return cls(plan.test, plan.seconds_min, plan.seconds_max, plan.size_bound_bytes)
+
+
+def span(lo: float, hi: float) -> str:
+    """A duration known exactly, or only as a bound ("≤ 2h10m")."""
+    return format_duration(hi) if hi - lo < 0.5 else f"≤ {format_duration(hi)}"
+
+
+def mb(n: float) -> str:
+    """Bytes in decimal units, as a drive's data sheet gives them."""
+    return f"{n / 1e9:.2f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"
+
+
+def idle_text(out: "RoundOutput") -> str:
+    """The device's idle before a round, as the block layer measured it, or why it was not measured."""
+    idle = out.device_idle_before
+    if (idle is None or idle.ms is None) and out.device_idle_note:
+        return f"device idle before it {out.device_idle_note}"
+    if idle is None:
+        return ""                        # no transition before it (the session's first I/O)
+    if idle.ms is None:
+        return f"device idle before it not measured ({out.device_idle_note or 'no block-layer sample'})"
+    return f"device idle before it {idle.ms:.1f} ms"
 
 
 class Progress:
-    """Receives events from the tests; prints a status line with the round, tracking values and ETA."""
+    """Receives events from the runner and the tests; prints where the run is and when it will end."""
 
     def __init__(self, quiet: bool = False):
         self.quiet = quiet
         self._live = None
         self._status = ""
+        self._desc = ""
         self._round_started = 0.0
         self._round_seconds: float | None = None
+        self._max_rounds = 0
         self._cells: list[tuple[str, float]] = []
-        self._left: tuple[float, float] | None = None   # test time left after this round: (at least, at most)
-        self._desc = ""
-        self._run_started = time.monotonic()
+        self._bounds: dict[str, PlanBounds] = {}
+        self._tests: list[str] = []
+        self._test = ""
+        self._spent = 0.0          # time-bound seconds of the running test already done
+        self._mark = time.monotonic()
+        self._written = 0          # size-bound bytes of the running test already written
+        self._rate: float | None = None           # bytes/s of the last preconditioning
+        self._io: IoProgress | None = None
+        self._io_printed = 0.0
         if not quiet and sys.stderr.isatty():
             from rich.console import Console
             from rich.live import Live
@@ -35,24 +94,15 @@ class Progress:
         else:
             self._console = None
 
-    def _render(self):
-        from rich.text import Text
-
+    # what the terminal shows between lines ---------------------------------------------------------
+    def status_line(self) -> str:
+        """The live line: where the run is and the ETAs (a terminal redraws it 4 times a second)."""
         if not self._desc:
-            return Text("")
-        elapsed = time.monotonic() - self._round_started
-        eta = ""
-        if self._round_seconds:
-            frac = min(elapsed / self._round_seconds, 1.0)
-            bar = "█" * int(frac * 20) + "·" * (20 - int(frac * 20))
-            left = max(self._round_seconds - elapsed, 0)
-            eta = f" {bar} round ETA {format_duration(left)}"
-            if self._left:
-                lo, hi = self._left
-                eta += (f", test ETA {format_duration(left + lo)}" if lo == hi else
-                        f", test ETA {format_duration(left + lo)}–{format_duration(left + hi)} (until steady)")
-        else:
-            eta = f" {format_duration(elapsed)} elapsed"
+            return ""
+        now = time.monotonic()
+        if self._io is not None:
+            return f"{self._desc}: {self._io_text(self._io)}; {self.eta()}"
+        elapsed = now - self._round_started
         cell = ""
         if self._cells:   # cells are time based and back to back: the running one follows from the clock
             t = 0.0
@@ -61,8 +111,64 @@ class Progress:
                 if elapsed < t or i == len(self._cells):
                     cell = f" cell {i}/{len(self._cells)} {name}"
                     break
-        return Text(f"{self._desc}{cell}{eta}  {self._status}", style="bold")
+        if self._round_seconds:
+            frac = min(elapsed / self._round_seconds, 1.0)
+            bar = "█" * int(frac * 20) + "·" * (20 - int(frac * 20))
+            clock = f" {bar} round {format_duration(max(self._round_seconds - elapsed, 0))} left"
+        else:
+            clock = f" {format_duration(elapsed)} elapsed"
+        return f"{self._desc}{cell}{clock}; {self.eta()}  {self._status}"
 
+    def _render(self):
+        from rich.text import Text
+
+        return Text(self.status_line(), style="bold")
+
+    def eta(self) -> str:
+        """'ETA test ≤ 1m10s, run ≤ 5m20s', from the plans' bounds less the time the test has spent."""
+        test = self._test_left()
+        if test is None:
+            return "ETA unknown (no plan for this test)"
+        lo, hi = test
+        later = [self._bounds.get(t) for t in self._tests[self._tests.index(self._test) + 1:]] \
+            if self._test in self._tests else []
+        if any(b is None for b in later):
+            return f"ETA test {span(lo, hi)}, run unknown"
+        run_lo, run_hi = lo + sum(b.seconds_min for b in later), hi + sum(b.seconds_max for b in later)
+        unwritten = sum(b.size_bound_bytes for b in later)
+        if self._bounds.get(self._test):   # the running preconditioning is in the test's own ETA
+            in_flight = self._io.bytes_total or 0 if self._io is not None else 0
+            unwritten += max(self._bounds[self._test].size_bound_bytes - self._written - in_flight, 0)
+        writes = ""
+        if unwritten and self._rate:
+            run_lo, run_hi = run_lo + unwritten / self._rate, run_hi + unwritten / self._rate
+            writes = f" (preconditioning at the measured {self._rate / 1e6:,.0f} MB/s)"
+        elif unwritten:
+            writes = f" + writing {mb(unwritten)} at the drive's speed"
+        return f"ETA test {span(lo, hi)}, run {span(run_lo, run_hi)}{writes}"
+
+    def _test_left(self) -> tuple[float, float] | None:
+        bounds = self._bounds.get(self._test)
+        if bounds is None:
+            return None
+        if self._io is not None and self._io.fraction is not None and self._io.bytes_per_s:
+            pc = (self._io.bytes_total - self._io.bytes_done) / self._io.bytes_per_s
+            return bounds.seconds_min - self._spent + pc, bounds.seconds_max - self._spent + pc
+        running = 0.0
+        if self._round_seconds:
+            running = min(time.monotonic() - self._round_started, self._round_seconds)
+        spent = self._spent + running
+        lo, hi = max(bounds.seconds_min - spent, 0.0), max(bounds.seconds_max - spent, 0.0)
+        return min(lo, hi), hi
+
+    @staticmethod
+    def _io_text(p: "IoProgress") -> str:
+        rate = f", {p.bytes_per_s / 1e6:,.0f} MB/s" if p.bytes_per_s else ""
+        if p.fraction is None:
+            return f"{mb(p.bytes_done)} moved{rate} (MB = 10^6 bytes)"
+        return f"{mb(p.bytes_done)} of {mb(p.bytes_total)} ({100 * p.fraction:.0f} %){rate} (MB = 10^6 bytes)"
+
+    # lines ---------------------------------------------------------------------------------------
     def _print(self, text: str) -> None:
         log.info(text)
         if self.quiet:
@@ -75,32 +181,69 @@ class Progress:
     def message(self, text: str) -> None:
         self._print(text)
 
-    def test_started(self, test: str, title: str, estimate_s: float | None) -> None:
-        est = f" (at least {format_duration(estimate_s)})" if estimate_s else ""
-        self._print(f"== {title}{est}")
+    def planned(self, tests: list[str], bounds: list[PlanBounds]) -> None:
+        """The run's tests in order and the bounds of those that have a plan."""
+        self._tests = list(tests)
+        self._bounds = {b.test: b for b in bounds}
+
+    def test_started(self, test: str, title: str, index: int, count: int) -> None:
+        self._test, self._spent, self._written, self._io = test, 0.0, 0, None
+        self._mark = time.monotonic()
+        self._desc = ""
+        b = self._bounds.get(test)
+        planned = ""
+        if b is not None:
+            planned = f" (planned {span(b.seconds_min, b.seconds_max)}" + (
+                f" + writing {mb(b.size_bound_bytes)}" if b.size_bound_bytes else "") + ")"
+        self._print(f"== test {index}/{count}: {title}{planned}")
 
     def round_started(self, test: str, phase: str, round_no: int, max_rounds: int, seconds: float | None,
                       what: str, cells: list[tuple[str, float]] | None = None, window: int | None = None) -> None:
         where = f"{test}{' ' + phase if phase else ''}"
-        self._desc = f"{where}: {what}" if what else f"{where}: round {round_no}/≤{max_rounds}"
+        counter = f"round {round_no}/≤{max_rounds}" if max_rounds else f"round {round_no}"
+        self._desc = f"{where}: {what}" if what else f"{where}: {counter}"
         self._round_started = time.monotonic()
         self._round_seconds = seconds
         self._cells = list(cells or [])
-        self._left = None
-        if seconds and window and round_no:
-            self._left = (max(window - round_no, 0) * seconds, max(max_rounds - round_no, 0) * seconds)
+        self._max_rounds = max_rounds
+        self._io = None
+        if round_no:
+            self._mark = self._round_started
         log.info("%s started", self._desc)
 
+    def io_progress(self, test: str, phase: str, p: "IoProgress") -> None:
+        """A running size-bound round's status (preconditioning), from the engine's thread."""
+        self._io = p
+        now = time.monotonic()
+        if self._console is None and (now - self._io_printed >= PRINT_EVERY_S):
+            self._io_printed = now
+            self._print(f"   {test}{' ' + phase if phase else ''} preconditioning: {self._io_text(p)}; {self.eta()}")
+
+    def precondition_done(self, test: str, phase: str, p: "IoProgress") -> None:
+        self._io, self._io_printed = None, 0.0     # the next preconditioning prints its first report
+        self._written += p.bytes_done
+        self._rate = p.bytes_per_s or self._rate
+        took = f" in {format_duration(p.io_seconds)}" if p.io_seconds >= 60 else f" in {p.io_seconds:.1f} s"
+        rate = f", {p.bytes_per_s / 1e6:,.0f} MB/s" if p.bytes_per_s else ""
+        self._print(f"   {test}{' ' + phase if phase else ''} preconditioning done: {mb(p.bytes_done)} "
+                    f"written{took}{rate} (MB = 10^6 bytes)")
+        self._mark = time.monotonic()
+
     def round_done(self, test: str, phase: str, round_no: int, tracking: dict, reached: bool,
-                   gap_ms: float | None) -> None:
+                   out: "RoundOutput | None") -> None:
+        now = time.monotonic()
+        self._spent += self._round_seconds if self._round_seconds else now - self._mark
+        self._mark, self._round_seconds = now, None
         values = ", ".join(f"{k}={_fmt(v, k)}" for k, v in tracking.items() if isinstance(v, (int, float)))
         if not values:
             values = ", ".join(f"{k}=[{', '.join(_fmt(x, k) for x in v)}]" for k, v in tracking.items()
                                if isinstance(v, list))
-        gap = f", idle gap {gap_ms:.1f} ms" if gap_ms is not None else ""
+        idle = idle_text(out) if out is not None else ""
+        counter = f"round {round_no}/≤{self._max_rounds}" if 0 < round_no <= self._max_rounds else f"round {round_no}"
         state = "steady state reached" if reached else "not steady yet"
         self._status = values
-        self._print(f"   {test}{' ' + phase if phase else ''} round {round_no}: {values}{gap} — {state}")
+        self._print(f"   {test}{' ' + phase if phase else ''} {counter}: {values}{'; ' + idle if idle else ''}"
+                    f" — {state}; {self.eta()}")
 
     def close(self) -> None:
         if self._live is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import interrupts
 from .capabilities import missing
+from .conformance import check
 from .engines import engine_for
 from .errors import SsdptsError
 from .deviations import Deviation
@@ -22,7 +23,8 @@ from .health import snapshot
 from .hostinfo import platform_record
 from .owner import RunOwner
 from .profiles import load_profile, profile_tests
-from .progress import Progress
+from .export.model import load_run
+from .progress import Progress, PlanBounds
 from .pts import registry
 from .pts.common import TestContext, choose_seed
 from .pts.plan import TestPlan, planned_workloads
@@ -373,22 +375,25 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             note = (run["options"].get("write_cache") or {}).get("note")
             if note:
                 progress.message(f"note: {note}")
-            for name in run["tests"]:
+            purge_method = run["options"].get("purge", "auto")
+            progress.planned(run["tests"], [PlanBounds.of(p) for p in plans_for(target, profile, run["tests"],
+                                                                                 purge_method)])
+            for index, name in enumerate(run["tests"], start=1):
                 if store.test_status(run_id, name) == "completed":
-                    progress.message(f"{name}: already complete, skipped")
+                    progress.message(f"test {index}/{len(run['tests'])} {name}: already complete, skipped")
                     continue
                 spec = registry.get(name)
                 store.set_test(run_id, name, "running")
                 ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
                                   settings=spec.settings_of(profile), progress=progress,
-                                  purge_method=run["options"].get("purge", "auto"),
-                                  decode_summary=registry.decode_stored)
-                progress.test_started(name, spec.title, None)
+                                  purge_method=purge_method, decode_summary=registry.decode_stored)
+                progress.test_started(name, spec.title, index, len(run["tests"]))
                 _health(store, run_id, name, "before", target)
                 summary = spec.encode(spec.run(ctx))
                 _health(store, run_id, name, "after", target)
                 _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)
+                progress.message(_verdict_line(store, run_id, name))
             if retry:
                 _retry_failed(store, run_id, target, profile, progress, run)
         failed = engine.failed
@@ -400,6 +405,9 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             return
         store.set_run_status(run_id, "completed")
         _write_report(store, run_id, progress)
+        verdict = check(load_run(store, run_id), store)
+        progress.message(f"{verdict.lines()[0]}" + ("" if verdict.conformant else f"; 'ssdpts check {run_id}' "
+                                                     "lists them"))
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
         interrupts.acknowledge()
@@ -430,6 +438,12 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             handler.close()
         if discarded:
             _log_path(results_dir, run_id).unlink(missing_ok=True)
+
+
+def _verdict_line(store: Store, run_id: str, test: str) -> str:
+    """The console's last word on a completed test (the same rules as 'ssdpts check')."""
+    run = load_run(store, run_id)
+    return check(run, store).test_line(next(t for t in run.tests if t.name == test))
 
 
 def _discard_if_empty(store: Store, run_id: str, retry: bool) -> bool:

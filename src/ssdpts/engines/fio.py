@@ -21,6 +21,7 @@ the block-layer sampler (blockidle.py), stored next to them (docs/device-idle.md
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -30,7 +31,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
@@ -41,9 +42,11 @@ from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .gates import Gates
 from .fiojson import parse_output
-from .results import DeviceIdle, RoundOutput, Stall
+from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
 
 MIN_FIO = (3, 20)   # lat_percentiles/percentile_list on total latency, thread, json+ bins
+log = logging.getLogger("ssdpts")
+STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
 
 def fio_version(binary: str = "fio") -> str:
     path = shutil.which(binary)
@@ -163,7 +166,8 @@ MAX_CELLS_PER_PROCESS = 32   # bounds the jobs (threads, buffers) one waiting fi
 class _FioProcess:
     """One fio process running some consecutive cells of a round, gated like all the others."""
 
-    def __init__(self, session: "FioSession", cells: Sequence[Workload], interval_s: float | None):
+    def __init__(self, session: "FioSession", cells: Sequence[Workload], interval_s: float | None,
+                 on_progress: Callable[[IoProgress], None] | None = None):
         s = session
         s._count += 1
         self.session = session
@@ -187,6 +191,7 @@ class _FioProcess:
         self.job_path = self.dir / "job.fio"
         self.out_path = self.dir / "out.json"
         self.interval_s = interval_s
+        self.on_progress = on_progress
         self.proc = None
         self.started_at = time.time()
         self.launch_error = ""
@@ -260,9 +265,10 @@ class _FioProcess:
                 opts["exec_postrun"] = s.gates.fire_hook(gid)
         self.job_text = job.text()
         self.job_path.write_text(self.job_text)
-        interval_s = self.interval_s
+        interval_s = self.interval_s or (self.on_progress and STATUS_INTERVAL_S)
         if interval_s:
-            # periodic cumulative status documents on stdout, cut into intervals as they arrive
+            # periodic cumulative status documents on stdout, cut into intervals as they arrive (streaming)
+            # or read for progress; the last one is fio's final result
             self.command = [s.engine.binary, "--output-format=json+", f"--status-interval={int(interval_s * 1000)}ms",
                             str(self.job_path)]
         else:
@@ -280,7 +286,9 @@ class _FioProcess:
         if background:
             threading.Thread(target=self._foreground_when_set_up, daemon=True).start()
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
-        if not interval_s:
+        if self.on_progress and not self.interval_s:
+            self._threads.append(threading.Thread(target=self._report_progress, daemon=True))
+        elif not interval_s:
             self._threads.append(threading.Thread(target=self._drain, args=(self.proc.stdout, self._stdout),
                                                   daemon=True))
         for t in self._threads:
@@ -299,6 +307,20 @@ class _FioProcess:
     def _drain(stream, sink: list[str]) -> None:
         for line in stream:
             sink.append(line)
+
+    def _report_progress(self) -> None:
+        """Every status document fio prints becomes an IoProgress for the round's callback (its last one is
+        fio's final result, kept in `_stdout` as a streaming round keeps it)."""
+        total = size_bound_bytes(self.cells, len(self.session.members))
+        for doc in self.documents():
+            jobs = doc["jobs"]
+            done = sum(int((j.get(d) or {}).get("io_bytes", 0)) for j in jobs for d in ("read", "write"))
+            ms = max((float((j.get(d) or {}).get("runtime", 0)) for j in jobs for d in ("read", "write")), default=0.0)
+            try:
+                self.on_progress(IoProgress(done, total, ms / 1000))
+            except Exception:   # never stop reading: fio would block on a full pipe
+                log.exception("progress report failed")
+        self.out_path.write_text("".join(self._stdout))   # the final result, where a kept round's files are
 
     def _release_on_exit(self) -> None:
         self.proc.wait()
@@ -412,12 +434,16 @@ class _FioProcess:
 class FioRound:
     """A submitted round: one or more gated fio processes running its cells back to back."""
 
-    def __init__(self, session: "FioSession", cells: Sequence[Workload], tag: str, interval_s: float | None = None):
+    def __init__(self, session: "FioSession", cells: Sequence[Workload], tag: str, interval_s: float | None = None,
+                 on_progress: Callable[[IoProgress], None] | None = None):
         self.session = session
         self.cells = list(cells)
         self.tag = tag
         self.interval_s = interval_s
-        if interval_s:
+        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock
+        # (below); a continuing stream's cell needs its output file: progress is given up for those
+        self.on_progress = None if interval_s or any(c.stream for c in self.cells) else on_progress
+        if interval_s or self.on_progress:
             # one cell per process: fio's status dump waits for every running job, so a job gated in
             # exec_prerun behind another job of the same process would deadlock the dump
             chunks = [[c] for c in self.cells]
@@ -433,7 +459,7 @@ class FioRound:
 
     def arm(self) -> None:
         """Start (or, after a stall, start again) this round's processes behind everything submitted so far."""
-        self.procs = [_FioProcess(self.session, chunk, self.interval_s) for chunk in self._chunks]
+        self.procs = [_FioProcess(self.session, chunk, self.interval_s, self.on_progress) for chunk in self._chunks]
         self.started_at = self.procs[0].started_at
 
     def cancel(self) -> None:
@@ -599,10 +625,12 @@ class FioSession:
         for r in rounds:
             r.arm()
 
-    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> FioRound:
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None,
+               on_progress: Callable[[IoProgress], None] | None = None) -> FioRound:
         """Queue cells to run right after everything submitted before. With `interval_s`, the round
-        streams: iterate `intervals()` for per-interval results while it runs (one fio process)."""
-        r = FioRound(self, cells, tag, interval_s)
+        streams: iterate `intervals()` for per-interval results while it runs (one fio process).
+        `on_progress` is called (from another thread) with each of fio's periodic status reports."""
+        r = FioRound(self, cells, tag, interval_s, on_progress)
         self._rounds.append(r)
         return r
 

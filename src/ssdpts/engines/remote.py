@@ -228,7 +228,9 @@ class RemoteSession:
         self.count = 0
         self.last_end: float | None = None
 
-    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> RemoteRound:
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None,
+               on_progress=None) -> RemoteRound:
+        """`on_progress` is not called: a remote fio client prints its results only at the end of a round."""
         if interval_s:
             raise SsdptsError("continuous (streaming) tests such as WSAT/XSR are not supported on remote hosts "
                               "yet; run them with ssdpts on each host")

@@ -98,6 +98,37 @@ class DeviceIdle:
 
 
 @dataclass(frozen=True)
+class IoProgress:
+    """How far a running round has got, from the engine's periodic status (fio's --status-interval): given to
+    the `on_progress` callback a round was submitted with, from the engine's own thread."""
+
+    bytes_done: int                  # read + written so far, every job and target
+    bytes_total: int | None          # what the round's size-bound cells will move; None: time-bound
+    io_seconds: float                # how long its I/O has run so far
+
+    @classmethod
+    def of(cls, cells: list[CellResult], bytes_total: int | None = None) -> "IoProgress":
+        """A finished round's (cells run one after another)."""
+        return cls(sum(c.read.bytes + c.write.bytes for c in cells), bytes_total,
+                   sum(c.runtime_ms for c in cells) / 1000)
+
+    @property
+    def fraction(self) -> float | None:
+        return min(self.bytes_done / self.bytes_total, 1.0) if self.bytes_total else None
+
+    @property
+    def bytes_per_s(self) -> float | None:
+        return self.bytes_done / self.io_seconds if self.io_seconds > 0 else None
+
+
+def size_bound_bytes(cells, targets: int = 1) -> int | None:
+    """Bytes the cells move in all when every one is size bound (io_size per job), else None."""
+    if any(not c.io_size for c in cells):
+        return None
+    return sum(c.io_size * c.threads for c in cells) * targets
+
+
+@dataclass(frozen=True)
 class Stall:
     """A time-based cell whose fio stopped making progress: killed, and its round run again."""
 

@@ -185,7 +185,9 @@ class SimSession:
         self.counter = 0
         self.streams = StreamPositions()
 
-    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None) -> SimRound:
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None,
+               on_progress=None) -> SimRound:
+        """`on_progress` is not called: a round runs at once, in simulated time, when its result is asked for."""
         r = SimRound(self, cells, tag, interval_s)
         self.queue.append(r)
         return r

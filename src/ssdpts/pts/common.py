@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..deviations import PURGE_SOURCE, STALL_SOURCE, Deviation
-from ..engines.results import CellResult, merge_bins, percentile_from_bins
+from ..engines.results import CellResult, IoProgress, merge_bins, percentile_from_bins
 from ..records import from_data
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
@@ -201,13 +201,15 @@ class TestContext:
         if precondition is not None:
             precondition = self.seeded([precondition], phase, 0)[0]
         with self.engine.session(self.target) as session:
-            pc = session.submit([precondition], tag=f"{phase} precondition") if need_pc else None
+            pc = session.submit([precondition], tag=f"{phase} precondition",
+                                on_progress=lambda p: self.progress.io_progress(self.test, phase, p)) if need_pc else None
             round_cells = self.seeded(cells, phase, round_no)
             pending = session.submit(round_cells, tag=f"{phase} round {round_no}")
             if pc is not None:
                 self.progress.round_started(self.test, phase, 0, max_rounds, None, "preconditioning")
                 out = pc.result()
                 self._save_round(self._ph(phase), "precondition", 0, out, [precondition.to_dict()])
+                self.progress.precondition_done(self.test, phase, IoProgress.of(out.cells))
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
                                             cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])
@@ -227,7 +229,7 @@ class TestContext:
                 self._save_round(self._ph(phase), "round", round_no, out, [c.to_dict() for c in round_cells],
                                  tracking, {k.label: s.to_dict() for k, s in states.items()},
                                  force=reached or nxt is None)
-                self.progress.round_done(self.test, phase, round_no, tracking, reached, out.gap_before_ms)
+                self.progress.round_done(self.test, phase, round_no, tracking, reached, out)
                 if reached or nxt is None:
                     if nxt is not None:
                         nxt.cancel()
@@ -260,7 +262,7 @@ class TestContext:
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
                     self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track, force=k == len(todo) - 1)
-                    self.progress.round_done(self.test, phase, i, track, False, out.gap_before_ms)
+                    self.progress.round_done(self.test, phase, i, track, False, out)
         return {phase: self.store.rounds(self.run_id, self.test, self._ph(phase)) for phase, _ in segments}
 
     def stream(self, phases: Sequence[str], cells: Sequence[Workload], interval_s: float,
