@@ -77,8 +77,9 @@ def _estimate(est: Estimate) -> str:
 
 def _written(plan: TestPlan) -> str:
     known = plan.bytes_written_known
-    return _bytes(known) if plan.bytes_exact else \
-        f"{_bytes(known)} + time-bound writes (their amount depends on the drive)"
+    if plan.bytes_exact:
+        return _bytes(known)
+    return ("" if known == 0 else f"{_bytes(known)} + ") + "time-bound writes (their amount depends on the drive)"
 
 
 def render_plan(target: Target, profile: dict, plans: list[tuple[str, TestPlan]], speed: WriteSpeed | None = None
