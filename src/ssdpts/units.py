@@ -43,7 +43,67 @@ def bs_label(n: int) -> str:
 
 
 
+_CAPACITY = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:([kmgtp])(i?)b?)?\s*$", re.I)
+
+
+def parse_capacity(text: str, what: str = "--capacity") -> int:
+    """A drive's capacity the way vendors write it: '3.84T' and '3.84TB' are 3.84 x 10^12 bytes (the marketing
+    TB), '3.5TiB' is 3.5 x 2^40; a bare number is bytes. Unlike parse_size (fio's convention), T is decimal here:
+    a drive sold as 3.84 TB holds 3.84 x 10^12 bytes, not 3.84 TiB."""
+    m = _CAPACITY.match(str(text))
+    if not m:
+        raise SsdptsError(f"bad {what} {text!r}: use a number with a decimal (G, T = 10^9, 10^12 bytes) or binary "
+                          "(GiB, TiB) unit, e.g. 3.84T or 3.5TiB")
+    number, prefix, binary = float(m.group(1)), (m.group(2) or "").lower(), m.group(3)
+    if number <= 0:
+        raise SsdptsError(f"{what} must be greater than zero (got {text!r}); e.g. {what} 3.84T")
+    return int(number * (1024 if binary else 1000) ** _POW[prefix])
+
+
+# case matters for the unit only: B is bytes, b is bits
+_RATE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?)([Bb])(?:/s|ps)\s*$")
+
+
+def parse_rate(text: str, what: str = "--write-speed") -> float:
+    """Bytes per second: '2GB/s' = 2 x 10^9 (vendors' unit), '1.5GiB/s' = 1.5 x 2^30, '500MB/s'. A lowercase b
+    is bits (Gb/s) and is refused rather than guessed."""
+    m = _RATE.match(str(text))
+    example = f"e.g. {what} 2GB/s (decimal, as vendors quote it) or 1.8GiB/s"
+    if not m:
+        raise SsdptsError(f"bad {what} {text!r}: use bytes per second with a unit, {example}")
+    number, prefix, binary, unit = float(m.group(1)), m.group(2).lower(), m.group(3), m.group(4)
+    if unit == "b":
+        raise SsdptsError(f"bad {what} {text!r}: a lowercase b is bits per second; give bytes, {example}")
+    if number <= 0:
+        raise SsdptsError(f"{what} must be greater than zero (got {text!r}); {example}")
+    return number * (1024 if binary else 1000) ** _POW[prefix]
+
+
+def format_rate(bytes_per_s: float) -> str:
+    """Decimal units, as vendors quote speeds: 2e9 -> '2 GB/s'."""
+    for unit, scale in (("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if bytes_per_s >= scale:
+            return f"{bytes_per_s / scale:,.4g} {unit}"
+    return f"{bytes_per_s:,.4g} B/s"
+
+
+def format_long_duration(seconds: float) -> str:
+    """Durations of minutes to weeks, to the minute above an hour: '7 d 07 h 35 min', '4 h 05 min',
+    '20 min 05 s', '20 min', '45 s'."""
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        minutes = int(round(seconds / 60))
+        d, rem = divmod(minutes, 24 * 60)
+        h, m = divmod(rem, 60)
+        return f"{d} d {h:02d} h {m:02d} min" if d else f"{h} h {m:02d} min"
+    m, s = divmod(seconds, 60)
+    return (f"{m} min {s:02d} s" if s else f"{m} min") if m else f"{s} s"
+
+
 def format_duration(seconds: float) -> str:
+    """Compact: '45s', '20m00s', '4h05m'; a day or more reads in days: '7 d 07 h 35 min', not '175h35m'."""
+    if seconds >= 86400:
+        return format_long_duration(seconds)
     seconds = int(round(seconds))
     h, rem = divmod(seconds, 3600)
     m, s = divmod(rem, 60)
@@ -52,3 +112,12 @@ def format_duration(seconds: float) -> str:
     if m:
         return f"{m}m{s:02d}s"
     return f"{s}s"
+
+
+def format_capacity(n: int) -> str:
+    """Both unit systems, so a marketing TB is never mistaken for a TiB: '3.84 TB (3.49 TiB)'."""
+    for (dec, dscale), (binary, bscale) in ((("TB", 1e12), ("TiB", 2**40)), (("GB", 1e9), ("GiB", 2**30)),
+                                            (("MB", 1e6), ("MiB", 2**20))):
+        if n >= dscale:
+            return f"{n / dscale:,.4g} {dec} ({n / bscale:,.3g} {binary})"
+    return f"{n:,} B"

@@ -6,6 +6,9 @@ run cannot drift apart. Durations are exact where the spec fixes them (cell runt
 rounds); a steady-state loop ends between `window` rounds (steady at the first chance) and its round
 limit. Bytes written are exact for size-bound writes (WIPC) and "depends on the drive" for time-bound
 writes (their amount is the drive's write speed × time).
+
+A size-bound write takes as long as the drive needs: `TestPlan.estimate(write speed)` times it at a given
+(claimed) sequential write speed, and says which bytes stay untimed when no speed is known.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ class PlannedCell:
     runtime_s: float | None      # time-bound cell
     io_bytes: int | None         # size-bound cell: bytes in total (all threads)
     idle_before_s: float = 0.0
+    reads_pct: int = 0           # share of the I/O that is reads (io_bytes counts both directions)
     # the cell itself, for checks before a run (is the target large enough for it?); not part of the plan's data
     workload: Workload | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, w: Workload) -> "PlannedCell":
         cell = cls(w.name, w.rw, bs_label(w.bs), w.read_pct, w.threads, w.iodepth, w.runtime_s,
-                   w.io_size * w.threads if w.io_size else None, w.idle_before_s)
+                   w.io_size * w.threads if w.io_size else None, w.idle_before_s, w.reads)
         cell.workload = w
         return cell
 
@@ -52,6 +56,51 @@ class Phase:
     seconds_max: float | None = 0.0
     bytes_written: int | None = 0      # None: time-bound writes, depends on the drive
     purge: PurgeRecord | None = None
+
+    def seconds_at(self, write_bps: float | None) -> tuple[float | None, float | None]:
+        """(least, most) seconds with size-bound writes timed at `write_bps` (None: unknown). The cells of a
+        "stream" run once (its rounds are intervals cut from them); other phases run them once per round."""
+        if not self.cells:
+            return self.seconds_min, self.seconds_max
+        spans = [cell_seconds(c, write_bps) for c in self.cells]
+        passes_min, passes_max = (1, 1) if self.name == "stream" else (self.rounds_min, self.rounds_max)
+        lo = None if any(a is None for a, _ in spans) else passes_min * sum(a for a, _ in spans)
+        hi = None if any(b is None for _, b in spans) else passes_max * sum(b for _, b in spans)
+        if self.seconds_max is not None:         # a limit of the phase itself (WSAT: time limit, round limit)
+            hi = self.seconds_max if hi is None else min(hi, self.seconds_max)
+        if lo is not None and hi is not None:
+            lo = min(lo, hi)
+        return lo, hi
+
+
+def cell_seconds(c: PlannedCell, write_bps: float | None) -> tuple[float | None, float | None]:
+    """(least, most) seconds of one pass of a cell, idle included. A time-bound cell: its runtime. A size-bound
+    write: its bytes at the write speed. Bound by both: from the bytes at the write speed (the drive writes no
+    faster than its claimed speed) to the runtime (a slower drive). A size-bound cell with reads and no
+    runtime: unknown (there is no read speed to time it by)."""
+    if c.io_bytes is None:
+        lo = hi = c.runtime_s or 0.0
+    else:
+        at_speed = c.io_bytes * (100 - c.reads_pct) / 100 / write_bps if write_bps else None
+        if c.runtime_s is None:
+            lo = hi = at_speed if c.reads_pct == 0 else None
+        else:
+            lo, hi = (None if at_speed is None else min(at_speed, c.runtime_s)), c.runtime_s
+    idle = c.idle_before_s
+    return (None if lo is None else lo + idle), (None if hi is None else hi + idle)
+
+
+@dataclass
+class Estimate:
+    """A test's (or a plan's) duration with size-bound writes timed at a write speed."""
+    write_bps: float | None
+    seconds_min: float           # of the phases whose least time is known
+    seconds_max: float           # of the phases whose most time is known
+    untimed_bytes: int           # bytes of phases whose time is not known: not in seconds_min (nor seconds_max)
+
+    def __add__(self, other: "Estimate") -> "Estimate":
+        return Estimate(self.write_bps, self.seconds_min + other.seconds_min, self.seconds_max + other.seconds_max,
+                        self.untimed_bytes + other.untimed_bytes)
 
 
 @dataclass
@@ -82,6 +131,12 @@ class TestPlan:
     def bytes_exact(self) -> bool:
         """False when time-bound writes add an amount that depends on the drive's speed."""
         return all(p.bytes_written is not None for p in self.phases)
+
+    def estimate(self, write_bps: float | None) -> Estimate:
+        spans = [(p, *p.seconds_at(write_bps)) for p in self.phases]
+        return Estimate(write_bps, sum(lo for _, lo, _ in spans if lo is not None),
+                        sum(hi for _, _, hi in spans if hi is not None),
+                        sum(p.bytes_written or 0 for p, lo, hi in spans if lo is None or hi is None))
 
 
 def planned_workloads(plans: Sequence[TestPlan]) -> list[tuple[str, Workload]]:

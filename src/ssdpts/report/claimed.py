@@ -81,6 +81,12 @@ def load_claims(path: str | Path) -> dict:
     return out
 
 
+def claimed_write_speed(claims: dict) -> float | None:
+    """The highest sequential write speed a loaded claims file names, in bytes/s (its MB/s are 10^6 B/s)."""
+    speeds = [t["write_mb_s"] for t in claims.get("sequential", []) if "write_mb_s" in t]
+    return max(speeds) * 1e6 if speeds else None
+
+
 def _summaries(store: Store, run: dict) -> dict:
     """name -> typed summary of every test of the run that stored one (decoded by its registered spec)."""
     out = {}

@@ -6,11 +6,14 @@ from pathlib import Path
 from ..capabilities import Capability
 
 
+HYPOTHETICAL = "hypothetical"     # Target.kind of a drive planned by its capacity alone (`plan --capacity`)
+
+
 @dataclass
 class Target:
     """A device under test. `fio_filename` is what fio opens; sizes are in bytes."""
 
-    kind: str                     # block | file | sim
+    kind: str                     # block | file | sim | set | hypothetical
     spec: str                     # what the user typed
     path: str                     # resolved path (or sim preset name)
     size_bytes: int

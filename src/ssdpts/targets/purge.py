@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from ..errors import SsdptsError
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from . import sysfs
-from .base import Target
+from .base import HYPOTHETICAL, Target
 from .sysfs import SysRoots
 
 METHODS = ("auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none")
@@ -234,6 +234,10 @@ def planned_purge(target: Target, method: str = "auto", roots: SysRoots | None =
         return PurgeRecord("sim-purge", True, "", 0.0, "simulated drive returned to fresh-out-of-box")
     if method == "none":
         return PurgeRecord("none", False, "", 0.0, "no purge requested")
+    if target.kind == HYPOTHETICAL:
+        return PurgeRecord(method, method == "auto" or method in SNIA_PURGES, "", 0.0, "chosen at run time: the drive's "
+            "sanitize, format or secure erase; a drive with none is not purged, and the test is non-conformant" if method == "auto" else
+            "whether the drive supports it is checked at run time")
     supported = supported_methods(target, roots)
     chosen = (supported[0] if supported else "none") if method == "auto" else method
     if chosen != "none" and chosen not in supported:

@@ -36,8 +36,10 @@ def remote_spec(target: Target) -> str:
     return f"{host}:{port}:{target.path}#size={target.size_bytes}"
 
 
-def open_target(spec: str, size: int | None = None, roots: SysRoots | None = None, probe: bool = True) -> Target:
-    """Block device, regular file (created later if missing) or 'sim:PRESET|FILE'."""
+def open_target(spec: str, size: int | None = None, roots: SysRoots | None = None, probe: bool = True,
+                check_free_space: bool = True) -> Target:
+    """Block device, regular file (created later if missing) or 'sim:PRESET|FILE'. A dry run (`plan`) passes
+    check_free_space=False: it creates no file, so a --size larger than the free space is no reason to refuse."""
     if size is not None and size <= 0:
         raise SsdptsError(f"--size must be greater than zero (got {size}); e.g. --size 8G")
     if spec.startswith("sim:"):
@@ -73,7 +75,7 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
         raise SsdptsError(f"{spec} does not exist yet; give its size with --size, e.g. --size 8G")
     if not os.path.isdir(os.path.dirname(path)):
         raise SsdptsError(f"cannot create {spec}: directory {os.path.dirname(path)} does not exist")
-    if size is not None and size > existing:
+    if check_free_space and size is not None and size > existing:
         fs = os.statvfs(os.path.dirname(path))
         free = fs.f_bavail * fs.f_frsize
         if size - existing > free:

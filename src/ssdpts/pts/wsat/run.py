@@ -122,8 +122,9 @@ def plan(ctx: TestContext) -> TestPlan:
             "stream", f"{name}: one continuous job from fresh-out-of-box, cut into {lim.round_s:g} s rounds, until "
                       f"{lim.target_bytes / lim.capacity_bytes:g}× the capacity ({lim.target_bytes / 1e9:,.2f} GB) "
                       f"is written, the time limit ({format_duration(lim.time_limit_s)}) or {lim.max_rounds} rounds, "
-                      f"whichever comes first: at most {format_duration(most)}",
-            [PlannedCell.of(cell)], 1, lim.max_rounds, None, most, None)]
+                      f"whichever comes first: from the time to write it at the drive's speed to "
+                      f"{format_duration(most)}",
+            [PlannedCell.of(cell)], 1, lim.max_rounds, None, most, int(lim.target_bytes))]
     return TestPlan("wsat", phases, notes)
 
 
