@@ -415,9 +415,8 @@ def parse_ignored(value: str | None) -> frozenset[str]:
     names = frozenset(n.strip() for n in (value or "").split(",") if n.strip())
     unknown = sorted(names - set(NAMES) - {"all"})
     if unknown:
-        raise SsdptsError(f"--ignore-doctor: unknown check {unknown[0]!r}; the checks are {', '.join(NAMES)} (or all)",
-                          exit_code=2)
-    return set(NAMES) if "all" in names else names
+        raise SsdptsError(f"--ignore-doctor: unknown check {unknown[0]!r}; the checks are {', '.join(NAMES)} (or all)")
+    return frozenset(NAMES) if "all" in names else names
 
 
 def gate(bench: Bench, ignored: frozenset[str], target_spec: str) -> list[Finding]:
@@ -433,10 +432,22 @@ def gate(bench: Bench, ignored: frozenset[str], target_spec: str) -> list[Findin
     return findings
 
 
+def counts(findings: list[Finding]) -> str:
+    """'9 ok, 1 warn, 2 n/a'."""
+    n = {s: sum(1 for f in findings if f.status is s) for s in Status}
+    return ", ".join(f"{k} {s.value}" for s, k in n.items() if k)
+
+
 def summary(findings: list[Finding]) -> str:
     """One line for report headers: counts, and every check that warned or failed, by name."""
-    counts = {s: sum(1 for f in findings if f.status is s) for s in Status}
-    head = ", ".join(f"{n} {s.value}" for s, n in counts.items() if n)
+    head = counts(findings)
     notes = [f"{f.check} {f.status.value}{' (ignored)' if f.ignored else ''}: {f.found}"
              for f in findings if f.status in (Status.WARN, Status.FAIL)]
     return head + (f" — {'; '.join(notes)}" if notes else "")
+
+
+def recorded_checks(host: dict) -> str:
+    """The checks a run made before it started, from its platform record (older runs made none)."""
+    if "doctor" not in host:
+        return "not recorded (the run predates ssdpts's bench checks)"
+    return summary([Finding.from_dict(f) for f in host["doctor"]])
