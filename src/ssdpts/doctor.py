@@ -392,11 +392,12 @@ CHECKS: tuple[Check, ...] = (
 NAMES = tuple(c.name for c in CHECKS)
 
 
-def examine(bench: Bench) -> list[Finding]:
-    """Every check that concerns this bench, in order. A check that breaks is a `fail` naming the error."""
+def examine(bench: Bench, only: frozenset[str] | None = None) -> list[Finding]:
+    """Every check that concerns this bench (or the checks named in `only`), in order. A check that breaks
+    is a `fail` naming the error."""
     out = []
     for c in CHECKS:
-        if not c.applies(bench):
+        if not c.applies(bench) or (only is not None and c.name not in only):
             continue
         try:
             o = c.run(bench)
