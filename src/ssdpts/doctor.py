@@ -354,8 +354,9 @@ def _has_sim(bench: Bench) -> bool:
     return "sim" in bench.kinds
 
 
-def _has_io_queue(bench: Bench) -> bool:
-    """Local block devices and files go through a block-layer queue; the simulator does not."""
+def _has_local_io(bench: Bench) -> bool:
+    """Local block devices and files: a block-layer queue and processes of this machine can touch them (the
+    simulator's drive lives in ssdpts; a fio host's devices are not visible from here)."""
     return any(d.kind in ("block", "file") and d.host is None for d in bench.drives())
 
 
@@ -373,13 +374,13 @@ CHECKS: tuple[Check, ...] = (
     Check("privileges", "purge, SMART and write-cache commands need root or CAP_SYS_ADMIN/CAP_SYS_RAWIO",
           "capabilities(7)", _privileges),
     Check("cpu-governor", "a governor other than performance changes the clock with load: latency and IOPS move",
-          "kernel Documentation/admin-guide/pm/cpufreq.rst", _governor),
+          "kernel Documentation/admin-guide/pm/cpufreq.rst", lambda b: _here(b, _governor(b))),
     Check("cpu-boost", "turbo/boost makes results depend on temperature and load; recorded for comparison",
-          "kernel Documentation/admin-guide/pm/intel_pstate.rst, cpufreq boost", _boost),
+          "kernel Documentation/admin-guide/pm/intel_pstate.rst, cpufreq boost", lambda b: _here(b, _boost(b))),
     Check("io-scheduler", "bfq/kyber add per-I/O work and idling; nr_requests bounds what reaches the drive",
-          "kernel Documentation/block/queue-sysfs.rst", _scheduler, _has_io_queue),
+          "kernel Documentation/block/queue-sysfs.rst", _scheduler, _has_local_io),
     Check("open-by", "another process on the target mixes its I/O into the measurement or loses its data",
-          "proc(5) /proc/PID/fd", _holders, _has_target),
+          "proc(5) /proc/PID/fd", _holders, _has_local_io),
     Check("memory", "the simulated drive's state lives in memory and is copied for every checkpoint",
           "proc(5) /proc/meminfo; measured state size (docs/doctor.md)", _memory, _has_sim),
     Check("temperature", "a hot drive throttles: its IOPS fall for reasons the test does not measure",
@@ -390,6 +391,13 @@ CHECKS: tuple[Check, ...] = (
 )
 
 NAMES = tuple(c.name for c in CHECKS)
+
+
+def _here(bench: Bench, outcome: Outcome) -> Outcome:
+    """This machine's CPU facts, said to be this machine's when the drives are on fio hosts."""
+    if any(d.host for d in bench.drives()):
+        return replace(outcome, found=f"this machine (the fio hosts' are not visible): {outcome.found}")
+    return outcome
 
 
 def examine(bench: Bench, only: frozenset[str] | None = None) -> list[Finding]:
