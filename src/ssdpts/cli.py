@@ -15,6 +15,8 @@ import click
 
 from . import __version__, interrupts, runner
 from .analyze import analyze
+from .commands.doctor import doctor
+from .doctor import parse_ignored
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
 from .commands.criteria import check_criteria
 from .commands.endurance import endurance
@@ -181,20 +183,25 @@ def _size(value: str | None, what: str = "--size") -> int | None:
               help="Consent to set the drive's volatile write cache as the profile's spec requires (PTS-E: "
                    "disabled, PTS-C: enabled) and restore it at the end; without it a mismatch is a recorded "
                    "deviation.")
+@click.option("--ignore-doctor", "ignore_doctor", default=None, metavar="CHECK[,CHECK]",
+              help="Run although these bench checks fail ('all': every one); the checks still run and are "
+                   "recorded with the run. See 'ssdpts doctor TARGET'.")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        results, quiet, strict):
+        ignore_doctor, results, quiet, strict):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
-    busy devices are always refused. Every round is committed to the results database as it ends;
+    busy devices are always refused. The bench checks of 'ssdpts doctor' run first and are recorded with
+    the run; a failed one refuses the run (--ignore-doctor CHECK runs past it). Every round is committed to the results database as it ends;
     an interrupted run continues with 'ssdpts resume RUN_ID'. Several targets run in parallel
     (lock-step, one fio process; IOPS and MiB/s summed, latency kept per target) or --sequential.
     """
     results = results_dir(results)
     size_bytes = _size(size)
+    ignored = parse_ignored(ignore_doctor)
     targets = list(targets)
     if hosts or hosts_file:
         targets = _remote_specs(targets, hosts, hosts_file, size_bytes)
@@ -209,7 +216,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         run_ids.append(runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise",
                                     tests=names, size=size_bytes, destroy_data=destroy_data,
                                     purge_method=purge_method, quiet=quiet, seed=seed,
-                                    set_write_cache=set_write_cache))
+                                    set_write_cache=set_write_cache, ignore_doctor=ignored))
         click.echo(run_ids[-1])
     if strict:
         exit_if_not_conformant(results, run_ids)
@@ -488,5 +495,5 @@ def list_tests():
         click.echo(f"{spec.name:14} {spec.kind:9} {spec.title}{needs}")
 
 
-for command in (plan, report, compare, export, endurance, analyze):
+for command in (plan, report, compare, export, endurance, analyze, doctor):
     main.add_command(command)

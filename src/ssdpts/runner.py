@@ -19,6 +19,7 @@ from .conformance import check
 from .engines import engine_for
 from .errors import SsdptsError
 from .deviations import Deviation
+from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
 from .hostinfo import platform_record
 from .owner import RunOwner
@@ -179,7 +180,7 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
 
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
-          set_write_cache: bool = False) -> str:
+          set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset()) -> str:
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
@@ -194,10 +195,12 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
     target_spec = " ".join(specs_)
+    bench = gate(Bench(target=target, write_cache_required=required_write_cache(profile),
+                       set_write_cache=set_write_cache), ignore_doctor, target_spec)   # ssdpts doctor, refuses on fail
     cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
-        target_spec=target_spec, target=target.to_dict(), host=platform_record(target, engine.version),
+        target_spec=target_spec, target=target.to_dict(), host={**platform_record(target, engine.version), "doctor": [f.to_dict() for f in bench]},
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
                  "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache},

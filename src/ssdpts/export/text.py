@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ..conformance import Verdict
+from ..doctor import recorded_checks
 from ..pts.results import SteadyResult
 from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
@@ -42,6 +43,7 @@ def render_text(run: RunResult, verdict: Verdict) -> str:
              f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
              f"  profile {run.profile_name}   engine {run.engine}   host {run.host.get('hostname')} "
              f"({run.host.get('fio_version')})",
+             f"  bench   {recorded_checks(run.host)}",
              f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}", ""]
     lines += verdict.lines()
     for t in run.tests:

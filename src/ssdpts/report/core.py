@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from .. import __version__
 from ..conformance import Verdict, check
+from ..doctor import recorded_checks
 from ..errors import SsdptsError
 from ..export.json import document
 from ..export.model import load_run
@@ -123,6 +124,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("OS", f"{host.get('os', '–')}, kernel {host.get('kernel', '–')}"),
         ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
+        ("Bench check", recorded_checks(host)),
     ]
     if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
         na = host.get("not_available", "not available from the remote host")

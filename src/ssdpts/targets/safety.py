@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import struct
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -235,3 +237,54 @@ def check_room(target: Target, cells: Iterable[tuple[str, Workload]]) -> None:
 def _in_flight(w: Workload) -> int:
     """Bytes of the largest I/Os all in flight at once."""
     return w.max_bs * w.threads * w.iodepth
+
+
+@dataclass(frozen=True)
+class Opener:
+    """A process that has the target open (found in /proc/PID/fd)."""
+
+    pid: int
+    command: str
+
+    def __str__(self) -> str:
+        return f"{self.command} (pid {self.pid})"
+
+
+def _rdevs(name: str, roots: SysRoots) -> set[str]:
+    """major:minor of the device and its partitions: a process on a partition uses the disk too."""
+    return {mm for m in [name] + sysfs.partitions(name, roots) if (mm := sysfs.majmin(m, roots))}
+
+
+def open_by(path: str, roots: SysRoots | None = None) -> list[Opener]:
+    """Other processes holding `path` open: a block device (or one of its partitions) by device number, a file
+    by inode. O_EXCL only stops other exclusive openers and mounts; a plain open (dd, a backup, a second fio)
+    is seen only here. Processes this user may not look into are not seen (run as root to see all)."""
+    roots = roots or SysRoots()
+    st = _stat(path)
+    if st is None:
+        return []
+    block = stat.S_ISBLK(st.st_mode)
+    wanted = _rdevs(sysfs.device_name(path, roots), roots) if block else set()
+    wanted.add(f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" if block else "")
+
+    def same(fd_st: os.stat_result) -> bool:
+        if block:
+            return stat.S_ISBLK(fd_st.st_mode) and f"{os.major(fd_st.st_rdev)}:{os.minor(fd_st.st_rdev)}" in wanted
+        return (fd_st.st_dev, fd_st.st_ino) == (st.st_dev, st.st_ino)
+
+    found = []
+    try:
+        pids = [int(p) for p in os.listdir(roots.proc) if p.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        fd_dir = roots.proc / str(pid) / "fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue
+        if any((fd_st := _stat(str(fd_dir / fd))) is not None and same(fd_st) for fd in fds):
+            found.append(Opener(pid, sysfs.read_text(roots.proc / str(pid) / "comm") or "?"))
+    return found

@@ -21,6 +21,11 @@ def _read(path: Path, default: str = "") -> str:
         return default
 
 
+def read_text(path: Path, default: str = "") -> str:
+    """A sysfs or /proc file's text, stripped; `default` when it cannot be read."""
+    return _read(path, default)
+
+
 def device_name(dev_path: str, roots: SysRoots) -> str:
     """Kernel name (e.g. 'loop3', 'nvme0n1p2') of a block device node, via its major:minor."""
     st = os.stat(dev_path)
