@@ -6,7 +6,7 @@ from ..conformance import Verdict
 from ..records import to_data
 from .model import RunResult
 
-SCHEMA = "ssdpts.results/2"
+SCHEMA = "ssdpts.results/3"   # 3: units of steady-state trackers and of round tracking values
 
 
 def document(run: RunResult, verdict: Verdict) -> dict:
