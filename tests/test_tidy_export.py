@@ -17,6 +17,8 @@ from ssdpts.engines.results import CellResult, DirStats, RoundOutput, aggregate
 from ssdpts.export.tidy import FIELDS, cell_metrics, tidy_records
 from ssdpts.metrics import metric_of
 from ssdpts.progress import _fmt
+from ssdpts.pts.results import TrackerResult
+from ssdpts.records import from_data, to_data
 from ssdpts.store import RunFilter, Store
 
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
@@ -209,3 +211,12 @@ def test_export_of_an_unknown_run_writes_nothing(tmp_path):
     p = ssdpts("export", "nope", "--format", "tidy-json", "--out", str(out), "--results", str(results), check=False)
     assert p.returncode != 0 and "no run 'nope'" in p.stderr and "Traceback" not in p.stderr
     assert not out.exists()
+
+
+def test_a_tracker_stored_without_unit_gets_it_from_its_metric():
+    """Summaries stored before schema 3 of the results document read back with the unit of their metric."""
+    old = {"key": {"cell": "seq_128K_0-100", "metric": "write_bw", "part": "/dev/nvme1n1"},
+           "state": {"reached": True, "rule": "snia", "window": 5, "average": 6.7e8}}
+    tracker = from_data(TrackerResult, old)
+    assert tracker.unit == "B/s" and to_data(tracker)["unit"] == "B/s"
+    assert from_data(TrackerResult, {**old, "key": {"cell": "rnd_4K_0-100", "metric": "lat_mean"}}).unit == "ns"
