@@ -61,7 +61,7 @@ def test_every_command_path_of_every_test(two_runs, tmp_path, name):
     csv_files = ok("export", a, "--format", "csv", "--out", str(tmp_path / "csv")).stdout.split()
     assert csv_files and all(f.endswith(".csv") for f in csv_files)
     (json_file,) = ok("export", a, "--format", "json", "--out", str(tmp_path / "json")).stdout.split()
-    assert json.loads(open(json_file).read())["schema"] == "ssdpts.results/2"
+    assert json.loads(open(json_file).read())["schema"] == "ssdpts.results/3"
     html = open(ok("report", a).stdout.strip()).read()
     assert "report section failed" not in html
     cmp = open(ok("compare", a, b, "--out", str(tmp_path / "cmp")).stdout.strip()).read()

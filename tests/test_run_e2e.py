@@ -75,7 +75,7 @@ def test_quick_run_of_all_three_tests_on_loop(loopdev, results, tiny):
 
     # the documented JSON and the text view
     doc = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
-    assert doc["schema"] == "ssdpts.results/2" and doc["run"]["id"] == rid
+    assert doc["schema"] == "ssdpts.results/3" and doc["run"]["id"] == rid
     assert [t["name"] for t in doc["tests"]] == ["iops", "throughput", "latency"]
     assert [t["summary"]["schema"] for t in doc["tests"]] == ["ssdpts.iops/1", "ssdpts.throughput/1", "ssdpts.latency/1"]
     assert summary_of(doc["tests"][1]).at(128 * 1024).read_mib_s == tp.read_mib_s   # JSON reads back as stored

@@ -34,6 +34,7 @@ from .pts import registry
 from .simdrive import load_params
 from .simdrive.nbd import serve
 from .steady import evaluate
+from .store import RUN_STATUSES, RunFilter
 from .targets import open_target
 from .targets.purge import supported_methods
 from .targets.remote import from_hosts_file, remote_target, split_host
@@ -295,16 +296,26 @@ def delete(run_ids, failed, yes, results):
 @main.command("list")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def list_runs(results, as_json):
-    """List the runs in the results database."""
+@click.option("--status", type=click.Choice(RUN_STATUSES), default=None, help="Only runs with this status.")
+@click.option("--model", default=None, help="Only runs on a drive whose model contains this text (any case).")
+@click.option("--serial", default=None, help="Only runs on the drive with this serial number.")
+@click.option("--profile", default=None, help="Only runs of the profile with this name.")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M"]), default=None,
+              help="Only runs started at or after this local date (YYYY-MM-DD [HH:MM]).")
+def list_runs(results, as_json, status, model, serial, profile, since):
+    """List the runs in the results database, optionally filtered."""
     store = open_store(results)
-    runs = [runner.settled(store, r["id"]) for r in store.runs()]
+    for r in store.runs(RunFilter(status="running")):   # a dead run's status is settled before it is filtered
+        runner.settled(store, r["id"])
+    runs = store.runs(RunFilter(status, model, serial, profile, since.timestamp() if since else None))
     if as_json:
-        click.echo(json.dumps([{k: r[k] for k in ("id", "status", "target_spec", "profile_name", "tests", "created")}
-                               for r in runs], indent=2))
+        fields = ("id", "status", "target_spec", "profile_name", "tests", "created")
+        click.echo(json.dumps([{**{k: r[k] for k in fields}, "model": r["target"].get("info", {}).get("model"),
+                                "serial": r["target"].get("info", {}).get("serial")} for r in runs], indent=2))
         return
     if not runs:
-        click.echo("no runs yet")
+        filtered = any(v is not None for v in (status, model, serial, profile, since))
+        click.echo("no runs match" if filtered else "no runs yet")
         return
     click.echo(f"{'RUN':22} {'STATUS':11} {'STARTED':16} {'PROFILE':15} {'TESTS':28} TARGET")
     for r in runs:

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .metrics import IOPS, METRICS, metric_of
 from .units import format_duration
 
 if TYPE_CHECKING:
@@ -256,8 +257,5 @@ def _fmt(v: float, key: str) -> str:
         return f"{v:,.0f}"
     if key.endswith("mib_s"):
         return f"{v:.1f} MiB/s"
-    if key.endswith("_bw"):
-        return f"{v / 2**20:.1f} MiB/s"
-    if key.endswith("lat_mean"):
-        return f"{v / 1000:.1f} µs"
-    return f"{v:,.0f} IOPS"
+    # the metric before a parallel run's " @drive"; a bare cell name tracks its IOPS
+    return METRICS.get(metric_of(key), IOPS).show(v)

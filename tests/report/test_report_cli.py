@@ -158,7 +158,7 @@ def test_export_json_and_csv(two_runs, tmp_path):
     d, store, a, _ = two_runs
     p = ssdpts("export", a, "--format", "json", "--out", str(tmp_path / "j"), "--results", str(d))
     doc = json.loads(Path(p.stdout.strip()).read_text())
-    assert doc["schema"] == "ssdpts.results/2" and doc["run"]["id"] == a
+    assert doc["schema"] == "ssdpts.results/3" and doc["run"]["id"] == a
     assert [t["name"] for t in doc["tests"]] == ["iops", "throughput", "latency", "wsat"]
     p = ssdpts("export", a, "--format", "csv", "--out", str(tmp_path / "c"), "--results", str(d))
     files = [Path(x) for x in p.stdout.split()]

@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from ..conformance import check
-from ..export.csv import export_csv
-from ..export.json import document
+from ..export.csv import export_csv, export_tidy_csv
+from ..export.json import document, export_tidy_json
 from ..export.model import load_run
+from ..export.tidy import tidy_records
 from ..report.compare import write_compare
 from ..report.core import section_errors, write_report
 from .common import RESULTS_HELP, open_store
@@ -42,21 +43,35 @@ def compare(run_ids, out_dir, results):
 
 @click.command()
 @click.argument("run_id")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), required=True,
-              help="json: the documented results document (docs/results.md); csv: one file per report table.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "tidy-csv", "tidy-json"]), required=True,
+              help="json: the documented results document (docs/results.md); csv: one file per report table; "
+                   "tidy-csv / tidy-json (JSON Lines): one row per round, cell, metric with its unit.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--results", default=None, help=RESULTS_HELP)
 def export(run_id, fmt, out_dir, results):
-    """Export RUN_ID's results as JSON or as CSV tables."""
+    """Export RUN_ID's results as JSON, as CSV tables, or as one long (tidy) table."""
     store = open_store(results)
     if fmt == "json":
         run = load_run(store, run_id)
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{run.id}.json"
+        path = _out_file(out_dir, f"{run.id}.json")
         path.write_text(json.dumps(document(run, check(run, store)), indent=1, default=str))
         paths = [path]
+    elif fmt in TIDY_WRITERS:
+        run_id = store.run_id(run_id)
+        records = tidy_records(store, run_id)
+        write, suffix = TIDY_WRITERS[fmt]
+        paths = [write(records, _out_file(out_dir, f"{run_id}.tidy.{suffix}"))]
     else:
         paths = export_csv(store, run_id, out_dir)
     for p in paths:
         click.echo(str(p))
+
+
+TIDY_WRITERS = {"tidy-csv": (export_tidy_csv, "csv"), "tidy-json": (export_tidy_json, "jsonl")}
+
+
+def _out_file(out_dir: str, name: str) -> Path:
+    """OUT_DIR/NAME, the directory made when the export has something to write."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return out / name

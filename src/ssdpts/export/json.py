@@ -1,12 +1,18 @@
-"""The machine-readable results document (`ssdpts show --json`, `ssdpts export --format json`; docs/results.md)."""
+"""The machine-readable results document (`ssdpts show --json`, `ssdpts export --format json`; docs/results.md)
+and the tidy table as JSON Lines (`--format tidy-json`)."""
 
 from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
 
 from ..conformance import Verdict
 from ..records import to_data
 from .model import RunResult
+from .tidy import TidyRecord
 
-SCHEMA = "ssdpts.results/2"
+SCHEMA = "ssdpts.results/3"   # 3: units of steady-state trackers and of round tracking values
 
 
 def document(run: RunResult, verdict: Verdict) -> dict:
@@ -28,3 +34,11 @@ def document(run: RunResult, verdict: Verdict) -> dict:
                         "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]},
         "tests": tests,
     }
+
+
+def export_tidy_json(records: list[TidyRecord], path: Path) -> Path:
+    """The tidy table (export/tidy.py) as JSON Lines: one JSON object per line, one line per record."""
+    with open(path, "w") as f:
+        for r in records:
+            f.write(json.dumps(dataclasses.asdict(r), ensure_ascii=False) + "\n")
+    return path

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..metrics import unit_of
 from ..pts.registry import find
 from ..pts.spec import TestSpec
 from ..store import DeviceIdleSummary, Store, device_idle_summary
@@ -23,6 +24,9 @@ class RoundInfo:
     tracking: dict[str, float]
     engine: str
     command: list[str]
+    # the stored unit of each tracking value whose label names a cell metric (IOPS, B/s, ns); other labels are
+    # a test's own figures, their unit in their name (end_s, written_bytes) or in the test's docs
+    tracking_units: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -80,7 +84,8 @@ def load_run(store: Store, run_id: str) -> RunResult:
                    for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]
         rounds = [RoundInfo(r.phase, r.kind, r.round, r.started, r.ended, r.gap_before_ms,
                             r.device_idle_before.ms if r.device_idle_before else None,
-                            [d.ms for d in r.device_idle_inside], r.tracking, r.engine, r.command)
+                            [d.ms for d in r.device_idle_inside], r.tracking, r.engine, r.command,
+                            {label: unit_of(label).stored for label in r.tracking if unit_of(label).stored})
                   for r in records]
         steps = [StepInfo(s["key"], s["kind"], s["at"], s["data"]) for s in store.steps(run["id"], t["name"])]
         result.tests.append(TestResult(

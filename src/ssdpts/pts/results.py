@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..metrics import unit_of
 from ..steady import SteadyState
 from ..workload import Workload
 
@@ -32,6 +33,13 @@ class TrackerKey:
 class TrackerResult:
     key: TrackerKey
     state: SteadyState
+    # the unit of the state's figures (average, ranges, excursions, intercept; slope: unit per round): the stored
+    # unit of the metric (IOPS, B/s, ns); summaries stored before it was recorded get it from the metric
+    unit: str = ""
+
+    def __post_init__(self):
+        if not self.unit:
+            self.unit = unit_of(self.key.metric).stored
 
 
 @dataclass
@@ -63,9 +71,11 @@ class SteadyResult:
             if s.average is None:
                 out.append(f"{indent}  {t.key.label}: {s.reason}")
                 continue
-            out.append(f"{indent}  {t.key.label}: avg {s.average:.6g}, range {s.range_measured:.4g} "
-                       f"(≤ {s.range_allowed:.4g}), slope excursion {s.slope_excursion_measured:.4g} "
-                       f"(≤ {s.slope_excursion_allowed:.4g}), fit y = {s.fit_formula}")
+            u = unit_of(t.key.metric)   # display units (MiB/s, µs), not the stored B/s and ns
+            fit = f", fit y = {s.slope * u.scale:.4g} * R + {u.show(s.intercept)}" if s.fit_formula else ""
+            out.append(f"{indent}  {t.key.label}: avg {u.show(s.average)}, range {u.show(s.range_measured)} "
+                       f"(≤ {u.show(s.range_allowed)}), slope excursion {u.show(s.slope_excursion_measured)} "
+                       f"(≤ {u.show(s.slope_excursion_allowed)}){fit}")
         return out
 
 

@@ -9,22 +9,13 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-# metric name (as in CellResult.metric / tracker labels) -> (unit label, scale from stored value)
-METRIC_UNITS: dict[str, tuple[str, float]] = {
-    "iops": ("IOPS", 1.0), "read_iops": ("IOPS", 1.0), "write_iops": ("IOPS", 1.0),
-    "read_bw": ("MiB/s", 1 / 2**20), "write_bw": ("MiB/s", 1 / 2**20), "bw": ("MiB/s", 1 / 2**20),
-    "lat_mean": ("µs", 1e-3), "lat_max": ("µs", 1e-3),
-}
-
-
-def metric_of(label: str) -> str:
-    """'rnd_4K_0-100 iops' -> 'iops'; a bare metric name stays as it is; a per-drive tracker of a parallel
-    run ('rnd_4K_0-100 iops @/dev/nvme1n1') has the metric before the drive."""
-    return label.split(" @", 1)[0].rsplit(" ", 1)[-1]
+from .. import metrics
 
 
 def unit_of(label: str) -> tuple[str, float]:
-    return METRIC_UNITS.get(metric_of(label), ("", 1.0))
+    """(shown unit, scale from the stored value) of a metric or tracker label (ssdpts.metrics)."""
+    m = metrics.unit_of(label)
+    return m.shown, m.scale
 
 
 def _thousands(v, _pos=None) -> str:

@@ -17,13 +17,15 @@ from ..owner import RunOwner
 
 SCHEMA_VERSION = 3   # 2: device idle per transition (block layer) on rounds; 3: the process that runs a run
 
+RUN_STATUSES = ("running", "completed", "partial", "interrupted", "failed")
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY,
     created REAL NOT NULL,
     updated REAL NOT NULL,
-    status TEXT NOT NULL,              -- running | completed | failed | interrupted
+    status TEXT NOT NULL,              -- RUN_STATUSES
     target_spec TEXT NOT NULL,
     target_json TEXT NOT NULL,
     host_json TEXT NOT NULL,
@@ -147,6 +149,38 @@ class RoundRecord:
         raise KeyError(name)
 
 
+@dataclass(frozen=True)
+class RunFilter:
+    """Which runs `Store.runs` returns (`ssdpts list --status/--model/--serial/--profile/--since`); None: any."""
+
+    status: str | None = None
+    model: str | None = None       # part of the drive model, any case (a set of drives: any member's)
+    serial: str | None = None      # the drive's serial, exactly (a set of drives: any member's)
+    profile: str | None = None     # the profile's name, exactly
+    since: float | None = None     # created at or after (Unix seconds)
+
+    def sql(self) -> tuple[list[str], list]:
+        conditions: list[str] = []
+        args: list = []
+        if self.status is not None:
+            conditions.append("status = ?")
+            args.append(self.status)
+        if self.model is not None:   # instr, not LIKE: '%' and '_' typed are characters
+            conditions.append("instr(lower(coalesce(json_extract(target_json, '$.info.model'), '')), lower(?)) > 0")
+            args.append(self.model)
+        if self.serial is not None:
+            conditions.append("(json_extract(target_json, '$.info.serial') = ? OR EXISTS (SELECT 1 FROM json_each("
+                              "target_json, '$.info.members') m WHERE json_extract(m.value, '$.info.serial') = ?))")
+            args += [self.serial, self.serial]
+        if self.profile is not None:
+            conditions.append("profile_name = ?")
+            args.append(self.profile)
+        if self.since is not None:
+            conditions.append("created >= ?")
+            args.append(self.since)
+        return conditions, args
+
+
 def _idle_json(out: RoundOutput) -> dict:
     return {"before": out.device_idle_before.to_dict() if out.device_idle_before else None,
             "inside": [d.to_dict() for d in out.device_idle_inside], "note": out.device_idle_note}
@@ -261,8 +295,11 @@ class Store:
         d["owner"] = RunOwner.from_dict(json.loads(d.pop("owner_json") or "{}"))
         return d
 
-    def runs(self) -> list[dict]:
-        rows = self.db.execute("SELECT id FROM runs ORDER BY created").fetchall()
+    def runs(self, where: RunFilter | None = None) -> list[dict]:
+        """The runs, oldest first; `where` keeps those that match every condition it sets."""
+        conditions, args = (where or RunFilter()).sql()
+        rows = self.db.execute("SELECT id FROM runs" + (" WHERE " + " AND ".join(conditions) if conditions else "")
+                               + " ORDER BY created", args).fetchall()
         return [self.run(r[0]) for r in rows]
 
     def set_run_status(self, run_id: str, status: str, message: str = "", owner: RunOwner | None = None) -> None:
