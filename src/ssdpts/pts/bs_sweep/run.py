@@ -102,8 +102,8 @@ def run(ctx: TestContext) -> BsSweepSummary:
             ctx.run_sequence("used/precondition", [_used_fill(ctx)])
         cells = _cells(ctx, state, workloads, sizes, iodepth, threads)
 
-        def track(results):
-            return {c.name: c.bw_bytes / 1e6 for c in results}
+        def track(results):   # the unit in the name: the console and exports read it from there
+            return {f"{c.name} mib_s": c.bw_bytes / 2**20 for c in results}
 
         rounds = ctx.run_sequence(state, cells, chunk=max(1, len(sizes)), tracking=track)
         by = {c.name: c for r in rounds for c in r.cells}
