@@ -7,8 +7,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
+MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system python demo test bench clean
+.PHONY: setup system python dist demo test bench clean
 
 setup: system python
 
@@ -42,10 +43,26 @@ python: $(PY)
 	@$(CARGO_PATH) $(PY) -m pip install -q -e '.[test]' 2>&1 | grep -v -e "^$$" || true
 	@$(PY) -c "import ssdpts, ssdpts._sim" || { echo "ssdpts failed to install into $(VENV)"; exit 1; }
 
+# maturin, the build backend pyproject.toml names (and its version range), inside .venv.
+$(MATURIN): $(PY)
+	$(PY) -m pip install -q $$($(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])')
+
+# An sdist and an abi3 wheel (any CPython >= 3.11, the Rust simulator inside) in dist/, and in dist/wheelhouse
+# the wheel's dependencies as published on PyPI, so a lab host without Rust or internet can install it (README
+# "Install"). The wheel is rebuilt every time (cargo's incremental build makes that seconds); the wheelhouse only
+# when pyproject.toml changes.
+dist: system $(MATURIN)
+	rm -f dist/ssdpts-*
+	$(CARGO_PATH) $(MATURIN) sdist --out dist
+	$(CARGO_PATH) $(MATURIN) build --release --out dist --interpreter $(PY)
+	[ dist/wheelhouse/.complete -nt pyproject.toml ] || { $(PY) -m pip download -q -d dist/wheelhouse dist/ssdpts-*.whl \
+	  && rm -f dist/wheelhouse/ssdpts-* && touch dist/wheelhouse/.complete; }
+
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
 
-test: setup
+# dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
+test: setup dist
 	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
 	$(CARGO_PATH) $(PY) -m pytest -q
 
