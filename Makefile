@@ -40,6 +40,7 @@ $(PY):
 
 # The Python package (and its Rust simulator core, built by maturin) in editable mode, inside .venv.
 python: $(PY)
+	@rm -f src/ssdpts/_sim.cpython-*.so  # left by builds before abi3: Python would load it before _sim.abi3.so
 	@$(CARGO_PATH) $(PY) -m pip install -q -e '.[test]' 2>&1 | grep -v -e "^$$" || true
 	@$(PY) -c "import ssdpts, ssdpts._sim" || { echo "ssdpts failed to install into $(VENV)"; exit 1; }
 
@@ -48,14 +49,14 @@ $(MATURIN): $(PY)
 	$(PY) -m pip install -q $$($(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])')
 
 # An sdist and an abi3 wheel (any CPython >= 3.11, the Rust simulator inside) in dist/, and in dist/wheelhouse
-# the wheel's dependencies as published on PyPI, so a lab host without Rust or internet can install it (README
-# "Install"). The wheel is rebuilt every time (cargo's incremental build makes that seconds); the wheelhouse only
+# the wheel's dependencies as published on PyPI (and pip, which pipx installs into its shared venv), so a lab host
+# without Rust or internet can install it (README "Install"). The wheel is rebuilt every time (cargo's incremental build makes that seconds); the wheelhouse only
 # when pyproject.toml changes.
 dist: system $(MATURIN)
 	rm -f dist/ssdpts-*
 	$(CARGO_PATH) $(MATURIN) sdist --out dist
 	$(CARGO_PATH) $(MATURIN) build --release --out dist --interpreter $(PY)
-	[ dist/wheelhouse/.complete -nt pyproject.toml ] || { $(PY) -m pip download -q -d dist/wheelhouse dist/ssdpts-*.whl \
+	[ dist/wheelhouse/.complete -nt pyproject.toml ] || { $(PY) -m pip download -q -d dist/wheelhouse dist/ssdpts-*.whl pip \
 	  && rm -f dist/wheelhouse/ssdpts-* && touch dist/wheelhouse/.complete; }
 
 demo: setup

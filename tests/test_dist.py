@@ -85,6 +85,10 @@ def test_wheel_installs_without_rust_and_runs_iops_on_the_simulated_drive(tmp_pa
     version = wheel.name.split("-")[1]
     assert run(str(bindir / "ssdpts"), "--version").stdout.split()[-1] == version
 
+    completion = dict(env, _SSDPTS_COMPLETE="bash_complete", COMP_WORDS="ssdpts re", COMP_CWORD="1")
+    offered = subprocess.run([str(bindir / "ssdpts")], env=completion, capture_output=True, text=True, timeout=60)
+    assert offered.stdout.split() == ["plain,report", "plain,resume"]     # README's shell completion
+
     results = tmp_path / "results"
     rid = run(str(bindir / "ssdpts"), "run", "--tests", "iops", "--profile", str(TINY), "--results", str(results),
               "-q").stdout.strip().splitlines()[-1]
