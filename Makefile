@@ -7,8 +7,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
+MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system python demo test bench clean
+.PHONY: setup system python dist demo test bench clean
 
 setup: system python
 
@@ -39,15 +40,32 @@ $(PY):
 
 # The Python package (and its Rust simulator core, built by maturin) in editable mode, inside .venv.
 python: $(PY)
+	@rm -f src/ssdpts/_sim.cpython-*.so  # left by builds before abi3: Python would load it before _sim.abi3.so
 	@$(CARGO_PATH) $(PY) -m pip install -q -e '.[test]' 2>&1 | grep -v -e "^$$" || true
 	@$(PY) -c "import ssdpts, ssdpts._sim" || { echo "ssdpts failed to install into $(VENV)"; exit 1; }
+
+# maturin, the build backend pyproject.toml names (and its version range), inside .venv.
+$(MATURIN): $(PY)
+	$(PY) -m pip install -q $$($(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"])')
+
+# An sdist and an abi3 wheel (any CPython >= 3.11, the Rust simulator inside) in dist/, and in dist/wheelhouse
+# the wheel's dependencies as published on PyPI (and pip, which pipx installs into its shared venv), so a lab host
+# without Rust or internet can install it (README "Install"). The wheel is rebuilt every time (cargo's incremental build makes that seconds); the wheelhouse only
+# when pyproject.toml changes.
+dist: system $(MATURIN)
+	rm -f dist/ssdpts-*
+	$(CARGO_PATH) $(MATURIN) sdist --out dist
+	$(CARGO_PATH) $(MATURIN) build --release --out dist --interpreter $(PY)
+	[ dist/wheelhouse/.complete -nt pyproject.toml ] || { $(PY) -m pip download -q -d dist/wheelhouse dist/ssdpts-*.whl pip \
+	  && rm -f dist/wheelhouse/ssdpts-* && touch dist/wheelhouse/.complete; }
 
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
 
 # tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells: it runs beside the rest of the suite
 # rather than after it (both must pass; its output follows the suite's). Tests never rely on a quiet machine.
-test: setup
+# dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
+test: setup dist
 	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
 	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider tests/test_real_shape.py >$$log 2>&1 & shape=$$!; \
 	trap 'kill $$shape 2>/dev/null; rm -f $$log' EXIT INT TERM; \
