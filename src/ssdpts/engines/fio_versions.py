@@ -1,0 +1,68 @@
+"""Which fio ssdpts runs, and which fio versions it supports.
+
+The binary is `fio` on the PATH, or the one named by the environment variable SSDPTS_FIO (to test with a
+build of another version without installing it). Every version in TESTED was built from its release tag
+and ran the quick suite on a loop device; its JSON output is kept under tests/fixtures/fio/<version>/
+and parsed in CI (docs/fio-versions.md says what differs between them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..errors import SsdptsError
+from ..realtime.timing import TOOL_TIMEOUT_S
+
+FIO_ENV = "SSDPTS_FIO"
+# RHEL 8's fio: the oldest tested, and every feature ssdpts uses is there (json+ bins, total-latency
+# percentiles, status-interval streams, exec_prerun/postrun hooks)
+MIN_FIO = (3, 19)
+# RHEL 8, Ubuntu 22.04, Debian 12, Ubuntu 24.04, newest release when tested
+TESTED = ("fio-3.19", "fio-3.28", "fio-3.33", "fio-3.36", "fio-3.42")
+
+_VERSION = re.compile(r"fio-(\d+)\.(\d+)")
+
+
+def fio_binary() -> str:
+    """The fio ssdpts runs: $SSDPTS_FIO when set (a path to a fio executable), else `fio` on the PATH."""
+    named = os.environ.get(FIO_ENV, "")
+    if not named:
+        return "fio"
+    path = Path(named)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise SsdptsError(f"{FIO_ENV}={named!r} is not an executable file: set it to the path of a fio "
+                          f"binary (e.g. /usr/local/bin/fio) or unset it to use fio on the PATH")
+    return str(path.resolve())
+
+
+def parse_version(printed: str) -> tuple[int, int] | None:
+    """(major, minor) from what `fio --version` prints ('fio-3.33', 'fio-3.42-12-gabc123'); None if not fio."""
+    m = _VERSION.match(printed.strip())
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def fio_version(binary: str | None = None) -> str:
+    """The version `binary` (default: fio_binary()) prints; refuses anything that is not a supported fio."""
+    binary = binary or fio_binary()
+    path = shutil.which(binary)
+    if not path:
+        raise SsdptsError("fio is not installed: install it with 'apt-get install fio' (or run 'make demo', "
+                          f"which does), or set {FIO_ENV} to a fio binary")
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, errors="replace",
+                             timeout=TOOL_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SsdptsError(f"cannot run {path} --version ({e}): give a fio binary") from None
+    version = out.stdout.strip()
+    found = parse_version(version)
+    if found is None:
+        raise SsdptsError(f"{path} is not fio (its --version printed {version[:60]!r}): "
+                          f"give a fio binary, e.g. {FIO_ENV}=/usr/local/bin/fio")
+    if found < MIN_FIO:
+        raise SsdptsError(f"{path} is {version}, older than the oldest supported fio-{MIN_FIO[0]}.{MIN_FIO[1]}: "
+                          f"install a newer fio, or build one and point {FIO_ENV} at it (docs/fio-versions.md)")
+    return version
