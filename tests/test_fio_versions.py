@@ -3,14 +3,18 @@ tested release (tests/fixtures/fio/<version>/, README there) parses to the same 
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
-import stat
 from pathlib import Path
 
 import pytest
 
 from conftest import TINY, ssdpts
+from ssdpts.engines.fiodiff import diff_job
+from ssdpts.engines.fiojson import parse_job, parse_output
 from ssdpts.engines.fio_versions import FIO_ENV, MIN_FIO, TESTED, fio_binary, fio_version, parse_version
+from ssdpts.engines.results import merge_bins, percentile_from_bins
 from ssdpts.errors import SsdptsError
 
 
@@ -65,3 +69,70 @@ def test_cli_refuses_old_fio_before_anything_is_written(tmp_path):
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and "fio-3.16, older than" in lines[0], p.stderr
     assert not results.exists() and not img.exists()
+
+
+# --- recorded output of every tested version (tests/fixtures/fio/README.md) ---
+
+FIXTURES = Path(__file__).parent / "fixtures" / "fio"
+PERCENTILES = {"99", "99.9", "99.99", "99.999"}
+VERSIONS = sorted((d.name for d in FIXTURES.iterdir() if d.is_dir()), key=parse_version)
+
+
+def _text(version: str, name: str) -> str:
+    return gzip.decompress((FIXTURES / version / f"{name}.json.gz").read_bytes()).decode()
+
+
+def _documents(text: str) -> list[dict]:
+    decoder, docs, pos = json.JSONDecoder(), [], 0
+    while (start := text.find("{", pos)) >= 0:
+        doc, pos = decoder.raw_decode(text, start)
+        docs.append(doc)
+    return docs
+
+
+def _bins_mean(bins: dict[int, int]) -> float:
+    return sum(k * v for k, v in bins.items()) / sum(bins.values())
+
+
+def test_every_tested_version_has_fixtures():
+    assert VERSIONS == list(TESTED)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_json_plus_parses_to_the_same_figures(version):
+    doc, (cell,) = parse_output(_text(version, "randrw"))
+    assert doc["fio version"] == version
+    assert cell.name == "randrw_4K_65-35" and cell.latency_source == "lat"
+    assert 0.55 < cell.read.ios / (cell.read.ios + cell.write.ios) < 0.75       # rwmixread=65
+    assert 200 <= cell.runtime_ms <= 2000                                       # runtime=250ms
+    for d in (cell.read, cell.write):
+        assert d.ios > 100 and d.bytes == 4096 * d.ios
+        assert d.iops == pytest.approx(d.ios / cell.runtime_ms * 1000, rel=0.02)
+        assert d.bw_bytes == pytest.approx(d.iops * 4096, rel=0.02)
+        # total latency (submit to completion): the bins are lat_ns's, the same I/Os and mean as its stats
+        assert sum(d.bins.values()) == d.ios
+        assert _bins_mean(d.bins) == pytest.approx(d.lat_mean_ns, rel=0.03)
+        assert 0 < d.lat_min_ns <= d.lat_mean_ns <= d.lat_max_ns
+        assert set(d.percentiles) == PERCENTILES
+        values = [d.percentiles[p] for p in sorted(PERCENTILES, key=float)]
+        assert values == sorted(values) and values[-1] <= d.lat_max_ns * 1.02
+        assert percentile_from_bins(d.bins, 99) == pytest.approx(d.percentiles["99"], rel=0.02)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_status_stream_cuts_into_intervals_that_add_up(version):
+    docs = _documents(_text(version, "stream"))
+    assert len(docs) >= 2 and all(d["fio version"] == version for d in docs)
+    jobs = [d["jobs"][0] for d in docs]
+    cuts = [diff_job(cur, prev) for prev, cur in zip([None, *jobs], jobs)]
+    final = parse_job(jobs[-1])
+    for direction in ("read", "write"):
+        total = getattr(final, direction)
+        parts = [getattr(c, direction) for c, _ in cuts]
+        assert sum(p.ios for p in parts) == total.ios > 100
+        assert sum(p.bytes for p in parts) == total.bytes == 4096 * total.ios
+        assert merge_bins(p.bins for p in parts) == total.bins
+        for p in parts:
+            if p.ios:
+                assert set(p.percentiles) == PERCENTILES and p.lat_min_ns <= p.lat_mean_ns <= p.lat_max_ns
+    assert sum(ms for _, ms in cuts) == pytest.approx(final.runtime_ms, abs=1)
