@@ -60,7 +60,8 @@ def fio_version(binary: str | None = None) -> str:
     version = out.stdout.strip()
     found = parse_version(version)
     if found is None:
-        raise SsdptsError(f"{path} is not fio (its --version printed {version[:60]!r}): "
+        printed = version.splitlines()[0][:60] if version else ""
+        raise SsdptsError(f"{path} is not fio (its --version printed {printed!r}): "
                           f"give a fio binary, e.g. {FIO_ENV}=/usr/local/bin/fio")
     if found < MIN_FIO:
         raise SsdptsError(f"{path} is {version}, older than the oldest supported fio-{MIN_FIO[0]}.{MIN_FIO[1]}: "
