@@ -46,6 +46,13 @@ def test_env_names_the_binary(monkeypatch, tmp_path):
     assert fio_binary() == str(fake) and fio_version() == "fio-3.36"
 
 
+def test_env_may_name_a_program_on_the_path(monkeypatch, tmp_path):
+    fake = _script(tmp_path, "fio-3.28", "fio-3.28")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv(FIO_ENV, "fio-3.28")
+    assert fio_binary() == str(fake) and fio_version() == "fio-3.28"
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda d: d / "missing", "is not an executable file"),
     (lambda d: d, "is not an executable file"),                                         # a directory

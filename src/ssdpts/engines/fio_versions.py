@@ -28,15 +28,15 @@ _VERSION = re.compile(r"fio-(\d+)\.(\d+)")
 
 
 def fio_binary() -> str:
-    """The fio ssdpts runs: $SSDPTS_FIO when set (a path to a fio executable), else `fio` on the PATH."""
+    """The fio ssdpts runs: $SSDPTS_FIO when set (a fio executable's path or name), else `fio` on the PATH."""
     named = os.environ.get(FIO_ENV, "")
     if not named:
         return "fio"
-    path = Path(named)
-    if not path.is_file() or not os.access(path, os.X_OK):
+    found = shutil.which(named)      # a path, or a name looked up on the PATH
+    if found is None:
         raise SsdptsError(f"{FIO_ENV}={named!r} is not an executable file: set it to the path of a fio "
                           f"binary (e.g. /usr/local/bin/fio) or unset it to use fio on the PATH")
-    return str(path.resolve())
+    return str(Path(found).resolve())
 
 
 def parse_version(printed: str) -> tuple[int, int] | None:
