@@ -13,9 +13,11 @@ import pytest
 from conftest import TINY, ssdpts
 from ssdpts.engines.fiodiff import diff_job
 from ssdpts.engines.fiojson import parse_job, parse_output
-from ssdpts.engines.fio_versions import FIO_ENV, MIN_FIO, TESTED, fio_binary, fio_version, parse_version
+from ssdpts.engines.fio_versions import (FIO_ENV, MIN_FIO, TESTED, check_options, fio_binary, fio_version,
+                                        parse_version)
 from ssdpts.engines.results import merge_bins, percentile_from_bins
 from ssdpts.errors import SsdptsError
+from ssdpts.workload import Workload
 
 
 def _script(tmp_path: Path, name: str, prints: str, mode: int = 0o755) -> Path:
@@ -143,3 +145,24 @@ def test_status_stream_cuts_into_intervals_that_add_up(version):
             if p.ios:
                 assert set(p.percentiles) == PERCENTILES and p.lat_min_ns <= p.lat_mean_ns <= p.lat_max_ns
     assert sum(ms for _, ms in cuts) == pytest.approx(final.runtime_ms, abs=1)
+
+
+def test_a_cell_needing_a_newer_option_is_refused_up_front(tmp_path):
+    """fio < 3.24 has no sync=dsync (fio-3.19 drops the job mid-run): the variants test is refused before the
+    run starts, the others run."""
+    fio319 = _script(tmp_path, "fio", "fio-3.19")
+    results, img = tmp_path / "results", tmp_path / "x.img"
+    p = ssdpts("run", str(img), "--size", "64M", "--profile", "quick", "--tests", "iops,variants",
+               "--results", str(results), check=False, env={**os.environ, FIO_ENV: str(fio319)})
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, p.stderr
+    assert "fio-3.19 lacks sync=dsync" in lines[0] and "test variants" in lines[0] and "fio >= 3.24" in lines[0]
+    assert not results.exists() and not img.exists()
+
+
+def test_newer_options_are_checked_against_the_release():
+    dsync = Workload(name="v_dsync", rw="randwrite", bs=4096, sync=True, runtime_s=1.0)
+    check_options("fio-3.24", [("variants", dsync)])
+    check_options("ssdsim-0.1.0", [("variants", dsync)])              # the simulated drive runs no fio
+    with pytest.raises(SsdptsError, match="fio-3.23 lacks sync=dsync"):
+        check_options("fio-3.23", [("variants", dsync)])

@@ -16,6 +16,7 @@ from pathlib import Path
 from . import interrupts
 from .capabilities import missing
 from .engines import engine_for
+from .engines.fio_versions import check_options
 from .errors import SsdptsError
 from .deviations import Deviation
 from .health import snapshot
@@ -175,6 +176,11 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
                               f"{target.label_id} does not offer; run it on a local target, or drop it from --tests")
 
 
+def check_fio_options(engine, target: Target, profile: dict, names: list[str], purge_method: str) -> None:
+    """Refuse up front a test whose cells need a fio option the engine's fio lacks."""
+    check_options(engine.version, planned_workloads(plans_for(target, profile, names, purge_method)))
+
+
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False) -> str:
@@ -191,6 +197,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     check_room_for(target, profile, tests, purge_method)
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
+    check_fio_options(engine, target, profile, tests, purge_method)
     target_spec = " ".join(specs_)
     cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
@@ -263,6 +270,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
+    check_fio_options(engine, target, run["profile"], run["tests"], opts.get("purge", "auto"))
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]

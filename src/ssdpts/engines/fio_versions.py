@@ -12,10 +12,13 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Sequence
 
 from ..errors import SsdptsError
 from ..realtime.timing import TOOL_TIMEOUT_S
+from ..workload import Workload
 
 FIO_ENV = "SSDPTS_FIO"
 # RHEL 8's fio, the oldest tested: the quick suite runs and its JSON (json+ total-latency bins and
@@ -67,3 +70,32 @@ def fio_version(binary: str | None = None) -> str:
         raise SsdptsError(f"{path} is {version}, older than the oldest supported fio-{MIN_FIO[0]}.{MIN_FIO[1]}: "
                           f"install a newer fio, or build one and point {FIO_ENV} at it (docs/fio-versions.md)")
     return version
+
+
+@dataclass(frozen=True)
+class NewerOption:
+    """A fio option ssdpts writes for some cells that older supported releases lack."""
+
+    option: str                            # as the job file has it, and what it does
+    first: tuple[int, int]                 # the first release that has it
+    used_by: Callable[[Workload], bool]    # whether a cell's job sets it
+
+
+NEWER_OPTIONS = (
+    NewerOption("sync=dsync (O_DSYNC writes)", (3, 24), lambda w: w.sync),      # before: sync was O_SYNC only
+    NewerOption("thinktime_iotime", (3, 28), lambda w: bool(w.thinktime_iotime_s)),
+)
+
+
+def check_options(version: str, planned: Sequence[tuple[str, Workload]]) -> None:
+    """Refuse up front a planned (test, cell) whose fio option `version` lacks (fio would drop the job
+    mid-run); one line naming the test, the cell, the option, the release that has it and the fix."""
+    found = parse_version(version)
+    if found is None:                      # not fio (the simulated drive)
+        return
+    for opt in NEWER_OPTIONS:
+        test, cell = next(((t, w) for t, w in planned if found < opt.first and opt.used_by(w)), (None, None))
+        if cell is not None:
+            raise SsdptsError(f"{version} lacks {opt.option}, which test {test} needs (cell {cell.name}; fio >= "
+                              f"{opt.first[0]}.{opt.first[1]}): set {FIO_ENV} to a newer fio, or leave {test} "
+                              f"out of --tests")
