@@ -23,6 +23,7 @@ from .commands.endurance import endurance
 from .commands.plan import plan
 from .commands.report import compare, export, report
 from .conformance import check
+from .engines.fio_versions import fio_binary, fio_version
 from .errors import SsdptsError
 from .inputs import FINITE, finite
 from .export.json import document
@@ -478,9 +479,8 @@ def serve_fio(bind, port):
     if bind in ("0.0.0.0", "::", ""):
         click.echo("ssdpts: warning: listening on all interfaces; anyone who can reach this port can run "
                    "commands as this user", err=True)
-    fio = shutil.which("fio")
-    if not fio:
-        raise SsdptsError("fio is not installed: apt-get install fio")
+    fio_version()                              # installed, a fio, new enough ($SSDPTS_FIO or the PATH's)
+    fio = shutil.which(fio_binary())
     family = "ip6" if ":" in bind else "ip"
     os.execv(fio, [fio, f"--server={family}:{bind},{port}"])
 

@@ -18,7 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable
 
-from .engines.fio import MIN_FIO, fio_version
+from .engines.fio_versions import MIN_FIO, fio_binary, fio_version
 from .errors import SsdptsError
 from .health import snapshot
 from .settings import RunDefaults, build
@@ -94,7 +94,7 @@ class Bench:
     write_cache_required: str = "unchanged"     # the profile's [defaults] write_cache
     set_write_cache: bool = False               # --set-write-cache: ssdpts may set it for the run
     roots: SysRoots = field(default_factory=SysRoots)
-    fio_binary: str = "fio"
+    fio_binary: str | None = None                # None: $SSDPTS_FIO, else fio on the PATH
 
     def drives(self) -> list[Target]:
         return self.target.drives() if self.target is not None else []
@@ -127,12 +127,13 @@ def required_write_cache(profile: dict) -> str:
 def _fio(bench: Bench) -> Outcome:
     needed = bench.target is None or bench.kinds != {"sim"}
     try:
-        version = fio_version(bench.fio_binary)
+        binary = bench.fio_binary or fio_binary()
+        version = fio_version(binary)
     except SsdptsError as e:
         if not needed:
             return ok(f"{e} — the simulated drive does not use fio")
         return fail(str(e), f"install fio >= {MIN_FIO[0]}.{MIN_FIO[1]} (apt-get install fio, dnf install fio)")
-    return ok(f"{version} at {shutil.which(bench.fio_binary)} (needs >= {MIN_FIO[0]}.{MIN_FIO[1]})")
+    return ok(f"{version} at {shutil.which(binary)} (needs >= {MIN_FIO[0]}.{MIN_FIO[1]})")
 
 
 def _tool(name: str, package: str, used_for: str) -> Callable[[Bench], Outcome]:
@@ -365,7 +366,7 @@ def _has_target(bench: Bench) -> bool:
 
 
 CHECKS: tuple[Check, ...] = (
-    Check("fio", "every test's I/O is fio's; its JSON changed across versions", "fio(1) HOWTO, engines/fio.py MIN_FIO",
+    Check("fio", "every test's I/O is fio's; its JSON changed across versions", "fio(1) HOWTO, engines/fio_versions.py MIN_FIO",
           _fio),
     Check("smartctl", "health, wear and temperature of SATA/SAS drives (and NVMe) come from it", "smartctl(8)",
           _tool("smartctl", "smartmontools", "drive health and temperature"), _needs_drive_tools),

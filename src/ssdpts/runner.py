@@ -17,6 +17,7 @@ from . import interrupts
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for
+from .engines.fio_versions import check_options
 from .errors import SsdptsError
 from .deviations import Deviation
 from .doctor import Bench, gate, required_write_cache
@@ -178,6 +179,11 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
                               f"{target.label_id} does not offer; run it on a local target, or drop it from --tests")
 
 
+def check_fio_options(engine, target: Target, profile: dict, names: list[str], purge_method: str) -> None:
+    """Refuse up front a test whose cells need a fio option the engine's fio lacks."""
+    check_options(engine.version, planned_workloads(plans_for(target, profile, names, purge_method)))
+
+
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset()) -> str:
@@ -194,6 +200,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     check_room_for(target, profile, tests, purge_method)
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
+    check_fio_options(engine, target, profile, tests, purge_method)
     target_spec = " ".join(specs_)
     bench = gate(Bench(target=target, write_cache_required=required_write_cache(profile),
                        set_write_cache=set_write_cache), ignore_doctor, target_spec)   # ssdpts doctor, refuses on fail
@@ -268,6 +275,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
+    check_fio_options(engine, target, run["profile"], run["tests"], opts.get("purge", "auto"))
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]

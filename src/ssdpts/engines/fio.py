@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -36,30 +35,17 @@ from typing import Callable, Sequence
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
-from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
+from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .gates import Gates
 from .fiojson import parse_output
+from .fio_versions import fio_binary, fio_version
 from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
 
-MIN_FIO = (3, 20)   # lat_percentiles/percentile_list on total latency, thread, json+ bins
 log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
-
-def fio_version(binary: str = "fio") -> str:
-    path = shutil.which(binary)
-    if not path:
-        raise SsdptsError("fio is not installed: install it with 'apt-get install fio' (or run 'make demo', which does)")
-    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
-    version = out.stdout.strip()
-    m = re.match(r"fio-(\d+)\.(\d+)", version)
-    if not m:
-        raise SsdptsError(f"cannot read the fio version from {path!r} (printed {version!r})")
-    if (int(m.group(1)), int(m.group(2))) < MIN_FIO:
-        raise SsdptsError(f"{version} is too old: ssdpts needs fio >= {MIN_FIO[0]}.{MIN_FIO[1]}")
-    return version
 
 
 class FioEngine:
@@ -69,15 +55,15 @@ class FioEngine:
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE,
                               Capability.LOCAL_BLOCK_LAYER, Capability.CHECKPOINT})
 
-    def __init__(self, binary: str = "fio", workdir: str | Path | None = None, measure_idle: bool = True,
+    def __init__(self, binary: str | None = None, workdir: str | Path | None = None, measure_idle: bool = True,
                  hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES):
-        self.binary = binary
+        self.binary = binary or fio_binary()
         self.hang_grace_s = hang_grace_s   # a time-based cell not ended this long after its due time is hung
         self.stall_retries = stall_retries   # re-runs of a round whose fio stalled before the run stops
         # where the files of a failed or stalled fio process are kept (job file, stderr, evidence); the runner
         # sets it beside the run's log, the session's own directory is removed when it closes
         self.keep_dir: Path | None = None
-        self.version = fio_version(binary)
+        self.version = fio_version(self.binary)
         self.workdir = Path(workdir) if workdir else None
         self.measure_idle = measure_idle   # block-layer device-idle sampler (off only to measure its cost)
         # a waiting round's set-up runs as SCHED_IDLE where the normal policy can be given back (root)

@@ -25,7 +25,7 @@ from ..workload.fio import filename_value
 from .blockidle import UNAVAILABLE_REMOTE
 from ..realtime import die_with_parent
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
-from .fio import fio_version
+from .fio_versions import fio_binary, fio_version
 from .fiojson import parse_output
 from .results import RoundOutput, aggregate
 
@@ -37,9 +37,9 @@ class RemoteFioEngine:
     # no streaming; the remote side's health and block layer are out of reach
     capabilities = frozenset({Capability.PURGE})
 
-    def __init__(self, binary: str = "fio"):
-        self.binary = binary
-        self.version = fio_version(binary)
+    def __init__(self, binary: str | None = None):
+        self.binary = binary or fio_binary()
+        self.version = fio_version(self.binary)
         self.failed: dict[str, str] = {}      # target label -> why it failed (kept for the whole run)
 
     def _client(self, host_port: str) -> str:
