@@ -1,0 +1,142 @@
+"""The workload file (`*.workload.json`, schema `ssdpts.workload/1`): a block-layer capture reduced to IO streams.
+
+An IO stream (SNIA RWSW) is one unique combination of transfer size, direction (read/write) and access
+(random/sequential). The file keeps, for the whole capture and for every time step, each stream's I/O count and
+bytes, and the queue depth the device saw (in-flight requests at each issue), plus the LBA range touched. The
+applied test workload is the top-N streams by I/O count (`WorkloadCapture.top`). Every figure is a count from the
+capture; shares are computed from counts, never stored separately.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SsdptsError
+from ..records import from_data, to_data
+from ..units import bs_label
+
+SCHEMA = "ssdpts.workload/1"
+DIRECTIONS = ("read", "write")
+ACCESSES = ("random", "sequential")
+
+
+@dataclass(frozen=True)
+class StreamKey:
+    """One IO stream: transfer size, direction and access pattern."""
+
+    bs: int                      # bytes per I/O
+    rw: str                      # read | write
+    access: str                  # random | sequential
+
+    def __post_init__(self):
+        if self.bs <= 0 or self.rw not in DIRECTIONS or self.access not in ACCESSES:
+            raise ValueError(f"not an IO stream: bs={self.bs} rw={self.rw!r} access={self.access!r}")
+
+    @property
+    def label(self) -> str:
+        """'RND 4K R', 'SEQ 128K W': the RWSW style."""
+        return f"{'RND' if self.access == 'random' else 'SEQ'} {bs_label(self.bs)} {self.rw[0].upper()}"
+
+
+@dataclass
+class StreamCount:
+    stream: StreamKey
+    ios: int
+    bytes: int
+
+
+@dataclass
+class QueueDepth:
+    """In-flight requests on the device at each issue (the issued one included): a histogram and its mean."""
+
+    histogram: dict[int, int] = field(default_factory=dict)      # depth -> issues that saw it
+
+    @property
+    def samples(self) -> int:
+        return sum(self.histogram.values())
+
+    @property
+    def mean(self) -> float:
+        n = self.samples
+        return sum(d * c for d, c in self.histogram.items()) / n if n else 0.0
+
+    def percentile(self, p: float) -> int:
+        """The smallest depth at or below which `p` % of the issues saw the device."""
+        n, seen = self.samples, 0
+        for depth in sorted(self.histogram):
+            seen += self.histogram[depth]
+            if seen * 100 >= p * n:
+                return depth
+        return 0
+
+
+@dataclass
+class Step:
+    """One time step of the capture."""
+
+    start_s: float
+    duration_s: float
+    streams: list[StreamCount]
+    queue_depth: QueueDepth
+
+    @property
+    def ios(self) -> int:
+        return sum(s.ios for s in self.streams)
+
+
+@dataclass
+class CaptureSource:
+    kind: str                    # tracefs | blktrace | fio-iolog
+    device: str                  # what was captured (a path, or the name in imported files)
+    started_at: str              # ISO 8601 UTC; "" when the source does not say
+    duration_s: float
+    step_s: float
+    command: str = ""            # how it was taken (ssdpts capture ..., or the import)
+    note: str = ""
+
+
+@dataclass
+class WorkloadCapture:
+    schema: str
+    source: CaptureSource
+    device_size_bytes: int       # 0 when unknown (imports)
+    lba_min_bytes: int           # the lowest offset touched
+    lba_max_bytes: int           # the end of the highest I/O
+    streams: list[StreamCount]   # the whole capture, most I/Os first
+    queue_depth: QueueDepth
+    steps: list[Step]
+
+    @property
+    def ios(self) -> int:
+        return sum(s.ios for s in self.streams)
+
+    def share(self, stream: StreamKey) -> float:
+        """The stream's fraction of all I/Os (0..1)."""
+        total = self.ios
+        return next((s.ios for s in self.streams if s.stream == stream), 0) / total if total else 0.0
+
+    def top(self, n: int) -> list[StreamCount]:
+        """The applied test workload: the `n` streams with most I/Os (ties: larger bytes first)."""
+        return sorted(self.streams, key=lambda s: (-s.ios, -s.bytes, s.stream.label))[:n]
+
+    def to_json(self) -> dict:
+        return to_data(self)
+
+    @classmethod
+    def from_json(cls, data: dict, origin: str = "workload file") -> "WorkloadCapture":
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+            raise SsdptsError(f"{origin} is not an ssdpts workload file (schema {found!r}, expected {SCHEMA!r}); "
+                              "make one with 'ssdpts capture DEVICE --out FILE'")
+        try:
+            return from_data(cls, data)
+        except (TypeError, ValueError, KeyError) as e:
+            raise SsdptsError(f"{origin}: malformed workload file ({e})") from None
+
+
+def load(path: str | Path) -> WorkloadCapture:
+    """Read a workload file (one line naming the problem if it is not one)."""
+    from ..inputs import read_json
+
+    return WorkloadCapture.from_json(read_json(path, "workload file"), str(path))
