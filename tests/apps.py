@@ -1,0 +1,166 @@
+"""Real applications on a scratch file system, for capturing their block I/O (issue 22, reference workloads).
+
+`scratch_fs` makes an ext4 file system on a loop device of its own (backing file in /dev/shm), mounts it on a
+temporary directory and, whatever happens, unmounts it, detaches the loop device and deletes the backing file. It
+never touches an existing device. On it run:
+- `postgres`: a private PostgreSQL cluster (initdb as the `postgres` user, no TCP, socket in a private directory),
+  always stopped afterwards; `pgbench` drives it (TPC-B-like transactions).
+- `small_file_storm`: an fs_mark-like metadata storm: small files created, written, fsync'ed, renamed and deleted.
+Used by tests/test_apps_capture.py and bench/capture_apps.py (which makes the files in src/ssdpts/workloads/).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+SHM = Path("/dev/shm")
+PG_USER = "postgres"
+# Debian installs the server binaries outside PATH; pg_ctl/initdb may also be linked into /usr/local/bin.
+PG_BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+
+
+@dataclass(frozen=True)
+class ScratchFs:
+    device: str                  # the loop device (/dev/loopN)
+    mountpoint: Path
+
+
+def _run(*cmd: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+@contextmanager
+def scratch_fs(size: int = 256 * 2**20):
+    """A fresh ext4 on a loop device of its own, mounted on a temporary directory; all of it removed afterwards."""
+    backing = (SHM if SHM.is_dir() else Path(tempfile.gettempdir())) / f"ssdpts-apps-{uuid.uuid4().hex[:8]}.img"
+    mountpoint = Path(tempfile.mkdtemp(prefix="ssdpts-apps-"))
+    device = ""
+    try:
+        with open(backing, "wb") as f:
+            f.truncate(size)
+        device = _run("losetup", "--direct-io=on", "-f", "--show", str(backing)).stdout.strip()
+        # lazy_itable_init/lazy_journal_init=0: no ext4lazyinit thread writing in the background of the capture.
+        _run("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", device)
+        _run("mount", device, str(mountpoint))
+        mountpoint.chmod(0o755)
+        yield ScratchFs(device, mountpoint)
+    finally:
+        if device:
+            subprocess.run(["umount", str(mountpoint)], capture_output=True)
+            subprocess.run(["losetup", "-d", device], capture_output=True)
+        backing.unlink(missing_ok=True)
+        shutil.rmtree(mountpoint, ignore_errors=True)
+
+
+def postgres_missing() -> str | None:
+    """Why PostgreSQL cannot run here (one line), or None."""
+    if os.geteuid() != 0:
+        return "needs root (loop device, mount, running PostgreSQL as its own user)"
+    for tool in ("losetup", "mkfs.ext4", "runuser"):
+        if not shutil.which(tool):
+            return f"{tool} is not installed"
+    if not all(_pg_tool(t) for t in ("initdb", "pg_ctl", "pgbench")):
+        return "PostgreSQL is not installed (apt-get install postgresql postgresql-contrib)"
+    try:
+        import pwd
+
+        pwd.getpwnam(PG_USER)
+    except KeyError:
+        return f"no '{PG_USER}' user (it comes with the postgresql package)"
+    return None
+
+
+def _pg_tool(name: str) -> str | None:
+    for d in PG_BIN_DIRS:
+        if (d / name).is_file():
+            return str(d / name)
+    return shutil.which(name)
+
+
+@dataclass(frozen=True)
+class PgCluster:
+    datadir: Path
+    socket_dir: Path
+    port: int
+
+    def as_postgres(self, tool: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        return _run("runuser", "-u", PG_USER, "--", _pg_tool(tool) or tool, *args, timeout=timeout)
+
+    def pgbench(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        return self.as_postgres("pgbench", "-h", str(self.socket_dir), "-p", str(self.port), *args, "postgres",
+                                timeout=timeout)
+
+
+@contextmanager
+def postgres(fs: ScratchFs, port: int = 5432):
+    """A private PostgreSQL cluster with its data on `fs`: no TCP listener, its socket in a directory of its own
+    (so it never meets another server on this machine), stopped (fast) afterwards, also on failure."""
+    import pwd
+
+    pg = pwd.getpwnam(PG_USER)
+    datadir = fs.mountpoint / "pgdata"
+    datadir.mkdir()
+    os.chown(datadir, pg.pw_uid, pg.pw_gid)
+    socket_dir = Path(tempfile.mkdtemp(prefix="ssdpts-pgsock-"))
+    os.chown(socket_dir, pg.pw_uid, pg.pw_gid)
+    cluster = PgCluster(datadir, socket_dir, port)
+    started = False
+    try:
+        cluster.as_postgres("initdb", "-A", "trust", "-E", "UTF8", "--locale=C", "-D", str(datadir))
+        options = f"-c listen_addresses='' -k {socket_dir} -p {port}"
+        cluster.as_postgres("pg_ctl", "start", "-w", "-D", str(datadir), "-o", options,
+                            "-l", str(socket_dir / "server.log"))
+        started = True
+        yield cluster
+    finally:
+        if started:
+            subprocess.run(["runuser", "-u", PG_USER, "--", _pg_tool("pg_ctl") or "pg_ctl", "stop", "-m", "fast",
+                            "-w", "-D", str(datadir)], capture_output=True, timeout=120)
+        shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+def small_file_storm(root: Path, seconds: float, seed: int = 22) -> int:
+    """fs_mark-like: in rounds, create small files (1-64 KiB, sizes skewed small) in a few directories, fsync each,
+    rename a quarter of them and delete half, until `seconds` have passed. Returns the files created."""
+    rng = random.Random(seed)
+    dirs = [root / f"d{i}" for i in range(8)]
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)
+    created, live = 0, []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for _ in range(64):
+            path = rng.choice(dirs) / f"f{created}"
+            size = min(64 * 1024, int(rng.expovariate(1 / 6000)) + 1024)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, rng.randbytes(size))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            live.append(path)
+            created += 1
+        rng.shuffle(live)
+        for i, path in enumerate(live[: len(live) // 4]):
+            renamed = path.with_name(path.name + "r")
+            path.rename(renamed)
+            live[i] = renamed
+        for path in live[len(live) // 2:]:
+            path.unlink()
+        del live[len(live) // 2:]
+        for d in dirs:                      # the directory entries too (fs_mark's fsync of the directory)
+            fd = os.open(d, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    return created
