@@ -11,12 +11,14 @@ Used by tests/test_apps_capture.py and bench/capture_apps.py (which makes the fi
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import random
 import shutil
 import subprocess
 import tempfile
-import time
+import threading
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,7 +67,7 @@ def postgres_missing() -> str | None:
     """Why PostgreSQL cannot run here (one line), or None."""
     if os.geteuid() != 0:
         return "needs root (loop device, mount, running PostgreSQL as its own user)"
-    for tool in ("losetup", "mkfs.ext4", "runuser"):
+    for tool in ("losetup", "mkfs.ext4"):
         if not shutil.which(tool):
             return f"{tool} is not installed"
     if not all(_pg_tool(t) for t in ("initdb", "pg_ctl", "pgbench")):
@@ -86,6 +88,10 @@ def _pg_tool(name: str) -> str | None:
     return shutil.which(name)
 
 
+# PostgreSQL refuses to run as root: its tools run as its own user (Popen's user/group, no runuser in between).
+_AS_POSTGRES = {"user": PG_USER, "group": PG_USER, "extra_groups": []}
+
+
 @dataclass(frozen=True)
 class PgCluster:
     datadir: Path
@@ -93,11 +99,17 @@ class PgCluster:
     port: int
 
     def as_postgres(self, tool: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        return _run("runuser", "-u", PG_USER, "--", _pg_tool(tool) or tool, *args, timeout=timeout)
+        return _run(_pg_tool(tool) or tool, *args, timeout=timeout, **_AS_POSTGRES, cwd=self.socket_dir)
+
+    def _pgbench_args(self, *args: str) -> list[str]:
+        return ["-h", str(self.socket_dir), "-p", str(self.port), *args, "postgres"]
 
     def pgbench(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        return self.as_postgres("pgbench", "-h", str(self.socket_dir), "-p", str(self.port), *args, "postgres",
-                                timeout=timeout)
+        return self.as_postgres("pgbench", *self._pgbench_args(*args), timeout=timeout)
+
+    def pgbench_process(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen([_pg_tool("pgbench") or "pgbench", *self._pgbench_args(*args)], **_AS_POSTGRES,
+                                cwd=self.socket_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 @contextmanager
@@ -123,21 +135,20 @@ def postgres(fs: ScratchFs, port: int = 5432):
         yield cluster
     finally:
         if started:
-            subprocess.run(["runuser", "-u", PG_USER, "--", _pg_tool("pg_ctl") or "pg_ctl", "stop", "-m", "fast",
-                            "-w", "-D", str(datadir)], capture_output=True, timeout=120)
+            subprocess.run([_pg_tool("pg_ctl") or "pg_ctl", "stop", "-m", "fast", "-w", "-D", str(datadir)],
+                           capture_output=True, timeout=120, cwd=socket_dir, **_AS_POSTGRES)
         shutil.rmtree(socket_dir, ignore_errors=True)
 
 
-def small_file_storm(root: Path, seconds: float, seed: int = 22) -> int:
+def small_file_storm(root: Path, stop: threading.Event, seed: int = 22) -> int:
     """fs_mark-like: in rounds, create small files (1-64 KiB, sizes skewed small) in a few directories, fsync each,
-    rename a quarter of them and delete half, until `seconds` have passed. Returns the files created."""
+    rename a quarter of them, delete half and fsync the directories, until `stop` is set. Returns the files created."""
     rng = random.Random(seed)
     dirs = [root / f"d{i}" for i in range(8)]
     for d in dirs:
         d.mkdir(parents=True, exist_ok=True)
     created, live = 0, []
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while not stop.is_set():
         for _ in range(64):
             path = rng.choice(dirs) / f"f{created}"
             size = min(64 * 1024, int(rng.expovariate(1 / 6000)) + 1024)
@@ -164,3 +175,40 @@ def small_file_storm(root: Path, seconds: float, seed: int = 22) -> int:
             finally:
                 os.close(fd)
     return created
+
+
+def pgbench_load(cluster: PgCluster, stop: threading.Event, clients: tuple[int, ...] = (4,),
+                 phase_s: float = 3600) -> None:
+    """pgbench (TPC-B-like) until `stop` is set: `phase_s` seconds with each client count of `clients` in turn."""
+    for n in itertools.cycle(clients):
+        proc = cluster.pgbench_process("-c", str(n), "-j", str(min(n, 4)), "-T", str(math.ceil(phase_s)))
+        try:
+            if stop.wait(phase_s):
+                return
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+
+
+@contextmanager
+def running(load, *args, **kw):
+    """Runs `load(*args, stop=EVENT, **kw)` in a thread for the duration of the block; stops and joins it after,
+    and raises what it raised."""
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def body():
+        try:
+            load(*args, stop=stop, **kw)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            failure.append(e)
+
+    thread = threading.Thread(target=body, name=f"app-{getattr(load, '__name__', 'load')}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+    if failure:
+        raise failure[0]
