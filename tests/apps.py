@@ -19,8 +19,10 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import uuid
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,13 +65,17 @@ def scratch_fs(size: int = 256 * 2**20):
         shutil.rmtree(mountpoint, ignore_errors=True)
 
 
+def scratch_fs_missing() -> str | None:
+    """Why `scratch_fs` cannot work here (one line), or None."""
+    if os.geteuid() != 0:
+        return "needs root (loop device, mount)"
+    return next((f"{tool} is not installed" for tool in ("losetup", "mkfs.ext4") if not shutil.which(tool)), None)
+
+
 def postgres_missing() -> str | None:
     """Why PostgreSQL cannot run here (one line), or None."""
-    if os.geteuid() != 0:
-        return "needs root (loop device, mount, running PostgreSQL as its own user)"
-    for tool in ("losetup", "mkfs.ext4"):
-        if not shutil.which(tool):
-            return f"{tool} is not installed"
+    if reason := scratch_fs_missing():
+        return reason
     if not all(_pg_tool(t) for t in ("initdb", "pg_ctl", "pgbench")):
         return "PostgreSQL is not installed (apt-get install postgresql postgresql-contrib)"
     try:
@@ -113,7 +119,7 @@ class PgCluster:
 
 
 @contextmanager
-def postgres(fs: ScratchFs, port: int = 5432):
+def postgres(fs: ScratchFs, port: int = 5432, options: str = ""):
     """A private PostgreSQL cluster with its data on `fs`: no TCP listener, its socket in a directory of its own
     (so it never meets another server on this machine), stopped (fast) afterwards, also on failure."""
     import pwd
@@ -128,7 +134,7 @@ def postgres(fs: ScratchFs, port: int = 5432):
     started = False
     try:
         cluster.as_postgres("initdb", "-A", "trust", "-E", "UTF8", "--locale=C", "-D", str(datadir))
-        options = f"-c listen_addresses='' -k {socket_dir} -p {port}"
+        options = f"-c listen_addresses='' -k {socket_dir} -p {port} {options}"
         cluster.as_postgres("pg_ctl", "start", "-w", "-D", str(datadir), "-o", options,
                             "-l", str(socket_dir / "server.log"))
         started = True
@@ -212,3 +218,64 @@ def running(load, *args, **kw):
         thread.join()
     if failure:
         raise failure[0]
+
+
+PGBENCH_SCALE = 8                     # ~120 MiB of tables: a little less than the 128 MiB shared_buffers default
+PGBENCH_CLIENTS = (1, 4, 16)          # one phase each, in turn: the captured steps change in queue depth
+WARMUP_S = 2.0                        # the application runs this long before the capture starts
+
+
+@contextmanager
+def _pgbench_busy(fs: ScratchFs, duration_s: float):
+    # checkpoint_timeout=30s (the minimum): checkpoints write the 8 KiB data pages within a short capture.
+    with postgres(fs, options="-c checkpoint_timeout=30s") as pg:
+        pg.pgbench("-i", "-s", str(PGBENCH_SCALE), "-q")
+        with running(pgbench_load, pg, clients=PGBENCH_CLIENTS, phase_s=duration_s / len(PGBENCH_CLIENTS)):
+            yield
+
+
+@contextmanager
+def _small_files_busy(fs: ScratchFs, duration_s: float):
+    with running(small_file_storm, fs.mountpoint / "storm"):
+        yield
+
+
+@dataclass(frozen=True)
+class App:
+    name: str
+    busy: Callable[[ScratchFs, float], AbstractContextManager]   # the application working during the block
+    missing: Callable[[], str | None]                              # why it cannot run here, or None
+    fs_size: int
+    note: str
+
+
+APPS = {app.name: app for app in (
+    App("pgbench", _pgbench_busy, postgres_missing, 512 * 2**20,
+        f"PostgreSQL 15 pgbench (TPC-B-like, scale {PGBENCH_SCALE}, clients {'/'.join(map(str, PGBENCH_CLIENTS))} "
+        "in equal phases, checkpoint_timeout=30s, other settings default) on a fresh ext4 on a 512 MiB loop device; "
+        "tables fit in RAM, so the device sees writes (WAL, checkpoints, ext4 journal) and almost no reads"),
+    App("small-files", _small_files_busy, scratch_fs_missing, 256 * 2**20,
+        "fs_mark-like metadata storm (tests/apps.py small_file_storm): small files (1-64 KiB, most under 8 KiB) "
+        "created with fsync each, a quarter renamed, half deleted, directories fsync'ed, in rounds of 64, one "
+        "thread, on a fresh ext4 on a 256 MiB loop device"),
+)}
+
+
+def capture_app(name: str, duration_s: int, step_s: int, out: Path, recipe: str):
+    """Runs application `name` on a scratch file system and `ssdpts capture`s its loop device for `duration_s`;
+    writes the workload file `out` (with `recipe` and the application's note as its source) and returns it."""
+    import json
+    import sys
+
+    from ssdpts.capture.model import load
+
+    app = APPS[name]
+    with scratch_fs(app.fs_size) as fs, app.busy(fs, duration_s + WARMUP_S):
+        time.sleep(WARMUP_S)
+        _run(sys.executable, "-m", "ssdpts", "capture", fs.device, "--duration", f"{duration_s}s",
+             "--step", f"{step_s}s", "--out", str(out), timeout=duration_s + 120)
+    capture = load(out)
+    capture.source.command = recipe
+    capture.source.note = app.note
+    out.write_text(json.dumps(capture.to_json(), indent=1) + "\n")
+    return capture

@@ -1,0 +1,72 @@
+"""Reference workloads (issue 22): pgbench captured for real on a loop device, and the shipped workload files.
+
+The capture test costs about 20 s (PostgreSQL start, pgbench -i, 2 s warm-up, 10 s captured); it is skipped with
+one line where PostgreSQL or root is missing.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from apps import APPS, capture_app
+from ssdpts.capture.model import SHIPPED_DIR, load, shipped, shipped_path
+from ssdpts.errors import SsdptsError
+
+ROOT = Path(__file__).resolve().parents[1]
+KIB = 1024
+
+
+@pytest.fixture(scope="module")
+def pgbench_capture(tmp_path_factory):
+    reason = APPS["pgbench"].missing()
+    if reason:
+        pytest.skip(f"pgbench capture: {reason}")
+    out = tmp_path_factory.mktemp("pgbench") / "pgbench.workload.json"
+    return capture_app("pgbench", 10, 2, out, recipe="tests/test_apps_capture.py")
+
+
+@pytest.mark.device
+@pytest.mark.slow
+def test_pgbench_capture_is_plausible(pgbench_capture):
+    c = pgbench_capture
+    assert c.ios > 1000, "pgbench at 1-16 clients commits thousands of transactions in 10 s, each with a WAL write"
+    writes = sum(s.ios for s in c.streams if s.stream.rw == "write")
+    assert writes / c.ios > 0.9, "the tables fit in RAM: the device sees writes (WAL, checkpoints, journal)"
+    assert any(s.stream.bs == 8 * KIB and s.stream.rw == "write" for s in c.streams), \
+        "PostgreSQL writes 8 KiB pages (WAL and data)"
+    sequential = sum(s.ios for s in c.streams if s.stream.rw == "write" and s.stream.access == "sequential")
+    assert sequential / writes > 0.5, "the WAL is appended: most writes follow the previous one"
+    assert len(c.steps) == 5 and all(step.ios > 0 for step in c.steps)
+    assert sum(step.ios for step in c.steps) == c.ios
+    assert 0 <= c.lba_min_bytes < c.lba_max_bytes <= c.device_size_bytes == APPS["pgbench"].fs_size
+    assert c.queue_depth.samples == c.ios and c.queue_depth.mean >= 1
+    assert c.source.command == "tests/test_apps_capture.py" and "pgbench" in c.source.note
+
+
+def test_reference_workloads_ship():
+    assert set(shipped()) >= {"pgbench", "small-files"}
+    for name in shipped():
+        c = load(shipped_path(name))
+        assert c.streams and c.steps and c.ios == sum(s.ios for s in c.streams) > 0
+        assert c.source.kind == "tracefs" and c.source.command.startswith("python bench/capture_apps.py")
+        assert c.source.note, f"{name}: the file says how it was captured"
+
+
+def test_shipped_workloads_differ_in_shape():
+    pg, files = load(shipped_path("pgbench")), load(shipped_path("small-files"))
+    assert pg.top(1)[0].stream != files.top(1)[0].stream or \
+        abs(pg.share(pg.top(1)[0].stream) - files.share(pg.top(1)[0].stream)) > 0.1
+
+
+def test_unknown_shipped_workload_names_the_choices():
+    with pytest.raises(SsdptsError, match=r"no shipped workload 'nope'; choose one of .*pgbench"):
+        shipped_path("nope")
+
+
+def test_workload_files_are_package_data():
+    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["maturin"]["include"]
+    rel = SHIPPED_DIR.relative_to(ROOT)
+    assert {"path": f"{rel}/*.json", "format": "sdist"} in include
