@@ -14,7 +14,7 @@ MATURIN := $(VENV)/bin/maturin
 setup: system python
 
 # Debian packages: fio is the load generator; the rest read SMART, purge, make test devices and boot the
-# QEMU test bed (docs/testing.md).
+# QEMU test bed (docs/testing.md); PostgreSQL is the application tests/test_apps_capture.py captures (~13 s, 19 MB).
 system:
 	@missing=""; \
 	for c in fio:fio smartctl:smartmontools nvme:nvme-cli blkdiscard:util-linux losetup:util-linux \
@@ -25,6 +25,7 @@ system:
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
 	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
+	ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || missing="$$missing postgresql postgresql-contrib"; \
 	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
 	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
 	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \

@@ -52,8 +52,9 @@ def scratch_fs(size: int = 256 * 2**20):
         with open(backing, "wb") as f:
             f.truncate(size)
         device = _run("losetup", "--direct-io=on", "-f", "--show", str(backing)).stdout.strip()
-        # lazy_itable_init/lazy_journal_init=0: no ext4lazyinit thread writing in the background of the capture.
-        _run("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", device)
+        # 4 KiB blocks as on any real-size file system (mke2fs picks 1 KiB below 512 MiB); lazy_itable_init and
+        # lazy_journal_init=0: no ext4lazyinit thread writing in the background of the capture.
+        _run("mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0", device)
         _run("mount", device, str(mountpoint))
         mountpoint.chmod(0o755)
         yield ScratchFs(device, mountpoint)
