@@ -277,6 +277,6 @@ def capture_app(name: str, duration_s: int, step_s: int, out: Path, recipe: str)
              "--step", f"{step_s}s", "--out", str(out), timeout=duration_s + 120)
     capture = load(out)
     capture.source.command = recipe
-    capture.source.note = app.note
+    capture.source.note = f"{app.note}. {capture.source.note}" if capture.source.note else app.note
     out.write_text(json.dumps(capture.to_json(), indent=1) + "\n")
     return capture
