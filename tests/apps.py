@@ -274,7 +274,7 @@ def capture_app(name: str, duration_s: int, step_s: int, out: Path, recipe: str)
     with scratch_fs(app.fs_size) as fs, app.busy(fs, duration_s + WARMUP_S):
         time.sleep(WARMUP_S)
         _run(sys.executable, "-m", "ssdpts", "capture", fs.device, "--duration", f"{duration_s}s",
-             "--step", f"{step_s}s", "--out", str(out), timeout=duration_s + 120)
+             "--step", f"{step_s}s", "--out", str(out), "--force", "--quiet", timeout=duration_s + 120)
     capture = load(out)
     capture.source.command = recipe
     capture.source.note = f"{app.note}. {capture.source.note}" if capture.source.note else app.note
