@@ -17,9 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from apps import APPS, capture_app  # noqa: E402
-
-from ssdpts.capture.model import SHIPPED_DIR, SHIPPED_SUFFIX  # noqa: E402
+from apps import APPS, WORKLOAD_SUFFIX, WORKLOADS_DIR, capture_app  # noqa: E402
 
 
 def main() -> int:
@@ -27,7 +25,7 @@ def main() -> int:
     ap.add_argument("apps", nargs="*", default=list(APPS), help=f"which ({', '.join(APPS)}); all by default")
     ap.add_argument("--duration", type=int, default=120, help="seconds captured (default 120)")
     ap.add_argument("--step", type=int, default=10, help="seconds per time step (default 10)")
-    ap.add_argument("--out-dir", type=Path, default=SHIPPED_DIR)
+    ap.add_argument("--out-dir", type=Path, default=WORKLOADS_DIR)
     a = ap.parse_args()
     unknown = [n for n in a.apps if n not in APPS]
     if unknown:
@@ -35,7 +33,7 @@ def main() -> int:
         return 2
     a.out_dir.mkdir(parents=True, exist_ok=True)
     for name in a.apps:
-        out = a.out_dir / f"{name}{SHIPPED_SUFFIX}"
+        out = a.out_dir / f"{name}{WORKLOAD_SUFFIX}"
         capture = capture_app(name, a.duration, a.step, out,
                               recipe=f"python bench/capture_apps.py {name} --duration {a.duration} --step {a.step}")
         top = ", ".join(f"{s.stream.label} {capture.share(s.stream):.0%}" for s in capture.top(5))

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SHM = Path("/dev/shm")
+# The shipped reference workloads (package data; the rwsw test finds them by name: `workload = "pgbench"`).
+WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "src" / "ssdpts" / "workloads"
+WORKLOAD_SUFFIX = ".workload.json"
 PG_USER = "postgres"
 # Debian installs the server binaries outside PATH; pg_ctl/initdb may also be linked into /usr/local/bin.
 PG_BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from apps import APPS, capture_app
-from ssdpts.capture.model import SHIPPED_DIR, load, shipped, shipped_path
-from ssdpts.errors import SsdptsError
+from apps import APPS, WORKLOAD_SUFFIX, WORKLOADS_DIR, capture_app
+from ssdpts.capture.model import load
 
 ROOT = Path(__file__).resolve().parents[1]
 KIB = 1024
@@ -48,26 +47,15 @@ def test_pgbench_capture_is_plausible(pgbench_capture):
 
 
 def test_reference_workloads_ship():
-    assert set(shipped()) >= {"pgbench", "small-files"}
-    for name in shipped():
-        c = load(shipped_path(name))
-        assert c.streams and c.steps and c.ios == sum(s.ios for s in c.streams) > 0
-        assert c.source.kind == "tracefs" and c.source.command.startswith("python bench/capture_apps.py")
-        assert c.source.note, f"{name}: the file says how it was captured"
-
-
-def test_shipped_workloads_differ_in_shape():
-    pg, files = load(shipped_path("pgbench")), load(shipped_path("small-files"))
-    assert pg.top(1)[0].stream != files.top(1)[0].stream or \
-        abs(pg.share(pg.top(1)[0].stream) - files.share(pg.top(1)[0].stream)) > 0.1
-
-
-def test_unknown_shipped_workload_names_the_choices():
-    with pytest.raises(SsdptsError, match=r"no shipped workload 'nope'; choose one of .*pgbench"):
-        shipped_path("nope")
+    files = {p.name.removesuffix(WORKLOAD_SUFFIX): p for p in WORKLOADS_DIR.glob(f"*{WORKLOAD_SUFFIX}")}
+    assert set(files) == set(APPS), "bench/capture_apps.py makes one file per application"
+    for name, path in files.items():
+        c = load(path)
+        assert c.streams and len(c.steps) >= 10 and c.ios == sum(s.ios for s in c.streams) > 10_000
+        assert c.source.kind == "tracefs" and c.source.command.startswith(f"python bench/capture_apps.py {name}")
+        assert APPS[name].note in c.source.note, f"{name}: the file says how it was captured"
 
 
 def test_workload_files_are_package_data():
     include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["maturin"]["include"]
-    rel = SHIPPED_DIR.relative_to(ROOT)
-    assert {"path": f"{rel}/*.json", "format": "sdist"} in include
+    assert {"path": f"{WORKLOADS_DIR.relative_to(ROOT)}/*.json", "format": "sdist"} in include

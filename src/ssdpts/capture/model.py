@@ -17,9 +17,6 @@ from ..records import from_data, to_data
 from ..units import bs_label
 
 SCHEMA = "ssdpts.workload/1"
-# Reference workloads captured from real applications ship with ssdpts (docs/rwsw-workloads.md says how).
-SHIPPED_DIR = Path(__file__).parents[1] / "workloads"
-SHIPPED_SUFFIX = ".workload.json"
 DIRECTIONS = ("read", "write")
 ACCESSES = ("random", "sequential")
 
@@ -143,17 +140,3 @@ def load(path: str | Path) -> WorkloadCapture:
     from ..inputs import read_json
 
     return WorkloadCapture.from_json(read_json(path, "workload file"), str(path))
-
-
-def shipped() -> list[str]:
-    """Names of the reference workloads that ship with ssdpts ('pgbench', ...)."""
-    return sorted(p.name.removesuffix(SHIPPED_SUFFIX) for p in SHIPPED_DIR.glob(f"*{SHIPPED_SUFFIX}"))
-
-
-def shipped_path(name: str) -> Path:
-    """The file of the shipped reference workload `name` (one line naming the choices if there is none)."""
-    path = SHIPPED_DIR / f"{name}{SHIPPED_SUFFIX}"
-    if not path.is_file():
-        raise SsdptsError(f"no shipped workload {name!r}; choose one of {', '.join(shipped()) or '(none)'} "
-                          "or give a workload file made with 'ssdpts capture'")
-    return path
