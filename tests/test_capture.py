@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import _can_make_devices, ssdpts
+from click.testing import CliRunner
+
+from conftest import _can_make_devices
+from ssdpts import cli
 from ssdpts.capture import model
 from ssdpts.capture.model import CaptureSource, StreamKey
 from ssdpts.capture.reduce import IoEvent, Reducer
@@ -27,6 +30,11 @@ needs_tracefs = pytest.mark.skipif(_can_make_devices() is not None or not (INSTA
 # machine); fio keeps at most 4 + 2 + 1 = 7 I/Os in flight
 MIX = [("rr", "randread", "4k", 4, 300), ("sw", "write", "64k", 2, 150), ("rw", "randwrite", "128k", 1, 50)]
 TOTAL_QD = sum(qd for *_, qd, _ in MIX)
+
+
+def _capture(*args: str):
+    """The CLI in this process (a subprocess costs a second or two on a loaded machine)."""
+    return CliRunner().invoke(cli.main, ["capture", *args])
 
 
 def _own_instances() -> list[Path]:
@@ -53,9 +61,9 @@ def _device_sees_fio_ios(dev: str) -> None:
     Path(f"/sys/block/{Path(dev).name}/queue/nomerges").write_text("2")
 
 
-def _fio(dev: str, runtime: int, jobs) -> subprocess.CompletedProcess:
+def _fio(dev: str, runtime: int, jobs, *job_options: str) -> subprocess.CompletedProcess:
     args = ["fio", "--ioengine=libaio", "--direct=1", "--time_based", f"--runtime={runtime}", f"--filename={dev}",
-            "--minimal"]
+            "--minimal", *job_options]
     for name, rw, bs, qd, rate in jobs:
         args += [f"--name={name}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}"] + (
             [f"--rate_iops={rate}"] if rate else [])
@@ -68,7 +76,7 @@ def test_capture_recovers_a_known_fio_mix(loop_factory, tmp_path):
     _device_sees_fio_ios(dev)
     out = tmp_path / "mix.workload.json"
     p = _start_capture(dev, out, "--duration", "4s", "--step", "2s")
-    _fio(dev, 6, MIX)
+    _fio(dev, 5, MIX)          # outlasts the 4 s capture that started first
     stdout, stderr = p.communicate(timeout=60)
     assert p.returncode == 0, stderr
     assert not [i for i in _own_instances() if i.name.startswith(f"ssdpts-{p.pid}-")], "instance left behind"
@@ -94,14 +102,16 @@ def test_capture_recovers_a_known_fio_mix(loop_factory, tmp_path):
 
 @needs_tracefs
 def test_capture_sees_the_queue_depth_fio_keeps(loop_factory, tmp_path):
-    """Without a rate limit fio keeps iodepth=4 in flight: the device sees 4 at most, and mostly more than 1."""
+    """fio submits 4 reads at once, waits for all 4, thinks 1 ms: each batch's issues see 1, 2, 3, 4 in flight
+    (3 when one completes before the batch is all issued), never more."""
     dev = loop_factory(64 * 2**20)
     out = tmp_path / "qd.workload.json"
     p = _start_capture(dev, out, "--duration", "1s", "--step", "1s")
-    _fio(dev, 2, [("qd4", "randread", "4k", 4, 0)])
+    _fio(dev, 2, [("qd4", "randread", "4k", 4, 0)], "--iodepth_batch_submit=4", "--iodepth_batch_complete_min=4",
+         "--thinktime=1000", "--thinktime_blocks=4")
     assert p.wait(timeout=60) == 0, p.stderr.read()
     qd = model.load(out).queue_depth
-    assert max(qd.histogram) == 4 and qd.percentile(50) >= 2, qd
+    assert max(qd.histogram) == 4 and 2.0 <= qd.mean <= 2.5 and qd.samples >= 100, qd
 
 
 @needs_tracefs
@@ -122,7 +132,7 @@ def test_fio_iolog_import(tmp_path):
     subprocess.run(["fio", "--name=seq", f"--filename={tmp_path / 'data'}", "--rw=write", "--bs=8k", "--size=256k",
                     f"--write_iolog={log}", "--minimal"], capture_output=True, check=True, timeout=60)
     out = tmp_path / "job.workload.json"
-    ssdpts("capture", "--from-iolog", str(log), "--out", str(out), "--step", "1s")
+    assert _capture("--from-iolog", str(log), "--out", str(out), "--step", "1s").exit_code == 0
     w = model.load(out)
     assert {(s.stream.label, s.ios, s.bytes) for s in w.streams} == {("SEQ 8K W", 31, 31 * 8192),
                                                                     ("RND 8K W", 1, 8192)}
@@ -152,7 +162,7 @@ def test_blkparse_text_import(tmp_path):
     d.mkdir()
     (d / "sda.txt").write_text(BLKPARSE)
     out = tmp_path / "bt.workload.json"
-    ssdpts("capture", "--from-blktrace", str(d), "--out", str(out), "--step", "1s")
+    assert _capture("--from-blktrace", str(d), "--out", str(out), "--step", "1s").exit_code == 0
     w = model.load(out)
     assert {(s.stream.label, s.ios) for s in w.streams} == {("RND 4K R", 2), ("SEQ 4K R", 1), ("RND 64K W", 1),
                                                             ("SEQ 64K W", 1)}
@@ -187,15 +197,15 @@ def test_reducer_sequential_rule_keeps_interleaved_streams():
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     out = tmp_path / "w.json"
-    p = ssdpts("capture", *args, "--out", str(out), check=False)
-    lines = p.stderr.strip().splitlines()
-    assert p.returncode == 2 and len(lines) == 1 and message in lines[0], p.stderr
+    r = _capture(*args, "--out", str(out))
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and message in lines[0], r.stderr
     assert not out.exists() and not list(tmp_path.iterdir())
 
 
 def test_existing_out_is_kept_without_force(tmp_path):
     out = tmp_path / "app.workload.json"
     out.write_text("mine")
-    p = ssdpts("capture", "/dev/null", "--out", str(out), check=False)
-    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--force" in p.stderr, p.stderr
+    r = _capture("/dev/null", "--out", str(out))
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--force" in r.stderr, r.stderr
     assert out.read_text() == "mine"
