@@ -77,7 +77,8 @@ class Reducer:
 
     def feed(self, ev: IoEvent) -> None:
         self.last_t = max(self.last_t, ev.t)
-        key = (ev.op, ev.offset)
+        # A flush has no sector: issued at 0, it completes at (sector_t)-1, so flushes are matched by op alone.
+        key = (ev.op, None if ev.op == "flush" else ev.offset)
         if ev.completed:
             if self._in_flight[key] > 0:
                 self._in_flight[key] -= 1
