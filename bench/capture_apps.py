@@ -11,6 +11,7 @@ The file gets the recipe in `source.command` and `source.note`. Needs root and, 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -27,6 +28,8 @@ def main() -> int:
     ap.add_argument("--step", type=int, default=10, help="seconds per time step (default 10)")
     ap.add_argument("--out-dir", type=Path, default=WORKLOADS_DIR)
     a = ap.parse_args()
+    # kill (SIGTERM) ends it like Ctrl-C: the file systems, loop devices and PostgreSQL are removed on the way out
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     unknown = [n for n in a.apps if n not in APPS]
     if unknown:
         print(f"unknown application {unknown[0]!r}; choose from {', '.join(APPS)}", file=sys.stderr)

@@ -56,6 +56,8 @@ def test_reference_workloads_ship():
         assert c.streams and len(c.steps) >= 10 and c.ios == sum(s.ios for s in c.streams) > 10_000
         assert c.source.kind == "tracefs" and c.source.command.startswith(f"python bench/capture_apps.py {name}")
         assert APPS[name].note in c.source.note, f"{name}: the file says how it was captured"
+        assert "lost" not in c.source.note, f"{name}: the capture kept up with the application"
+        assert all(step.ios for step in c.steps), f"{name}: the application was busy in every step"
 
 
 def test_workload_files_are_package_data():
