@@ -60,6 +60,12 @@ def test_reference_workloads_ship():
         assert all(step.ios for step in c.steps), f"{name}: the application was busy in every step"
 
 
+def test_shipped_workloads_differ_in_shape():
+    """PostgreSQL's 8 KiB pages against ext4's 4 KiB journal blocks and small files allocated side by side."""
+    top = {name: load(WORKLOADS_DIR / f"{name}{WORKLOAD_SUFFIX}").top(1)[0].stream.label for name in APPS}
+    assert top == {"pgbench": "RND 8K W", "small-files": "SEQ 4K W"}
+
+
 def test_workload_files_are_package_data():
     include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["maturin"]["include"]
     assert {"path": f"{WORKLOADS_DIR.relative_to(ROOT)}/*.json", "format": "sdist"} in include
