@@ -82,6 +82,7 @@ def test_table_and_shares_equal_the_file_counts(workload_file):
     assert doc["top"][0]["ios_pct"] == pytest.approx(400 / 530 * 100)
     assert doc["top"][1]["bytes_pct"] == pytest.approx(120 * 65536 / ALL_BYTES * 100)
     assert doc["top_ios_pct"] == pytest.approx(520 / 530 * 100)
+    assert doc["streams_for_80pct"] == 2          # 400/530 = 75.5 % < 80 % <= 520/530
     other = doc["other"]
     assert (other["label"], other["streams"], other["ios"], other["bytes"]) == ("other", 1, 10, 10 * 131072)
     splits = {s["name"]: s for s in doc["splits"]}
@@ -146,7 +147,7 @@ def test_text_summary(workload_file):
     r = _invoke(workload_file, "--top", "2")
     assert r.exit_code == 0, r.output
     assert "530 I/Os" in r.stdout and "read 75.5 % of I/Os" in r.stdout
-    assert "top 2 streams (the applied test workload) hold 98.1 % of the I/Os" in r.stdout
+    assert "top 2 streams (the applied test workload) hold 98.1 % of the I/Os; 2 hold at least 80 %" in r.stdout
     assert "other (1 stream)" in r.stdout
 
 

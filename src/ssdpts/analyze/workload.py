@@ -27,6 +27,7 @@ from ..records import to_data
 
 SCHEMA = "ssdpts.workload-analysis/1"
 DEFAULT_TOP = 5
+COVER_PCT = 80.0             # testmyworkload.com asks how many streams make at least 80 % of the I/Os
 OTHER = "other"
 HTML_NAME = "workload.html"
 
@@ -84,6 +85,7 @@ class WorkloadAnalysis:
     ios: int
     bytes: int
     stream_count: int            # distinct IO streams in the capture
+    streams_for_80pct: int       # the fewest streams (most I/Os first) that hold at least 80 % of the I/Os
     top_n: int
     top: list[StreamRow]         # the applied test workload, most I/Os first
     other: StreamRow | None      # None when the top N hold every stream
@@ -162,6 +164,16 @@ def _split(name: str, members: list[StreamCount], ios: int, total_bytes: int) ->
     return Split(name=name, ios=row.ios, bytes=row.bytes, ios_pct=row.ios_pct, bytes_pct=row.bytes_pct)
 
 
+def streams_to_cover(capture: WorkloadCapture, pct: float = COVER_PCT) -> int:
+    """The fewest streams, most I/Os first, whose I/Os reach `pct` % of all I/Os."""
+    seen = 0
+    for n, s in enumerate(capture.top(len(capture.streams)), 1):
+        seen += s.ios
+        if seen * 100 >= pct * capture.ios:
+            return n
+    return len(capture.streams)
+
+
 def analyze(capture: WorkloadCapture, top_n: int = DEFAULT_TOP, file: str = "") -> WorkloadAnalysis:
     """The RWSW views of a capture (see the module doc); `check` it first."""
     ios = capture.ios
@@ -184,7 +196,7 @@ def analyze(capture: WorkloadCapture, top_n: int = DEFAULT_TOP, file: str = "") 
               for name in names]
     return WorkloadAnalysis(
         schema=SCHEMA, file=file, source=capture.source, ios=ios, bytes=total_bytes,
-        stream_count=len(capture.streams), top_n=top_n,
+        stream_count=len(capture.streams), streams_for_80pct=streams_to_cover(capture), top_n=top_n,
         top=[_row(s.stream.label, [s], ios, total_bytes) for s in top],
         other=_row(OTHER, rest, ios, total_bytes) if rest else None,
         splits=splits, queue_depth=_depths(capture.queue_depth), device_size_bytes=capture.device_size_bytes,
@@ -241,7 +253,8 @@ def format_text(result: WorkloadAnalysis) -> str:
              f"sequential {by['sequential'].ios_pct:.1f} % ({by['sequential'].bytes_pct:.1f} %)",
              f"queue depth: mean {qd.mean:.2f}, p99 {qd.p99}, max {qd.max} ({qd.samples:,} issues)",
              "",
-             f"top {len(result.top)} streams (the applied test workload) hold {result.top_ios_pct:.1f} % of the I/Os:",
+             f"top {len(result.top)} streams (the applied test workload) hold {result.top_ios_pct:.1f} % of the I/Os; "
+             f"{result.streams_for_80pct} hold at least {COVER_PCT:g} %:",
              f"  {'stream':<20} {'I/Os':>12} {'share':>8} {'bytes':>12} {'of bytes':>9}"]
     for row in _table_rows(result):
         lines.append(f"  {_row_name(row):<20} {row.ios:>12,} {row.ios_pct:>6.1f} % {_size(row.bytes):>12} "
