@@ -85,9 +85,10 @@ def test_table_and_shares_equal_the_file_counts(workload_file):
     assert doc["streams_for_80pct"] == 2          # 400/530 = 75.5 % < 80 % <= 520/530
     other = doc["other"]
     assert (other["label"], other["streams"], other["ios"], other["bytes"]) == ("other", 1, 10, 10 * 131072)
-    splits = {s["name"]: s for s in doc["splits"]}
+    splits = {s["label"]: s for s in doc["splits"]}
     assert (splits["read"]["ios"], splits["write"]["ios"]) == (400, 130)
     assert (splits["random"]["ios"], splits["sequential"]["ios"]) == (410, 120)
+    assert (splits["write"]["streams"], splits["random"]["streams"]) == (2, 2)
     assert splits["write"]["bytes_pct"] == pytest.approx((120 * 65536 + 10 * 131072) / ALL_BYTES * 100)
     assert doc["source"]["device"] == "/dev/loop7" and doc["html"] is None
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -34,25 +34,15 @@ HTML_NAME = "workload.html"
 
 @dataclass
 class StreamRow:
-    """A row of the top-N table: one stream, or `other` (the streams outside the top N folded together)."""
+    """A group of IO streams with its I/Os and bytes: a row of the top-N table (one stream, or `other`: the
+    streams outside the top N folded together), or one side of the read/write or random/sequential division."""
 
-    label: str                   # 'RND 4K R', or 'other'
-    streams: int                 # how many IO streams the row holds (1, or the folded count for 'other')
+    label: str                   # 'RND 4K R', 'other', or read | write | random | sequential
+    streams: int                 # how many IO streams the row holds
     ios: int
     bytes: int
     ios_pct: float               # share of all I/Os of the capture
     bytes_pct: float             # share of all bytes
-
-
-@dataclass
-class Split:
-    """One side of the read/write or random/sequential division of the capture."""
-
-    name: str                    # read | write | random | sequential
-    ios: int
-    bytes: int
-    ios_pct: float
-    bytes_pct: float
 
 
 @dataclass
@@ -89,12 +79,12 @@ class WorkloadAnalysis:
     top_n: int
     top: list[StreamRow]         # the applied test workload, most I/Os first
     other: StreamRow | None      # None when the top N hold every stream
-    splits: list[Split]          # read, write, random, sequential
+    splits: list[StreamRow]      # read, write, random, sequential
     queue_depth: QueueDepthSummary
     device_size_bytes: int
     lba_min_bytes: int
     lba_max_bytes: int
-    steps: list[StepRow] = field(default_factory=list)
+    steps: list[StepRow]
 
     @property
     def top_ios_pct(self) -> float:
@@ -159,11 +149,6 @@ def _row(label: str, members: list[StreamCount], ios: int, total_bytes: int) -> 
                      ios_pct=_pct(got_ios, ios), bytes_pct=_pct(got_bytes, total_bytes))
 
 
-def _split(name: str, members: list[StreamCount], ios: int, total_bytes: int) -> Split:
-    row = _row(name, members, ios, total_bytes)
-    return Split(name=name, ios=row.ios, bytes=row.bytes, ios_pct=row.ios_pct, bytes_pct=row.bytes_pct)
-
-
 def streams_to_cover(capture: WorkloadCapture, pct: float = COVER_PCT) -> int:
     """The fewest streams, most I/Os first, whose I/Os reach `pct` % of all I/Os."""
     seen = 0
@@ -191,7 +176,7 @@ def analyze(capture: WorkloadCapture, top_n: int = DEFAULT_TOP, file: str = "") 
                              iops=step.ios / step.duration_s if step.duration_s > 0 else 0.0,
                              read_pct=_pct(sum(s.ios for s in step.streams if s.stream.rw == "read"), step.ios),
                              shares=shares, queue_depth=_depths(step.queue_depth)))
-    splits = [_split(name, [s for s in capture.streams if getattr(s.stream, attr) == name], ios, total_bytes)
+    splits = [_row(name, [s for s in capture.streams if getattr(s.stream, attr) == name], ios, total_bytes)
               for attr, names in (("rw", ("read", "write")), ("access", ("random", "sequential")))
               for name in names]
     return WorkloadAnalysis(
@@ -244,7 +229,7 @@ def lba_line(result: WorkloadAnalysis) -> str:
 
 def format_text(result: WorkloadAnalysis) -> str:
     qd = result.queue_depth
-    by = {s.name: s for s in result.splits}
+    by = {s.label: s for s in result.splits}
     lines = [f"{result.file}: {source_line(result)}",
              f"{result.ios:,} I/Os, {_size(result.bytes)} in {result.stream_count} IO streams; {lba_line(result)}",
              f"read {by['read'].ios_pct:.1f} % of I/Os ({by['read'].bytes_pct:.1f} % of bytes), "
@@ -326,7 +311,7 @@ def write_html(result: WorkloadAnalysis, out_dir: str | Path) -> Path:
             csv_headers=["stream", "ios", "ios_pct", "bytes", "bytes_pct"]),
         "splits": art.table(
             "shares", ["Division", "I/Os", "Share of I/Os", "Bytes", "Share of bytes"],
-            [[s.name, s.ios, pct(s.ios_pct), size(s.bytes), pct(s.bytes_pct)] for s in result.splits],
+            [[s.label, s.ios, pct(s.ios_pct), size(s.bytes), pct(s.bytes_pct)] for s in result.splits],
             caption="Read/write and random/sequential shares",
             csv_headers=["division", "ios", "ios_pct", "bytes", "bytes_pct"]),
         "steps": art.table(
