@@ -198,3 +198,12 @@ def test_the_real_cli(workload_file):
     """One subprocess, as a user runs it: the group registers the command and the numbers come out."""
     doc = json.loads(ssdpts("analyze", "workload", str(workload_file), "--json").stdout)
     assert [r["ios"] for r in doc["top"]] == [400, 120, 10] and doc["other"] is None
+
+
+def test_a_capture_without_steps_has_tables_and_no_charts(tmp_path):
+    path = tmp_path / "whole.workload.json"
+    path.write_text(json.dumps(_capture(steps=[]).to_json()))
+    doc = _analysis(path, "--out", tmp_path / "out")
+    assert doc["steps"] == [] and [r["ios"] for r in doc["top"]] == [400, 120, 10]
+    assert "no time steps" in (tmp_path / "out" / "workload.html").read_text()
+    assert not list((tmp_path / "out" / "plots").iterdir())
