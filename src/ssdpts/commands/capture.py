@@ -140,7 +140,8 @@ def capture_live(device_path: str, total: float, step_s: float, quiet: bool) -> 
         notes.append(f"stopped early ({interrupts.reason()}) after {format_duration(elapsed)} of "
                      f"{format_duration(total)}: the file holds what was captured until then")
     if lost:
-        notes.append(f"{lost:,} trace events were lost (the tracefs buffer overflowed): counts are low")
+        notes.append(f"{lost:,} trace events were lost (the tracefs buffer overflowed): counts are low and "
+                     "queue depths too high (missed completions stay in flight)")
     source = CaptureSource(kind="tracefs", device=device_path, started_at=started_at, duration_s=round(elapsed, 3),
                            step_s=step_s, command=command, note="; ".join(notes))
     return reducer.capture(source, device.size_bytes), interrupted
