@@ -1,5 +1,5 @@
 """`ssdpts capture`: a known fio mix captured from a loop device through tracefs is recovered (stream shares,
-queue depths); fio iologs and blkparse text import; bad input is one line. About 12 s in all (three live
+queue depths); fio iologs and blkparse text import; bad input is one line. About 10 s in all (three live
 captures of 2-3 s; the rest is sub-second)."""
 
 from __future__ import annotations
@@ -135,6 +135,7 @@ def test_fio_iolog_import(tmp_path):
     assert {(s.stream.label, s.ios, s.bytes) for s in w.streams} == {("SEQ 8K W", 31, 31 * 8192),
                                                                     ("RND 8K W", 1, 8192)}
     assert w.source.kind == "fio-iolog" and "version 3" in w.source.note
+    assert w.source.command == f"ssdpts capture --from-iolog {log} --step 1s --out {out}"
     assert w.queue_depth.samples == 0 and "queue depths are not known" in w.source.note
     assert (w.lba_min_bytes, w.lba_max_bytes) == (0, 256 * 1024)
 
