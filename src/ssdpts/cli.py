@@ -15,6 +15,7 @@ import click
 
 from . import __version__, interrupts, runner
 from .analyze import analyze
+from .commands.capture import capture
 from .commands.doctor import doctor
 from .doctor import parse_ignored
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
@@ -508,3 +509,4 @@ def list_tests():
 
 for command in (plan, report, compare, export, endurance, analyze, doctor):
     main.add_command(command)
+main.add_command(capture)

@@ -1,0 +1,216 @@
+"""Live capture from the kernel's block tracepoints (`block_rq_issue`, `block_rq_complete`) through tracefs.
+
+Read-only: nothing is written to the device; the device is not even opened (its numbers come from stat,
+its size and partition offset from sysfs). The capture uses a tracefs instance of its own
+(instances/ssdpts-PID-MAJ-MIN), so parallel captures and other tracers do not see each other's events;
+the instance is removed on every exit path, and instances left by a killed capture are removed by the
+next one. The instance's clock is `mono`, so event times compare across CPUs and with time.monotonic().
+"""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import os
+import re
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import SsdptsError
+from .reduce import SECTOR, IoEvent, op_of_rwbs
+
+TRACEFS_MOUNTS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
+EVENTS = ("block_rq_issue", "block_rq_complete")
+INSTANCE_PREFIX = "ssdpts-"
+BUFFER_KB = 8192            # per CPU: a few seconds of a busy device between two reads
+REORDER_S = 0.5             # events are handed on this long after they happened (see TraceSession.events)
+
+# "fio-16619 [001] ..... 16957.662145: block_rq_issue: 7,0 R 4096 () 7904 + 8 be,0,4 [fio]" (the part
+# after the task and CPU; older kernels print no ioprio, "[000] d..1." flags vary)
+_LINE = re.compile(r"\s(\d+\.\d+): (block_rq_issue|block_rq_complete): (\d+),(\d+) (\S+) (?:(\d+) )?\(.*?\) "
+                   r"(\d+) \+ (\d+)")
+_LOST = re.compile(r"LOST (\d+) EVENTS")
+
+
+@dataclass(frozen=True)
+class BlockDevice:
+    """The captured device: where its requests appear in the trace and which sectors are its own."""
+
+    path: str
+    major: int               # the whole disk whose requests carry the events (a partition's parent)
+    minor: int
+    first_sector: int        # a partition's start on that disk; 0 for a whole disk
+    sectors: int
+
+    @property
+    def size_bytes(self) -> int:
+        return self.sectors * SECTOR
+
+    @property
+    def event_filter(self) -> str:
+        """tracefs filter: this disk's requests (the kernel's dev_t is MAJOR << 20 | MINOR), its sectors."""
+        f = f"dev == {(self.major << 20) | self.minor}"
+        if self.first_sector:
+            f += f" && sector >= {self.first_sector} && sector < {self.first_sector + self.sectors}"
+        return f
+
+
+def block_device(path: str) -> BlockDevice:
+    """The device at `path`, or one line saying why it cannot be captured."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise SsdptsError(f"{path}: {e.strerror}; give a block device such as /dev/nvme0n1") from None
+    if not stat.S_ISBLK(st.st_mode):
+        raise SsdptsError(f"{path} is not a block device; capture reads a block device's requests "
+                          "(e.g. /dev/nvme0n1); for fio's iolog or blktrace files use --from-iolog/--from-blktrace")
+    sysfs = Path(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}")
+    sectors = int((sysfs / "size").read_text())
+    disk, first = sysfs, 0
+    if (sysfs / "partition").exists():
+        disk, first = sysfs.resolve().parent, int((sysfs / "start").read_text())
+    if not (disk / "mq").is_dir():
+        below = sorted(p.name for p in (disk / "slaves").iterdir()) if (disk / "slaves").is_dir() else []
+        raise SsdptsError(f"{path} passes its I/O to other devices without a request queue of its own "
+                          f"(device-mapper, md, zram); capture a disk below it{': ' + ', '.join(below) if below else ''}")
+    major, minor = (int(x) for x in (disk / "dev").read_text().split(":"))
+    return BlockDevice(path, major, minor, first, sectors)
+
+
+def tracefs_root() -> Path:
+    for root in TRACEFS_MOUNTS:
+        if (root / "events" / "block" / "block_rq_issue").is_dir():
+            return root
+    raise SsdptsError("no block tracepoints in tracefs (/sys/kernel/tracing/events/block/); mount it with "
+                      "'mount -t tracefs nodev /sys/kernel/tracing' (a kernel with CONFIG_BLK_DEV_IO_TRACE)")
+
+
+def parse_line(line: str, device: BlockDevice) -> IoEvent | None:
+    """One trace_pipe line as an event (offsets relative to the device), or None for other lines."""
+    m = _LINE.search(line)
+    if not m:
+        return None
+    t, name, _, _, rwbs, nbytes, sector, nr = m.groups()
+    size = int(nr) * SECTOR or int(nbytes or 0)
+    return IoEvent(float(t), name == "block_rq_complete", op_of_rwbs(rwbs),
+                   (int(sector) - device.first_sector) * SECTOR, size)
+
+
+def lost_events(line: str) -> int:
+    m = _LOST.search(line)
+    return int(m.group(1)) if m else 0
+
+
+def _remove_stale(instances: Path) -> None:
+    """Instances of captures that were killed (their pid is gone): disable and remove them."""
+    for inst in instances.glob(f"{INSTANCE_PREFIX}*"):
+        pid = inst.name[len(INSTANCE_PREFIX):].split("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            _remove(inst)
+
+
+def _remove(inst: Path) -> None:
+    try:
+        (inst / "events" / "enable").write_text("0")
+    except OSError:
+        pass
+    for _ in range(50):     # rmdir is refused (EBUSY) while a reader still holds trace_pipe
+        try:
+            inst.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                return
+            time.sleep(0.1)
+
+
+class TraceSession:
+    """A tracefs instance recording one device's issues and completions; use as a context manager.
+
+    `read()` returns the events that arrived since the last call (never blocks); `start` is the capture's
+    start on the events' clock (CLOCK_MONOTONIC)."""
+
+    def __init__(self, device: BlockDevice):
+        self.device = device
+        self.lost = 0
+        self.start = 0.0
+        self._fd: int | None = None
+        self._tail = b""
+        self._pending: list[tuple[float, int, IoEvent]] = []     # a heap: (time, arrival, event)
+        self._seq = 0
+        root = tracefs_root()
+        self.instance = root / "instances" / f"{INSTANCE_PREFIX}{os.getpid()}-{device.major}-{device.minor}"
+
+    def __enter__(self) -> "TraceSession":
+        instances = self.instance.parent
+        _remove_stale(instances)
+        try:
+            self.instance.mkdir()
+        except PermissionError:
+            raise SsdptsError(f"cannot create a tracefs instance in {instances} (permission denied); "
+                              "capture as root") from None
+        except FileExistsError:
+            raise SsdptsError(f"this process already captures {self.device.path} ({self.instance})") from None
+        try:
+            (self.instance / "trace_clock").write_text("mono")
+            (self.instance / "buffer_size_kb").write_text(str(BUFFER_KB))
+            for name in EVENTS:
+                (self.instance / "events" / "block" / name / "filter").write_text(self.device.event_filter)
+            self._fd = os.open(self.instance / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+            for name in EVENTS:
+                (self.instance / "events" / "block" / name / "enable").write_text("1")
+            self.start = time.monotonic()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop recording (what is in the buffer can still be read)."""
+        for name in EVENTS:
+            try:
+                (self.instance / "events" / "block" / name / "enable").write_text("0")
+            except OSError:
+                pass
+        time.sleep(0.05)        # events being committed on other CPUs land in the buffer
+
+    def events(self, before: float | None) -> Iterator[IoEvent]:
+        """The events recorded before `before` (CLOCK_MONOTONIC; None: all so far), in time order.
+
+        trace_pipe merges the CPUs' buffers by time, but only among the events already committed: a
+        completion read on one CPU can come out before its issue, still being committed on another. So
+        events wait here until they are REORDER_S old, then come out sorted."""
+        self._read()
+        while self._pending and (before is None or self._pending[0][0] < before):
+            yield heapq.heappop(self._pending)[2]
+
+    def _read(self) -> None:
+        while self._fd is not None:
+            try:
+                chunk = os.read(self._fd, 1 << 20)
+            except BlockingIOError:
+                return
+            if not chunk:
+                return
+            lines = (self._tail + chunk).split(b"\n")
+            self._tail = lines.pop()
+            for raw in lines:
+                line = raw.decode("ascii", "replace")
+                ev = parse_line(line, self.device)
+                if ev is not None:
+                    self._seq += 1
+                    heapq.heappush(self._pending, (ev.t, self._seq, ev))
+                else:
+                    self.lost += lost_events(line)
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        _remove(self.instance)
