@@ -151,3 +151,25 @@ def test_bad_workload_is_one_line_and_no_run(tmp_path, results):
         assert p.returncode != 0 and words in p.stderr and "Traceback" not in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert not (results / "ssdpts.db").exists() or not Store.in_dir(results).runs()
+
+
+def test_rwsw_procedure_and_plan_at_pts_enterprise_durations(tmp_path, workload_file):
+    from recording import record
+
+    rec = record(tmp_path, "pts-enterprise", "rwsw", workload=str(workload_file), replay_time_scale=2.0)
+    subs = rec.engine.submitted
+    pc = next(s for s in subs if s.tag.startswith("pc round"))
+    assert len(pc.cells) == 30 and all((w.threads, w.iodepth, w.reads, w.runtime_s) == (32, 32, 50, 60)
+                                       for w in pc.cells)               # the applied workload, not writes
+    assert all(w.write_bssplit == ((8192, 78), (131072, 22)) and w.random_pct == (100, 0) for w in pc.cells)
+    prewrites = [w for s in subs for w in s.cells if "prewrite" in w.name]
+    assert prewrites and all(w.reads == 50 for w in prewrites)
+    replay = [w for s in subs if s.tag.startswith("replay") for w in s.cells]
+    assert [(w.name, w.iodepth, w.threads, w.runtime_s, w.idle_before_s) for w in replay] == [
+        ("rwsw_replay0001", 4, 1, 2.0, 0.0), ("rwsw_replay0003", 2, 1, 2.0, 2.0)]
+    purge, pc_phase, sweep, ops, replay_phase = registry.get("rwsw").plan(rec.ctx).phases
+    assert [c.name for c in pc_phase.cells] == [w.name for w in pc.cells]
+    assert [c.name for c in replay_phase.cells] == [w.name for w in replay]
+    assert replay_phase.seconds_min == 6.0                               # 2 s + 2 s idle + 2 s
+    spec = registry.get("rwsw")
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary
