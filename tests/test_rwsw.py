@@ -142,15 +142,39 @@ def test_rwsw_on_a_loop_device_replays_stream_shares(tmp_path, workload_file, re
 
 
 def test_bad_workload_is_one_line_and_no_run(tmp_path, results):
+    p = ssdpts("run", "sim:client", "--profile", profile(tmp_path, tmp_path / "none.json", 1.0), "--tests", "rwsw",
+               "--destroy-data", "--results", str(results), "-q", check=False)
+    assert p.returncode != 0 and "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "no such file and no shipped workload" in p.stderr
+    assert not (results / "ssdpts.db").exists() or not Store.in_dir(results).runs()
+    from ssdpts.errors import SsdptsError
+    from ssdpts.pts.rwsw.run import applied_workload, workload_path
+    from recording import fake_target
+
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "something/1"}')
-    for given, words in [("", "rwsw needs a captured workload"), (str(tmp_path / "none.json"), "no such file"),
-                         (str(bad), "is not an ssdpts workload file")]:
-        p = ssdpts("run", "sim:client", "--profile", profile(tmp_path, given, 1.0), "--tests", "rwsw",
-                   "--destroy-data", "--results", str(results), "-q", check=False)
-        assert p.returncode != 0 and words in p.stderr and "Traceback" not in p.stderr, p.stderr
-        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert not (results / "ssdpts.db").exists() or not Store.in_dir(results).runs()
+    with pytest.raises(SsdptsError, match="rwsw needs a captured workload"):
+        workload_path(" ")
+    with pytest.raises(SsdptsError, match="is not an ssdpts workload file"):
+        applied_workload(_ctx(str(bad)))
+    odd = capture()
+    odd.streams[0] = sc(2048, "read", "random", 1)
+    bad.write_text(json.dumps(odd.to_json()))
+    with pytest.raises(SsdptsError, match="2K are not multiples of the target's 4096-byte logical block"):
+        applied_workload(_ctx(str(bad), fake_target(logical=4096)))
+
+
+def _ctx(workload: str, target=None):
+    from recording import fake_target
+    from ssdpts.pts.common import TestContext
+
+    settings = registry.get("rwsw").settings_of({"tests": {"rwsw": {"workload": workload}}})
+    return TestContext(run_id="x", test="rwsw", store=None, target=target or fake_target(), engine=None,
+                       settings=settings, progress=None)
+
+
+def test_the_registry_fixture_is_this_capture():
+    assert json.loads((HERE / "workloads" / "hand.workload.json").read_text()) == capture().to_json()
 
 
 def test_rwsw_procedure_and_plan_at_pts_enterprise_durations(tmp_path, workload_file):
