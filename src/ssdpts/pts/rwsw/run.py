@@ -123,7 +123,8 @@ def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
     st, out, idle = ctx.settings, [], 0.0
     for i, step in enumerate(a.capture.steps, start=1):
         if not step.ios:
-            idle += step.duration_s * st.replay_time_scale
+            if out:      # idle before the first replayed step would not be idle after anything the test ran
+                idle += step.duration_s * st.replay_time_scale
             continue
         comp = composite(chosen_streams(step.streams, step.ios, st.top, st.coverage), step.ios)
         qd = max(1, round(step.queue_depth.mean))
