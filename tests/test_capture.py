@@ -1,11 +1,9 @@
 """`ssdpts capture`: a known fio mix captured from a loop device through tracefs is recovered (stream shares,
-queue depths); fio iologs and blkparse text import; bad input is one line. About 12 s in all (two captures
-of 4 s and 2 s with fio running; the rest is sub-second)."""
+queue depths); fio iologs and blkparse text import; bad input is one line. About 10 s in all (three live
+captures of 2-3 s; the rest is sub-second)."""
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
 import sys
@@ -28,8 +26,11 @@ needs_tracefs = pytest.mark.skipif(_can_make_devices() is not None or not (INSTA
 
 # the mix: rate_iops fixes each job's share of all I/Os (300 + 150 + 50 = 500 IOPS, low enough for a loaded
 # machine); fio keeps at most 4 + 2 + 1 = 7 I/Os in flight
-MIX = [("rr", "randread", "4k", 4, 300), ("sw", "write", "64k", 2, 150), ("rw", "randwrite", "128k", 1, 50)]
-TOTAL_QD = sum(qd for *_, qd, _ in MIX)
+# the mix: each job's I/O count fixes its share (600 + 300 + 100); rate_iops 300/150/50 spreads them over 2 s
+# (low rates: kept on a loaded machine); fio keeps at most 4 + 2 + 1 = 7 I/Os in flight
+MIX = [("rr", "randread", "4k", 4, 300, 600), ("sw", "write", "64k", 2, 150, 300),
+       ("rw", "randwrite", "128k", 1, 50, 100)]
+TOTAL_QD = sum(job[3] for job in MIX)
 
 
 def _capture(*args: str):
@@ -56,46 +57,44 @@ def _start_capture(dev: str, out: Path, *args: str) -> subprocess.Popen:
     raise AssertionError(f"capture did not start: {p.communicate()}")
 
 
-def _device_sees_fio_ios(dev: str) -> None:
-    """No merging in the block layer: the device sees exactly the I/Os fio submits (a test's own loop device)."""
-    Path(f"/sys/block/{Path(dev).name}/queue/nomerges").write_text("2")
-
-
-def _fio(dev: str, runtime: int, jobs, *job_options: str) -> subprocess.CompletedProcess:
-    args = ["fio", "--ioengine=libaio", "--direct=1", "--time_based", f"--runtime={runtime}", f"--filename={dev}",
-            "--minimal", *job_options]
-    for name, rw, bs, qd, rate in jobs:
-        args += [f"--name={name}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}"] + (
-            [f"--rate_iops={rate}"] if rate else [])
-    return subprocess.run(args, capture_output=True, text=True, timeout=120, check=True)
+def _capture_fio(dev: str, out: Path, jobs, *job_options: str) -> model.WorkloadCapture:
+    """Capture while fio runs `jobs` (name, rw, bs, iodepth, rate_iops, I/Os) to their end, then Ctrl-C: the
+    capture holds every I/O of the jobs, however late a loaded machine starts them."""
+    Path(f"/sys/block/{Path(dev).name}/queue/nomerges").write_text("2")   # the device sees fio's I/Os as they are
+    args = ["fio", "--ioengine=libaio", "--direct=1", f"--filename={dev}", "--minimal", *job_options]
+    for name, rw, bs, qd, rate, ios in jobs:
+        args += [f"--name={name}", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}", f"--number_ios={ios}",
+                 f"--size={ios * 4}m"] + ([f"--rate_iops={rate}"] if rate else [])
+    p = _start_capture(dev, out, "--duration", "10m", "--step", "1s")
+    try:
+        subprocess.run(args, capture_output=True, text=True, timeout=120, check=True)
+    finally:
+        p.send_signal(signal.SIGINT)
+        _, stderr = p.communicate(timeout=60)
+    assert p.returncode == 130, stderr
+    assert not [i for i in _own_instances() if i.name.startswith(f"ssdpts-{p.pid}-")], "instance left behind"
+    w = model.load(out)
+    assert "stopped early" in w.source.note and w.source.device == dev
+    return w
 
 
 @needs_tracefs
 def test_capture_recovers_a_known_fio_mix(loop_factory, tmp_path):
-    dev = loop_factory(2**30)           # sparse on tmpfs; ~80 MB are written
-    _device_sees_fio_ios(dev)
-    out = tmp_path / "mix.workload.json"
-    p = _start_capture(dev, out, "--duration", "4s", "--step", "2s")
-    _fio(dev, 5, MIX)          # outlasts the 4 s capture that started first
-    stdout, stderr = p.communicate(timeout=60)
-    assert p.returncode == 0, stderr
-    assert not [i for i in _own_instances() if i.name.startswith(f"ssdpts-{p.pid}-")], "instance left behind"
-
-    w = model.load(out)
-    assert w.source.kind == "tracefs" and w.source.device == dev and w.source.duration_s == 4.0
+    dev = loop_factory(2**30)           # sparse on tmpfs; ~40 MB are written
+    w = _capture_fio(dev, tmp_path / "mix.workload.json", MIX)
+    assert w.ios == 1000 and w.source.kind == "tracefs"
     assert w.device_size_bytes == 2**30 and 0 <= w.lba_min_bytes < w.lba_max_bytes <= 2**30
     shares = {key: 100 * w.share(key) for key in (StreamKey(4096, "read", "random"),
                                                    StreamKey(65536, "write", "sequential"),
                                                    StreamKey(131072, "write", "random"))}
     assert list(shares.values()) == pytest.approx([60, 30, 10], abs=2), (shares, w.streams)
     assert [s.stream for s in w.top(3)] == list(shares)
-    assert w.ios >= 0.6 * 500 * 4          # most of the 4 s saw fio at its rates
     # queue depth: one sample per I/O; never more in flight than fio allows; at least the issued one
     assert w.queue_depth.samples == w.ios
     assert 1 <= min(w.queue_depth.histogram) and max(w.queue_depth.histogram) <= TOTAL_QD
     assert 1.0 <= w.queue_depth.mean <= TOTAL_QD
-    # two steps of 2 s that add up to the whole
-    assert [(s.start_s, s.duration_s) for s in w.steps] == [(0.0, 2.0), (2.0, 2.0)]
+    # 1 s steps that add up to the whole
+    assert len(w.steps) >= 2 and all(s.duration_s == 1.0 for s in w.steps[:-1]) and w.steps[-1].duration_s <= 1.0
     assert sum(s.ios for s in w.steps) == w.ios
     assert sum(s.queue_depth.samples for s in w.steps) == w.queue_depth.samples
 
@@ -105,24 +104,23 @@ def test_capture_sees_the_queue_depth_fio_keeps(loop_factory, tmp_path):
     """fio submits 4 reads at once, waits for all 4, thinks 1 ms: each batch's issues see 1, 2, 3, 4 in flight
     (3 when one completes before the batch is all issued), never more."""
     dev = loop_factory(64 * 2**20)
-    out = tmp_path / "qd.workload.json"
-    p = _start_capture(dev, out, "--duration", "1s", "--step", "1s")
-    _fio(dev, 2, [("qd4", "randread", "4k", 4, 0)], "--iodepth_batch_submit=4", "--iodepth_batch_complete_min=4",
-         "--thinktime=1000", "--thinktime_blocks=4")
-    assert p.wait(timeout=60) == 0, p.stderr.read()
-    qd = model.load(out).queue_depth
-    assert max(qd.histogram) == 4 and 2.0 <= qd.mean <= 2.5 and qd.samples >= 100, qd
+    w = _capture_fio(dev, tmp_path / "qd.workload.json", [("qd4", "randread", "4k", 4, 0, 400)],
+                     "--iodepth_batch_submit=4", "--iodepth_batch_complete_min=4", "--thinktime=1000",
+                     "--thinktime_blocks=4")
+    qd = w.queue_depth
+    assert qd.samples == 400 and max(qd.histogram) == 4 and 2.0 <= qd.mean <= 2.5, qd
 
 
 @needs_tracefs
-def test_ctrl_c_writes_what_was_captured_and_exits_130(loopdev, tmp_path):
-    out = tmp_path / "short.workload.json"
-    p = _start_capture(loopdev, out, "--duration", "10m")
-    os.kill(p.pid, signal.SIGINT)
+def test_capture_of_a_fixed_duration(loopdev, tmp_path):
+    """An idle device for 2.5 s in 1 s steps: three steps, the last one 0.5 s, all empty; exit 0."""
+    out = tmp_path / "idle.workload.json"
+    p = _start_capture(loopdev, out, "--duration", "2500ms", "--step", "1s")
     _, stderr = p.communicate(timeout=60)
-    assert p.returncode == 130, stderr
+    assert p.returncode == 0, stderr
     w = model.load(out)
-    assert "stopped early" in w.source.note and w.source.duration_s < 60
+    assert [(s.start_s, s.duration_s, s.ios) for s in w.steps] == [(0.0, 1.0, 0), (1.0, 1.0, 0), (2.0, 0.5, 0)]
+    assert w.source.duration_s == 2.5 and w.ios == 0 and w.streams == []
     assert not [i for i in _own_instances() if i.name.startswith(f"ssdpts-{p.pid}-")]
 
 
@@ -137,6 +135,7 @@ def test_fio_iolog_import(tmp_path):
     assert {(s.stream.label, s.ios, s.bytes) for s in w.streams} == {("SEQ 8K W", 31, 31 * 8192),
                                                                     ("RND 8K W", 1, 8192)}
     assert w.source.kind == "fio-iolog" and "version 3" in w.source.note
+    assert w.source.command == f"ssdpts capture --from-iolog {log} --step 1s --out {out}"
     assert w.queue_depth.samples == 0 and "queue depths are not known" in w.source.note
     assert (w.lba_min_bytes, w.lba_max_bytes) == (0, 256 * 1024)
 

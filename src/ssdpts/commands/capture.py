@@ -91,7 +91,7 @@ class _ProgressLine:
     a line a minute otherwise."""
 
     def __init__(self, quiet: bool):
-        self.quiet, self.tty, self.printed = quiet, sys.stderr.isatty(), 0.0
+        self.quiet, self.tty, self.printed = quiet, sys.stderr.isatty(), -PRINT_EVERY_S
 
     def show(self, text: str, elapsed: float) -> None:
         if self.quiet:
@@ -109,10 +109,10 @@ class _ProgressLine:
             sys.stderr.flush()
 
 
-def capture_live(device_path: str, total: float, step_s: float, quiet: bool) -> tuple[WorkloadCapture, bool]:
+def capture_live(device_path: str, total: float, step_s: float, quiet: bool,
+                 command: str) -> tuple[WorkloadCapture, bool]:
     """Capture `device_path` for `total` seconds; (the capture, whether it was interrupted)."""
     device = block_device(device_path)
-    command = shlex.join(["ssdpts", "capture", *sys.argv[2:]]) if len(sys.argv) > 1 else ""
     started_at = _now_iso()
     progress = _ProgressLine(quiet)
     interrupted = False
@@ -140,13 +140,14 @@ def capture_live(device_path: str, total: float, step_s: float, quiet: bool) -> 
         notes.append(f"stopped early ({interrupts.reason()}) after {format_duration(elapsed)} of "
                      f"{format_duration(total)}: the file holds what was captured until then")
     if lost:
-        notes.append(f"{lost:,} trace events were lost (the tracefs buffer overflowed): counts are low")
+        notes.append(f"{lost:,} trace events were lost (the tracefs buffer overflowed): counts are low and "
+                     "queue depths too high (missed completions stay in flight)")
     source = CaptureSource(kind="tracefs", device=device_path, started_at=started_at, duration_s=round(elapsed, 3),
                            step_s=step_s, command=command, note="; ".join(notes))
     return reducer.capture(source, device.size_bytes), interrupted
 
 
-def capture_imported(imported: Imported, kind: str, origin: str, step_s: float) -> WorkloadCapture:
+def capture_imported(imported: Imported, kind: str, step_s: float, command: str) -> WorkloadCapture:
     start = imported.events[0].t
     end = imported.events[-1].t
     reducer = Reducer(start, step_s if imported.timed else max(end - start, 1.0), imported.with_queue_depth)
@@ -160,7 +161,7 @@ def capture_imported(imported: Imported, kind: str, origin: str, step_s: float) 
     duration = end - start if imported.timed else 0.0
     source = CaptureSource(kind=kind, device=imported.device, started_at="", duration_s=round(duration, 6),
                            step_s=step_s if imported.timed else 0.0,
-                           command=shlex.join(["ssdpts", "capture", *sys.argv[2:]]) + f" ({origin})",
+                           command=command,
                            note="; ".join(notes))
     return reducer.capture(source)
 
@@ -195,12 +196,17 @@ def capture(device, duration, step, out, force, blktrace_dir, iolog, quiet):
                           f"({'none' if not sources else ', '.join(sources)} given)")
     path = check_out(out, force)
     total, step_s = durations(duration, step, live=device is not None)
+    # how it was taken, from the options as parsed (defaults filled in)
+    source_args = [device] if device else ["--from-blktrace", blktrace_dir] if blktrace_dir else ["--from-iolog", iolog]
+    command = shlex.join(["ssdpts", "capture", *source_args,
+                          *(["--duration", duration or DEFAULT_DURATION] if device else []),
+                          "--step", step or DEFAULT_STEP, "--out", out])
     if device is not None:
-        result, interrupted = capture_live(device, total, step_s, quiet)
+        result, interrupted = capture_live(device, total, step_s, quiet, command)
     elif blktrace_dir is not None:
-        result, interrupted = capture_imported(read_blktrace(blktrace_dir), "blktrace", blktrace_dir, step_s), False
+        result, interrupted = capture_imported(read_blktrace(blktrace_dir), "blktrace", step_s, command), False
     else:
-        result, interrupted = capture_imported(read_iolog(iolog), "fio-iolog", iolog, step_s), False
+        result, interrupted = capture_imported(read_iolog(iolog), "fio-iolog", step_s, command), False
     write_atomically(path, result)
     top = ", ".join(f"{s.stream.label} {100 * s.ios / result.ios:.1f} %" for s in result.top(4)) if result.ios else ""
     click.echo(f"{path}: {result.ios:,} I/Os in {len(result.streams)} IO streams"

@@ -36,7 +36,8 @@ def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
         "percentiles": list(w.percentiles),
     }
     if w.bssplit:
-        job["bssplit"] = [list(x) for x in w.bssplit]
+        # the simulator takes one split for both directions, every I/O at a random offset
+        job["bssplit"] = [list(x) for x in w.combined_bssplit()]
     if w.distribution.startswith("zoned:"):
         job["zones"] = [[float(a), float(b)] for a, b in (z.split("/") for z in w.distribution[6:].split(":"))]
     return job

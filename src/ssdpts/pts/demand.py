@@ -20,7 +20,7 @@ summary type; run and plan build their cells from the same functions (`sweep_cel
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, ClassVar, Sequence, TypeVar
 
 from ..engines.results import CellResult, merge_bins
 from ..settings import DURATION, IODEPTH, PCT, THREADS, TestSettings, key, list_of
@@ -34,8 +34,8 @@ from .spec import Summary
 
 
 @dataclass(frozen=True)
-class SweepSettings(TestSettings):
-    """The profile keys of both sweeps ([tests.dirth] and [tests.cbw]); each test declares its read_pct."""
+class DemandSettings(TestSettings):
+    """The profile keys of every demand sweep (DIRTH, CBW, RWSW)."""
 
     thread_counts: tuple[int, ...] = key(list_of(THREADS), [1, 2, 4, 8, 16, 32], "thread counts (TC) swept")
     queue_depths: tuple[int, ...] = key(list_of(IODEPTH), [1, 2, 4, 8, 16, 32], "queue depths (QD) swept")
@@ -44,6 +44,12 @@ class SweepSettings(TestSettings):
     prewrite_time: float = key(DURATION, "5m", "writes at the largest TC/QD before every sweep round")
     operating_prewrite_time: float = key(DURATION, "60m", "writes at an operating point's TC/QD before its measurement")
     operating_measure_time: float = key(DURATION, "10m", "an operating point's logged measurement")
+
+
+@dataclass(frozen=True)
+class SweepSettings(DemandSettings):
+    """[tests.dirth] and [tests.cbw]: a sweep of one operator-chosen R/W mix; each test declares its read_pct."""
+
     read_pct: int = key(PCT, 65, "read share of the sweep's I/O")
 
 OPERATING_POINTS = ("max", "mid", "min")
@@ -103,6 +109,8 @@ class DemandSummary(Summary):
     """What DIRTH and CBW share; each test's summary adds what describes its access pattern."""
 
     SCHEMA_VERSION = 2           # 2: preconditioning rounds, operating-point measurements
+    # what the preconditioning and every pre-write run at their TC/QD (PTS DIRTH/CBW: the pattern as writes)
+    PREWRITE: ClassVar[str] = "writes"
 
     purge: PurgeRecord
     preconditioning: SteadyResult                # phase "pc": write rounds at the largest TC/QD
@@ -156,19 +164,25 @@ class SweepCells:
         return TrackerKey(self.points[0].name, "iops")
 
 
-def sweep_cells(ctx: TestContext, prefix: str, make_cell: MakeCell) -> SweepCells:
+def prewrite_mix(writes_only: bool) -> dict:
+    """make_cell's mix for preconditioning and pre-writes: 100 % writes, or (False) the test's own mix."""
+    return {"read_pct": 0} if writes_only else {}
+
+
+def sweep_cells(ctx: TestContext, prefix: str, make_cell: MakeCell, writes_only: bool = True) -> SweepCells:
     tcs = sorted(set(ctx.settings.thread_counts), reverse=True)
     qds = sorted(set(ctx.settings.queue_depths), reverse=True)
     points = [make_cell(point_name(prefix, tc, qd), threads=tc, iodepth=qd) for tc in tcs for qd in qds]
-    pc = [make_cell(f"{prefix}_pc{i + 1:02d}", threads=tcs[0], iodepth=qds[0], read_pct=0)
+    mix = prewrite_mix(writes_only)
+    pc = [make_cell(f"{prefix}_pc{i + 1:02d}", threads=tcs[0], iodepth=qds[0], **mix)
           for i in range(cell_count(ctx, ctx.settings.precondition_time))]
-    prewrite = make_cell(f"{prefix}_prewrite", threads=tcs[0], iodepth=qds[0], read_pct=0,
-                         runtime_s=ctx.settings.prewrite_time)
+    prewrite = make_cell(f"{prefix}_prewrite", threads=tcs[0], iodepth=qds[0], runtime_s=ctx.settings.prewrite_time,
+                         **mix)
     return SweepCells(tcs, qds, pc, prewrite, points)
 
 
-def operating_segments(ctx: TestContext, prefix: str, make_cell: MakeCell,
-                       chosen: dict[str, tuple[int, int]]) -> list[tuple[str, list[Workload]]]:
+def operating_segments(ctx: TestContext, prefix: str, make_cell: MakeCell, chosen: dict[str, tuple[int, int]],
+                       writes_only: bool = True) -> list[tuple[str, list[Workload]]]:
     """Max -> Mid -> Min (chosen: op -> (TC, QD)): per point its write pre-write, then its logged measurement,
     as phases 'op=K/prewrite' and 'op=K/measure' of one chained sequence."""
     n_pre = cell_count(ctx, ctx.settings.operating_prewrite_time)
@@ -178,15 +192,17 @@ def operating_segments(ctx: TestContext, prefix: str, make_cell: MakeCell,
     for k in OPERATING_POINTS:
         tc, qd = chosen[k]
         segments.append((f"op={k}/prewrite", [make_cell(f"{prefix}_{k}_prewrite{i + 1:02d}", threads=tc, iodepth=qd,
-                                                        read_pct=0) for i in range(n_pre)]))
+                                                        **prewrite_mix(writes_only)) for i in range(n_pre)]))
         segments.append((f"op={k}/measure", [make_cell(f"{prefix}_{k}_measure{i + 1:02d}", threads=tc, iodepth=qd,
                                                        log_interval_ms=log_ms) for i in range(n_meas)]))
     return segments
 
 
-def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type[S], **extra) -> S:
-    """Run the procedure with the test's cells; its summary_type(**shared results, **extra)."""
-    sc = sweep_cells(ctx, prefix, make_cell)
+def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type[S], writes_only: bool = True,
+          **extra) -> S:
+    """Run the procedure with the test's cells; its summary_type(**shared results, **extra). writes_only=False:
+    preconditioning and pre-writes run the test's own mix (summary_type.PREWRITE says so)."""
+    sc = sweep_cells(ctx, prefix, make_cell, writes_only)
     purge = ctx.purge()
     pc = ctx.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
     outcome = ctx.run_to_steady_state("", sc.round, [sc.sweep_tracker])
@@ -207,7 +223,7 @@ def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type
     mid_point = min(points, key=lambda p: abs(p.iops - mid_target))
     chosen = {"max": max_point, "mid": mid_point, "min": min_point}
     rounds = ctx.run_segments(operating_segments(ctx, prefix, make_cell,
-                                                 {k: (p.tc, p.qd) for k, p in chosen.items()}))
+                                                 {k: (p.tc, p.qd) for k, p in chosen.items()}, writes_only))
     measured = {k: _measurement(p, [c for r in rounds[f"op={k}/prewrite"] for c in r.cells],
                                 [c for r in rounds[f"op={k}/measure"] for c in r.cells])
                 for k, p in chosen.items()}
@@ -232,22 +248,24 @@ def _measurement(point: DemandPoint, pre: Sequence[CellResult], meas: Sequence[C
                        for d in ("read", "write")})
 
 
-def plan(ctx: TestContext, test: str, prefix: str, make_cell: MakeCell, pattern: str) -> TestPlan:
+def plan(ctx: TestContext, test: str, prefix: str, make_cell: MakeCell, pattern: str,
+         prewrite: str = DemandSummary.PREWRITE) -> TestPlan:
     """Purge, preconditioning rounds, sweep rounds, then the three operating points (fixed durations).
 
     The operating points' TC/QD come from the sweep's results, so the plan shows Max and Mid at the largest
     TC/QD and Min at the smallest; their durations do not depend on that choice."""
-    sc = sweep_cells(ctx, prefix, make_cell)
+    writes_only = prewrite == DemandSummary.PREWRITE
+    sc = sweep_cells(ctx, prefix, make_cell, writes_only)
     big, small = (sc.thread_counts[0], sc.queue_depths[0]), (sc.thread_counts[-1], sc.queue_depths[-1])
-    segments = operating_segments(ctx, prefix, make_cell, {"max": big, "mid": big, "min": small})
-    ops: Phase = once("sequence", "Max / Mid / Min operating points, each a write pre-write at its TC/QD then a "
+    segments = operating_segments(ctx, prefix, make_cell, {"max": big, "mid": big, "min": small}, writes_only)
+    ops: Phase = once("sequence", f"Max / Mid / Min operating points, each a pre-write ({prewrite}) at its TC/QD then a "
                       "logged measurement (TC/QD chosen from the sweep: Max = highest IOPS under the latency limit, "
                       "Min = smallest OIO, Mid = IOPS closest to their mean; shown here at the largest / smallest)",
                       [c for _, cells in segments for c in cells])
     return TestPlan(test, [
         purge_phase(ctx),
         steady_loop(ctx, sc.preconditioning, f"preconditioning (phase pc): rounds of {len(sc.preconditioning)} × "
-                    f"{pattern} writes at TC{big[0]}/QD{big[1]}, tracking {sc.pc_tracker.label}"),
-        steady_loop(ctx, sc.round, f"sweep rounds: a write pre-write at TC{big[0]}/QD{big[1]}, then {len(sc.points)} "
+                    f"{pattern} {prewrite} at TC{big[0]}/QD{big[1]}, tracking {sc.pc_tracker.label}"),
+        steady_loop(ctx, sc.round, f"sweep rounds: a pre-write ({prewrite}) at TC{big[0]}/QD{big[1]}, then {len(sc.points)} "
                     f"TC × QD points of {pattern}, largest demand first, tracking {sc.sweep_tracker.label}"),
         ops])

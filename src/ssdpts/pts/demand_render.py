@@ -167,9 +167,10 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     s: DemandSummary = ctx.summary
     out = notes_html(s.notes)
     out.append(Markup(f'<p class="note">{escape(pattern)}</p>'))
-    out.append(Markup("<h3>Preconditioning (writes at the largest TC/QD, to steady state)</h3>"))
+    out.append(Markup(f"<h3>Preconditioning ({escape(s.PREWRITE)} at the largest TC/QD, to steady state)</h3>"))
     out.append(ctx.steady_block("pc", s.preconditioning, key="preconditioning"))
-    out.append(Markup("<h3>Steady state (largest demand point; each round starts with a write pre-write)</h3>"))
+    out.append(Markup(f"<h3>Steady state (largest demand point; each round starts with a pre-write: "
+                      f"{escape(s.PREWRITE)})</h3>"))
     out.append(ctx.steady_block("", s.steady))
     points = s.points
     if not points:
@@ -227,8 +228,8 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
         out.append(Markup("<h3>Response-time histograms (operating points)</h3>"))
         if s.operating_measurements:
             out.append(ctx.table("operating-measurements", MEASUREMENT_HEADERS, measurement_rows(s),
-                                 caption="Max / Mid / Min: each point's own write pre-write at its TC/QD, then a "
-                                         "logged measurement at the test's mix (the histograms below)"))
+                                 caption=f"Max / Mid / Min: each point's own pre-write ({s.PREWRITE}) at its TC/QD, "
+                                         "then a logged measurement at the test's mix (the histograms below)"))
         own = {k: op_bins(ctx, k) for k, _ in chosen}
         fig = ctx.figure((min(4.2 * len(chosen), 12.6), 4.2))
         for i, (k, p) in enumerate(chosen):
@@ -325,7 +326,7 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 def text(s: DemandSummary) -> list[str]:
-    lines = ["  preconditioning (writes at the largest TC/QD):"] + s.preconditioning.text_lines("    ")
+    lines = [f"  preconditioning ({s.PREWRITE} at the largest TC/QD):"] + s.preconditioning.text_lines("    ")
     lines.append(f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point")
     for p in s.points:
         mark = ", ".join(k for k, n in s.operating_points.items() if n == p.name)

@@ -39,7 +39,7 @@ class PlannedCell:
 
     @classmethod
     def of(cls, w: Workload) -> "PlannedCell":
-        cell = cls(w.name, w.rw, bs_label(w.bs), w.read_pct, w.threads, w.iodepth, w.runtime_s,
+        cell = cls(w.name, w.rw, w.bs_label, w.read_pct, w.threads, w.iodepth, w.runtime_s,
                    w.io_size * w.threads if w.io_size else None, w.idle_before_s, w.reads)
         cell.workload = w
         return cell

@@ -200,3 +200,28 @@ def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Seq
         ax.set_ylabel(ylabel, fontsize=7)
         if i == 0:
             ax.legend(fontsize=6.5, loc="best")
+
+
+def stacked_steps(fig: Figure, starts: Sequence[float], widths: Sequence[float],
+                  series: dict[str, Sequence[float]], xlabel: str, ylabel: str,
+                  colors: dict[str, str] | None = None) -> None:
+    """Stacked bars, one per time step, as wide as the step (so many steps read as an area); series in order,
+    the first at the bottom. The legend sits outside on the right: there is one entry per series. More than
+    ten series take tab20's colours, so none repeats."""
+    from matplotlib import colormaps
+
+    ax = fig.add_subplot(1, 1, 1)
+    bottom = np.zeros(len(starts))
+    wide = colormaps["tab20"] if len(series) > 10 else None
+    for i, (label, values) in enumerate(series.items()):
+        v = np.asarray(values, dtype=float)
+        color = (colors or {}).get(label) or (wide(i % 20) if wide else None)
+        ax.bar(starts, v, widths, bottom=bottom, align="edge", label=label, linewidth=0, color=color)
+        bottom += v
+    ax.set_xlim(min(starts, default=0), max((s + w for s, w in zip(starts, widths)), default=1))
+    ax.set_ylim(0, max(100.0, float(bottom.max(initial=0))))
+    ax.grid(axis="x", visible=False)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, reverse=True)
+    fig.ssdpts_right = 0.8

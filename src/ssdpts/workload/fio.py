@@ -86,7 +86,9 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     if w.rw in ("randrw", "rw"):
         o["rwmixread"] = str(w.reads)
     if w.bssplit:
-        o["bssplit"] = ":".join(f"{b}/{p}" for b, p in w.bssplit)
+        # fio: "reads,writes" when the directions have their own splits
+        o["bssplit"] = ",".join(":".join(f"{b}/{p}" for b, p in split)
+                                for split in (w.bssplit, w.write_bssplit) if split)
         o["blockalign"] = str(w.align or w.min_bs)
     else:
         o["bs"] = str(w.bs)
@@ -119,6 +121,8 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
             o["randseed"] = str(w.seed)
         if w.distribution != "random":
             o["random_distribution"] = w.distribution
+        if w.random_pct != (100, 100):
+            o["percentage_random"] = ",".join(str(p) for p in w.random_pct)
     o.update(DATA_PATTERN_OPTIONS[w.data_pattern])
     if w.thinktime_us:
         o["thinktime"] = f"{w.thinktime_us}us"

@@ -28,6 +28,10 @@ class Workload:
     bs: int = 4096
     read_pct: int | None = None          # for randrw/rw; derived from rw otherwise
     bssplit: tuple[tuple[int, int], ...] = ()   # ((bytes, percent), ...) overrides bs
+    # writes' own split (then `bssplit` is the reads'); empty: `bssplit` serves both directions
+    write_bssplit: tuple[tuple[int, int], ...] = ()
+    # % of reads and of writes at random offsets, the rest continuing sequentially (random rw modes only)
+    random_pct: tuple[int, int] = (100, 100)
     threads: int = 1
     iodepth: int = 1
     range_start: float = 0.0
@@ -60,8 +64,13 @@ class Workload:
             raise ValueError(f"workload {self.name}: set runtime_s or io_size")
         if not 0 <= self.range_start < 1 or not 0 < self.range_size <= 1 or self.range_start + self.range_size > 1 + 1e-9:
             raise ValueError(f"workload {self.name}: active range must lie within the capacity")
-        if self.bssplit and sum(p for _, p in self.bssplit) != 100:
-            raise ValueError(f"workload {self.name}: bssplit percentages must sum to 100")
+        for split in (self.bssplit, self.write_bssplit):
+            if split and sum(p for _, p in split) != 100:
+                raise ValueError(f"workload {self.name}: bssplit percentages must sum to 100")
+        if self.write_bssplit and not self.bssplit:
+            raise ValueError(f"workload {self.name}: write_bssplit needs bssplit (the reads' split)")
+        if not all(0 <= p <= 100 for p in self.random_pct) or (self.random_pct != (100, 100) and not self.random):
+            raise ValueError(f"workload {self.name}: random_pct must be two percentages, for a random rw mode")
         if self.threads < 1 or self.iodepth < 1:
             raise ValueError(f"workload {self.name}: threads and iodepth must be >= 1")
 
@@ -78,11 +87,25 @@ class Workload:
 
     @property
     def max_bs(self) -> int:
-        return max((b for b, _ in self.bssplit), default=self.bs)
+        return max((b for b, _ in self.bssplit + self.write_bssplit), default=self.bs)
 
     @property
     def min_bs(self) -> int:
-        return min((b for b, _ in self.bssplit), default=self.bs)
+        return min((b for b, _ in self.bssplit + self.write_bssplit), default=self.bs)
+
+    def combined_bssplit(self) -> tuple[tuple[int, int], ...]:
+        """One split for all I/Os (reads' and writes' splits weighted by the read share; whole percents,
+        the largest absorbing the rounding), for an engine that takes a single split."""
+        if not self.write_bssplit:
+            return self.bssplit
+        share: dict[int, float] = {}
+        for split, weight in ((self.bssplit, self.reads), (self.write_bssplit, 100 - self.reads)):
+            for b, p in split:
+                share[b] = share.get(b, 0.0) + p * weight / 100
+        parts = {b: round(v) for b, v in share.items() if round(v) > 0}
+        biggest = max(parts, key=parts.get)
+        parts[biggest] += 100 - sum(parts.values())
+        return tuple(sorted(parts.items()))
 
     @property
     def mix_label(self) -> str:
@@ -98,6 +121,8 @@ class Workload:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["bssplit"] = [list(x) for x in self.bssplit]
+        d["write_bssplit"] = [list(x) for x in self.write_bssplit]
+        d["random_pct"] = list(self.random_pct)
         d["percentiles"] = list(self.percentiles)
         return d
 
@@ -105,6 +130,8 @@ class Workload:
     def from_dict(cls, d: dict) -> "Workload":
         d = dict(d)
         d["bssplit"] = tuple(tuple(x) for x in d.get("bssplit", ()))
+        d["write_bssplit"] = tuple(tuple(x) for x in d.get("write_bssplit", ()))
+        d["random_pct"] = tuple(d.get("random_pct", (100, 100)))
         d["percentiles"] = tuple(d.get("percentiles", DEFAULT_PERCENTILES))
         return cls(**d)
 

@@ -1,0 +1,196 @@
+"""Real World Storage Workload (RWSW): a captured application's IO streams applied the SNIA way.
+
+1. The applied workload: the capture's top `top` streams (or the fewest covering `coverage` % of its I/Os,
+   at most `top`), as one fio job holding their shares (composite.py).
+2. Purge, then preconditioning rounds of the applied workload at the largest TC/QD until steady (IOPS), then
+   the demand-intensity sweep over TC x QD with response times and the Max / Mid / Min operating points:
+   the DIRTH procedure (pts/demand.py) with the applied workload in place of DIRTH's writes.
+3. Replay (`replay = true`): every captured time step in order, one cell each with that step's own top
+   streams at their shares and the step's mean queue depth (TC 1), for the step's captured length times
+   `replay_time_scale`; steps without I/O become device idle before the next cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...capture.model import WorkloadCapture, load
+from ...errors import SsdptsError
+from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
+from ...units import bs_label
+from ...workload import Workload
+from .. import demand
+from ..common import TestContext, window_summary
+from ..plan import TestPlan, once
+from .composite import Composite, composite, delivered_pct
+from .summary import ReplayStep, RwswSummary, WorkloadSource
+
+SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workloads/
+MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long
+MAX_STREAMS = 64
+
+
+@dataclass(frozen=True)
+class RwswSettings(demand.DemandSettings):
+    workload: str = key(Setting("a workload file (ssdpts capture --out) or a shipped workload's name",
+                                lambda v: isinstance(v, str)), "",
+                        "the captured workload: a *.workload.json path, or a name under ssdpts/workloads/")
+    top: int = key(integer(1, MAX_STREAMS, "IO streams"), 8, "IO streams applied: the capture's N with most I/Os")
+    coverage: int = key(PCT, 0, "fewer streams when these many % of the capture's I/Os are covered (0: `top`)")
+    replay: bool = key(BOOL, True, "replay every captured time step after the sweep")
+    replay_time_scale: float = key(POSITIVE, 1.0, "each replayed step runs its captured length times this")
+
+
+def shipped_names() -> list[str]:
+    return sorted(p.name.removesuffix(".json").removesuffix(".workload") for p in SHIPPED.glob("*.json"))
+
+
+def workload_path(given: str) -> Path:
+    """The file a `workload` setting names: a path, else a shipped workload (NAME, NAME.json, NAME.workload.json)."""
+    if not given.strip():
+        raise SsdptsError("rwsw needs a captured workload: set [tests.rwsw] workload = \"FILE.workload.json\" "
+                          f"(from 'ssdpts capture DEVICE --out FILE') or a shipped name "
+                          f"({', '.join(shipped_names()) or 'none shipped'})")
+    p = Path(given).expanduser()
+    if p.is_file():
+        return p.resolve()
+    for name in (given, f"{given}.json", f"{given}.workload.json"):
+        if "/" not in given and (SHIPPED / name).is_file():
+            return SHIPPED / name
+    raise SsdptsError(f"rwsw workload {given!r}: no such file and no shipped workload of that name "
+                      f"(shipped: {', '.join(shipped_names()) or 'none'}); give a workload file's path")
+
+
+@dataclass
+class Applied:
+    """The workload file as this run applies it."""
+
+    source: WorkloadSource
+    capture: WorkloadCapture
+    composite: Composite
+
+
+def chosen_streams(capture_streams, all_ios: int, top: int, coverage: int):
+    """The top streams: `top` of them, or fewer once they cover `coverage` % of the I/Os."""
+    ranked = [s for s in sorted(capture_streams, key=lambda s: (-s.ios, -s.bytes, s.stream.label)) if s.ios > 0]
+    out, seen = [], 0
+    for s in ranked[:top]:
+        out.append(s)
+        seen += s.ios
+        if coverage and seen * 100 >= coverage * all_ios:
+            break
+    return out
+
+
+def applied_workload(ctx: TestContext) -> Applied:
+    st = ctx.settings
+    path = workload_path(st.workload)
+    cap = load(path)
+    if not cap.ios:
+        raise SsdptsError(f"rwsw workload {path}: the capture holds no I/O; capture while the application runs")
+    lbs = ctx.target.logical_block_size
+    odd = sorted({s.stream.bs for s in cap.streams if s.ios and s.stream.bs % lbs})
+    if odd:
+        raise SsdptsError(f"rwsw workload {path}: block size(s) {', '.join(bs_label(b) for b in odd)} are not "
+                          f"multiples of the target's {lbs}-byte logical block, fio cannot issue them; "
+                          "use a target with 512-byte logical blocks or a capture from one")
+    comp = composite(chosen_streams(cap.streams, cap.ios, st.top, st.coverage), cap.ios)
+    src = WorkloadSource(given=st.workload, path=str(path), kind=cap.source.kind, device=cap.source.device,
+                         duration_s=cap.source.duration_s, step_s=cap.source.step_s, ios=cap.ios,
+                         streams=len(cap.streams), queue_depth_mean=cap.queue_depth.mean)
+    return Applied(src, cap, comp)
+
+
+def composite_cell(ctx: TestContext, comp: Composite):
+    """make_cell (pts/demand.py) for a composite: read_pct, when given, overrides its read share."""
+    def make_cell(name: str, threads: int, iodepth: int, read_pct: int | None = None, **kw) -> Workload:
+        opts = comp.workload_options()
+        if read_pct is not None:
+            opts["read_pct"] = read_pct
+        return ctx.cell(name, threads=threads, iodepth=iodepth, align=ctx.io_alignment(), **opts, **kw)
+    return make_cell
+
+
+@dataclass
+class ReplayCell:
+    step: int
+    cell: Workload
+    composite: Composite
+
+
+def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
+    st, out, idle = ctx.settings, [], 0.0
+    for i, step in enumerate(a.capture.steps, start=1):
+        if not step.ios:
+            if out:      # idle before the first replayed step would not be idle after anything the test ran
+                idle += step.duration_s * st.replay_time_scale
+            continue
+        comp = composite(chosen_streams(step.streams, step.ios, st.top, st.coverage), step.ios)
+        qd = max(1, round(step.queue_depth.mean))
+        runtime = max(MIN_REPLAY_CELL_S, step.duration_s * st.replay_time_scale)
+        cell = composite_cell(ctx, comp)(f"rwsw_replay{i:04d}", threads=1, iodepth=qd, runtime_s=runtime,
+                                         idle_before_s=idle)
+        out.append(ReplayCell(i, cell, comp))
+        idle = 0.0
+    return out
+
+
+def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
+    cells = replay_cells(ctx, a)
+    if not cells:
+        return []
+    rounds = ctx.run_sequence("replay", [c.cell for c in cells])
+    results = {c.name: c for r in rounds for c in r.cells}
+    windows = {name: w for r in rounds for name, w in window_summary([r], [r.round]).items()}
+    out = []
+    for rc in cells:
+        step, res, w = a.capture.steps[rc.step - 1], results[rc.cell.name], windows[rc.cell.name]
+        out.append(ReplayStep(
+            step=rc.step, start_s=step.start_s, captured_s=step.duration_s, captured_ios=step.ios,
+            captured_iops=step.ios / step.duration_s if step.duration_s else 0.0,
+            captured_qd_mean=step.queue_depth.mean, qd=rc.cell.iodepth, idle_before_s=rc.cell.idle_before_s,
+            composite=rc.composite, runtime_s=res.runtime_ms / 1000, iops=res.iops, lat_mean_us=w.lat_mean_us,
+            read_lat=w.read_lat, write_lat=w.write_lat, delivered_pct=delivered_pct(res, rc.composite)))
+    return out
+
+
+def _notes(ctx: TestContext, a: Applied) -> list[str]:
+    c = a.composite
+    out = [f"applied workload: {len(c.streams)} of {a.source.streams} IO streams, {c.coverage_pct:.1f} % of the "
+           f"capture's I/Os, as one fio job ({c.spec_label})"]
+    if not c.exact:
+        out.append(f"a direction mixes random and sequential streams: fio draws size and access independently, "
+                   f"so stream shares are off by up to {c.max_error_pp:.1f} percentage points"
+                   + (f" and it also runs {', '.join(c.unrequested)}" if c.unrequested else ""))
+    if getattr(ctx.engine, "name", "") == "sim":
+        out.append("the simulated drive takes one block-size split for both directions and random offsets only: "
+                   "it keeps the read share and each size's share of all I/Os, not which direction or access "
+                   "a size belongs to")
+    return out
+
+
+def run(ctx: TestContext) -> RwswSummary:
+    a = applied_workload(ctx)
+    notes = _notes(ctx, a)
+    for n in notes:
+        ctx.note(n)
+    summary = demand.sweep(ctx, "rwsw", composite_cell(ctx, a.composite), RwswSummary, writes_only=False,
+                           read_pct=a.composite.read_pct, workload=a.source, applied=a.composite,
+                           replay_time_scale=ctx.settings.replay_time_scale, notes=notes)
+    if ctx.settings.replay:
+        summary.replay = _replay(ctx, a)
+    return summary
+
+
+def plan(ctx: TestContext) -> TestPlan:
+    a = applied_workload(ctx)
+    pattern = f"top-{len(a.composite.streams)}-stream ({Path(a.source.path).name})"
+    out = demand.plan(ctx, "rwsw", "rwsw", composite_cell(ctx, a.composite), pattern, prewrite=RwswSummary.PREWRITE)
+    if ctx.settings.replay:
+        cells = [c.cell for c in replay_cells(ctx, a)]
+        out.phases.append(once("sequence", f"replay: {len(cells)} captured steps in order, each its own top streams "
+                               f"at the step's mean QD (TC 1), {ctx.settings.replay_time_scale:g} × its captured "
+                               "length", cells))
+    out.notes += _notes(ctx, a)
+    return out

@@ -1,0 +1,199 @@
+"""RWSW: a hand-made workload file applied on the simulated drive and on a loop device (real fio).
+
+Budget (2-core machine): the simulated run with show/export/report ~8 s, the loop-device run ~8 s, the rest < 3 s.
+"""
+
+import json
+
+import pytest
+
+from conftest import HERE, requires_devices, run_completed, ssdpts
+from ssdpts.capture.model import SCHEMA, CaptureSource, QueueDepth, Step, StreamCount, StreamKey, WorkloadCapture
+from ssdpts.pts import registry
+from ssdpts.pts.rwsw.composite import composite, whole_percents
+from ssdpts.store import Store
+from ssdpts.workload import Workload, render
+
+TINY = HERE / "profiles" / "tiny.toml"
+
+
+def sc(bs: int, rw: str, access: str, ios: int) -> StreamCount:
+    return StreamCount(StreamKey(bs, rw, access), ios, ios * bs)
+
+
+# Two captured steps with I/O and an idle one between them. Each direction has at most two block sizes and one
+# access, so fio's per-direction I/O and byte counts tell every stream's count (delivered_pct).
+STEPS = [
+    Step(0.0, 1.0, [sc(4096, "read", "random", 600), sc(65536, "read", "random", 100),
+                    sc(8192, "write", "sequential", 300)], QueueDepth({1: 200, 4: 600, 8: 200})),
+    Step(1.0, 1.0, [], QueueDepth()),
+    Step(2.0, 1.0, [sc(4096, "read", "random", 200), sc(131072, "write", "sequential", 200),
+                    sc(8192, "write", "sequential", 400)], QueueDepth({2: 1000})),
+]
+
+
+def capture() -> WorkloadCapture:
+    totals: dict[StreamKey, StreamCount] = {}
+    for step in STEPS:
+        for c in step.streams:
+            t = totals.setdefault(c.stream, StreamCount(c.stream, 0, 0))
+            t.ios, t.bytes = t.ios + c.ios, t.bytes + c.bytes
+    qd = QueueDepth()
+    for step in STEPS:
+        for d, n in step.queue_depth.histogram.items():
+            qd.histogram[d] = qd.histogram.get(d, 0) + n
+    return WorkloadCapture(SCHEMA, CaptureSource("tracefs", "/dev/hand", "", 3.0, 1.0), 2**30, 0, 2**30,
+                           sorted(totals.values(), key=lambda s: -s.ios), qd, STEPS)
+
+
+@pytest.fixture
+def workload_file(tmp_path):
+    p = tmp_path / "hand.workload.json"
+    p.write_text(json.dumps(capture().to_json()))
+    return p
+
+
+def profile(tmp_path, workload, scale: float, **extra) -> str:
+    p = tmp_path / "rwsw.toml"
+    keys = "".join(f"{k} = {json.dumps(v)}\n" for k, v in extra.items())
+    p.write_text(f'[profile]\nextends = "{TINY}"\n[steady_state]\nwindow = 2\nmax_rounds = 3\n'
+                 f'[tests.rwsw]\nworkload = "{workload}"\nthread_counts = [2, 1]\nqueue_depths = [4, 1]\n'
+                 f'precondition_time = "100ms"\nprewrite_time = "100ms"\noperating_prewrite_time = "100ms"\n'
+                 f'operating_measure_time = "100ms"\ncell_runtime = "100ms"\nreplay_time_scale = {scale}\n{keys}')
+    return str(p)
+
+
+def summary(store, rid):
+    return registry.get("rwsw").decode(next(t["summary"] for t in store.tests(rid) if t["name"] == "rwsw"))
+
+
+def test_composite_holds_stream_shares_in_whole_percents():
+    c = composite(capture().top(8), capture().ios)
+    assert (c.read_pct, c.read_split, c.write_split, c.random_pct) == (50, [(4096, 89), (65536, 11)],
+                                                                       [(8192, 78), (131072, 22)], (100, 0))
+    assert c.exact and not c.unrequested and c.max_error_pp < 0.2
+    assert [s.label for s in c.streams] == ["RND 4K R", "SEQ 8K W", "SEQ 128K W", "RND 64K R"]
+    assert sum(s.requested_pct for s in c.streams) == pytest.approx(100)
+    assert whole_percents({"a": 1, "b": 1, "c": 1}) == {"a": 34, "b": 33, "c": 33}
+    # a direction mixing random and sequential streams of different sizes: fio draws them independently
+    mixed = composite([sc(4096, "write", "random", 60), sc(131072, "write", "sequential", 40)], 100)
+    assert not mixed.exact and mixed.random_pct == (100, 60)
+    assert mixed.unrequested == ["RND 128K W", "SEQ 4K W"] and mixed.max_error_pp == pytest.approx(24)
+    # only the top N, or fewer once they cover the given share
+    from ssdpts.pts.rwsw.run import chosen_streams
+    cap = capture()
+    assert len(chosen_streams(cap.streams, cap.ios, 2, 0)) == 2
+    assert [s.stream.label for s in chosen_streams(cap.streams, cap.ios, 8, 70)] == ["RND 4K R", "SEQ 8K W"]
+
+
+def test_composite_renders_as_one_fio_job():
+    c = composite(capture().top(8), capture().ios)
+    w = Workload(name="rwsw_x", runtime_s=1.0, **c.workload_options())
+    job = render([w], "/dev/null", 2**30).text()
+    assert "rw=randrw\nrwmixread=50\nbssplit=4096/89:65536/11,8192/78:131072/22\n" in job
+    assert "percentage_random=100,0\n" in job and "\nbs=" not in job
+    assert Workload.from_dict(w.to_dict()) == w
+    assert w.combined_bssplit() == ((4096, 44), (8192, 39), (65536, 6), (131072, 11))
+
+
+def test_rwsw_on_the_simulated_drive_through_show_export_report(tmp_path, workload_file, results):
+    rid, store = run_completed("sim:client", results, profile(tmp_path, workload_file, 0.2), "rwsw", "--seed", "7")
+    s = summary(store, rid)
+    assert s.workload.path == str(workload_file) and s.workload.ios == 1800 and s.workload.streams == 4
+    assert {(p.tc, p.qd) for p in s.points} == {(2, 4), (2, 1), (1, 4), (1, 1)}
+    assert all(p.iops > 0 for p in s.points) and s.operating_points.min == "rwsw_tc1_qd1"
+    assert s.preconditioning.rounds == len(store.rounds(rid, "rwsw", "pc")) >= 2
+    assert [r.step for r in s.replay] == [1, 3]                       # the idle step is idle before step 3
+    assert [r.qd for r in s.replay] == [4, 2] and s.replay[1].idle_before_s == pytest.approx(0.2)
+    assert [r.captured_iops for r in s.replay] == [1000, 800] and all(r.iops > 0 for r in s.replay)
+    assert any("simulated drive takes one block-size split" in n for n in s.notes)
+    shown = ssdpts("show", rid, "--results", str(results)).stdout
+    assert "RND 4K R" in shown and "replay (2 steps)" in shown and "applied-workload I/O" in shown
+    data = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
+    assert "ssdpts.rwsw/1" in json.dumps(data)
+    ssdpts("export", rid, "--format", "csv", "--results", str(results), "--out", str(tmp_path / "csv"))
+    assert "RND 64K R" in next((tmp_path / "csv").rglob("rwsw-streams.csv")).read_text()
+    assert next((tmp_path / "csv").rglob("rwsw-replay.csv")).read_text().count("\n") == 3
+    ssdpts("report", rid, "--results", str(results), "--out", str(tmp_path / "report"))
+    html = next((tmp_path / "report").rglob("*.html")).read_text()
+    assert "Replay (captured steps in order)" in html and "SEQ 128K W" in html
+
+
+@requires_devices
+def test_rwsw_on_a_loop_device_replays_stream_shares(tmp_path, workload_file, results, loop_factory):
+    # 1 s replayed steps: thousands of I/Os each, so fio's draws land well inside 2 points of the shares
+    rid, store = run_completed(loop_factory(64 * 2**20), results, profile(tmp_path, workload_file, 1.0), "rwsw",
+                               "--seed", "7")
+    s = summary(store, rid)
+    job = store.rounds(rid, "rwsw", "")[0].job_text
+    assert "bssplit=4096/89:65536/11,8192/78:131072/22" in job and "percentage_random=100,0" in job
+    assert len(s.replay) == 2
+    for r in s.replay:
+        assert r.delivered_pct is not None and r.iops > 0
+        for st in r.composite.streams:                                # requested = the step's own shares
+            assert abs(r.delivered_pct[st.label] - st.requested_pct) <= 2.0, (r.step, st.label, r.delivered_pct)
+    step1, step3 = s.replay
+    assert {x.label: round(x.requested_pct) for x in step1.composite.streams} == \
+        {"RND 4K R": 60, "SEQ 8K W": 30, "RND 64K R": 10}
+    assert {x.label: round(x.requested_pct) for x in step3.composite.streams} == \
+        {"SEQ 8K W": 50, "SEQ 128K W": 25, "RND 4K R": 25}
+    cells = {c.name: c for r in store.rounds(rid, "rwsw", "replay") for c in r.cells}
+    assert cells["rwsw_replay0001"].read.ios > 0 and cells["rwsw_replay0003"].write.ios > 0
+
+
+def test_bad_workload_is_one_line_and_no_run(tmp_path, results):
+    p = ssdpts("run", "sim:client", "--profile", profile(tmp_path, tmp_path / "none.json", 1.0), "--tests", "rwsw",
+               "--destroy-data", "--results", str(results), "-q", check=False)
+    assert p.returncode != 0 and "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "no such file and no shipped workload" in p.stderr
+    assert not (results / "ssdpts.db").exists() or not Store.in_dir(results).runs()
+    from ssdpts.errors import SsdptsError
+    from ssdpts.pts.rwsw.run import applied_workload, workload_path
+    from recording import fake_target
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "something/1"}')
+    with pytest.raises(SsdptsError, match="rwsw needs a captured workload"):
+        workload_path(" ")
+    with pytest.raises(SsdptsError, match="is not an ssdpts workload file"):
+        applied_workload(_ctx(str(bad)))
+    odd = capture()
+    odd.streams[0] = sc(2048, "read", "random", 1)
+    bad.write_text(json.dumps(odd.to_json()))
+    with pytest.raises(SsdptsError, match="2K are not multiples of the target's 4096-byte logical block"):
+        applied_workload(_ctx(str(bad), fake_target(logical=4096)))
+
+
+def _ctx(workload: str, target=None):
+    from recording import fake_target
+    from ssdpts.pts.common import TestContext
+
+    settings = registry.get("rwsw").settings_of({"tests": {"rwsw": {"workload": workload}}})
+    return TestContext(run_id="x", test="rwsw", store=None, target=target or fake_target(), engine=None,
+                       settings=settings, progress=None)
+
+
+def test_the_registry_fixture_is_this_capture():
+    assert json.loads((HERE / "workloads" / "hand.workload.json").read_text()) == capture().to_json()
+
+
+def test_rwsw_procedure_and_plan_at_pts_enterprise_durations(tmp_path, workload_file):
+    from recording import record
+
+    rec = record(tmp_path, "pts-enterprise", "rwsw", workload=str(workload_file), replay_time_scale=2.0)
+    subs = rec.engine.submitted
+    pc = next(s for s in subs if s.tag.startswith("pc round"))
+    assert len(pc.cells) == 30 and all((w.threads, w.iodepth, w.reads, w.runtime_s) == (32, 32, 50, 60)
+                                       for w in pc.cells)               # the applied workload, not writes
+    assert all(w.write_bssplit == ((8192, 78), (131072, 22)) and w.random_pct == (100, 0) for w in pc.cells)
+    prewrites = [w for s in subs for w in s.cells if "prewrite" in w.name]
+    assert prewrites and all(w.reads == 50 for w in prewrites)
+    replay = [w for s in subs if s.tag.startswith("replay") for w in s.cells]
+    assert [(w.name, w.iodepth, w.threads, w.runtime_s, w.idle_before_s) for w in replay] == [
+        ("rwsw_replay0001", 4, 1, 2.0, 0.0), ("rwsw_replay0003", 2, 1, 2.0, 2.0)]
+    purge, pc_phase, sweep, ops, replay_phase = registry.get("rwsw").plan(rec.ctx).phases
+    assert [c.name for c in pc_phase.cells] == [w.name for w in pc.cells]
+    assert [c.name for c in replay_phase.cells] == [w.name for w in replay]
+    assert replay_phase.seconds_min == 6.0                               # 2 s + 2 s idle + 2 s
+    spec = registry.get("rwsw")
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary
