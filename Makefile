@@ -9,7 +9,7 @@ RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system python dist demo test bench clean
+.PHONY: setup system system-test python dist demo test bench clean
 
 setup: system python
 
@@ -25,7 +25,6 @@ system:
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
 	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
-	ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || missing="$$missing postgresql postgresql-contrib"; \
 	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
 	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
 	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \
@@ -60,13 +59,20 @@ dist: system $(MATURIN)
 	[ dist/wheelhouse/.complete -nt pyproject.toml ] || { $(PY) -m pip download -q -d dist/wheelhouse dist/ssdpts-*.whl pip \
 	  && rm -f dist/wheelhouse/ssdpts-* && touch dist/wheelhouse/.complete; }
 
+# For the test suite only (not `make demo`): PostgreSQL's pgbench is the application tests/test_apps_capture.py
+# captures (Debian's package also sets up a default cluster).
+system-test: system
+	@ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || { echo "installing Debian packages: postgresql postgresql-contrib"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql postgresql-contrib >/dev/null; }
+
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
 
 # tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells: it runs beside the rest of the suite
 # rather than after it (both must pass; its output follows the suite's). Tests never rely on a quiet machine.
 # dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
-test: setup dist
+test: setup system-test dist
 	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
 	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider tests/test_real_shape.py >$$log 2>&1 & shape=$$!; \
 	trap 'kill $$shape 2>/dev/null; rm -f $$log' EXIT INT TERM; \
