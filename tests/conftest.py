@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import uuid
 from pathlib import Path
@@ -26,6 +27,13 @@ def _can_make_devices() -> str | None:
 
 
 requires_devices = pytest.mark.skipif(_can_make_devices() is not None, reason=_can_make_devices() or "")
+
+
+def sigint_as_at_a_terminal() -> None:
+    """preexec_fn for a child a test sends SIGINT (Ctrl-C) to: a background job of a shell (as `make test` runs
+    tests/test_real_shape.py, or a CI script may run everything) starts with SIGINT ignored, and the child would
+    inherit that (Python then installs no Ctrl-C handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class LoopFactory:

@@ -14,7 +14,7 @@ import pytest
 
 from click.testing import CliRunner
 
-from conftest import _can_make_devices
+from conftest import _can_make_devices, sigint_as_at_a_terminal
 from ssdpts import cli
 from ssdpts.capture import model
 from ssdpts.capture.model import CaptureSource, StreamKey
@@ -24,8 +24,6 @@ INSTANCES = Path("/sys/kernel/tracing/instances")
 needs_tracefs = pytest.mark.skipif(_can_make_devices() is not None or not (INSTANCES.parent / "events/block").is_dir(),
                                    reason=_can_make_devices() or "no tracefs block events")
 
-# the mix: rate_iops fixes each job's share of all I/Os (300 + 150 + 50 = 500 IOPS, low enough for a loaded
-# machine); fio keeps at most 4 + 2 + 1 = 7 I/Os in flight
 # the mix: each job's I/O count fixes its share (600 + 300 + 100); rate_iops 300/150/50 spreads them over 2 s
 # (low rates: kept on a loaded machine); fio keeps at most 4 + 2 + 1 = 7 I/Os in flight
 MIX = [("rr", "randread", "4k", 4, 300, 600), ("sw", "write", "64k", 2, 150, 300),
@@ -46,7 +44,8 @@ def _start_capture(dev: str, out: Path, *args: str) -> subprocess.Popen:
     """The capture in the background; returns once its tracefs instance records (before: nothing is seen)."""
     before = set(_own_instances())
     p = subprocess.Popen([sys.executable, "-m", "ssdpts", "capture", dev, "--out", str(out), "-q", *args],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=sigint_as_at_a_terminal)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and p.poll() is None:
         new = [i for i in set(_own_instances()) - before if i.name.startswith(f"ssdpts-{p.pid}-")]

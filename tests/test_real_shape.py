@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, ssdpts, wait_for_rounds
+from conftest import requires_devices, sigint_as_at_a_terminal, ssdpts, wait_for_rounds
 from ssdpts.store import Store
 
 pytestmark = [pytest.mark.device, pytest.mark.slow]
@@ -32,15 +32,9 @@ def _sectors_done(dev: str) -> int:
     return int(f[2]) + int(f[6])
 
 
-def _as_at_a_terminal() -> None:
-    """SIGINT as at a terminal: `make test` runs this file as a background job of its shell, and a background
-    job starts with SIGINT ignored, which the child would inherit (Python then installs no Ctrl-C handler)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _start(args: list[str]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "ssdpts", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_at_a_terminal)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_at_a_terminal)
 
 
 def _interrupt(proc: subprocess.Popen) -> tuple[int, str]:
