@@ -179,11 +179,6 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
                               f"{target.label_id} does not offer; run it on a local target, or drop it from --tests")
 
 
-def check_fio_options(engine, target: Target, profile: dict, names: list[str], purge_method: str) -> None:
-    """Refuse up front a test whose cells need a fio option the engine's fio lacks."""
-    check_options(engine.version, planned_workloads(plans_for(target, profile, names, purge_method)))
-
-
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset()) -> str:
@@ -197,10 +192,11 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     target = open_targets(specs_, size)
     check_safe(target, destroy_data, results_dir)
     check_settings(specs, profile, target)
-    check_room_for(target, profile, tests, purge_method)
+    cells = planned_workloads(plans_for(target, profile, tests, purge_method))   # built once for both checks
+    check_room(target, cells)
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
-    check_fio_options(engine, target, profile, tests, purge_method)
+    check_options(engine.version, cells)
     target_spec = " ".join(specs_)
     bench = gate(Bench(target=target, write_cache_required=required_write_cache(profile),
                        set_write_cache=set_write_cache), ignore_doctor, target_spec)   # ssdpts doctor, refuses on fail
@@ -275,7 +271,8 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
-    check_fio_options(engine, target, run["profile"], run["tests"], opts.get("purge", "auto"))
+    check_options(engine.version, planned_workloads(plans_for(target, run["profile"], run["tests"],
+                                                              opts.get("purge", "auto"))))
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]

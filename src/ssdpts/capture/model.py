@@ -9,6 +9,7 @@ capture; shares are computed from counts, never stored separately.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,9 +131,48 @@ class WorkloadCapture:
             raise SsdptsError(f"{origin} is not an ssdpts workload file (schema {found!r}, expected {SCHEMA!r}); "
                               "make one with 'ssdpts capture DEVICE --out FILE'")
         try:
-            return from_data(cls, data)
+            capture = from_data(cls, data)
         except (TypeError, ValueError, KeyError) as e:
             raise SsdptsError(f"{origin}: malformed workload file ({e})") from None
+        _check_values(capture, origin)
+        return capture
+
+
+def _count(value, what: str, origin: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SsdptsError(f"{origin}: {what} is {value!r}, not a count (a whole number >= 0); "
+                          "the file is damaged: capture again or restore it")
+    return value
+
+
+def _seconds(value, what: str, origin: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise SsdptsError(f"{origin}: {what} is {value!r}, not a number of seconds >= 0; "
+                          "the file is damaged: capture again or restore it")
+    return float(value)
+
+
+def _check_counts(streams: list[StreamCount], where: str, origin: str) -> None:
+    for s in streams:
+        _count(s.ios, f"{where} {s.stream.label} ios", origin)
+        _count(s.bytes, f"{where} {s.stream.label} bytes", origin)
+
+
+def _check_depths(qd: QueueDepth, where: str, origin: str) -> None:
+    for depth, seen in qd.histogram.items():
+        _count(depth, f"{where} queue depth", origin)
+        _count(seen, f"{where} queue depth {depth} samples", origin)
+
+
+def _check_values(capture: "WorkloadCapture", origin: str) -> None:
+    """Counts that are counts and times that are times: the record reader checks shapes, not values."""
+    _check_counts(capture.streams, "stream", origin)
+    _check_depths(capture.queue_depth, "capture", origin)
+    for n, step in enumerate(capture.steps, 1):
+        _seconds(step.start_s, f"step {n} start_s", origin)
+        _seconds(step.duration_s, f"step {n} duration_s", origin)
+        _check_counts(step.streams, f"step {n} stream", origin)
+        _check_depths(step.queue_depth, f"step {n}", origin)
 
 
 def load(path: str | Path) -> WorkloadCapture:
