@@ -187,7 +187,8 @@ def steady_loop(ctx: TestContext, cells: Sequence[Workload], what: str, min_roun
     """Rounds of `cells` until steady state: at least the window, at most the round limit."""
     steady = ctx.settings.steady
     window = steady.window
-    lo, hi = min_rounds or window, steady.max_rounds
+    hi = steady.max_rounds
+    lo = min(min_rounds or window, hi)   # a round limit below the window ends the loop first (not steady)
     secs = _round_seconds(cells)
     return Phase("rounds", f"{what}; steady state by {steady.rule} rule over a {window}-round window, "
                            f"{lo} to {hi} rounds", [PlannedCell.of(c) for c in cells], lo, hi,
