@@ -12,6 +12,37 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from .. import metrics
 
 
+def fit_inside(fig: Figure, pad_in: float = 0.05, reserved_top: float = 0.0, reserved_bottom: float = 0.0) -> None:
+    """Widen the subplot margins until every axes' tick labels, axis labels, titles and legends lie inside the
+    figure (between `reserved_bottom` and `reserved_top`, figure fractions kept for the footer and suptitle).
+
+    Fixed margin fractions clip on narrow figures: 9 % of a 4-inch window plot is 0.36 in, less than "190k" plus
+    the axis label, so the label read ".90k". Measured with the renderer, so any font size or label length fits."""
+    if not fig.axes:
+        return
+    renderer = fig.canvas.get_renderer()
+    pad = pad_in * fig.dpi
+    for _ in range(3):    # a margin change re-flows ticks: settle in a few passes
+        width, height = fig.bbox.width, fig.bbox.height
+        boxes = [b for ax in fig.axes if ax.get_visible() and (b := ax.get_tightbbox(renderer)) is not None]
+        if not boxes:
+            return
+        x0, x1 = min(b.x0 for b in boxes), max(b.x1 for b in boxes)
+        y0, y1 = min(b.y0 for b in boxes), max(b.y1 for b in boxes)
+        sp = fig.subplotpars
+        over_left = max(0.0, pad - x0) / width
+        over_right = max(0.0, x1 - (width - pad)) / width
+        over_bottom = max(0.0, reserved_bottom * height + pad - y0) / height
+        over_top = max(0.0, y1 - ((1 - reserved_top) * height - pad)) / height
+        if max(over_left, over_right, over_bottom, over_top) < 0.5 / max(width, height):
+            return
+        left, right = sp.left + over_left, sp.right - over_right
+        bottom, top = sp.bottom + over_bottom, sp.top - over_top
+        if right - left < 0.2 or top - bottom < 0.2:   # nothing sensible left to plot in: keep what fits best
+            return
+        fig.subplots_adjust(left=left, right=right, bottom=bottom, top=top)
+
+
 def unit_of(label: str) -> tuple[str, float]:
     """(shown unit, scale from the stored value) of a metric or tracker label (ssdpts.metrics)."""
     m = metrics.unit_of(label)

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from markupsafe import Markup, escape  # noqa: E402
 
 from ..pts.results import CellWindow  # noqa: E402
+from .plots import fit_inside  # noqa: E402
 
 # One look for every plot; set once, no pyplot state.
 matplotlib.rcParams.update({
@@ -120,11 +121,12 @@ class Artifacts:
         if not self.plots:
             return Markup("")
         head, _, sub = title.rpartition(" — ")
-        fig.suptitle(f"{head}\n{sub}" if head else title, fontsize=10, fontweight="bold", linespacing=1.4)
-        fig.text(0.995, 0.005, footer, ha="right", va="bottom", fontsize=7, color="#666666")
+        suptitle = fig.suptitle(f"{head}\n{sub}" if head else title, fontsize=10, fontweight="bold", linespacing=1.4)
+        footer_text = fig.text(0.995, 0.005, footer, ha="right", va="bottom", fontsize=7, color="#666666")
         h = fig.get_figheight()
         fig.subplots_adjust(left=0.09, right=getattr(fig, "ssdpts_right", 0.97), top=1 - (0.62 + (0.22 if any(ax.get_title() for ax in fig.axes) else 0)) / h, bottom=0.55 / h + 0.04,
                             wspace=0.28, hspace=0.5)
+        fit_inside(fig, reserved_top=_height_share(fig, suptitle), reserved_bottom=_height_share(fig, footer_text))
         png = self.out_dir / "plots" / f"{key}.png"
         svg = self.out_dir / "plots" / f"{key}.svg"
         buf = io.BytesIO()
@@ -171,6 +173,15 @@ class Artifacts:
 
     def close(self) -> None:
         self._figs.clear()
+
+
+def _height_share(fig: Figure, text) -> float:
+    """The share of the figure's height from its edge to the far side of `text` (suptitle: top, footer: bottom)."""
+    if text is None or not text.get_text():
+        return 0.0
+    box = text.get_window_extent(fig.canvas.get_renderer())
+    height = fig.bbox.height
+    return (height - box.y0) / height if box.y1 > height / 2 else box.y1 / height
 
 
 def _csv_value(c: Any) -> Any:
