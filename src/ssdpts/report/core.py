@@ -33,6 +33,7 @@ from . import plots
 from .claimed import claimed_section, load_claims
 from .context import RunView, SectionContext, device_label, steady_block
 from .drives import member_rows
+from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
 from .toolkit import Artifacts, Cell
 
@@ -297,11 +298,14 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     result = load_run(store, run["id"])
     verdict = check(result, store)
     doc = document(result, verdict)
+    headlines = headlines_of_run(store, run, verdict)
+    doc["headline"] = headline_data(headlines)
     (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
     html = env().get_template("report.html.j2").render(
         run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
         generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0,
-        run_notice=notice, drives=member_rows(run), conformance=conformance_block(verdict, art))
+        run_notice=notice, drives=member_rows(run), conformance=conformance_block(verdict, art),
+        headline=headline_block(headlines, verdict, art))
     path = out / "report.html"
     path.write_text(html, encoding="utf-8")
     art.close()
