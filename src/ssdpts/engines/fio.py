@@ -40,6 +40,7 @@ from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .gates import Gates
+from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
 from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
@@ -540,6 +541,9 @@ class FioRound:
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
         idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
+        for w, c in zip(self.cells, cells):    # a cell that asked for interval logs gets them as its intervals
+            if w.log_interval_ms and not c.intervals:
+                c.intervals = intervals_from_logs(logs, w.name, w.log_interval_ms)
         self._result = RoundOutput(
             cells=cells, engine="fio", logs=logs,
             job_text="\n".join(p.job_text for p in self.procs),

@@ -7,7 +7,7 @@ The two tests differ in the load (profile: threads, iodepth), the tracking metri
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from markupsafe import Markup, escape
 
@@ -15,10 +15,11 @@ from ..report.drives import ordered_part_labels
 from ..report.toolkit import bs_mix_matrix, notes_html
 from ..report.context import SectionContext
 from ..targets.purge import PurgeRecord
-from .common import TestContext, rnd_matrix, tracked_cells, window_summary
+from .common import SteadyOutcome, TestContext, rnd_matrix, tracked_cells, window_summary
 from .results import CellWindow, SteadyResult
 from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declared_default, key
 from .spec import Summary
+from ..workload import Workload
 
 
 @dataclass(frozen=True)
@@ -62,15 +63,20 @@ class MatrixSummary(Summary):
 S = TypeVar("S", bound=MatrixSummary)
 
 
-def run_matrix(ctx: TestContext, metric: str, summary: type[S]) -> S:
-    """Purge -> WIPC -> rounds of the whole matrix until the tracked cells' `metric` is steady."""
+def run_matrix(ctx: TestContext, metric: str, summary: type[S],
+               prepare: Callable[[list[Workload]], list[Workload]] | None = None,
+               extra: Callable[[SteadyOutcome], dict] | None = None) -> S:
+    """Purge -> WIPC -> rounds of the whole matrix until the tracked cells' `metric` is steady. `prepare` may
+    adjust the cells (IOPS asks some for interval logs); `extra` adds summary fields from the outcome."""
     cells, sizes, mixes, notes = rnd_matrix(ctx)
+    if prepare is not None:
+        cells = prepare(cells)
     for n in notes:
         ctx.note(n)
     purge = ctx.purge()
     outcome = ctx.run_to_steady_state("", cells, tracked_cells(ctx, cells, metric), precondition=ctx.wipc())
     return summary(purge=purge, steady=outcome.record(), cells=window_summary(outcome.rounds, outcome.window_rounds),
-                   block_sizes=sizes, mixes=mixes, notes=notes)
+                   block_sizes=sizes, mixes=mixes, notes=notes, **(extra(outcome) if extra else {}))
 
 
 def section_head(ctx: SectionContext, s: MatrixSummary) -> tuple[list[Markup], list[int], list[int], dict]:

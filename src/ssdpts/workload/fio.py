@@ -133,6 +133,7 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     if w.log_interval_ms:
         o["log_avg_msec"] = str(w.log_interval_ms)
         o["write_iops_log"] = w.name
+        o["write_lat_log"] = w.name        # latency per interval beside IOPS (engines/fiolog.py reads both)
         o["log_unix_epoch"] = "1"
     return o
 

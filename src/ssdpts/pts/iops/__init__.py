@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from ..matrix import MatrixSettings
 from ..spec import TestSpec
 from . import render
-from .run import plan, run
+from .run import IopsSettings, plan, run
 from .summary import IopsSummary
 
 TEST = TestSpec(
     name="iops", title="IOPS – Block Size x R/W Mix Matrix",
     kind="pts", order=1, summary=IopsSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings=MatrixSettings,
+    settings=IopsSettings,
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

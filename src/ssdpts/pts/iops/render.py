@@ -51,6 +51,14 @@ def html(ctx: SectionContext) -> Markup:
                   [[by[(b, m)][1].iops if (b, m) in by else None for m in mixes] for b in sizes],
                   "R/W mix (% read / % write)", "block size", "IOPS")
     out.append(ctx.plot(fig, "heatmap", "IOPS heat map, block size × R/W mix"))
+    fig = ctx.figure((8.0, 5.6))
+    plots.bars_3d(fig, [bs_label(b) for b in sizes], [mix_label(m) for m in mixes],
+                  [[by[(b, m)][1].iops if (b, m) in by else None for m in mixes] for b in sizes],
+                  "R/W mix (% read / % write)", "block size", "IOPS")
+    out.append(ctx.plot(fig, "bars-3d", "IOPS 3-D bars, block size × R/W mix",
+                        "The heat map's values as bar heights (linear scale)."))
+    out += latency_section(ctx, s)
+    out += series_section(ctx, s)
     cell_rows = [[name, bs_label(bs), mix_label(m), c.iops, c.read_iops, c.write_iops, c.mib_s, c.lat_mean_us,
                   c.lat_max_us] for (bs, m), (name, c) in by.items()]
     tab = ctx.table("cells", ["Cell", "Block size", "R/W mix", "IOPS", "Read IOPS", "Write IOPS", "MiB/s",
@@ -58,6 +66,41 @@ def html(ctx: SectionContext) -> Markup:
                     caption="Every cell, measurement-window averages")
     out.append(Markup(f"<details><summary>All cells ({len(cell_rows)})</summary>{tab}</details>"))
     return Markup("").join(out)
+
+
+def latency_section(ctx: SectionContext, s: IopsSummary) -> list[Markup]:
+    """Per cell and direction: mean, p99, p99.9, p99.99 and max latency of the measurement window."""
+    rows = [[f"{bs_label(c.block_size)} {mix_label(c.read_pct)}", c.direction, c.mean_us, c.p99_us, c.p99_9_us,
+             c.p99_99_us, c.max_us, c.percentiles_from] for c in s.latencies()]
+    if not rows:
+        return []
+    return [Markup("<h3>Latency per cell (measurement window)</h3>"),
+            ctx.table("latency", ["Block size, R/W mix", "Direction", "Mean (µs)", "p99 (µs)", "p99.9 (µs)",
+                                  "p99.99 (µs)", "Max (µs)", "Percentiles from"], rows,
+                      caption="Total latency of every cell per direction; a percentile fio did not report: –. "
+                              "A percentile from fewer I/Os than it needs is listed under Conformance")]
+
+
+def series_section(ctx: SectionContext, s: IopsSummary) -> list[Markup]:
+    """IOPS and mean latency per logged interval of the `interval_cells`, with their coefficients of variation."""
+    if not s.series:
+        return [Markup('<p class="note">IOPS and latency over time inside a cell: not available (no cell was '
+                       'logged per interval; the <code>interval_cells</code> setting chooses them).</p>')]
+    out = [Markup("<h3>IOPS and latency over time inside a cell</h3>")]
+    fig = ctx.figure((8.0, 5.6))
+    plots.over_time(fig, [("IOPS (read + write)", {n: (v.t_s, v.iops) for n, v in s.series.items()}),
+                          ("mean latency (µs)", {n: (v.t_s, v.lat_mean_us) for n, v in s.series.items()})],
+                    "time from the cell's start (s)")
+    first = next(iter(s.series.values()))
+    out.append(ctx.plot(fig, "over-time", f"IOPS and latency per {first.interval_s * 1000:g} ms, round {first.round}",
+                        f"Per-interval averages ({first.source}) in the last round of the measurement window."))
+    rows = [[n, v.round, v.interval_s * 1000, len(v.t_s), v.source, v.iops_cv * 100 if v.iops_cv is not None else None,
+             v.lat_cv * 100 if v.lat_cv is not None else None, min(v.iops, default=None), max(v.iops, default=None)]
+            for n, v in s.series.items()]
+    out.append(ctx.table("over-time", ["Cell", "Round", "Interval (ms)", "Intervals", "Source", "IOPS CV (%)",
+                                       "Latency CV (%)", "Min IOPS", "Max IOPS"], rows,
+                         caption="Coefficient of variation = standard deviation / mean over the intervals"))
+    return out
 
 
 def parts(ctx: SectionContext) -> Markup:

@@ -3,19 +3,62 @@
 Purge -> WIPC (SEQ 128 KiB writes, 2x the user capacity) -> rounds of the whole matrix (outer loop:
 mix, inner loop: block size) until the tracking variables are steady (PTS-E 1.1: RND 4 KiB write;
 PTS 2.0: also RND 64 KiB 65/35 and RND 1024 KiB read). Result: per cell, the average IOPS
-(read + write) over the measurement window.
+(read + write) over the measurement window; for the `interval_cells`, IOPS and latency per interval of
+the window's last round (not a PTS figure: reviewers' consistency charts).
 """
 
 from __future__ import annotations
 
-from ..common import TestContext
-from ..matrix import run_matrix
+from dataclasses import dataclass
+
+from ...settings import POS_INT, TRACK, key
+from ...workload import Workload
+from ..common import SteadyOutcome, TestContext, cell_name
+from ..matrix import MatrixSettings, run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
-from .summary import IopsSummary
+from .summary import CellSeries, IopsSummary, cell_series
+
+MIN_LOG_MS = 10    # below this fio's averaged log is mostly timer jitter
+
+
+@dataclass(frozen=True)
+class IopsSettings(MatrixSettings):
+    interval_cells: tuple[tuple[int, int], ...] = key(
+        TRACK, [["4k", 0], ["4k", 100]], "cells whose IOPS and latency are logged per interval in every round "
+        "([block size, read %]; the report charts the window's last round: consistency inside a cell)")
+    interval_points: int = key(POS_INT, 60, "intervals per logged cell: the log interval is the cell runtime "
+                                            f"divided by this, at least {MIN_LOG_MS} ms (fio log_avg_msec)")
+
+
+def log_interval_ms(ctx: TestContext, w: Workload) -> int:
+    return max(MIN_LOG_MS, int((w.runtime_s or 0) * 1000 / ctx.settings.interval_points))
+
+
+def logged_cells(ctx: TestContext, cells: list[Workload]) -> list[Workload]:
+    """The matrix with the `interval_cells` asking their engine for per-interval logs."""
+    wanted = {cell_name("rnd", bs, mix) for bs, mix in ctx.settings.interval_cells}
+    return [c.with_(log_interval_ms=log_interval_ms(ctx, c)) if c.name in wanted and c.runtime_s else c
+            for c in cells]
+
+
+def interval_series(outcome: SteadyOutcome) -> dict[str, CellSeries]:
+    """Per logged cell, its intervals in the last round of the measurement window (else the last round)."""
+    last = outcome.window_rounds[-1] if outcome.window_rounds else None
+    chosen = next((r for r in outcome.rounds if r.round == last), outcome.rounds[-1] if outcome.rounds else None)
+    out: dict[str, CellSeries] = {}
+    if chosen is None:
+        return out
+    for i, c in enumerate(chosen.cells):
+        ms = int((chosen.workloads[i] if i < len(chosen.workloads) else {}).get("log_interval_ms") or 0)
+        if ms and c.intervals:
+            source = "simulator" if chosen.engine == "sim" else "fio log_avg_msec"
+            out[c.name] = cell_series(c.name, chosen.round, ms / 1000, source, c.intervals)
+    return out
 
 
 def run(ctx: TestContext) -> IopsSummary:
-    return run_matrix(ctx, "iops", IopsSummary)
+    return run_matrix(ctx, "iops", IopsSummary, prepare=lambda cells: logged_cells(ctx, cells),
+                      extra=lambda outcome: {"series": interval_series(outcome)})
 
 
 def plan(ctx: TestContext) -> TestPlan:
