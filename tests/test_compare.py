@@ -49,6 +49,9 @@ basis = "fob"
 [[random]]
 block_size = "4k"
 read_iops = 400000
+mixed_iops = 100000
+mixed_read_pct = 70
+measured_read_pct = 65
 [[latency_point]]
 block_size = "8k"
 read_pct = 100
@@ -136,6 +139,8 @@ def test_claims_by_basis_points_endurance_and_informational_fields(runs, tmp_pat
     fob = by[("RND 4K 100/0", None)]                       # fob asked, no fresh-peak in the run
     assert fob["measured"] is None and "not measured" in fob["basis"]
     assert by[("RND 4K 100/0", "steady")]["measured"] > 0  # no basis: today's default (steady without fresh-peak)
+    iops = registry.get("iops").decode(next(t for t in store.tests(a["id"]) if t["name"] == "iops")["summary"])
+    assert by[("RND 4K 70/30 (compared at 65/35: measured_read_pct)", "steady")]["measured"] == iops.iops(4096, 65)
     dirth = registry.get("dirth").decode(next(t for t in store.tests(a["id"]) if t["name"] == "dirth")["summary"])
     point = next(p for p in dirth.points if p.tc * p.qd == 8)
     qd8 = by[("RND 8K 100/0 QD8 read latency p99.99", "point")]
@@ -164,3 +169,9 @@ def test_compare_cli_with_spec_sheet_and_one_line_refusals(runs, tmp_path, sheet
         assert not (tmp_path / "x").exists()
     p = ssdpts("compare", a["id"], b["id"], "--out", str(tmp_path / "x"), "--match-mix", "65", *r, check=False)
     assert p.returncode != 0 and "--match-mix '65'" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_example_claims_by_basis_load():
+    c = load_claims(HERE.parent / "docs" / "examples" / "claimed-by-basis.toml")
+    assert c["random"][0]["basis"] == "saturated" and c["latency_point"][0]["queue_depth"] == 128
+    assert c["endurance"]["dwpd"] == 3 and c["info"]["power_w"] == 40

@@ -39,7 +39,7 @@ SECTIONS = {
     "drive": {"model": str, "source": str, "notes": str},
     "sequential": {"block_size": str, "read_mb_s": float, "write_mb_s": float, "basis": str},
     "random": {"block_size": str, "read_iops": float, "write_iops": float, "mixed_iops": float,
-               "mixed_read_pct": int, "basis": str},
+               "mixed_read_pct": int, "measured_read_pct": int, "basis": str},
     "latency": {"block_size": str, **{f"{d}_{s}_us": float for d in ("read", "write") for s in LAT_STATS},
                 "basis": str},
     # a high-QD latency point: DIRTH's sweep point (or lat-iops's) at this block size, mix and queue depth
@@ -97,6 +97,8 @@ def load_claims(path: str | Path) -> dict:
                 clean[k] = v
             if sec == "random" and ("mixed_iops" in clean) != ("mixed_read_pct" in clean):
                 raise _err(path, f"{where}: mixed_iops and mixed_read_pct go together")
+            if sec == "random" and "measured_read_pct" in clean and "mixed_iops" not in clean:
+                raise _err(path, f"{where}: measured_read_pct needs mixed_iops")
             if sec == "latency_point" and not {"block_size", "read_pct", "queue_depth"} <= set(clean):
                 raise _err(path, f"{where}: block_size, read_pct and queue_depth are required")
             norm.append(clean)
@@ -204,9 +206,13 @@ def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, wsat: Ws
         bs = parse_size(c.get("block_size", "4k"))
         for key, pct in (("read_iops", 100), ("write_iops", 0), ("mixed_iops", c.get("mixed_read_pct"))):
             if key in c:
+                what = f"RND {bs_label(bs)} {pct}/{100 - pct}"
+                if key == "mixed_iops" and "measured_read_pct" in c:   # a nearby mix, only when the file says so
+                    pct = c["measured_read_pct"]
+                    what += f" (compared at {pct}/{100 - pct}: measured_read_pct)"
                 steady = iops.iops(bs, pct) if iops else None
                 f = _fresh(fp, {"read_iops": "randread", "write_iops": "randwrite"}.get(key, ""), bs)
-                rows.append(_with_basis({"what": f"RND {bs_label(bs)} {pct}/{100 - pct}", "unit": "IOPS",
+                rows.append(_with_basis({"what": what, "unit": "IOPS",
                                          "claimed": c[key], "better": "higher"},
                                         f.iops if f else None, steady, _reached(iops) if steady is not None else None,
                                         basis=c.get("basis"), saturated=_saturated(wsat, bs, pct)))
