@@ -34,7 +34,8 @@ BASES = {"fob": "fresh out of box (fresh-peak test)", "steady": "steady state",
          "saturated": "saturated (WSAT final level: mean of its last intervals)"}
 WHOLE = "whole number"      # a type marker: a positive integer (queue depth, threads)
 INFO = {"power_w": float, "power_idle_w": float, "temperature_range": str, "weight_g": float, "form_factor": str,
-        "warranty_years": float, "interface": str, "capacity": str}
+        "warranty_years": float, "interface": str, "capacity": str, "sector_size": str, "nand": str,
+        "error_rate": str}
 SECTIONS = {
     "drive": {"model": str, "source": str, "notes": str},
     "sequential": {"block_size": str, "read_mb_s": float, "write_mb_s": float, "basis": str},
