@@ -177,17 +177,19 @@ def compare(ctx: CompareContext) -> Markup:
         plots.bar_plot(fig, labels, {s: ov.column(s) for s in ov.series}, "block size, R/W mix, direction",
                        f"{lab} latency (µs)", logy=True, annotate=len(labels) <= 6, dashed=ov.spec_sheets)
         out.append(ctx.plot(fig, lab, f"{lab} latency per cell, one series per run"))
+    row_keys = [(bs_label(bs), mix_label(m), d) for bs, m, d in first.keys]
+    key_headers = ["Block size", "R/W mix", "Direction"]
     rows = []
     for i, k in enumerate(first.keys):
         for s in series:
-            rows.append([labels[i], s] + [ov.values[k][ov.series.index(s)] if s in ov.series else None
-                                          for ov in ovs.values()])
-    out.append(ctx.table("percentiles", ["Cell, direction", "Series"] + [f"{lab} (µs)" for lab in ovs], rows,
+            rows.append([*row_keys[i], s] + [ov.values[k][ov.series.index(s)] if s in ov.series else None
+                                             for ov in ovs.values()])
+    out.append(ctx.table("percentiles", key_headers + ["Series"] + [f"{lab} (µs)" for lab in ovs], rows,
                          caption="Latency per direction: mean, percentiles (merged window histograms), max; spec "
                                  "sheets: the claimed figure, – where nothing is claimed"))
     ov = ovs["p99.99"]
-    out.append(ctx.side_by_side("p99.99", [(x,) for x in labels], [ov.values[k] for k in ov.keys],
-                                ["Cell, direction"], "p99.99 µs", series=ov.series,
+    out.append(ctx.side_by_side("p99.99", row_keys, [ov.values[k] for k in ov.keys],
+                                key_headers, "p99.99 µs", series=ov.series,
                                 caption="p99.99 latency (µs); Δ relative to the first run (lower is better)"))
     return Markup("").join(out)
 
