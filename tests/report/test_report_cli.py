@@ -135,7 +135,7 @@ def test_compare_overlays_runs_with_deltas(two_runs, tmp_path):
     la, lb = summaries(store, a)["latency"], summaries(store, b)["latency"]
     assert len(lat) == 12   # 3 block sizes x (100/0: read, 65/35: read and write, 0/100: write)
     for r in lat:
-        cells = [x.cells[r["Cell"]] for x in (la, lb)]
+        cells = [x.cells[f"rnd_{r['Block size']}_{r['R/W mix'].replace('/', '-')}"] for x in (la, lb)]
         want = [(c.read_lat if r["Direction"] == "read" else c.write_lat).p("99.99") for c in cells]
         assert [float(r[f"Drive A · {a} p99.99 µs"]), float(r[f"Drive B · {b} p99.99 µs"])] == pytest.approx(want)
     html = path.read_text()

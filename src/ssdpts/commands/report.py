@@ -12,7 +12,7 @@ from ..export.csv import export_csv, export_tidy_csv
 from ..export.json import document, export_tidy_json
 from ..export.model import load_run
 from ..export.tidy import tidy_records
-from ..report.compare import write_compare
+from ..report.compare import load_options, write_compare
 from ..report.core import section_errors, write_report
 from .common import RESULTS_HELP, open_store
 
@@ -35,10 +35,17 @@ def report(run_id, out_dir, claimed, results):
 @click.command()
 @click.argument("run_ids", nargs=-1, required=True)
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--spec-sheet", "spec_sheets", multiple=True, type=click.Path(dir_okay=False),
+              help="Claims file (the --claimed format) of a drive known from its spec sheet: joins the overlays as a "
+                   "dashed series and the tables as a column. Repeatable.")
+@click.option("--match-mix", multiple=True, metavar="KEPT=OTHER",
+              help="Set cells at OTHER %% reads beside cells at KEPT %% reads, e.g. 65=70 (the table says so). "
+                   "Repeatable.")
 @click.option("--results", default=None, help=RESULTS_HELP)
-def compare(run_ids, out_dir, results):
+def compare(run_ids, out_dir, spec_sheets, match_mix, results):
     """Overlay the tests shared by RUN_IDS (several drives or runs): plots per run, tables with % deltas."""
-    click.echo(str(write_compare(open_store(results), list(run_ids), out_dir)))
+    options = load_options(spec_sheets, match_mix)     # a bad claims file or pair: one line, nothing written
+    click.echo(str(write_compare(open_store(results), list(run_ids), out_dir, options=options)))
 
 
 @click.command()

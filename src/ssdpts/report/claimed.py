@@ -6,6 +6,7 @@ both, e.g. "4857.4 MiB/s (claimed 4768.4)" next to "5093.4 MB/s (claimed 5000)".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from markupsafe import Markup, escape
@@ -13,11 +14,15 @@ from markupsafe import Markup, escape
 from ..errors import SsdptsError
 from ..inputs import read_toml
 from ..pts import registry
+from ..pts.dirth.summary import DirthSummary
+from ..pts.endurance.summary import EnduranceSummary
 from ..pts.fresh_peak.summary import FreshPeakSummary
 from ..pts.iops.summary import IopsSummary
 from ..pts.latency.summary import LatencySummary
 from ..pts.results import Latency
 from ..pts.throughput.summary import ThroughputSummary
+from ..pts.wsat.run import WORKLOADS as WSAT_WORKLOADS
+from ..pts.wsat.summary import WsatSummary
 from ..store import Store
 from ..units import bs_label, parse_size
 from .toolkit import Artifacts, Cell
@@ -25,13 +30,27 @@ from .toolkit import Artifacts, Cell
 # claim key suffix -> the measured statistic (µs); percentiles as fio names them ("99.9")
 LAT_STATS = {"mean": lambda lat: lat.mean_us, "max": lambda lat: lat.max_us,
              **{f"p{q.replace('.', '_')}": (lambda lat, q=q: lat.p(q)) for q in ("99", "99.9", "99.99", "99.999")}}
+BASES = {"fob": "fresh out of box (fresh-peak test)", "steady": "steady state",
+         "saturated": "saturated (WSAT final level: mean of its last intervals)"}
+WHOLE = "whole number"      # a type marker: a positive integer (queue depth, threads)
+INFO = {"power_w": float, "power_idle_w": float, "temperature_range": str, "weight_g": float, "form_factor": str,
+        "warranty_years": float, "interface": str, "capacity": str, "sector_size": str, "nand": str,
+        "error_rate": str}
 SECTIONS = {
     "drive": {"model": str, "source": str, "notes": str},
-    "sequential": {"block_size": str, "read_mb_s": float, "write_mb_s": float},
+    "sequential": {"block_size": str, "read_mb_s": float, "write_mb_s": float, "basis": str},
     "random": {"block_size": str, "read_iops": float, "write_iops": float, "mixed_iops": float,
-               "mixed_read_pct": int},
-    "latency": {"block_size": str, **{f"{d}_{s}_us": float for d in ("read", "write") for s in LAT_STATS}},
+               "mixed_read_pct": int, "measured_read_pct": int, "basis": str},
+    "latency": {"block_size": str, **{f"{d}_{s}_us": float for d in ("read", "write") for s in LAT_STATS},
+                "basis": str},
+    # a high-QD latency point: DIRTH's sweep point (or lat-iops's) at this block size, mix and queue depth
+    "latency_point": {"block_size": str, "read_pct": int, "queue_depth": WHOLE, "threads": WHOLE,
+                      **{f"{d}_{s}_us": float for d in ("read", "write") for s in LAT_STATS}},
+    "endurance": {"tbw": float, "dwpd": float, "warranty_years": float},
+    "info": INFO,
 }
+SINGLE = ("drive", "endurance", "info")     # one table each, not an array of tables
+JUDGED = ("sequential", "random", "latency", "latency_point", "endurance")
 
 
 def _err(path, msg: str) -> SsdptsError:
@@ -47,8 +66,8 @@ def load_claims(path: str | Path) -> dict:
         if sec not in SECTIONS:
             raise _err(path, f"unknown section [{sec}] (allowed: {', '.join(SECTIONS)})")
         tables = val if isinstance(val, list) else [val]
-        if sec == "drive" and isinstance(val, list):
-            raise _err(path, "[drive] must be a single table")
+        if sec in SINGLE and isinstance(val, list):
+            raise _err(path, f"[{sec}] must be a single table")
         norm = []
         for i, t in enumerate(tables):
             where = f"[{sec}]" if len(tables) == 1 else f"[[{sec}]] #{i + 1}"
@@ -64,6 +83,11 @@ def load_claims(path: str | Path) -> dict:
                         raise _err(path, f"{where} {k} must be a string, not {v!r}")
                     if k == "block_size":
                         parse_size(v, f"{where} block_size")
+                    if k == "basis" and v not in BASES:
+                        raise _err(path, f"{where} basis {v!r} is not one of {', '.join(BASES)}")
+                elif typ is WHOLE:
+                    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                        raise _err(path, f"{where} {k} must be a whole number >= 1, not {v!r}")
                 elif typ is int:
                     if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 100:
                         raise _err(path, f"{where} {k} must be a whole percentage 0..100, not {v!r}")
@@ -74,10 +98,15 @@ def load_claims(path: str | Path) -> dict:
                 clean[k] = v
             if sec == "random" and ("mixed_iops" in clean) != ("mixed_read_pct" in clean):
                 raise _err(path, f"{where}: mixed_iops and mixed_read_pct go together")
+            if sec == "random" and "measured_read_pct" in clean and "mixed_iops" not in clean:
+                raise _err(path, f"{where}: measured_read_pct needs mixed_iops")
+            if sec == "latency_point" and not {"block_size", "read_pct", "queue_depth"} <= set(clean):
+                raise _err(path, f"{where}: block_size, read_pct and queue_depth are required")
             norm.append(clean)
-        out[sec] = norm[0] if sec == "drive" else norm
-    if not any(k in out for k in ("sequential", "random", "latency")):
-        raise _err(path, "no claims: add a [sequential], [random] or [latency] table")
+        out[sec] = norm[0] if sec in SINGLE else norm
+    if not any(k in out for k in JUDGED + ("info",)):
+        raise _err(path, "no claims: add a [sequential], [random], [latency], [[latency_point]], [endurance] "
+                         "or [info] table")
     return out
 
 
@@ -109,19 +138,35 @@ def _fresh(fp: FreshPeakSummary | None, rw: str, bs: int | None):
     return fp.result(rw)
 
 
+@dataclass
+class Figure:
+    """One measured figure a claim can be compared with, and where it comes from."""
+
+    value: float | None
+    mb_s: float | None = None           # sequential figures: the same in decimal MB/s
+    source: str = ""                    # e.g. "WSAT rnd4k-write final level"
+
+
 def _with_basis(row: dict, fresh: float | None, steady: float | None, reached: bool | None,
-                fresh_mb_s: float | None = None, steady_mb_s: float | None = None) -> dict:
-    """measured = the fresh-out-of-box figure when there is one (what "up to" means), else the steady one."""
-    row.update(steady=steady, steady_reached=reached, fresh=fresh)
-    if fresh is not None:
-        row.update(measured=fresh, basis="fresh out of box (fresh-peak test)")
-        if "claimed_mb_s" in row:
-            row["measured_mb_s"] = fresh_mb_s
+                fresh_mb_s: float | None = None, steady_mb_s: float | None = None, basis: str | None = None,
+                saturated: Figure | None = None) -> dict:
+    """measured = the figure of the claim's `basis`; without one, the fresh-out-of-box figure when there is one
+    (what "up to" means), else the steady one. A basis the run lacks reads "not measured"."""
+    row.update(steady=steady, steady_reached=reached, fresh=fresh, saturated=saturated.value if saturated else None)
+    figures = {"fob": Figure(fresh, fresh_mb_s), "steady": Figure(steady, steady_mb_s),
+               "saturated": saturated or Figure(None)}
+    if basis is None:
+        chosen = "fob" if fresh is not None else "steady"
+        text = BASES["fob"] if fresh is not None else (
+            "steady state (no fresh-out-of-box result in this run)" if steady is not None else "not measured")
     else:
-        row.update(measured=steady, basis="steady state (no fresh-out-of-box result in this run)" if steady is not None
-                   else "not measured")
-        if "claimed_mb_s" in row:
-            row["measured_mb_s"] = steady_mb_s
+        chosen = basis
+        text = BASES[basis] + (f": {figures[basis].source}" if figures[basis].source else "") + (
+            " (the claim's basis)" if figures[basis].value is not None else " — not measured in this run")
+    row.update(measured=figures[chosen].value, basis=text, basis_key=chosen if figures[chosen].value is not None
+               else None)
+    if "claimed_mb_s" in row:
+        row["measured_mb_s"] = figures[chosen].mb_s
     return row
 
 
@@ -141,21 +186,37 @@ def _sequential_rows(tp: ThroughputSummary | None, fp: FreshPeakSummary | None, 
                 rows.append(_with_basis(
                     {"what": f"SEQ {bs_label(bs) if bs is not None else '?'} {d}", "unit": "MiB/s",
                      "claimed": c[f"{d}_mb_s"] * 1e6 / 2**20, "claimed_mb_s": c[f"{d}_mb_s"], "better": "higher"},
-                    f.mib_s if f else None, mib_s, r.steady.reached if r else None, f.mb_s if f else None, mb_s))
+                    f.mib_s if f else None, mib_s, r.steady.reached if r else None, f.mb_s if f else None, mb_s,
+                    c.get("basis")))
     return rows
 
 
-def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, claims: list[dict]) -> list[dict]:
+def _saturated(wsat: WsatSummary | None, bs: int, read_pct: int | None) -> Figure:
+    """WSAT's final level of the workload at this block size and mix (Intel's "saturated" basis), if it ran."""
+    for name, w in (wsat.workloads.items() if wsat else ()):
+        spec = WSAT_WORKLOADS.get(name)
+        if spec and spec[0].startswith("rand") and (spec[1], spec[2]) == (bs, read_pct):
+            return Figure(w.final_iops, source=f"WSAT {name} final level")
+    return Figure(None, source=f"no WSAT workload at RND {bs_label(bs)} {read_pct}/{100 - (read_pct or 0)}")
+
+
+def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, wsat: WsatSummary | None,
+                 claims: list[dict]) -> list[dict]:
     rows = []
     for c in claims:
         bs = parse_size(c.get("block_size", "4k"))
         for key, pct in (("read_iops", 100), ("write_iops", 0), ("mixed_iops", c.get("mixed_read_pct"))):
             if key in c:
+                what = f"RND {bs_label(bs)} {pct}/{100 - pct}"
+                if key == "mixed_iops" and "measured_read_pct" in c:   # a nearby mix, only when the file says so
+                    pct = c["measured_read_pct"]
+                    what += f" (compared at {pct}/{100 - pct}: measured_read_pct)"
                 steady = iops.iops(bs, pct) if iops else None
                 f = _fresh(fp, {"read_iops": "randread", "write_iops": "randwrite"}.get(key, ""), bs)
-                rows.append(_with_basis({"what": f"RND {bs_label(bs)} {pct}/{100 - pct}", "unit": "IOPS",
+                rows.append(_with_basis({"what": what, "unit": "IOPS",
                                          "claimed": c[key], "better": "higher"},
-                                        f.iops if f else None, steady, _reached(iops) if steady is not None else None))
+                                        f.iops if f else None, steady, _reached(iops) if steady is not None else None,
+                                        basis=c.get("basis"), saturated=_saturated(wsat, bs, pct)))
     return rows
 
 
@@ -171,18 +232,110 @@ def _latency_rows(lat: LatencySummary | None, claims: list[dict]) -> list[dict]:
                     m = value(measured) if measured else None
                     rows.append(_with_basis({"what": f"RND {bs_label(bs)} {d} latency {s.replace('_', '.')}",
                                              "unit": "µs", "claimed": c[f"{d}_{s}_us"], "better": "lower"},
-                                            None, m, _reached(lat) if m is not None else None))
+                                            None, m, _reached(lat) if m is not None else None,
+                                            basis=c.get("basis")))
     return rows
+
+
+@dataclass
+class LatencyPoint:
+    """A measured TC × QD point with per-direction latency, from DIRTH (or lat-iops) of this run."""
+
+    source: str
+    block_size: int
+    read_pct: int
+    tc: int
+    qd: int                             # per thread
+    read_lat: Latency | None
+    write_lat: Latency | None
+
+
+def _dirth_points(summaries: dict) -> list[LatencyPoint]:
+    d: DirthSummary | None = summaries.get("dirth")
+    if d is None:
+        return []
+    return [LatencyPoint(f"DIRTH point TC{p.tc}/QD{p.qd}", d.block_size, d.read_pct, p.tc, p.qd, p.read_lat,
+                         p.write_lat) for p in d.points]
+
+
+def _lat_iops_points(summaries: dict) -> list[LatencyPoint]:
+    """Hook for the `lat-iops` test (pts/lat_iops, built in parallel): its typed points carry tc, qd, block size,
+    read % and per-direction latency. Read by attribute so that this module does not depend on it; adjust the
+    attribute names here when it lands."""
+    s = summaries.get("lat-iops")
+    out = []
+    for p in getattr(s, "points", None) or []:
+        try:
+            out.append(LatencyPoint(f"lat-iops point TC{p.tc}/QD{p.qd}", p.block_size, p.read_pct, p.tc, p.qd,
+                                    getattr(p, "read_lat", None), getattr(p, "write_lat", None)))
+        except AttributeError:
+            continue
+    return out
+
+
+LATENCY_POINT_SOURCES = (_lat_iops_points, _dirth_points)     # first match wins
+
+
+def _latency_point_rows(summaries: dict, claims: list[dict]) -> list[dict]:
+    """High-QD claims: queue_depth is the total outstanding I/Os (TC × QD) unless `threads` names the TC."""
+    points = [p for source in LATENCY_POINT_SOURCES for p in source(summaries)]
+    rows = []
+    for c in claims:
+        bs, pct, qd, tc = parse_size(c["block_size"]), c["read_pct"], c["queue_depth"], c.get("threads")
+        p = next((p for p in points if (p.block_size, p.read_pct) == (bs, pct)
+                  and ((p.tc, p.qd) == (tc, qd) if tc else p.tc * p.qd == qd)), None)
+        at = f"TC{tc}/QD{qd}" if tc else f"QD{qd}"
+        for d in ("read", "write"):
+            lat = (p.read_lat if d == "read" else p.write_lat) if p else None
+            for s, value in LAT_STATS.items():
+                if f"{d}_{s}_us" in c:
+                    m = value(lat) if lat else None
+                    rows.append({"what": f"RND {bs_label(bs)} {pct}/{100 - pct} {at} {d} latency {s.replace('_', '.')}",
+                                 "unit": "µs", "claimed": c[f"{d}_{s}_us"], "better": "lower", "measured": m,
+                                 "basis": p.source + " (measurement window)" if m is not None else
+                                 "not measured (no DIRTH or lat-iops point at this block size, mix and queue depth)",
+                                 "basis_key": "point" if m is not None else None, "fresh": None, "steady": None,
+                                 "steady_reached": None, "saturated": None})
+    return rows
+
+
+def _endurance_rows(e: EnduranceSummary | None, claims: dict) -> list[dict]:
+    """TBW against the endurance test's projected TBW; DWPD = that over capacity × warranty days."""
+    rows = []
+    pr = e.projection if e is not None else None
+    why = ("not measured (no endurance result in this run)" if e is None else
+           f"not measured (projection not available: {pr.reason or 'see the endurance section'})")
+    tbw = pr.projected_tbw_tb if pr is not None and pr.available else None
+    years = claims.get("warranty_years") or (e.rated.warranty_years if e else None)
+    dwpd = tbw * 1e12 / e.rated.capacity_bytes / (years * 365) if tbw and years and e.rated.capacity_bytes else None
+    for key, what, unit, value, extra in (("tbw", "Endurance (TBW)", "TB", tbw, ""),
+                                          ("dwpd", "Endurance (DWPD)", "DWPD", dwpd,
+                                           f" over {years:g} years" if years else " (needs warranty_years)")):
+        if key in claims:
+            rows.append({"what": what, "unit": unit, "claimed": claims[key], "better": "higher", "measured": value,
+                         "basis": ("endurance projection (projected TBW)" + extra) if value is not None else why,
+                         "basis_key": "endurance" if value is not None else None, "fresh": None, "steady": None,
+                         "steady_reached": None, "saturated": None})
+    return rows
+
+
+def info_rows(claims: dict) -> list[tuple[str, str]]:
+    """Informational fields (power, temperature range, weight …): shown, never judged."""
+    return [(k, str(v)) for k, v in claims.get("info", {}).items()]
 
 
 def claim_rows(store: Store, run: dict, claims: dict) -> list[dict]:
     """One dict per claim: what, unit, claimed, measured (None when not measured) and its basis, the
-    fresh-out-of-box and steady-state figures, whether steady state was reached, better ('higher'|'lower')."""
+    fresh-out-of-box, steady-state and saturated figures, whether steady state was reached, better
+    ('higher'|'lower'), basis_key (the basis measured: fob | steady | saturated | point | endurance; None: not
+    measured)."""
     s = _summaries(store, run)
     fp = s.get("fresh-peak")
     return (_sequential_rows(s.get("throughput"), fp, claims.get("sequential", []))
-            + _random_rows(s.get("iops"), fp, claims.get("random", []))
-            + _latency_rows(s.get("latency"), claims.get("latency", [])))
+            + _random_rows(s.get("iops"), fp, s.get("wsat"), claims.get("random", []))
+            + _latency_rows(s.get("latency"), claims.get("latency", []))
+            + _latency_point_rows(s, claims.get("latency_point", []))
+            + _endurance_rows(s.get("endurance"), claims.get("endurance", {})))
 
 
 def _n(v: float, unit: str) -> str:
@@ -225,7 +378,16 @@ def claimed_section(store: Store, run: dict, claims: dict, art: Artifacts) -> Ma
         "claimed-vs-measured",
         ["Claim", "Measured (claimed)", "Basis", "Steady state", "Steady state reached", "Decimal MB/s (claimed)",
          "Claimed", "Unit", "Measured / claimed", "Better", "Verdict"], table,
-        caption="Vendor \"up to\" claims vs the fresh-out-of-box result (fresh-peak test) where the run has one, "
-                "the steady-state figure beside it; sequential claims converted from MB/s to MiB/s: ×10^6/2^20",
+        caption="Vendor claims vs the figure of the claim's basis (fob | steady | saturated); without a basis, the "
+                "fresh-out-of-box result (fresh-peak test) where the run has one, the steady-state figure beside it; "
+                "sequential claims converted from MB/s to MiB/s: ×10^6/2^20",
         csv_headers=["claim", "measured", "basis", "steady", "steady_reached", "measured_mb_s", "claimed", "unit",
-                     "ratio", "better", "meets_claim"])
+                     "ratio", "better", "meets_claim"]) + _info_table(claims, art)
+
+
+def _info_table(claims: dict, art: Artifacts) -> Markup:
+    rows = [[k, v, "informational (not judged)"] for k, v in info_rows(claims)]
+    if not rows:
+        return Markup("")
+    return art.table("claimed-info", ["Field", "Claimed", "Verdict"], rows,
+                     caption="Spec-sheet facts shown for reference: nothing in the run measures them")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import traceback
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -15,9 +16,12 @@ from ..errors import SsdptsError
 from ..pts.registry import find
 from ..pts.results import SteadyResult
 from ..store import Store
+from ..units import bs_label
 from . import plots
+from .claimed import load_claims
 from .context import CompareContext, RunView, device_label
 from .core import env, require_runs
+from .matching import CompareOptions, SpecSheet, parse_mix_match
 from .toolkit import Artifacts
 
 log = logging.getLogger("ssdpts")
@@ -49,7 +53,77 @@ def generic_compare(ctx: CompareContext) -> Markup:
     return Markup("").join(html)
 
 
-def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, strict: bool = False) -> Path:
+@dataclass
+class SectionNotes:
+    """What is stated above a test's compare tables: settings that differ between the runs and results that
+    did not reach steady state (the cells dropped or matched are stated by each table)."""
+
+    differing: list[str] = field(default_factory=list)     # "cell_runtime: A 0.25 s, B 0.3 s"
+    not_steady: list[str] = field(default_factory=list)    # "A: steady state NOT reached (bs=128K)"
+
+    def html(self) -> Markup:
+        lines = [f"settings differ: {d}" for d in self.differing] + self.not_steady
+        if not lines:
+            return Markup("")
+        return Markup('<ul class="compare-notes">') + Markup("").join(
+            Markup("<li>") + escape(x) + Markup("</li>") for x in lines) + Markup("</ul>")
+
+
+def _fmt_setting(name: str, v) -> str:
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_fmt_setting(name, x) for x in v) + "]"
+    if "block_size" in name and isinstance(v, int):
+        return bs_label(v)
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+# differ by design between runs (a fresh random seed each): not a difference of method
+NOT_METHOD = {"seed"}
+
+
+def _not_steady(summary, label: str) -> list[str]:
+    """Every steady-state result of a summary that was not reached (the test's own, and per block size etc.)."""
+    out = []
+    for f in fields(summary) if is_dataclass(summary) else ():
+        value = getattr(summary, f.name)
+        for item in value if isinstance(value, list) else [value]:
+            st = item if isinstance(item, SteadyResult) else getattr(item, "steady", None)
+            if isinstance(st, SteadyResult) and not st.reached:
+                where = f" ({st.phase})" if st.phase else ""
+                out.append(f"{label}: steady state NOT reached{where}")
+    return out
+
+
+def section_notes(views: Sequence[RunView]) -> SectionNotes:
+    notes = SectionNotes()
+    profiles = {v.run_id: v.run.get("profile_name") for v in views}
+    if len(set(profiles.values())) > 1:
+        notes.differing.append("profile: " + ", ".join(f"{k} {p}" for k, p in profiles.items()))
+    settings = [v.settings for v in views]
+    for f in fields(settings[0]):
+        values = [getattr(s, f.name, None) for s in settings]
+        if f.name not in NOT_METHOD and any(x != values[0] for x in values[1:]):
+            notes.differing.append(f"{f.name}: " + ", ".join(f"{v.run_id} {_fmt_setting(f.name, x)}"
+                                                             for v, x in zip(views, values)))
+    for v in views:
+        notes.not_steady += _not_steady(v.summary, v.run_id)
+    return notes
+
+
+def load_options(spec_sheets: Sequence[str] = (), match_mix: Sequence[str] = ()) -> CompareOptions:
+    """Read and check every spec-sheet file and --match-mix pair (one-line errors, before anything is written)."""
+    sheets = tuple(SpecSheet.of_claims(load_claims(p), str(p)) for p in spec_sheets)
+    return CompareOptions(spec_sheets=sheets, mix_matches=tuple(parse_mix_match(m) for m in match_mix))
+
+
+def compare_views(store: Store, runs: Sequence[dict], name: str) -> list[RunView]:
+    """The RunView of test `name` in each run (the runs must all have it)."""
+    spec = find(name)
+    return [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec) for r in runs]
+
+
+def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, strict: bool = False,
+                  options: CompareOptions = CompareOptions()) -> Path:
     if len(run_ids) < 2:
         raise SsdptsError("compare needs at least two runs")
     runs = require_runs(store, run_ids)
@@ -65,12 +139,12 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
     sections = []
     for name in common:
         spec = find(name)
-        views = [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec) for r in runs]
-        ctx = CompareContext(name, spec, views, art)
+        views = compare_views(store, runs, name)
+        ctx = CompareContext(name, spec, views, art, options)
         renderer = spec.compare if spec else None
         sec = {"name": name, "title": ctx.title, "anchor": f"test-{name}", "body": Markup("")}
         try:
-            sec["body"] = Markup(renderer(ctx)) if renderer else generic_compare(ctx)
+            sec["body"] = section_notes(views).html() + (Markup(renderer(ctx)) if renderer else generic_compare(ctx))
         except Exception:
             if strict:
                 raise
@@ -79,7 +153,8 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
         sections.append(sec)
     html = env().get_template("compare.html.j2").render(
         runs=runs, labels=[f"{device_label(r)} · {r['id']}" for r in runs], labels_model=[device_label(r) for r in runs],
-        sections=sections, skipped=skipped, version=__version__, generated=time.time())
+        sections=sections, skipped=skipped, version=__version__, generated=time.time(),
+        spec_sheets=[(s.label, s.source) for s in options.spec_sheets])
     path = out / "compare.html"
     path.write_text(html, encoding="utf-8")
     art.close()

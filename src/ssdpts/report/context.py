@@ -27,6 +27,7 @@ from ..settings import TestSettings, typed_settings
 from ..store import RoundRecord, Store
 from . import plots
 from .toolkit import Artifacts, Cell, fmt_delta, fmt_num, pct_delta
+from .matching import CompareOptions
 
 if TYPE_CHECKING:   # the spec is passed in by the report core, which imports the registry
     from ..pts.spec import TestSpec
@@ -145,11 +146,13 @@ class SectionContext(RunView, _Base):
 class CompareContext(_Base):
     """The same test in several runs; `views` keep the order given on the command line (first = base)."""
 
-    def __init__(self, name: str, spec: "TestSpec | None", views: list[RunView], art: Artifacts):
+    def __init__(self, name: str, spec: "TestSpec | None", views: list[RunView], art: Artifacts,
+                 options: CompareOptions = CompareOptions()):
         self.name = name
         self.spec = spec
         self.views = views
         self.art = art
+        self.options = options          # spec-sheet drives and --match-mix pairs
         self.title = spec.title if spec is not None else name.upper()
 
     def _heading(self) -> str:
@@ -159,11 +162,13 @@ class CompareContext(_Base):
         return "ssdpts runs " + ", ".join(v.run_id for v in self.views)
 
     def side_by_side(self, key: str, row_keys: Sequence[tuple], values: Sequence[Sequence[float | None]],
-                     key_headers: Sequence[str], value_name: str, caption: str = "") -> Markup:
-        """Rows = row_keys; per run a value column, after the first run a % delta column against the first."""
+                     key_headers: Sequence[str], value_name: str, caption: str = "",
+                     series: Sequence[str] | None = None) -> Markup:
+        """Rows = row_keys; per run (or per `series`: runs, then spec sheets) a value column, after the first a
+        % delta column against the first."""
         headers = list(key_headers)
-        for i, v in enumerate(self.views):
-            headers.append(f"{v.label} {value_name}")
+        for i, label in enumerate(series or [v.label for v in self.views]):
+            headers.append(f"{label} {value_name}")
             if i:
                 headers.append(f"Δ vs {self.views[0].run_id}")
         rows = []

@@ -144,15 +144,16 @@ def window_plots(fig: Figure, panels: Sequence[dict]) -> None:
 
 
 def bar_plot(fig: Figure, groups: Sequence[str], series: dict[str, Sequence[float | None]], xlabel: str,
-             ylabel: str, logy: bool = False, annotate: bool = True) -> None:
-    """Grouped bars: one group per x label, one bar per series."""
+             ylabel: str, logy: bool = False, annotate: bool = True, dashed: Sequence[str] = ()) -> None:
+    """Grouped bars: one group per x label, one bar per series; `dashed` series (spec sheets) hatched, unfilled."""
     ax = fig.add_subplot(1, 1, 1)
     n = max(len(series), 1)
     width = 0.8 / n
     x = np.arange(len(groups))
     for i, (label, vals) in enumerate(series.items()):
         v = np.array([np.nan if a is None else a for a in vals], dtype=float)
-        bars = ax.bar(x - 0.4 + width * (i + 0.5), v, width, label=label)
+        style = {"fill": False, "hatch": "//", "linestyle": "--", "edgecolor": f"C{i}"} if label in dashed else {}
+        bars = ax.bar(x - 0.4 + width * (i + 0.5), v, width, label=label, **style)
         if annotate and len(groups) * n <= 24:
             ax.bar_label(bars, labels=[("" if np.isnan(a) else _short(a)) for a in v], fontsize=6.5, padding=1)
     ax.set_xticks(x)
@@ -207,15 +208,17 @@ def heatmap(fig: Figure, rows: Sequence[str], cols: Sequence[str], values: Seque
 
 def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Sequence, Sequence]]]], xlabel: str,
                     ylabel: str, logx: bool = False, logy: bool = False, xticks: Sequence | None = None,
-                    xticklabels: Sequence[str] | None = None) -> None:
-    """A grid of line plots sharing axes labels: (panel title, {series: (x, y)}) each; legend on the first."""
+                    xticklabels: Sequence[str] | None = None, dashed: Sequence[str] = ()) -> None:
+    """A grid of line plots sharing axes labels: (panel title, {series: (x, y)}) each; legend on the first;
+    `dashed` series (spec sheets) drawn dashed, and every series keeps its colour across panels."""
     n = len(panels)
     cols = min(n, 4)
     rows = math.ceil(n / cols)
     for i, (title, series) in enumerate(panels):
         ax = fig.add_subplot(rows, cols, i + 1)
-        for label, (x, y) in series.items():
-            ax.plot(x, y, marker="o", markersize=3, linewidth=1.3, label=label)
+        for j, (label, (x, y)) in enumerate(series.items()):
+            ax.plot(x, y, marker="s" if label in dashed else "o", markersize=3, linewidth=1.3, label=label,
+                    linestyle="--" if label in dashed else "-", color=f"C{j}")
         if logx:
             ax.set_xscale("log", base=2)
         if logy:

@@ -7,6 +7,7 @@ from markupsafe import Markup
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, part_key
+from ...report.matching import Overlay, describe_bs_mix, mix_canonical, overlay
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..matrix import drive_labels, section_head
@@ -131,25 +132,39 @@ def parts(ctx: SectionContext) -> Markup:
     return Markup("").join(out)
 
 
+def iops_overlay(ctx: CompareContext) -> Overlay[tuple[int, int]]:
+    """(block size, read %) -> IOPS per run and per spec sheet, mixes matched only as --match-mix says."""
+    runs = [(v.label, {k: c.iops for k, (_, c) in bs_mix_matrix(v.summary.cells)[2].items()}) for v in ctx.views]
+    sheets = [(s.label, s.iops) for s in ctx.options.spec_sheets]
+    return overlay(runs, sheets, mix_canonical(ctx.options), describe_bs_mix)
+
+
 def compare(ctx: CompareContext) -> Markup:
-    """IOPS vs block size per mix with one series per run; table side by side with % deltas."""
-    mats = [bs_mix_matrix(v.summary.cells) for v in ctx.views]
-    sizes = [b for b in mats[0][0] if all(b in m[0] for m in mats[1:])]
-    mixes = [x for x in mats[0][1] if all(x in m[1] for m in mats[1:])]
-    if not sizes or not mixes:
-        return Markup('<p class="warn">The runs share no IOPS cell (block size and mix).</p>')
-    out = []
+    """IOPS vs block size per mix with one series per run (spec sheets dashed); table side by side with % deltas."""
+    ov = iops_overlay(ctx)
+    if not ov.keys:
+        return ov.note() + Markup('<p class="warn">The runs share no IOPS cell (block size and mix).</p>')
+    sizes = list(dict.fromkeys(b for b, _ in ov.keys))
+    mixes = list(dict.fromkeys(m for _, m in ov.keys))
+    out = [ov.note()]
     fig = ctx.figure((11.0, 3.2 * ((len(mixes) + 3) // 4) + 0.9))
-    panels = [(f"R/W {mix_label(m)}", {v.label: ([b / 1024 for b in sizes], [mat[2][(b, m)][1].iops for b in sizes])
-                                       for v, mat in zip(ctx.views, mats)}) for m in mixes]
+    panels = []
+    for m in mixes:
+        series = {}
+        for label in ov.series:
+            pts = [(b / 1024, ov.values[(b, m)][ov.series.index(label)]) for b in sizes if (b, m) in ov.values]
+            pts = [(x, y) for x, y in pts if y is not None]
+            series[label] = ([x for x, _ in pts], [y for _, y in pts])
+        panels.append((f"R/W {mix_label(m)}", series))
     kib = sorted(b / 1024 for b in sizes)
     plots.small_multiples(fig, panels, "block size (KiB)", "IOPS", logx=True, logy=True, xticks=kib,
-                          xticklabels=[f"{k:g}" for k in kib])
+                          xticklabels=[f"{k:g}" for k in kib], dashed=ov.spec_sheets)
     out.append(ctx.plot(fig, "iops-vs-bs", "IOPS vs block size per R/W mix, one series per run"))
-    keys = [(bs_label(b), mix_label(m)) for m in mixes for b in sizes]
-    vals = [[mat[2][(b, m)][1].iops for mat in mats] for m in mixes for b in sizes]
-    out.append(ctx.side_by_side("table", keys, vals, ["Block size", "R/W mix"], "IOPS",
-                                caption="IOPS (read + write), measurement-window averages; Δ relative to the first run"))
+    keys = sorted(ov.keys, key=lambda k: (mixes.index(k[1]), sizes.index(k[0])))
+    out.append(ctx.side_by_side("table", [(bs_label(b), mix_label(m)) for b, m in keys], [ov.values[k] for k in keys],
+                                ["Block size", "R/W mix"], "IOPS", series=ov.series,
+                                caption="IOPS (read + write), measurement-window averages; spec sheets: the claimed "
+                                        "figure; Δ relative to the first run"))
     return Markup("").join(out)
 
 

@@ -10,6 +10,7 @@ from markupsafe import Markup
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, part_key
+from ...report.matching import Overlay, describe_bs_mix, match_note, mix_canonical, overlay
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..results import CellWindow, Latency
@@ -143,23 +144,53 @@ def parts(ctx: SectionContext) -> Markup:
     return Markup("").join(out)
 
 
+def latency_overlays(ctx: CompareContext) -> dict[str, Overlay[tuple[int, int, str]]]:
+    """Statistic (mean, p99 … p99.999, max) -> (block size, read %, direction) -> µs per run and spec sheet
+    (its QD1 latency claims sit on the 100/0 cell for reads, 0/100 for writes)."""
+    per_run = []
+    for v in ctx.views:
+        sizes, mixes, by = bs_mix_matrix(v.summary.cells)
+        per_run.append((v.label, {(bs, m, d): lat for (bs, m), (_, c) in by.items()
+                                  for d, lat in (("read", c.read_lat), ("write", c.write_lat)) if lat is not None}))
+    out = {}
+    for lab, f in LAT_STATS:
+        runs = [(label, {k: f(lat) for k, lat in lats.items()}) for label, lats in per_run]
+        sheets = [(sh.label, {(bs, 100 if d == "read" else 0, d): v for (bs, d, st), v in sh.latency_us.items()
+                              if st == lab}) for sh in ctx.options.spec_sheets]
+        out[lab] = overlay(runs, sheets, mix_canonical(ctx.options), describe_bs_mix)
+    return out
+
+
 def compare(ctx: CompareContext) -> Markup:
-    """Mean and p99.99 latency per cell, one series per run; side-by-side tables with % deltas."""
-    per_run = [{r.key: r.lat for r in direction_rows(v.summary.cells)} for v in ctx.views]
-    keys = [k for k in per_run[0] if all(k in p for p in per_run[1:])]
-    if not keys:
-        return Markup('<p class="warn">The runs share no latency cell.</p>')
-    out = []
-    for lab in ("mean", "p99.99", "max"):
-        vals = [[stat(p[key], lab) for p in per_run] for key in keys]
-        if lab != "max":
-            fig = ctx.figure((max(8.0, 0.8 * len(keys) + 3), 4.0))
-            plots.bar_plot(fig, [f"{n} {d}" for n, d in keys], {v.label: [row[i] for row in vals]
-                                                                for i, v in enumerate(ctx.views)},
-                           "cell, direction", f"{lab} latency (µs)", logy=True, annotate=len(keys) <= 6)
-            out.append(ctx.plot(fig, lab, f"{lab} latency per cell, one series per run"))
-        out.append(ctx.side_by_side(lab, keys, vals, ["Cell", "Direction"], f"{lab} µs",
-                                    caption=f"{lab} latency (µs); Δ relative to the first run (lower is better)"))
+    """Mean, p99 … p99.999 and max per cell and direction, one row per run and spec sheet; plots of mean and
+    p99.99 (spec sheets hatched); side-by-side p99.99 with % deltas."""
+    ovs = latency_overlays(ctx)
+    first = ovs["mean"]
+    if not first.keys:
+        return first.note() + Markup('<p class="warn">The runs share no latency cell.</p>')
+    series = list(dict.fromkeys(s for ov in ovs.values() for s in ov.series))
+    out = [match_note(first.match, [s.label for s in ctx.options.spec_sheets if s.label not in series])]
+    labels = [describe_bs_mix(k) for k in first.keys]
+    for lab in ("mean", "p99.99"):
+        ov = ovs[lab]
+        fig = ctx.figure((max(8.0, 0.8 * len(labels) + 3), 4.0))
+        plots.bar_plot(fig, labels, {s: ov.column(s) for s in ov.series}, "block size, R/W mix, direction",
+                       f"{lab} latency (µs)", logy=True, annotate=len(labels) <= 6, dashed=ov.spec_sheets)
+        out.append(ctx.plot(fig, lab, f"{lab} latency per cell, one series per run"))
+    row_keys = [(bs_label(bs), mix_label(m), d) for bs, m, d in first.keys]
+    key_headers = ["Block size", "R/W mix", "Direction"]
+    rows = []
+    for i, k in enumerate(first.keys):
+        for s in series:
+            rows.append([*row_keys[i], s] + [ov.values[k][ov.series.index(s)] if s in ov.series else None
+                                             for ov in ovs.values()])
+    out.append(ctx.table("percentiles", key_headers + ["Series"] + [f"{lab} (µs)" for lab in ovs], rows,
+                         caption="Latency per direction: mean, percentiles (merged window histograms), max; spec "
+                                 "sheets: the claimed figure, – where nothing is claimed"))
+    ov = ovs["p99.99"]
+    out.append(ctx.side_by_side("p99.99", row_keys, [ov.values[k] for k in ov.keys],
+                                key_headers, "p99.99 µs", series=ov.series,
+                                caption="p99.99 latency (µs); Δ relative to the first run (lower is better)"))
     return Markup("").join(out)
 
 

@@ -7,6 +7,7 @@ from markupsafe import Markup
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
+from ...report.matching import Overlay, overlay
 from ...report.toolkit import Cell
 from ...units import bs_label
 from ..spec import Headline, Renderers
@@ -74,20 +75,31 @@ def parts(ctx: SectionContext) -> Markup:
     return Markup("").join(out)
 
 
-def compare(ctx: CompareContext) -> Markup:
-    """Bars per block size and direction, one series per run; table side by side with % deltas."""
+def throughput_overlay(ctx: CompareContext) -> Overlay[tuple[int, str]]:
+    """(block size, direction) -> MiB/s per run and per spec sheet (claimed MB/s converted to MiB/s)."""
     summaries: list[ThroughputSummary] = [v.summary for v in ctx.views]
-    sizes = [r.block_size for r in summaries[0].block_sizes if all(s.at(r.block_size) for s in summaries[1:])]
-    if not sizes:
-        return Markup('<p class="warn">The runs share no throughput block size.</p>')
-    keys = [(bs_label(bs), d) for bs in sizes for d in DIRECTIONS]
-    vals = [[s.at(bs).mib_s(d) for s in summaries] for bs in sizes for d in DIRECTIONS]
-    series = {v.label: [row[i] for row in vals] for i, v in enumerate(ctx.views)}
+    runs = [(v.label, {(r.block_size, d): r.mib_s(d) for r in s.block_sizes for d in DIRECTIONS})
+            for v, s in zip(ctx.views, summaries)]
+    sizes = {r.block_size for s in summaries for r in s.block_sizes}
+    largest = max(sizes, default=None)
+    sheets = [(sh.label, {(bs, d): v for bs in sizes for d in DIRECTIONS
+                          if (v := sh.seq(bs, d, largest)) is not None}) for sh in ctx.options.spec_sheets]
+    return overlay(runs, sheets, lambda k: k, lambda k: f"SEQ {bs_label(k[0])} {k[1]}")
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """Bars per block size and direction, one series per run (spec sheets hatched); table with % deltas."""
+    ov = throughput_overlay(ctx)
+    if not ov.keys:
+        return ov.note() + Markup('<p class="warn">The runs share no throughput block size.</p>')
+    keys = [(bs_label(bs), d) for bs, d in ov.keys]
     fig = ctx.figure((8.0, 4.0))
-    plots.bar_plot(fig, [f"{bs} {d}" for bs, d in keys], series, "block size, direction", "MiB/s")
-    out = [ctx.plot(fig, "bars", "sequential throughput, one series per run")]
-    out.append(ctx.side_by_side("table", keys, vals, ["Block size", "Direction"], "MiB/s",
-                                caption="Sequential throughput in MiB/s; Δ relative to the first run"))
+    plots.bar_plot(fig, [f"{bs} {d}" for bs, d in keys], {label: ov.column(label) for label in ov.series},
+                   "block size, direction", "MiB/s", dashed=ov.spec_sheets)
+    out = [ov.note(), ctx.plot(fig, "bars", "sequential throughput, one series per run")]
+    out.append(ctx.side_by_side("table", keys, [ov.values[k] for k in ov.keys], ["Block size", "Direction"], "MiB/s",
+                                series=ov.series, caption="Sequential throughput in MiB/s (spec sheets: claimed MB/s "
+                                                          "× 10^6/2^20); Δ relative to the first run"))
     return Markup("").join(out)
 
 
