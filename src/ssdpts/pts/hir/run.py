@@ -10,19 +10,19 @@ is its own fio job, started on time by the engine's gates (no process start per 
 real idle (no I/O) and both are measured.
 
 The reviews (seeds 000, 003, 004) run it after a fixed-length preconditioning instead (`precondition_time`
-= 120/360/600 min, `max_rounds = 1`), seed 004 with 2x SEQ 128 KiB writes before it (`wipc_multiple = 2`);
+= 120/360/600 min, `fixed_preconditioning = true`: one round), seed 004 with 2x SEQ 128 KiB writes before it (`wipc_multiple = 2`);
 both are recorded in the summary and flagged as deviations (docs/hir-wsat-latency.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ...engines.results import CellResult, DirStats
 from ...deviations import Deviation
 from ...store import RoundRecord
-from ...settings import BLOCK_SIZE, DURATION, DURATIONS, MULTIPLE, POS_INT, Setting, TestSettings, key
+from ...settings import BLOCK_SIZE, BOOL, DURATION, DURATIONS, MULTIPLE, POS_INT, Setting, TestSettings, key
 from ...workload import Workload
 from ..common import TestContext, cell_name, merged_latency
 from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
@@ -43,6 +43,8 @@ class HirSettings(TestSettings):
     burst: float = key(DURATION, "5s", "one write burst")
     wait_states: tuple[float, ...] = key(DURATIONS, ["5s", "10s", "15s", "25s", "50s"], "idle times between bursts")
     repetitions: int = key(POS_INT, 360, "bursts per wait state and per segment")
+    fixed_preconditioning: bool = key(BOOL, False, "one round of precondition_time (the reviews' 120/360/600 min) "
+                                                   "instead of rounds to steady state: non-conformant")
     wipc_multiple: float = key(MULTIPLE_OR_NONE, 0.0, "SEQ writes of this many times the capacity before the "
                                                       "preconditioning (seed 004: 2); 0: none, as PTS runs HIR")
     wipc_block_size: int = key(BLOCK_SIZE, "128k", "block size of the WIPC writes (wipc_multiple > 0)")
@@ -99,8 +101,12 @@ def plan(ctx: TestContext) -> TestPlan:
     phases = [purge_phase(ctx)]
     if s.wipc_multiple:
         phases.append(wipc_phase(ctx, s.wipc_block_size, s.wipc_multiple))
-    phases.append(steady_loop(ctx, pc, f"preconditioning (phase pc): rounds of {len(pc)} × RND 4K write cells, "
-                                       f"tracking {pc_tracker(pc).label}"))
+    if s.fixed_preconditioning:
+        phases.append(once("rounds", f"fixed-length preconditioning (phase pc): one round of {len(pc)} × RND 4K "
+                                     "write cells, not steady state (the reviews' method; non-conformant)", pc))
+    else:
+        phases.append(steady_loop(ctx, pc, f"preconditioning (phase pc): rounds of {len(pc)} × RND 4K write cells, "
+                                           f"tracking {pc_tracker(pc).label}"))
     reps, burst = repetitions(ctx), burst_s(ctx)
     for idle in wait_states(ctx):
         phases.append(once("sequence", f"wait state {_label(idle)}: {reps} × [{burst:g} s RND 4K writes after "
@@ -113,7 +119,11 @@ def run(ctx: TestContext) -> HirSummary:
     reps = repetitions(ctx)
     purge = ctx.purge()
     pc_cells = preconditioning_cells(ctx)
-    pc = ctx.run_to_steady_state("pc", pc_cells, [pc_tracker(pc_cells)], precondition=wipc(ctx))
+    s = ctx.settings
+    # a fixed-length preconditioning is the steady-state loop held to one round (its verdict: not reached)
+    pc_ctx = replace(ctx, settings=replace(s, steady=replace(s.steady, max_rounds=1))) if s.fixed_preconditioning \
+        else ctx
+    pc = pc_ctx.run_to_steady_state("pc", pc_cells, [pc_tracker(pc_cells)], precondition=wipc(ctx))
     preconditioning = preconditioning_record(ctx, len(pc.rounds), pc.reached)
     segments: dict[str, WaitState] = {}
     every_burst: list[DirStats] = []
@@ -151,7 +161,8 @@ def preconditioning_record(ctx: TestContext, rounds_run: int, reached: bool) -> 
     """What ran before the wait states; a WIPC or a fixed length is recorded as a deviation."""
     s = ctx.settings
     rec = HirPreconditioning(wipc_multiple=s.wipc_multiple, wipc_block_size=s.wipc_block_size,
-                             round_s=s.precondition_time, max_rounds=s.steady.max_rounds, window=s.steady.window,
+                             round_s=s.precondition_time, fixed_length=s.fixed_preconditioning,
+                             max_rounds=1 if s.fixed_preconditioning else s.steady.max_rounds,
                              rounds_run=rounds_run, steady_reached=reached)
     if rec.wipc_multiple:
         ctx.store.record_deviation(ctx.run_id, ctx.test, Deviation(
@@ -159,9 +170,8 @@ def preconditioning_record(ctx: TestContext, rounds_run: int, reached: bool) -> 
             "writes before the preconditioning (seed 004's method)", WIPC_SOURCE))
     if rec.fixed_length:
         ctx.store.record_deviation(ctx.run_id, ctx.test, Deviation(
-            "hir-fixed-preconditioning", f"fixed-length preconditioning: {rounds_run} × {rec.round_s / 60:g} min of "
-            f"RND 4K writes (max_rounds = {rec.max_rounds}, below the {rec.window}-round window; the seeds' method), "
-            "not steady state", FIXED_PC_SOURCE))
+            "hir-fixed-preconditioning", f"fixed-length preconditioning: one round of {rec.round_s / 60:g} min of "
+            "RND 4K writes (fixed_preconditioning = true; the seeds' method), not steady state", FIXED_PC_SOURCE))
     return rec
 
 

@@ -37,15 +37,10 @@ class HirPreconditioning:
     wipc_multiple: float          # SEQ writes of this many times the capacity first (0: none, as PTS implementations)
     wipc_block_size: int          # bytes, the WIPC's block size
     round_s: float                # one round of RND 4K writes (precondition_time)
-    max_rounds: int               # the round limit; 1 (below the steady-state window) = fixed length
-    window: int                   # rounds of the steady-state window
+    fixed_length: bool            # one round of a set length, as the reviews run it (120/360/600 min), not steady state
+    max_rounds: int               # the round limit (1 when fixed_length)
     rounds_run: int
     steady_reached: bool
-
-    @property
-    def fixed_length(self) -> bool:
-        """One round of a set length, as the reviews run it (120/360/600 min): steady state cannot be judged."""
-        return self.max_rounds < self.window
 
     def describe(self) -> str:
         wipc = (f"WIPC: SEQ {self.wipc_block_size // 1024} KiB writes of {self.wipc_multiple:g}× the capacity, then "
