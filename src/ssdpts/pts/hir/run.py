@@ -27,7 +27,7 @@ from ...workload import Workload
 from ..common import TestContext, cell_name, merged_latency
 from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
 from ..results import TrackerKey
-from .summary import HirPreconditioning, HirSummary, WaitState
+from .summary import HirPreconditioning, HirSummary, WaitState, span
 
 MULTIPLE_OR_NONE = Setting(f"0 (none) or {MULTIPLE.what}", lambda v: (v == 0 and not isinstance(v, bool))
                            or MULTIPLE.check(v), float, MULTIPLE.unit)
@@ -170,7 +170,7 @@ def preconditioning_record(ctx: TestContext, rounds_run: int, reached: bool) -> 
             "writes before the preconditioning (seed 004's method)", WIPC_SOURCE))
     if rec.fixed_length:
         ctx.store.record_deviation(ctx.run_id, ctx.test, Deviation(
-            "hir-fixed-preconditioning", f"fixed-length preconditioning: one round of {rec.round_s / 60:g} min of "
+            "hir-fixed-preconditioning", f"fixed-length preconditioning: one round of {span(rec.round_s)} of "
             "RND 4K writes (fixed_preconditioning = true; the seeds' method), not steady state", FIXED_PC_SOURCE))
     return rec
 

@@ -46,15 +46,15 @@ class HirPreconditioning:
         wipc = (f"WIPC: SEQ {self.wipc_block_size // 1024} KiB writes of {self.wipc_multiple:g}× the capacity, then "
                 if self.wipc_multiple else "no WIPC; ")
         if self.fixed_length:
-            rnd = (f"fixed-length preconditioning of {_span(self.rounds_run * self.round_s)} of RND 4K writes "
+            rnd = (f"fixed-length preconditioning of {span(self.rounds_run * self.round_s)} of RND 4K writes "
                    "(the seeds' method), not steady state: non-conformant")
         else:
-            rnd = (f"RND 4K writes in rounds of {_span(self.round_s)} until steady state: "
+            rnd = (f"RND 4K writes in rounds of {span(self.round_s)} until steady state: "
                    + ("reached" if self.steady_reached else "NOT reached") + f" after {self.rounds_run} rounds")
         return wipc + rnd
 
 
-def _span(seconds: float) -> str:
+def span(seconds: float) -> str:
     """Minutes as the reviews state them ("600 min"), seconds below a minute."""
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
