@@ -10,8 +10,9 @@ is its own fio job, started on time by the engine's gates (no process start per 
 real idle (no I/O) and both are measured.
 
 The reviews (seeds 000, 003, 004) run it after a fixed-length preconditioning instead (`precondition_time`
-= 120/360/600 min, `fixed_preconditioning = true`: one round), seed 004 with 2x SEQ 128 KiB writes before it (`wipc_multiple = 2`);
-both are recorded in the summary and flagged as deviations (docs/hir-wsat-latency.md).
+= 120/360/600 min, `fixed_preconditioning = true`: one round), seed 004 with 2x SEQ 128 KiB writes before
+it (`wipc_multiple = 2`); both are recorded in the summary and flagged as deviations
+(docs/hir-wsat-latency.md).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def span(seconds: float) -> str:
 
 @dataclass
 class HirSummary(Summary):
-    SCHEMA_VERSION = 3                       # 2: preconditioning in rounds of several cells; 3: burst latency, PC record
+    SCHEMA_VERSION = 3                       # 2: preconditioning in rounds of cells; 3: burst latency, PC record
     READS_SINCE_VERSION = 2                  # a version-2 summary reads with no latency and no PC record
 
     purge: PurgeRecord

@@ -1,8 +1,9 @@
 """WSAT renderers: report section, per-drive part, comparison, text for `show`, headline figures.
 
 Per workload: IOPS vs time and vs TGBW (top axis: drive fills), each linear and log; latency median
-(runs stored before it was measured have none), mean, p99, p99.9, p99.99 and max vs time; a results table (fresh and final IOPS, ratio, TGBW, fills,
-stop reason) and every interval in a collapsible table.
+(runs stored before it was measured have none), mean, p99, p99.9, p99.99 and max vs time; a results
+table (fresh and final IOPS, ratio, TGBW, fills, stop reason) and every interval in a collapsible table.
+Compare: IOPS, and mean, p99.99 and max latency, vs time and TGBW, one series per run.
 """
 
 from __future__ import annotations
