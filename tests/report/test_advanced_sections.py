@@ -140,7 +140,8 @@ def test_hir_tables(report):
         assert _near(w.ab_latency.p("99.99"), percentile_from_bins(bins, 99.99) / 1000)
         assert _near(w.ab_latency.max_us, max(d.lat_max_ns for d in after_idle) / 1000)
         for seg, x in (("AB (after idle)", w.ab_latency), ("C (continuous)", w.c_latency)):
-            assert x.max_us >= x.p("99.99") >= x.p("99.9") >= x.mean_us > 0
+            # histogram percentiles are fio's bucket values (~1.6 % wide): p99.99 may sit just above the exact max
+            assert x.p("99.99") >= x.p("99.9") >= x.mean_us > 0 and x.max_us >= x.mean_us
             row = lat[(label, seg)]
             for col, v in (("mean", x.mean_us), ("p99.9", x.p("99.9")), ("p99.99", x.p("99.99")), ("max", x.max_us)):
                 assert _near(_f(row[f"{col} latency (µs)"]), v)
