@@ -163,6 +163,39 @@ def test_hir_preconditioning_rounds_of_30_minutes_tracked_on_the_last(tmp_path):
     assert spec.decode(spec.encode(rec.summary)) == rec.summary      # stored and read back as typed
 
 
+def test_hir_fixed_length_preconditioning_after_a_wipc_is_recorded_and_flagged(tmp_path):
+    """Seed 004's preparation: 2x SEQ 128 KiB, then 120 min of RND 4K writes (one round), not steady state."""
+    rec = record(tmp_path, "pts-enterprise", "hir", repetitions=2, precondition_time="120m",
+                 fixed_preconditioning=True, wipc_multiple=2)
+    wipc, pc = rec.engine.submitted[0].cells, rec.engine.submitted[1].cells
+    assert [(w.rw, w.bs) for w in wipc] == [("write", 128 * 1024)]
+    assert wipc[0].io_size * wipc[0].threads == pytest.approx(2 * rec.ctx.target.size_bytes, rel=1e-3)
+    assert len(pc) == 120 and all(w.rw == "randwrite" and w.runtime_s == 60 for w in pc)
+    assert len(rec.store.rounds(rec.ctx.run_id, "hir", "pc")) == 1
+    p = rec.summary.preconditioning
+    assert (p.wipc_multiple, p.wipc_block_size, p.round_s, p.rounds_run, p.fixed_length) == (2.0, 131072, 7200, 1, True)
+    assert p.describe() == ("WIPC: SEQ 128 KiB writes of 2× the capacity, then fixed-length preconditioning of "
+                            "120 min of RND 4K writes (the seeds' method), not steady state: non-conformant")
+    rules = [d.rule for d in rec.store.deviations(rec.ctx.run_id)["hir"]]
+    assert "hir-wipc" in rules and "hir-fixed-preconditioning" in rules
+    phases = registry.get("hir").plan(rec.ctx).phases
+    assert [ph.name for ph in phases[:3]] == ["purge", "precondition", "rounds"]
+    assert [c.name for c in phases[1].cells] == [w.name for w in wipc]
+    spec = registry.get("hir")
+    assert spec.decode(spec.encode(rec.summary)) == rec.summary
+    # a summary stored before burst latency and the preconditioning record (schema 2) still reads
+    old = spec.encode(rec.summary) | {"schema": "ssdpts.hir/2"}
+    for k in ("bursts_latency", "preconditioning"):
+        old.pop(k)
+    for w in old["wait_states"].values():
+        for k in ("ab_latency", "c_latency", "ab_burst_latency", "c_burst_latency"):
+            w.pop(k)
+    back = spec.decode(old)
+    assert back.preconditioning is None and back.bursts_latency is None
+    assert all(w.ab_latency is None and w.ab_burst_latency == [] for w in back.wait_states.values())
+    assert registry.get("hir").text(back)
+
+
 # --- DIRTH / CBW: PC rounds, pre-write per sweep round, Max/Mid/Min with their own pre-write ------------
 
 @pytest.mark.parametrize("test", ["dirth", "cbw"])

@@ -65,6 +65,8 @@ def test_files_and_html(report):
         assert registry.get(name).title in html
     expected = ["wsat-rnd4k-write-iops-vs-time", "wsat-rnd4k-write-iops-vs-tgbw", "wsat-rnd4k-write-latency-vs-time",
                 "hir-preconditioning-convergence", "hir-preconditioning-window", "hir-iops-vs-time", "hir-ab-vs-c",
+                "hir-latency-mean-vs-time", "hir-latency-p99_9-vs-time", "hir-latency-p99_99-vs-time",
+                "hir-latency-max-vs-time",
                 "xsr-throughput-vs-time", "xsr-latency-vs-time"]
     for t in ("dirth", "cbw"):
         expected += [f"{t}-steady-convergence", f"{t}-latency-vs-iops", f"{t}-iops-vs-qd", f"{t}-histograms"]
@@ -102,6 +104,8 @@ def test_wsat_tables(report):
             assert _near(_f(row["IOPS"]), x.iops) and _near(_f(row["TGBW (GB)"]), x.tgbw_gb)
             assert _near(_f(row["p99.99 latency (µs)"]), x.percentiles_us["99.99"])
             assert _near(_f(row["max latency (µs)"]), x.lat_max_us)
+            assert _near(_f(row["median latency (µs)"]), x.percentiles_us["50"])
+            assert 0 < x.percentiles_us["50"] <= x.percentiles_us["99"]     # the median, measured every interval
 
 
 def test_hir_tables(report):
@@ -126,6 +130,26 @@ def test_hir_tables(report):
     # the stored bursts are the ones the section plots (AB + C of every wait state)
     stored = sum(len(r.cells) for r in store.rounds(rid, "hir") if r.phase.startswith("ws="))
     assert stored == sum(len(w.ab_iops) + len(w.c_iops) for w in s.wait_states.values())
+    # burst write latency: per wait state and segment, per burst, and every burst together (merged histograms)
+    lat = {(r["Wait state"], r["Segment"]): r for r in read_csv(out / "tables" / "hir-latency.csv")}
+    for label, w in s.wait_states.items():
+        assert len(w.ab_burst_latency) == len(w.ab_iops) and len(w.c_burst_latency) == len(w.c_iops)
+        ab = store.rounds(rid, "hir", f"ws={label}/AB")
+        after_idle = [c.write for r in ab for c in r.cells][1:]
+        bins = merge_bins(d.bins for d in after_idle)
+        assert _near(w.ab_latency.p("99.99"), percentile_from_bins(bins, 99.99) / 1000)
+        assert _near(w.ab_latency.max_us, max(d.lat_max_ns for d in after_idle) / 1000)
+        for seg, x in (("AB (after idle)", w.ab_latency), ("C (continuous)", w.c_latency)):
+            # histogram percentiles are fio's bucket values (~1.6 % wide): p99.99 may sit just above the exact max
+            assert x.p("99.99") >= x.p("99.9") >= x.mean_us > 0 and x.max_us >= x.mean_us
+            row = lat[(label, seg)]
+            for col, v in (("mean", x.mean_us), ("p99.9", x.p("99.9")), ("p99.99", x.p("99.99")), ("max", x.max_us)):
+                assert _near(_f(row[f"{col} latency (µs)"]), v)
+    assert _near(_f(lat[("all", "every burst (AB and C)")]["max latency (µs)"]), s.bursts_latency.max_us)
+    assert s.bursts_latency.max_us >= max(w.ab_latency.max_us for w in s.wait_states.values())
+    p = s.preconditioning
+    assert (p.wipc_multiple, p.fixed_length, p.rounds_run, p.steady_reached) == (0.0, False, s.steady.rounds,
+                                                                                 s.steady.reached)
 
 
 def test_xsr_tables(report):
@@ -188,6 +212,8 @@ def test_compare(runs, tmp_path):
     html = path.read_text(encoding="utf-8")
     assert "report section failed" not in html
     for key in ("wsat-rnd4k-write-iops-vs-tgbw", "hir-recovery-ratio", "xsr-throughput-vs-time",
+                "wsat-rnd4k-write-latency-max-vs-time", "wsat-rnd4k-write-latency-p99_99-vs-tgbw",
+                "wsat-rnd4k-write-latency-mean-vs-time", "hir-ab-latency-p99_99", "hir-ab-latency-max",
                 "dirth-latency-vs-iops", "cbw-latency-vs-iops"):
         png_size(out / "plots" / f"{key}.png")
     per_run = [summaries(store, r) for r in ids]
@@ -203,6 +229,9 @@ def test_compare(runs, tmp_path):
     for r in rows:
         vals = [_f(v) for k, v in r.items() if k.endswith("recovery ratio")]
         assert vals == pytest.approx([s["hir"].wait_states[r["Wait state"]].recovery_ratio for s in per_run])
+    for r in read_csv(out / "tables" / "hir-ab-latency-max.csv"):
+        vals = [_f(v) for k, v in r.items() if k.endswith("AB max latency (µs)")]
+        assert vals == pytest.approx([s["hir"].wait_states[r["Wait state"]].ab_latency.max_us for s in per_run])
     rows = read_csv(out / "tables" / "wsat-summary.csv")
     fresh = next(r for r in rows if r["Quantity"] == "fresh IOPS")
     assert [_f(v) for k, v in fresh.items() if k.endswith(" value")] == pytest.approx(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..deviations import PURGE_SOURCE, STALL_SOURCE, Deviation
-from ..engines.results import CellResult, IoProgress, merge_bins, percentile_from_bins
+from ..engines.results import CellResult, DirStats, IoProgress, merge_bins, percentile_from_bins
 from ..records import from_data
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
@@ -94,15 +94,16 @@ class TestContext:
         base.update(kw)
         return Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, **base)
 
-    def wipc(self, block_size: int | None = None) -> Workload:
+    def wipc(self, block_size: int | None = None, multiple: float | None = None) -> Workload:
         """SNIA workload-independent preconditioning: SEQ writes of `multiple` x the user capacity, written
         over the active range ("Write 2X User Capacity ... to the entire ActiveRange"; wraps when AR < 100 %),
-        at the test's own TC/QD (PTS 2.0.2: "same as in step 2.1"); [wipc] threads/iodepth override it."""
+        at the test's own TC/QD (PTS 2.0.2: "same as in step 2.1"); [wipc] threads/iodepth override it.
+        `multiple`: a test's own amount instead of [wipc] multiple."""
         w, s = self.settings.wipc, self.settings
         bs = block_size or w.block_size
         threads = w.threads or s.threads
         iodepth = w.iodepth or s.iodepth
-        total = w.multiple * self.target.size_bytes
+        total = (w.multiple if multiple is None else multiple) * self.target.size_bytes
         return Workload(name=f"wipc_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=threads,
                         iodepth=iodepth, range_size=self.active_range(), io_size=int(total / threads) // bs * bs,
                         data_pattern=s.data_pattern)
@@ -355,6 +356,11 @@ def _latency(stats: list, n: int) -> Latency | None:
             lat.percentiles_from = "round mean"
         lat.percentiles_us[p] = v / 1000
     return lat
+
+
+def merged_latency(stats: Sequence[DirStats]) -> Latency | None:
+    """One direction of several results together (I/O-weighted mean, max of max, merged-histogram percentiles)."""
+    return _latency(list(stats), len(stats))
 
 
 def _cell_window(workload: Workload, cells: list[CellResult]) -> CellWindow:

@@ -170,8 +170,8 @@ def purge_phase(ctx: TestContext, what: str = "") -> Phase:
                  + "; its own duration (seconds to hours on real drives) is not included", purge=rec)
 
 
-def wipc_phase(ctx: TestContext, block_size: int | None = None) -> Phase:
-    w = ctx.wipc(block_size)
+def wipc_phase(ctx: TestContext, block_size: int | None = None, multiple: float | None = None) -> Phase:
+    w = ctx.wipc(block_size, multiple)
     return once("precondition", f"workload-independent preconditioning (WIPC): SEQ {bs_label(w.bs)} writes, "
                 f"{(w.io_size or 0) * w.threads / ctx.target.size_bytes:.2g}× the user capacity over the active range, "
                 f"TC{w.threads}/QD{w.iodepth}", [w])

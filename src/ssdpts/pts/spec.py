@@ -26,6 +26,8 @@ class Summary:
     """Base of every test's typed summary (a dataclass). SCHEMA_VERSION rises when its shape changes."""
 
     SCHEMA_VERSION: ClassVar[int] = 1
+    # the oldest stored version this record still reads (fields added since have defaults); None: only the current
+    READS_SINCE_VERSION: ClassVar[int | None] = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ class TestSpec:
             return None
         schema = str(data.get("schema", ""))
         version = int(schema.rpartition("/")[2] or 0) if schema else 0
-        if version != self.summary.SCHEMA_VERSION:
+        oldest = self.summary.READS_SINCE_VERSION or self.summary.SCHEMA_VERSION
+        if not oldest <= version <= self.summary.SCHEMA_VERSION:
             raise SsdptsError(f"the stored {self.name} summary has schema {schema or 'none'}, this ssdpts reads "
                               f"{self.schema}; use the ssdpts version that wrote the run")
         return from_data(self.summary, data)

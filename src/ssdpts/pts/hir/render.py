@@ -2,7 +2,9 @@
 
 Preconditioning: the shared steady-state block (IOPS per round, window, determination). Wait states:
 IOPS of every burst vs test time (bursts plus measured idle), coloured by wait state, AB bursts
-(after idle) solid, C baseline bursts dashed; mean AB vs C IOPS per wait state; a table per wait state.
+(after idle) dark, C baseline bursts pale; mean AB vs C IOPS per wait state; a table per wait state.
+Latency of the bursts (seeds 003/004): mean, p99.9, p99.99 and max of every burst vs the same time axis,
+and a table per wait state and segment. The preconditioning that ran (WIPC, fixed length) is stated.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
 from ...report.toolkit import Cell, notes_html
+from ..results import Latency
 from ..spec import Headline, Renderers
 from ..wsat.render import time_axis
 from .summary import HirSummary, WaitState
@@ -43,7 +46,7 @@ WAIT_STATE_HEADERS = ["Wait state", "Idle (s, set)", "AB bursts", "Mean AB burst
 
 
 def timeline(ctx: SectionContext, segments: dict[str, WaitState]) -> list[tuple[str, str, list[float], list[float]]]:
-    """(wait state, segment 'AB'|'C', burst start times in s, burst IOPS) in execution order.
+    """(wait state, segment 'AB'|'C', burst start times in s, burst lengths in s) in execution order.
 
     Test time counts bursts (fio runtime) and the measured idle between them (gaps inside a round and
     before each round), from the first wait-state burst; preconditioning is not on this axis."""
@@ -52,7 +55,7 @@ def timeline(ctx: SectionContext, segments: dict[str, WaitState]) -> list[tuple[
     first = True
     for label in segments:
         for seg in ("AB", "C"):
-            xs, ys = [], []
+            xs, ds = [], []
             for r in ctx.rounds(f"ws={label}/{seg}"):
                 if not first and r.gap_before_ms:
                     t += r.gap_before_ms / 1000
@@ -61,17 +64,91 @@ def timeline(ctx: SectionContext, segments: dict[str, WaitState]) -> list[tuple[
                     if i and i - 1 < len(inside) and inside[i - 1]:
                         t += inside[i - 1] / 1000
                     xs.append(t)
-                    ys.append(c.iops)
+                    ds.append(c.runtime_ms / 1000)
                     t += c.runtime_ms / 1000
                     first = False
-            out.append((label, seg, xs, ys))
+            out.append((label, seg, xs, ds))
     return out
+
+
+COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+# the per-burst latency charts (seeds 003/004: mean, p99.9, p99.99, max of every burst vs time): key, label, value
+LATENCY_STATS: tuple[tuple[str, str, Callable[[Latency], float | None]], ...] = (
+    ("mean", "mean", lambda lat: lat.mean_us), ("p99.9", "p99.9", lambda lat: lat.p("99.9")),
+    ("p99.99", "p99.99", lambda lat: lat.p("99.99")), ("max", "max", lambda lat: lat.max_us))
+
+
+def _burst_values(w: WaitState, seg: str, value: Callable[[Latency], float | None] | None) -> list[float | None]:
+    """Per burst of a segment: its IOPS (value None) or a latency statistic in ms (None where not measured)."""
+    if value is None:
+        return list(w.ab_iops if seg == "AB" else w.c_iops)
+    lats = w.ab_burst_latency if seg == "AB" else w.c_burst_latency
+    return [None if lat is None or value(lat) is None else value(lat) / 1000 for lat in lats]
+
+
+def burst_timeline_plot(ctx: SectionContext, segments: dict[str, WaitState], line: list, key: str, what: str,
+                        ylabel: str, value: Callable[[Latency], float | None] | None = None) -> Markup:
+    """Every burst as a bar from its start to its end at its value, coloured by wait state; AB dark, C pale."""
+    div, unit = time_axis([x for _, _, xs, _ in line for x in xs])
+    series, styles = {}, {}
+    for i, label in enumerate(segments):
+        col = COLOURS[i % len(COLOURS)]
+        for lab, seg, xs, ds in line:
+            ys = _burst_values(segments[label], seg, value) if lab == label else []
+            if not xs or len(ys) != len(xs):
+                continue
+            name = f"idle {label}: AB (after idle)" if seg == "AB" else f"idle {label}: C (continuous)"
+            bx, by = [], []   # each burst a level segment from its start to its end, gaps left open
+            for x, y, d in zip(xs, ys, ds):
+                bx += [x / div, (x + d) / div, float("nan")]
+                by += [float("nan") if y is None else y] * 2 + [float("nan")]
+            series[name] = (bx, by)
+            styles[name] = {"color": col, "marker": None, "linestyle": "-", "linewidth": 2.2,
+                            **({} if seg == "AB" else {"alpha": 0.45})}
+    if not series:
+        return Markup("")
+    fig = ctx.figure((10.0, 4.6))
+    plots.series_plot(fig, series, f"test time ({unit}; bursts + measured idle)", ylabel, ylim0=True, styles=styles)
+    top = max((y for _, ys in series.values() for y in ys if y == y), default=0.0)   # y == y: not NaN
+    if top > 0:
+        fig.axes[0].set_ylim(0, top * 1.08)     # room above the highest burst: a bar on the frame is hidden
+    fig.axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
+    fig.ssdpts_right = 0.74
+    return ctx.plot(fig, key, f"{what} of every burst vs time, all wait states",
+                    f"Each burst is a bar from its start to its end at its {what}; colour = wait state; "
+                    "dark = AB bursts after idle, pale = C baseline (no idle).")
+
+
+def latency_rows(s: HirSummary) -> list[list]:
+    """Per wait state and segment (and every burst together): write latency of the bursts, µs as stored."""
+    rows = []
+    for label, w in s.wait_states.items():
+        for seg, lat, n in (("AB (after idle)", w.ab_latency, max(len(w.ab_iops) - 1, 1)),
+                            ("C (continuous)", w.c_latency, max(len(w.c_iops) - 1, 1))):
+            rows.append([label, seg, n] + _lat_cells(lat))
+    if s.bursts_latency is not None:
+        n = sum(len(w.ab_iops) + len(w.c_iops) for w in s.wait_states.values())
+        rows.append(["all", "every burst (AB and C)", n] + _lat_cells(s.bursts_latency))
+    return rows
+
+
+def _lat_cells(lat: Latency | None) -> list:
+    return [NOT_AVAILABLE] * len(LATENCY_STATS) if lat is None else \
+        [Cell(get(lat)) if get(lat) is not None else NOT_AVAILABLE for _, _, get in LATENCY_STATS]
+
+
+NOT_AVAILABLE = Cell(None, "not available")
+LATENCY_HEADERS = ["Wait state", "Segment", "Bursts counted"] + [f"{lab} latency (µs)" for _, lab, _ in LATENCY_STATS]
 
 
 def html(ctx: SectionContext) -> Markup:
     s: HirSummary = ctx.summary
     out = notes_html(s.notes)
-    out.append(Markup("<h3>Preconditioning (RND 4K writes to steady state)</h3>"))
+    out.append(Markup("<h3>Preconditioning</h3>"))
+    if s.preconditioning is not None:
+        fixed = s.preconditioning.fixed_length or s.preconditioning.wipc_multiple
+        out.append(Markup(f'<p class="{"warn" if fixed else "note"}">{escape(s.preconditioning.describe())}.</p>'))
     out.append(Markup(f'<p class="note">Each round: {s.preconditioning_cells_per_round} RND 4K write cells back to '
                       f'back; steady state is judged on the IOPS of the last cell of each round.</p>'))
     if s.steady.trackers:
@@ -93,33 +170,7 @@ def html(ctx: SectionContext) -> Markup:
                          caption="Per wait state: mean IOPS of the bursts after idle (AB) and of the continuous "
                                  "baseline (C), their ratio, the idle measured between AB bursts, and burst length"))
     line = timeline(ctx, segments)
-    durs = {(lab, seg): [c.runtime_ms / 1000 for r in ctx.rounds(f"ws={lab}/{seg}") for c in r.cells]
-            for lab, seg, _, _ in line}
-    div, unit = time_axis([x for _, _, xs, _ in line for x in xs])
-    colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
-    series, styles = {}, {}
-    for i, label in enumerate(segments):
-        col = colours[i % len(colours)]
-        for lab, seg, xs, ys in line:
-            if lab != label or not xs:
-                continue
-            name = f"idle {label}: AB (after idle)" if seg == "AB" else f"idle {label}: C (continuous)"
-            bx, by = [], []   # each burst a level segment from its start to its end, gaps left open
-            for x, y, d in zip(xs, ys, durs[(lab, seg)]):
-                bx += [x / div, (x + d) / div, float("nan")]
-                by += [y, y, float("nan")]
-            series[name] = (bx, by)
-            styles[name] = ({"color": col, "marker": None, "linestyle": "-", "linewidth": 2.2} if seg == "AB" else
-                            {"color": col, "marker": None, "linestyle": "-", "linewidth": 2.2, "alpha": 0.45})
-    if series:
-        fig = ctx.figure((10.0, 4.6))
-        plots.series_plot(fig, series, f"test time ({unit}; bursts + measured idle)", "IOPS", ylim0=True,
-                          styles=styles)
-        fig.axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
-        fig.ssdpts_right = 0.74
-        out.append(ctx.plot(fig, "iops-vs-time", "IOPS of every burst vs time, all wait states",
-                            "Each burst is a bar from its start to its end at its IOPS; colour = wait state; "
-                            "dark = AB bursts after idle, pale = C baseline (no idle)."))
+    out.append(burst_timeline_plot(ctx, segments, line, "iops-vs-time", "IOPS", "IOPS"))
     labels = list(segments)
     fig = ctx.figure()
     plots.bar_plot(fig, [f"idle {x}" for x in labels],
@@ -127,6 +178,18 @@ def html(ctx: SectionContext) -> Markup:
                     "C: mean IOPS, continuous": [segments[x].c_iops_mean for x in labels]},
                    "wait state", "IOPS")
     out.append(ctx.plot(fig, "ab-vs-c", "mean burst IOPS per wait state, AB vs C"))
+    out.append(Markup("<h3>Latency of the bursts</h3>"))
+    if all(w.ab_latency is None and w.c_latency is None for w in segments.values()):
+        out.append(Markup('<p class="note">Burst latency: not available (this run was stored before ssdpts '
+                          'summarised HIR latency).</p>'))
+        return Markup("").join(out)
+    out.append(ctx.table("latency", LATENCY_HEADERS, latency_rows(s),
+                         caption="Write latency of the bursts (total latency, µs): AB bursts after an idle and C "
+                                 "bursts after the first, as the IOPS means; percentiles from the bursts' merged "
+                                 "fio histograms"))
+    for key, lab, get in LATENCY_STATS:
+        out.append(burst_timeline_plot(ctx, segments, line, f"latency-{key.replace('.', '_')}-vs-time",
+                                       f"{lab} latency", f"{lab} latency (ms)", get))
     return Markup("").join(out)
 
 
@@ -180,6 +243,28 @@ def compare(ctx: CompareContext) -> Markup:
         out.append(ctx.side_by_side(key, [(x,) for x in labels], [[get(p[x]) for p in per] for x in labels],
                                     ["Wait state"], what,
                                     caption=f"HIR {what} per wait state; Δ relative to the first run"))
+    out.append(_compare_latency(ctx, per, labels))
+    return Markup("").join(out)
+
+
+def _compare_latency(ctx: CompareContext, per: list[dict[str, WaitState]], labels: list[str]) -> Markup:
+    """Write latency of the AB bursts (after idle) per shared wait state: one chart and table per statistic."""
+    out = []
+    for key, lab, get in LATENCY_STATS:
+        vals = [[None if p[x].ab_latency is None else get(p[x].ab_latency) for p in per] for x in labels]
+        if all(v is None for row in vals for v in row):
+            continue
+        slug = f"ab-latency-{key.replace('.', '_')}"
+        fig = ctx.figure()
+        plots.bar_plot(fig, [f"idle {x}" for x in labels],
+                       {v.label: [None if row[i] is None else row[i] / 1000 for row in vals]
+                        for i, v in enumerate(ctx.views)},
+                       "wait state", f"{lab} latency (ms)")
+        out.append(ctx.plot(fig, slug, f"{lab} write latency of the bursts after idle (AB) per wait state, "
+                                       "one series per run"))
+        out.append(ctx.side_by_side(slug, [(x,) for x in labels], vals, ["Wait state"], f"AB {lab} latency (µs)",
+                                    caption=f"HIR {lab} latency of the AB bursts per wait state (µs); Δ relative "
+                                            "to the first run; empty: not available in that run"))
     return Markup("").join(out)
 
 
@@ -189,6 +274,15 @@ def text(s: HirSummary) -> list[str]:
     for label, w in s.wait_states.items():
         ratio = "–" if w.recovery_ratio is None else f"{w.recovery_ratio:.2f}"
         lines.append(f"  {label:>6} {w.ab_iops_mean:>22,.0f} {w.c_iops_mean:>16,.0f} {ratio:>6}")
+    if s.preconditioning is not None:
+        lines.insert(0, f"  preconditioning: {s.preconditioning.describe()}")
+    if any(w.ab_latency for w in s.wait_states.values()):
+        lines += ["  write latency of the AB bursts after idle (µs):",
+                  f"  {'idle':>6} " + " ".join(f"{lab:>9}" for _, lab, _ in LATENCY_STATS)]
+        for label, w in s.wait_states.items():
+            lines.append(f"  {label:>6} " + " ".join(
+                f"{'–' if v is None else f'{v:,.0f}':>9}" for v in
+                (None if w.ab_latency is None else get(w.ab_latency) for _, _, get in LATENCY_STATS)))
     return lines
 
 
@@ -201,6 +295,11 @@ def headline(s: HirSummary) -> list[Headline]:
                             "IOPS"))
         out.append(Headline(f"hir_{key}_recovery_ratio", f"HIR idle {label}: recovery ratio (AB / C IOPS)",
                             w.recovery_ratio, "×"))
+    if s.bursts_latency is not None:
+        out.append(Headline("hir_bursts_lat_p99.99_us", "HIR p99.99 write latency, every burst",
+                            s.bursts_latency.p("99.99"), "µs"))
+        out.append(Headline("hir_bursts_lat_max_us", "HIR max write latency, every burst", s.bursts_latency.max_us,
+                            "µs"))
     return out
 
 

@@ -8,21 +8,34 @@ plateau); then for each wait state (idle 5, 10,
 5 s of continuous writes (segment C, the baseline; no idle, unlike cloudharmony's bug). Every burst
 is its own fio job, started on time by the engine's gates (no process start per burst); the idle is
 real idle (no I/O) and both are measured.
+
+The reviews (seeds 000, 003, 004) run it after a fixed-length preconditioning instead (`precondition_time`
+= 120/360/600 min, `fixed_preconditioning = true`: one round), seed 004 with 2x SEQ 128 KiB writes before
+it (`wipc_multiple = 2`); both are recorded in the summary and flagged as deviations
+(docs/hir-wsat-latency.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ...engines.results import CellResult
+from ...engines.results import CellResult, DirStats
+from ...deviations import Deviation
 from ...store import RoundRecord
-from ...settings import DURATION, DURATIONS, POS_INT, TestSettings, key
+from ...settings import BLOCK_SIZE, BOOL, DURATION, DURATIONS, MULTIPLE, POS_INT, Setting, TestSettings, key
 from ...workload import Workload
-from ..common import TestContext, cell_name
-from ..plan import TestPlan, once, purge_phase, steady_loop
+from ..common import TestContext, cell_name, merged_latency
+from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
 from ..results import TrackerKey
-from .summary import HirSummary, WaitState
+from .summary import HirPreconditioning, HirSummary, WaitState, span
+
+MULTIPLE_OR_NONE = Setting(f"0 (none) or {MULTIPLE.what}", lambda v: (v == 0 and not isinstance(v, bool))
+                           or MULTIPLE.check(v), float, MULTIPLE.unit)
+# the rules the reviews' preparation departs from (docs/conformance.md, HIR rows)
+WIPC_SOURCE = ("PTS-E 1.1 HIR as cloudharmony/ADATA/Fateast run it: purge, no WIPC, RND 4K writes to steady state "
+               "(snia-pts.md 3.5)")
+FIXED_PC_SOURCE = "PTS-E 1.1 HIR: RND 4K preconditioning until steady state (at most 25 rounds)"
 
 
 @dataclass(frozen=True)
@@ -31,6 +44,11 @@ class HirSettings(TestSettings):
     burst: float = key(DURATION, "5s", "one write burst")
     wait_states: tuple[float, ...] = key(DURATIONS, ["5s", "10s", "15s", "25s", "50s"], "idle times between bursts")
     repetitions: int = key(POS_INT, 360, "bursts per wait state and per segment")
+    fixed_preconditioning: bool = key(BOOL, False, "one round of precondition_time (the reviews' 120/360/600 min) "
+                                                   "instead of rounds to steady state: non-conformant")
+    wipc_multiple: float = key(MULTIPLE_OR_NONE, 0.0, "SEQ writes of this many times the capacity before the "
+                                                      "preconditioning (seed 004: 2); 0: none, as PTS runs HIR")
+    wipc_block_size: int = key(BLOCK_SIZE, "128k", "block size of the WIPC writes (wipc_multiple > 0)")
 
 
 def _label(seconds: float) -> str:
@@ -72,11 +90,24 @@ def wait_state_segments(ctx: TestContext, idle: float) -> list[tuple[str, list[W
     return [(f"ws={_label(idle)}/AB", ab), (f"ws={_label(idle)}/C", c)]
 
 
+def wipc(ctx: TestContext) -> Workload | None:
+    """The optional SEQ writes before the RND 4K preconditioning (seed 004's 2x SEQ 128 KiB); None: none."""
+    s = ctx.settings
+    return ctx.wipc(s.wipc_block_size, s.wipc_multiple) if s.wipc_multiple else None
+
+
 def plan(ctx: TestContext) -> TestPlan:
     pc = preconditioning_cells(ctx)
-    phases = [purge_phase(ctx),
-              steady_loop(ctx, pc, f"preconditioning (phase pc): rounds of {len(pc)} × RND 4K write cells, "
-                                   f"tracking {pc_tracker(pc).label}")]
+    s = ctx.settings
+    phases = [purge_phase(ctx)]
+    if s.wipc_multiple:
+        phases.append(wipc_phase(ctx, s.wipc_block_size, s.wipc_multiple))
+    if s.fixed_preconditioning:
+        phases.append(once("rounds", f"fixed-length preconditioning (phase pc): one round of {len(pc)} × RND 4K "
+                                     "write cells, not steady state (the reviews' method; non-conformant)", pc))
+    else:
+        phases.append(steady_loop(ctx, pc, f"preconditioning (phase pc): rounds of {len(pc)} × RND 4K write cells, "
+                                           f"tracking {pc_tracker(pc).label}"))
     reps, burst = repetitions(ctx), burst_s(ctx)
     for idle in wait_states(ctx):
         phases.append(once("sequence", f"wait state {_label(idle)}: {reps} × [{burst:g} s RND 4K writes after "
@@ -89,13 +120,21 @@ def run(ctx: TestContext) -> HirSummary:
     reps = repetitions(ctx)
     purge = ctx.purge()
     pc_cells = preconditioning_cells(ctx)
-    pc = ctx.run_to_steady_state("pc", pc_cells, [pc_tracker(pc_cells)])
+    s = ctx.settings
+    # a fixed-length preconditioning is the steady-state loop held to one round (its verdict: not reached)
+    pc_ctx = replace(ctx, settings=replace(s, steady=replace(s.steady, max_rounds=1))) if s.fixed_preconditioning \
+        else ctx
+    pc = pc_ctx.run_to_steady_state("pc", pc_cells, [pc_tracker(pc_cells)], precondition=wipc(ctx))
+    preconditioning = preconditioning_record(ctx, len(pc.rounds), pc.reached)
     segments: dict[str, WaitState] = {}
+    every_burst: list[DirStats] = []
     for idle in wait_states(ctx):
         # AB and C in one chained sequence: the idle after the last AB burst is scheduled like the others
         (ab_phase, ab), (c_phase, c) = wait_state_segments(ctx, idle)
         rounds = ctx.run_segments([(ab_phase, ab), (c_phase, c)], tracking=_burst_tracking)
         ab_rounds, c_rounds = rounds[ab_phase], rounds[c_phase]
+        ab_writes, c_writes = _writes(ab_rounds), _writes(c_rounds)
+        every_burst += ab_writes + c_writes
         ab_iops = [cell.iops for r in ab_rounds for cell in r.cells]
         c_iops = [cell.iops for r in c_rounds for cell in r.cells]
         after_idle = ab_iops[1:] or ab_iops          # bursts that follow an idle period
@@ -107,11 +146,39 @@ def run(ctx: TestContext) -> HirSummary:
             ab_iops=ab_iops, c_iops=c_iops,
             burst_seconds=[cell.runtime_ms / 1000 for r in ab_rounds + c_rounds for cell in r.cells],
             idle_measured_ms=_idle_measured(ab_rounds, c_rounds),
+            ab_latency=merged_latency(ab_writes[1:] or ab_writes),   # the bursts of the IOPS means
+            c_latency=merged_latency(c_writes[1:] or c_writes),
+            ab_burst_latency=[merged_latency([w]) for w in ab_writes],
+            c_burst_latency=[merged_latency([w]) for w in c_writes],
         )
     return HirSummary(purge=purge, steady=pc.record(),
                       preconditioning_iops=[r.cells[-1].iops for r in pc.rounds],   # the tracked last minute
                       preconditioning_cells_per_round=len(pc_cells),
-                      burst_s=burst_s(ctx), repetitions=reps, wait_states=segments)
+                      burst_s=burst_s(ctx), repetitions=reps, wait_states=segments,
+                      bursts_latency=merged_latency(every_burst), preconditioning=preconditioning)
+
+
+def preconditioning_record(ctx: TestContext, rounds_run: int, reached: bool) -> HirPreconditioning:
+    """What ran before the wait states; a WIPC or a fixed length is recorded as a deviation."""
+    s = ctx.settings
+    rec = HirPreconditioning(wipc_multiple=s.wipc_multiple, wipc_block_size=s.wipc_block_size,
+                             round_s=s.precondition_time, fixed_length=s.fixed_preconditioning,
+                             max_rounds=1 if s.fixed_preconditioning else s.steady.max_rounds,
+                             rounds_run=rounds_run, steady_reached=reached)
+    if rec.wipc_multiple:
+        ctx.store.record_deviation(ctx.run_id, ctx.test, Deviation(
+            "hir-wipc", f"WIPC of {rec.wipc_multiple:g}× the capacity in SEQ {rec.wipc_block_size // 1024} KiB "
+            "writes before the preconditioning (seed 004's method)", WIPC_SOURCE))
+    if rec.fixed_length:
+        ctx.store.record_deviation(ctx.run_id, ctx.test, Deviation(
+            "hir-fixed-preconditioning", f"fixed-length preconditioning: one round of {span(rec.round_s)} of "
+            "RND 4K writes (fixed_preconditioning = true; the seeds' method), not steady state", FIXED_PC_SOURCE))
+    return rec
+
+
+def _writes(rounds: list[RoundRecord]) -> list[DirStats]:
+    """The write side of every burst (HIR bursts only write), in order."""
+    return [cell.write for r in rounds for cell in r.cells]
 
 
 def _burst_tracking(cells: Sequence[CellResult]) -> dict:

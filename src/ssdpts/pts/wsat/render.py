@@ -1,8 +1,9 @@
 """WSAT renderers: report section, per-drive part, comparison, text for `show`, headline figures.
 
-Per workload: IOPS vs time and vs TGBW (top axis: drive fills), each linear and log; latency mean,
-p99, p99.9, p99.99 and max vs time; a results table (fresh and final IOPS, ratio, TGBW, fills,
-stop reason) and every interval in a collapsible table.
+Per workload: IOPS vs time and vs TGBW (top axis: drive fills), each linear and log; latency median
+(runs stored before it was measured have none), mean, p99, p99.9, p99.99 and max vs time; a results
+table (fresh and final IOPS, ratio, TGBW, fills, stop reason) and every interval in a collapsible table.
+Compare: IOPS, and mean, p99.99 and max latency, vs time and TGBW, one series per run.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from .summary import WsatInterval, WsatSummary, WsatWorkload
 
 # (label, value of an interval) of the latency series drawn vs time, lowest first
 LAT_SERIES: tuple[tuple[str, Callable[[WsatInterval], float | None]], ...] = (
-    ("mean", lambda x: x.lat_mean_us), ("p99", lambda x: x.percentiles_us.get("99")),
+    ("median", lambda x: x.percentiles_us.get("50")), ("mean", lambda x: x.lat_mean_us),
+    ("p99", lambda x: x.percentiles_us.get("99")),
     ("p99.9", lambda x: x.percentiles_us.get("99.9")), ("p99.99", lambda x: x.percentiles_us.get("99.99")),
     ("max", lambda x: x.lat_max_us))
 
@@ -138,7 +140,7 @@ def html(ctx: SectionContext) -> Markup:
             fig = ctx.figure()
             plots.series_plot(fig, lat, f"time ({unit})", "latency (µs)", logy=True, markers=len(t) <= 60)
             out.append(ctx.plot(fig, f"{name}-latency-vs-time", f"{name}: latency vs time",
-                                "Mean, percentiles (per interval, from fio) and maximum latency."))
+                                "Median, mean, percentiles (per interval, from fio) and maximum latency."))
         rows = [[i, x.elapsed_s, x.iops, x.mib_s, x.tgbw_gb, x.fills] + [get(x) for _, get in stats]
                 for i, x in enumerate(series, start=1)]
         tab = ctx.table(f"{name}-intervals", ["Interval", "Elapsed (s)", "IOPS", "MiB/s", "TGBW (GB)", "Drive fills"]
@@ -195,6 +197,7 @@ def compare(ctx: CompareContext) -> Markup:
         fig = ctx.figure((10.0, 4.2))
         lin_log(fig, series, f"time ({unit})", "IOPS")
         out.append(ctx.plot(fig, f"{name}-iops-vs-time", f"{name}: IOPS vs time, one series per run"))
+        out.append(_compare_latency(ctx, name, [p[name] for p in per], div, unit))
     keys, vals = [], []
     quantities: tuple[tuple[str, Callable[[WsatWorkload], float | None]], ...] = (
         ("fresh IOPS", lambda w: w.fresh_iops), ("final IOPS", lambda w: w.final_iops),
@@ -206,6 +209,32 @@ def compare(ctx: CompareContext) -> Markup:
             vals.append([get(p[name]) for p in per])
     out.append(ctx.side_by_side("summary", keys, vals, ["Workload", "Quantity"], "value",
                                 caption="WSAT results per run; Δ relative to the first run"))
+    return Markup("").join(out)
+
+
+# the latency statistics compare overlays across runs (a periodic spike next to a calm drive: seed 004)
+COMPARE_LAT = ("mean", "p99.99", "max")
+
+
+def _compare_latency(ctx: CompareContext, name: str, workloads: list[WsatWorkload], div: float, unit: str) -> Markup:
+    """Per statistic: latency vs time and vs TGBW, one series per run (log y: spikes of 100x stay readable)."""
+    out = []
+    for lab, get in LAT_SERIES:
+        if lab not in COMPARE_LAT:
+            continue
+        for axis, xlabel, x_of in (("time", f"time ({unit})", lambda x: x.elapsed_s / div),
+                                   ("tgbw", "total GB written, TGBW (10^9 bytes)", lambda x: x.tgbw_gb)):
+            series = {v.label: ([x_of(x) for x in w.series if get(x) is not None],
+                                [get(x) for x in w.series if get(x) is not None])
+                      for v, w in zip(ctx.views, workloads)}
+            series = {k: xy for k, xy in series.items() if xy[0]}
+            if not series:
+                continue
+            fig = ctx.figure()
+            plots.series_plot(fig, series, xlabel, f"{lab} latency (µs)", logy=True,
+                              markers=max(len(x) for x, _ in series.values()) <= 60)
+            out.append(ctx.plot(fig, f"{name}-latency-{lab.replace('.', '_')}-vs-{axis}",
+                                f"{name}: {lab} latency vs {'time' if axis == 'time' else 'TGBW'}, one series per run"))
     return Markup("").join(out)
 
 

@@ -16,6 +16,7 @@ from ...steady import evaluate
 from ...settings import DURATION, MULTIPLE, TestSettings, choice, declared_default, key, list_of
 from ...units import format_duration
 from ...workload import Workload
+from ...workload.spec import DEFAULT_PERCENTILES
 from ..common import STREAM_ROUND_LIMIT, TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import WsatInterval, WsatSummary, WsatWorkload
@@ -23,6 +24,8 @@ from .summary import WsatInterval, WsatSummary, WsatWorkload
 COMPOSITE_SPLIT = ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 1), (3584, 1), (4096, 67),
                    (8192, 10), (16384, 7), (32768, 3), (65536, 3))
 COMPOSITE_ZONES = "zoned:50/5:30/15:20/80"
+# the median too: the reviews plot median, p99, p99.9, p99.99 and max per round (seed 000)
+PERCENTILES = (50.0, *DEFAULT_PERCENTILES)
 
 # PTS 2.0 WSAT workloads: name -> (rw, block size, read %)
 WORKLOADS = {
@@ -65,8 +68,8 @@ def workload_cell(ctx: TestContext, name: str, **kw) -> Workload:
     if name == "cbw":
         split, _ = composite_split(ctx.target.logical_block_size)
         return ctx.cell(f"wsat_{name}", rw, 4096, read, bssplit=split, distribution=COMPOSITE_ZONES,
-                        align=ctx.io_alignment(), **kw)
-    return ctx.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, **kw)
+                        align=ctx.io_alignment(), percentiles=PERCENTILES, **kw)
+    return ctx.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, percentiles=PERCENTILES, **kw)
 
 
 @dataclass
