@@ -22,6 +22,7 @@ from typing import Iterator
 from ..errors import SsdptsError
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from . import sysfs
+from .base import Target
 from .sysfs import SysRoots
 
 DIO_PROBE_SIZES = (512, 1024, 2048, 4096)
@@ -227,3 +228,18 @@ def trim_filesystem(mount_point: str) -> TrimRecord:
     if not m:
         raise SsdptsError(f"fstrim printed no byte count ({out.stdout.strip() or 'nothing'}); util-linux too old?")
     return TrimRecord(" ".join(cmd), seconds, int(m.group(1)))
+
+
+def make_test_file(mount_point: str, size_bytes: int, name: str = "ssdpts-test.img") -> Target:
+    """A file target of `size_bytes` in a mounted file system, created fully allocated; refused (one line) when
+    it does not fit in the file system's free space."""
+    from .resolve import open_target, prepare_file
+
+    free = os.statvfs(mount_point)
+    room = free.f_bavail * free.f_frsize
+    if size_bytes > room:
+        raise SsdptsError(f"the test file ({size_bytes} bytes) does not fit in the new file system ({room} bytes "
+                          "free); lower file_size_percent")
+    target = open_target(os.path.join(mount_point, name), size=size_bytes)
+    prepare_file(target)
+    return target

@@ -30,7 +30,9 @@ def held(path: str) -> Iterator[None]:
     try:
         yield
     finally:
-        os.close(_held.pop(path))
+        fd = _held.pop(path, None)      # None: a study could not take it back (it said so)
+        if fd is not None:
+            os.close(fd)
 
 
 @contextmanager

@@ -208,9 +208,12 @@ def prepare_file(target: Target) -> None:
     with open(p, "ab"):
         pass
     if p.stat().st_size < target.size_bytes:
+        fd = os.open(p, os.O_RDWR)
         try:
-            os.posix_fallocate(os.open(p, os.O_RDWR), 0, target.size_bytes)
+            os.posix_fallocate(fd, 0, target.size_bytes)
         except OSError:
             os.truncate(p, target.size_bytes)
+        finally:
+            os.close(fd)          # an open file would keep its file system busy (a study unmounts it)
     if created:
         mark_scratch_file(str(p))
