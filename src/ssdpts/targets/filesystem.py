@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -192,42 +192,61 @@ class TrimRecord:
     """One TRIM of a whole device (blkdiscard) or of a mounted file system's free space (fstrim)."""
 
     command: str
+    started: float                # wall clock (s since the epoch)
     seconds: float
     bytes_trimmed: int
+    gib_per_s: float | None       # GiB (2^30 bytes) per second; None when it took no measurable time
 
-    @property
-    def gib_per_s(self) -> float | None:
-        return self.bytes_trimmed / 2**30 / self.seconds if self.seconds > 0 else None
+
+def _timed_trim(cmd: list[str], release: str | None = None) -> tuple[subprocess.CompletedProcess, float, float]:
+    from .hold import released
+
+    with released(release) if release else nullcontext():
+        started, t0 = time.time(), time.monotonic()
+        out = _tool(cmd, "TRIM", timeout=PURGE_TIMEOUT_S)
+        return out, started, time.monotonic() - t0
+
+
+def _record(cmd: list[str], started: float, seconds: float, trimmed: int) -> TrimRecord:
+    return TrimRecord(" ".join(cmd), started, seconds, trimmed, trimmed / 2**30 / seconds if seconds > 0 else None)
+
+
+def discard_max_bytes(device: str, roots: SysRoots | None = None) -> int:
+    """The kernel's discard limit of a block device (of its disk for a partition); 0: no discard."""
+    roots = roots or SysRoots()
+    name = sysfs.device_name(device, roots)
+    for d in (name, sysfs.whole_disk(name, roots)):
+        value = sysfs.read_text(sysfs.block_dir(d, roots) / "queue" / "discard_max_bytes")
+        if value:
+            return int(value)
+    return 0
 
 
 FSTRIM_BYTES = re.compile(r"\((\d+) bytes\) trimmed")
 
 
-def trim_device(device: str, size_bytes: int, discard_max_bytes: int) -> TrimRecord:
-    """blkdiscard the whole device, timed. Refused (one line) when the device does not support discard."""
-    if discard_max_bytes <= 0:
+def refuse_without_discard(device: str) -> None:
+    if discard_max_bytes(device) <= 0:
         raise SsdptsError(f"{device} does not support TRIM/discard (discard_max_bytes = 0); the TRIM study needs a "
                           "device that does")
-    from .hold import released
 
+
+def trim_device(device: str, size_bytes: int) -> TrimRecord:
+    """blkdiscard the whole device, timed (the run's exclusive hold let go: blkdiscard takes its own)."""
+    refuse_without_discard(device)
     cmd = ["blkdiscard", "-f", device]
-    with released(device):          # blkdiscard opens the device exclusively
-        t0 = time.monotonic()
-        _tool(cmd, "TRIM", timeout=PURGE_TIMEOUT_S)
-        seconds = time.monotonic() - t0
-    return TrimRecord(" ".join(cmd), seconds, size_bytes)
+    _, started, seconds = _timed_trim(cmd, release=device)
+    return _record(cmd, started, seconds, size_bytes)
 
 
 def trim_filesystem(mount_point: str) -> TrimRecord:
     """fstrim -v on a mounted file system, timed; the bytes are what fstrim reports it trimmed."""
     cmd = ["fstrim", "-v", mount_point]
-    t0 = time.monotonic()
-    out = _tool(cmd, "TRIM", timeout=PURGE_TIMEOUT_S)
-    seconds = time.monotonic() - t0
+    out, started, seconds = _timed_trim(cmd)
     m = FSTRIM_BYTES.search(out.stdout)
     if not m:
         raise SsdptsError(f"fstrim printed no byte count ({out.stdout.strip() or 'nothing'}); util-linux too old?")
-    return TrimRecord(" ".join(cmd), seconds, int(m.group(1)))
+    return _record(cmd, started, seconds, int(m.group(1)))
 
 
 def make_test_file(mount_point: str, size_bytes: int, name: str = "ssdpts-test.img") -> Target:

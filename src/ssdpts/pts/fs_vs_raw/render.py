@@ -59,7 +59,7 @@ def text(s: FsVsRawSummary) -> list[str]:
     for w in s.workloads:
         lines.append(f"  {w.label:<18} {_num(w.raw_iops, '11,.0f')} {_num(w.file_iops, '11,.0f')} "
                      f"{_num(w.iops_ratio, '9.3f')}")
-    return lines + [f"  note: {n}" for n in s.notes]
+    return lines
 
 
 def headline(s: FsVsRawSummary) -> list[Headline]:
