@@ -194,8 +194,9 @@ class TrimRecord:
     command: str
     started: float                # wall clock (s since the epoch)
     seconds: float
-    bytes_trimmed: int
-    gib_per_s: float | None       # GiB (2^30 bytes) per second; None when it took no measurable time
+    bytes_trimmed: int            # blkdiscard: the device size; fstrim: what it reports
+    space_bytes: int              # what could be trimmed: the device size; the file system's free space
+    gib_per_s: float | None       # bytes_trimmed in GiB (2^30 bytes) per second; None: no measurable time
 
 
 def _timed_trim(cmd: list[str], release: str | None = None) -> tuple[subprocess.CompletedProcess, float, float]:
@@ -207,8 +208,9 @@ def _timed_trim(cmd: list[str], release: str | None = None) -> tuple[subprocess.
         return out, started, time.monotonic() - t0
 
 
-def _record(cmd: list[str], started: float, seconds: float, trimmed: int) -> TrimRecord:
-    return TrimRecord(" ".join(cmd), started, seconds, trimmed, trimmed / 2**30 / seconds if seconds > 0 else None)
+def _record(cmd: list[str], started: float, seconds: float, trimmed: int, space: int) -> TrimRecord:
+    return TrimRecord(" ".join(cmd), started, seconds, trimmed, space,
+                      trimmed / 2**30 / seconds if seconds > 0 else None)
 
 
 def discard_max_bytes(device: str, roots: SysRoots | None = None) -> int:
@@ -236,17 +238,18 @@ def trim_device(device: str, size_bytes: int) -> TrimRecord:
     refuse_without_discard(device)
     cmd = ["blkdiscard", "-f", device]
     _, started, seconds = _timed_trim(cmd, release=device)
-    return _record(cmd, started, seconds, size_bytes)
+    return _record(cmd, started, seconds, size_bytes, size_bytes)
 
 
 def trim_filesystem(mount_point: str) -> TrimRecord:
     """fstrim -v on a mounted file system, timed; the bytes are what fstrim reports it trimmed."""
     cmd = ["fstrim", "-v", mount_point]
+    fs = os.statvfs(mount_point)
     out, started, seconds = _timed_trim(cmd)
     m = FSTRIM_BYTES.search(out.stdout)
     if not m:
         raise SsdptsError(f"fstrim printed no byte count ({out.stdout.strip() or 'nothing'}); util-linux too old?")
-    return _record(cmd, started, seconds, int(m.group(1)))
+    return _record(cmd, started, seconds, int(m.group(1)), fs.f_bfree * fs.f_frsize)
 
 
 def make_test_file(mount_point: str, size_bytes: int, name: str = "ssdpts-test.img") -> Target:

@@ -17,7 +17,7 @@ METRICS = (("write_iops", "write IOPS"), ("read_iops", "read IOPS"), ("write_lat
 def _trim_line(s: TrimStudySummary) -> str:
     rate = f"{s.trim.gib_per_s:,.2f} GiB/s" if s.trim.gib_per_s is not None else "rate not available"
     return (f"{s.trim.command}: {s.trim.seconds:.3f} s for {s.trim.bytes_trimmed / 2**30:.3f} GiB "
-            f"({s.trim.bytes_trimmed} bytes), {rate}")
+            f"({s.trim.bytes_trimmed} bytes of {s.trim.space_bytes} trimmable), {rate}")
 
 
 def _iops_figure(ctx, series: dict, spans: list[tuple[float, float, str]]):
@@ -41,9 +41,11 @@ def html(ctx: SectionContext) -> Markup:
     fig = _iops_figure(ctx, series, [(s.trim_start_s, s.trim.seconds, f"TRIM ({s.method}, {s.trim.seconds:.2f} s)")])
     out = [ctx.plot(fig, "iops-vs-time", "IOPS vs time, TRIM marked",
                     f"one point per round ({s.cell_runtime_s:g} s per cell); {_trim_line(s)}")]
-    out.append(ctx.table("trim", ["Command", "Seconds", "Bytes trimmed", "GiB trimmed", "GiB/s"],
-                         [[s.trim.command, s.trim.seconds, s.trim.bytes_trimmed, s.trim.bytes_trimmed / 2**30,
-                           s.trim.gib_per_s]], caption="The TRIM, timed"))
+    out.append(ctx.table("trim", ["Command", "Seconds", "Bytes trimmed", "Trimmable bytes", "GiB trimmed", "GiB/s"],
+                         [[s.trim.command, s.trim.seconds, s.trim.bytes_trimmed, s.trim.space_bytes,
+                           s.trim.bytes_trimmed / 2**30, s.trim.gib_per_s]],
+                         caption="The TRIM, timed (trimmable: the device's size, or the file system's free space "
+                                 "when fstrim ran; GiB = 2^30 bytes)"))
     rows = [[label, s.level(BEFORE, m), s.level(AFTER, m), s.of(AFTER)[-1].__dict__[m] if s.of(AFTER) else None]
             for m, label in METRICS]
     out.append(ctx.table("before-after", ["Metric", "Before (mean of rounds)", "First round after",

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 
 from ...errors import SsdptsError
-from ...records import from_data
+from ...records import from_data, to_data
 from ...settings import BLOCK_SIZE, POS_INT, TestSettings, key
 from ...targets.filesystem import TrimRecord, refuse_without_discard, trim_device, trim_filesystem
 from ...targets.resolve import prepare_file
@@ -87,7 +87,7 @@ def _trim(ctx: TestContext) -> TrimRecord:
         prepare_file(t)
     else:
         rec = trim_device(t.path, t.size_bytes)
-    ctx.store.record_step(ctx.run_id, ctx.test, TRIM_STEP, "trim", rec.__dict__)
+    ctx.store.record_step(ctx.run_id, ctx.test, TRIM_STEP, "trim", to_data(rec))
     return rec
 
 
