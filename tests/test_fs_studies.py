@@ -34,8 +34,8 @@ def leftover_mount_dirs() -> set[str]:
 
 @pytest.fixture
 def ext4(loop_factory, tmp_path):
-    """A 128 MiB loop device with ext4 mounted on tmp_path/mnt; unmounted (and checked) afterwards."""
-    dev = loop_factory(128 * 2**20)
+    """A 64 MiB loop device with ext4 mounted on tmp_path/mnt; unmounted (and checked) afterwards."""
+    dev = loop_factory(64 * 2**20)
     subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True)
     point = tmp_path / "mnt"
     point.mkdir()
@@ -96,21 +96,21 @@ def test_trim_is_refused_without_discard(monkeypatch, loopdev):
 
 
 def test_fs_vs_raw_and_trim_on_a_raw_device(loop_factory, tmp_path):
-    dev = loop_factory(128 * 2**20)
+    dev = loop_factory(64 * 2**20)
     before = leftover_mount_dirs()
     rid, store = run_completed(dev, tmp_path / "r", FS_TINY, "fs-vs-raw,trim-study")
     assert mounted_here(dev) == [] and leftover_mount_dirs() == before
     s = summaries(store, rid)
     fs = s["fs-vs-raw"]
-    assert (fs.filesystem, fs.placement, fs.capacity_bytes) == ("ext4", f"file on ext4 on {dev}", 128 * 2**20)
-    assert fs.file_bytes == int(0.8 * 128 * 2**20) // 4096 * 4096
+    assert (fs.filesystem, fs.placement, fs.capacity_bytes) == ("ext4", f"file on ext4 on {dev}", 64 * 2**20)
+    assert fs.file_bytes == int(0.7 * 64 * 2**20) // 4096 * 4096
     assert [w.label for w in fs.workloads] == ["RND 4K read", "RND 4K write", "SEQ 128K read", "SEQ 128K write"]
     for w in fs.workloads:
         assert w.raw_iops > 0 and w.file_iops > 0 and w.iops_ratio == pytest.approx(w.file_iops / w.raw_iops)
         assert w.raw_mib_s == pytest.approx(w.raw_iops * w.block_size / 2**20, rel=0.02)
     trim = s["trim-study"]
     assert trim.method == "blkdiscard" and trim.trim.command == f"blkdiscard -f {dev}"
-    assert trim.trim.seconds > 0 and trim.trim.bytes_trimmed == trim.trim.space_bytes == 128 * 2**20
+    assert trim.trim.seconds > 0 and trim.trim.bytes_trimmed == trim.trim.space_bytes == 64 * 2**20
     assert trim.trim.gib_per_s == pytest.approx(trim.trim.bytes_trimmed / 2**30 / trim.trim.seconds)
     assert [(r.phase, r.round) for r in trim.rounds] == [("before", 1), ("before", 2), ("after", 1), ("after", 2)]
     assert all(r.write_iops > 0 and r.read_iops > 0 for r in trim.rounds)
@@ -121,9 +121,9 @@ def test_fs_vs_raw_and_trim_on_a_raw_device(loop_factory, tmp_path):
 
 def test_trim_study_on_a_file_uses_fstrim(ext4, tmp_path):
     dev, point = ext4
-    rid, store = run_completed(str(point / "t.img"), tmp_path / "r", FS_TINY, "trim-study", "--size", "48M")
+    rid, store = run_completed(str(point / "t.img"), tmp_path / "r", FS_TINY, "trim-study", "--size", "32M")
     trim = summaries(store, rid)["trim-study"]
     assert trim.method == "fstrim" and trim.trim.command == f"fstrim -v {point}"
-    assert trim.trim.seconds > 0 and 0 < trim.trim.bytes_trimmed <= trim.trim.space_bytes <= 128 * 2**20
-    assert os.path.getsize(point / "t.img") == 48 * 2**20          # re-created after the TRIM
+    assert trim.trim.seconds > 0 and 0 < trim.trim.bytes_trimmed <= trim.trim.space_bytes <= 64 * 2**20
+    assert os.path.getsize(point / "t.img") == 32 * 2**20          # re-created after the TRIM
     assert all(r.write_iops > 0 for r in trim.rounds) and len(trim.of("after")) == 2
