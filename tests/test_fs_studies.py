@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HERE, requires_devices, run_completed
+from conftest import HERE, requires_devices, run_completed, ssdpts
 from ssdpts.errors import SsdptsError
 from ssdpts.health import snapshot
 from ssdpts.pts import registry
 from ssdpts.targets import filesystem, open_target
-from ssdpts.targets.filesystem import file_placement, mounted_filesystem
+from ssdpts.targets.filesystem import mounted_filesystem
+from ssdpts.targets.placement import file_placement
 
 FS_TINY = str(HERE / "profiles" / "fs-tiny.toml")
 pytestmark = [requires_devices,
@@ -117,6 +118,9 @@ def test_fs_vs_raw_and_trim_on_a_raw_device(loop_factory, tmp_path):
     starts = [r.start_s for r in trim.rounds]
     assert starts == sorted(starts) and trim.of("after")[0].start_s == pytest.approx(trim.trim_start_s + trim.trim.seconds)
     assert trim.level("before", "write_iops") == pytest.approx(sum(r.write_iops for r in trim.of("before")) / 2)
+    # `show` reads the typed summaries (the registry test runs on the simulated SSD, which has no file system)
+    shown = ssdpts("show", rid, "--results", str(tmp_path / "r")).stdout
+    assert "file on ext4 on" in shown and f"blkdiscard -f {dev}:" in shown
 
 
 def test_trim_study_on_a_file_uses_fstrim(ext4, tmp_path):

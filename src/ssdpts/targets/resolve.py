@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import SsdptsError
 from ..workload.fio import filename_problem
 from . import sysfs, writecache
-from .filesystem import direct_io_alignment, file_placement
+from .placement import direct_io_alignment, file_placement
 from .base import Target
 from .sysfs import SysRoots
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...capabilities import Capability
 from ..spec import TestSpec
 from . import render
 from .run import TrimStudySettings, plan, run
@@ -11,6 +12,6 @@ TEST = TestSpec(
     name="trim-study", title="TRIM: Duration and Performance Before and After",
     kind="study", order=21, summary=TrimStudySummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings=TrimStudySettings,     # a local block device or a file on one: run() refuses anything else
+    settings=TrimStudySettings, needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
     description="fill, RND write/read rounds, TRIM timed (blkdiscard; fstrim for a file), the same rounds after",
 )
