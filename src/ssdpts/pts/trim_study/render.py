@@ -40,7 +40,8 @@ def html(ctx: SectionContext) -> Markup:
               for d in ("write", "read")}
     fig = _iops_figure(ctx, series, [(s.trim_start_s, s.trim.seconds, f"TRIM ({s.method}, {s.trim.seconds:.2f} s)")])
     out = [ctx.plot(fig, "iops-vs-time", "IOPS vs time, TRIM marked",
-                    f"one point per round ({s.cell_runtime_s:g} s per cell); {_trim_line(s)}")]
+                    f"one point per round, at its start (a round: the write cell, then the read cell, {s.cell_runtime_s:g} s each); "
+                    f"{_trim_line(s)}")]
     out.append(ctx.table("trim", ["Command", "Seconds", "Bytes trimmed", "Trimmable bytes", "GiB trimmed", "GiB/s"],
                          [[s.trim.command, s.trim.seconds, s.trim.bytes_trimmed, s.trim.space_bytes,
                            s.trim.bytes_trimmed / 2**30, s.trim.gib_per_s]],
