@@ -76,7 +76,7 @@ def plan(ctx: TestContext) -> TestPlan:
         where = "the raw device" if side == "raw" else f"a file on {s.filesystem} (mkfs, mount, create first)"
         if s.fill_first:
             phases.append(once("precondition", f"{side}: SEQ fill of {span:.0%} of the capacity on {where}",
-                               [fill(ctx, span if side == "raw" else 1.0, ctx.target.size_bytes)]))
+                               [fill(ctx, span, ctx.target.size_bytes)]))     # the file: as many bytes
         phases.append(once("rounds", f"{side}: each workload once on {where}", cells))
     return TestPlan("fs-vs-raw", phases)
 

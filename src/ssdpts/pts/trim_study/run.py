@@ -19,7 +19,7 @@ from ...targets.resolve import prepare_file
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext
-from ..plan import Phase, TestPlan, once
+from ..plan import Phase, PlannedCell, TestPlan, once
 from .summary import AFTER, BEFORE, TrimRound, TrimStudySummary
 
 FILL_IODEPTH = 32
@@ -56,10 +56,14 @@ def plan(ctx: TestContext) -> TestPlan:
            else "blkdiscard the whole device")
     return TestPlan("trim-study", [
         once("precondition", "SEQ fill of the whole target", [fill(ctx)]),
-        once("rounds", f"{s.rounds_before} rounds of RND {bs_label(s.block_size)} write + read before the TRIM",
-             c * s.rounds_before),
+        _rounds_phase(f"rounds of RND {bs_label(s.block_size)} write + read before the TRIM", c, s.rounds_before),
         Phase("trim", f"TRIM, timed: {how}; its own duration (seconds to minutes) is not included"),
-        once("rounds", f"{s.rounds_after} rounds of the same cells after the TRIM", c * s.rounds_after)])
+        _rounds_phase("rounds of the same cells after the TRIM", c, s.rounds_after)])
+
+
+def _rounds_phase(what: str, c: list[Workload], n: int) -> Phase:
+    secs = n * sum(w.runtime_s or 0 for w in c)
+    return Phase("rounds", f"{n} {what}", [PlannedCell.of(w) for w in c], n, n, secs, secs, None)
 
 
 def _device_of(ctx: TestContext) -> str:
