@@ -10,10 +10,20 @@ import json
 import pytest
 
 from conftest import HERE, ssdpts
+from ssdpts.capabilities import missing
+from ssdpts.engines.sim import SimEngine
 from ssdpts.pts import registry
 from ssdpts.pts.spec import Summary
+from ssdpts.targets import open_target
 
 QUICKEST = HERE / "profiles" / "sim-registry.toml"
+SIM = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
+
+
+def on_the_simulated_ssd() -> list[str]:
+    """The tests the simulated SSD can run (a file-system study needs a real device: tests/test_fs_studies.py)."""
+    offered = SimEngine.capabilities & open_target(SIM).capabilities
+    return [name for name, spec in registry.tests().items() if not missing(spec.needs, offered)]
 
 
 def test_the_registry_finds_tests_with_complete_declarations():
@@ -29,10 +39,10 @@ def test_the_registry_finds_tests_with_complete_declarations():
 def two_runs(tmp_path_factory):
     results = tmp_path_factory.mktemp("registry") / "results"
     ids = {}
-    for name in registry.tests():
+    for name in on_the_simulated_ssd():
         pair = []
         for _ in range(2):
-            p = ssdpts("run", f"sim:{HERE / 'profiles' / 'sim-small.toml'}", "--profile", str(QUICKEST), "--tests", name, "--results", str(results),
+            p = ssdpts("run", SIM, "--profile", str(QUICKEST), "--tests", name, "--results", str(results),
                        "-q", check=False)
             assert p.returncode == 0 and "Traceback" not in p.stderr, f"{name}: {p.stderr}"
             pair.append(p.stdout.strip().splitlines()[-1])
@@ -41,7 +51,7 @@ def two_runs(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(registry.tests()))
+@pytest.mark.parametrize("name", on_the_simulated_ssd())
 def test_every_command_path_of_every_test(two_runs, tmp_path, name):
     results, ids = two_runs
     a, b = ids[name]

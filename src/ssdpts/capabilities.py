@@ -18,6 +18,7 @@ class Capability(str, Enum):
     PURGE = "purge (return to fresh-out-of-box)"
     CHECKPOINT = "drive state saved with every committed round"
     LOCAL_BLOCK_LAYER = "block-layer counters on this machine"
+    LOCAL_FILE_SYSTEM = "mkfs, mount and TRIM on this machine (a local device, or the file system under a local file)"
 
 
 def missing(needs: frozenset[Capability], offered: frozenset[Capability]) -> list[Capability]:

@@ -5,7 +5,6 @@ Resumable at any point: completed tests are skipped, a test continues from its l
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import logging
 import os
@@ -34,6 +33,7 @@ from .pts.spec import TestSpec
 from .report.core import write_report
 from .store import Store
 from .targets import Target, open_target
+from .targets.hold import held
 from .targets.multi import TargetSet
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file, reopen_specs
@@ -73,14 +73,10 @@ def exclusive(target: Target):
             yield
         return
     if target.kind == "block" and target.host is None:
-        try:
-            fd = os.open(target.path, os.O_RDONLY | os.O_EXCL)
-        except OSError as e:
-            if e.errno == errno.EBUSY:
-                raise SsdptsError(f"refusing {target.path}: it is in use (mounted, a RAID/LVM member, or another "
-                                  "ssdpts run); stop that use first") from None
-            raise
-    elif target.kind == "file" and target.host is None and os.path.exists(target.path):
+        with held(target.path):     # targets.hold: a file-system study lets go of it for mkfs/mount
+            yield
+        return
+    if target.kind == "file" and target.host is None and os.path.exists(target.path):
         fd = os.open(target.path, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -54,7 +54,7 @@ class FioEngine:
     # gates chain cells and rounds; timed gates give idle periods; one job can be cut into rounds
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE,
-                              Capability.LOCAL_BLOCK_LAYER, Capability.CHECKPOINT})
+                              Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM, Capability.CHECKPOINT})
 
     def __init__(self, binary: str | None = None, workdir: str | Path | None = None, measure_idle: bool = True,
                  hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES):

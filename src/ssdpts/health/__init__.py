@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import time
 
+from ..targets.base import Target
 from ..targets.remote import NOT_AVAILABLE
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
 from .projection import deltas, project
@@ -83,6 +84,22 @@ def _block_snapshot(target) -> dict:
     return rec
 
 
+def _file_snapshot(target) -> dict:
+    """A file's health is the drive's under its file system (resolved by targets.filesystem), when known."""
+    info = target.info or {}
+    disk = info.get("health_device")
+    if disk:
+        transport = "loop" if os.path.basename(disk).startswith("loop") else None
+        rec = _block_snapshot(Target(kind="block", spec=disk, path=disk, size_bytes=0,
+                                     info={"transport": transport} if transport else {}))
+        rec["file_placement"] = info.get("placement")
+        return rec
+    why = info.get("health_device_note") or "files have no SMART or NVMe health data (test the block device to get it)"
+    rec = empty_record("none", f"{target.path} ({info.get('placement', 'a file')}): health data {why}")
+    rec["device"] = target.path
+    return finish(rec)
+
+
 def snapshot(target) -> dict:
     """The target's health now, as a normalised record (see docs/endurance.md). Never raises."""
     try:
@@ -99,10 +116,7 @@ def snapshot(target) -> dict:
             rec["model"] = (target.info or {}).get("model")
             return rec
         if kind == "file":
-            rec = empty_record("none", f"{target.path} is a file: files have no SMART or NVMe health data "
-                                       "(test the block device to get it)")
-            rec["device"] = target.path
-            return finish(rec)
+            return _file_snapshot(target)
         if kind == "block":
             return _block_snapshot(target)
         return finish(empty_record("none", f"unknown target kind {kind!r}"))

@@ -52,6 +52,8 @@ class Target:
         local = {Capability.PURGE, Capability.HEALTH}
         if self.kind == "block":
             local.add(Capability.LOCAL_BLOCK_LAYER)
+        if self.kind in ("block", "file"):
+            local.add(Capability.LOCAL_FILE_SYSTEM)
         return frozenset(local | _ENGINE_SIDE)
 
     def attach_state(self, results_dir: Path, run_id: str, checkpoint: dict | None) -> None:

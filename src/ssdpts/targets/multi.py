@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..capabilities import Capability
 from .base import Target
 
 
@@ -33,7 +34,8 @@ class TargetSet(Target):
     @property
     def capabilities(self):
         caps = [m.capabilities for m in self.members]
-        return frozenset.intersection(*caps) if caps else frozenset()
+        # a file-system study makes, mounts and trims one device at a time: not a set run in parallel
+        return (frozenset.intersection(*caps) - {Capability.LOCAL_FILE_SYSTEM}) if caps else frozenset()
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "spec": self.spec, "path": self.path, "size_bytes": self.size_bytes,

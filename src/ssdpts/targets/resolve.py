@@ -14,6 +14,7 @@ from pathlib import Path
 from ..errors import SsdptsError
 from ..workload.fio import filename_problem
 from . import sysfs, writecache
+from .placement import direct_io_alignment, file_placement
 from .base import Target
 from .sysfs import SysRoots
 
@@ -81,8 +82,29 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
         if size - existing > free:
             raise SsdptsError(f"--size {size} does not fit: {os.path.dirname(path)} has {free} bytes free "
                               f"({free / 2**30:.1f} GiB); choose a smaller --size or another directory")
-    return Target(kind="file", spec=spec, path=path, size_bytes=size or existing, logical_block_size=4096,
-                  physical_block_size=4096, info={"model": "file", "transport": "file", "filesystem_path": path})
+    return _file_target(spec, path, size or existing, roots or SysRoots())
+
+
+def _file_target(spec: str, path: str, size: int, roots: SysRoots) -> Target:
+    """A file with the facts of the drive under it: file system, device, whole disk (health), and the O_DIRECT
+    alignment fio needs (probed on an existing file; else the device's logical block; 4096 when unknown)."""
+    where = file_placement(path, roots)
+    probed = direct_io_alignment(path)
+    if probed:
+        lbs, source = probed, f"O_DIRECT probe: {probed}-byte reads accepted on {where.filesystem}"
+    elif where.logical_block_size:
+        lbs, source = where.logical_block_size, f"logical block of {where.device} (file not probed)"
+    else:
+        lbs, source = 4096, "assumed 4096 (no block device to read it from)"
+    info = {"model": "file", "transport": "file", "filesystem_path": path, "placement": where.description,
+            "filesystem": where.filesystem, "mount_point": where.mount_point, "backing_device": where.device,
+            "health_device": where.disk, "logical_block_size_source": source,
+            "device_logical_block_size": where.logical_block_size,
+            "device_physical_block_size": where.physical_block_size}
+    if where.why_no_disk:
+        info["health_device_note"] = where.why_no_disk
+    return Target(kind="file", spec=spec, path=path, size_bytes=size, logical_block_size=lbs,
+                  physical_block_size=max(lbs, where.physical_block_size or 4096), info=info)
 
 
 def reopen_specs(stored: dict) -> list[str]:
@@ -186,9 +208,12 @@ def prepare_file(target: Target) -> None:
     with open(p, "ab"):
         pass
     if p.stat().st_size < target.size_bytes:
+        fd = os.open(p, os.O_RDWR)
         try:
-            os.posix_fallocate(os.open(p, os.O_RDWR), 0, target.size_bytes)
+            os.posix_fallocate(fd, 0, target.size_bytes)
         except OSError:
             os.truncate(p, target.size_bytes)
+        finally:
+            os.close(fd)          # an open file would keep its file system busy (a study unmounts it)
     if created:
         mark_scratch_file(str(p))

@@ -1,0 +1,75 @@
+"""fs-vs-raw renderers: raw and file IOPS per workload side by side, the file/raw ratio, text, headline."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ...report import plots
+from ...report.context import CompareContext, SectionContext
+from ..spec import Headline, Renderers
+from .summary import FsVsRawSummary, WorkloadPair
+
+
+def _caption(s: FsVsRawSummary) -> str:
+    return (f"{s.placement} ({s.mkfs_command}); the raw workloads span the file's {s.file_bytes / 2**30:.2f} GiB "
+            f"of the {s.capacity_bytes / 2**30:.2f} GiB device; {s.cell_runtime_s:g} s per workload"
+            + ("; both sides filled once (SEQ writes) first" if s.fill_first else "; no fill (reads may hit unwritten blocks)"))
+
+
+TABLE_HEADERS = ["Workload", "Raw IOPS", "File IOPS", "File / raw", "Raw MiB/s", "File MiB/s", "Raw mean lat (µs)",
+                 "File mean lat (µs)"]
+
+
+def _row(w: WorkloadPair) -> list:
+    return [w.label, w.raw_iops, w.file_iops, w.iops_ratio, w.raw_mib_s, w.file_mib_s, w.raw_lat_mean_us,
+            w.file_lat_mean_us]
+
+
+def html(ctx: SectionContext) -> Markup:
+    s: FsVsRawSummary = ctx.summary
+    if not s.workloads:
+        return Markup("")
+    fig = ctx.figure()
+    plots.bar_plot(fig, [w.label for w in s.workloads],
+                   {"raw device": [w.raw_iops for w in s.workloads], f"file on {s.filesystem}": [w.file_iops for w in s.workloads]},
+                   "workload", "IOPS")
+    out = [ctx.plot(fig, "iops", "IOPS on the raw device and on a file", _caption(s))]
+    out.append(ctx.table("table", TABLE_HEADERS, [_row(w) for w in s.workloads], caption=_caption(s)))
+    out += [Markup('<p class="note">{}</p>').format(n) for n in s.notes]
+    return Markup("").join(out)
+
+
+def compare(ctx: CompareContext) -> Markup:
+    """The file/raw ratio of every workload all runs have, one bar per run; the table with % deltas."""
+    runs = [v.summary for v in ctx.views]
+    rows = [row for row in ([r.pair(w.name) for r in runs] for w in runs[0].workloads) if all(row)]
+    if not rows:
+        return Markup('<p class="warn">The runs share no workload.</p>')
+    labels = [row[0].label for row in rows]
+    ratios = [[p.iops_ratio for p in row] for row in rows]
+    fig = ctx.figure()
+    plots.bar_plot(fig, labels, {v.label: [r[i] for r in ratios] for i, v in enumerate(ctx.views)}, "workload",
+                   "file / raw IOPS")
+    return Markup("").join([
+        ctx.plot(fig, "ratio", "file / raw IOPS ratio, one bar per run"),
+        ctx.side_by_side("table", [(lab,) for lab in labels], ratios, ["Workload"], "file / raw",
+                         caption="file / raw IOPS per workload; Δ relative to the first run")])
+
+
+def _num(v: float | None, fmt: str) -> str:
+    return format(v, fmt) if v is not None else "–"
+
+
+def text(s: FsVsRawSummary) -> list[str]:
+    header = [f"  {s.placement}; raw span = file size {s.file_bytes / 2**30:.2f} GiB",
+              f"  {'workload':<18} {'raw IOPS':>11} {'file IOPS':>11} {'file/raw':>9}"]
+    return header + [f"  {w.label:<18} {_num(w.raw_iops, '11,.0f')} {_num(w.file_iops, '11,.0f')} "
+                     f"{_num(w.iops_ratio, '9.3f')}" for w in s.workloads]
+
+
+def headline(s: FsVsRawSummary) -> list[Headline]:
+    return [Headline(f"{w.name}_file_raw_ratio", f"{w.label}: file / raw IOPS", w.iops_ratio, "×")
+            for w in s.workloads]
+
+
+RENDERERS = Renderers(html=html, compare=compare, text=text, headline=headline)
