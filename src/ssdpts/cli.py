@@ -38,6 +38,7 @@ from .simdrive.nbd import serve
 from .steady import evaluate
 from .store import RUN_STATUSES, RunFilter
 from .targets import open_target
+from .targets.facts import DeviceFacts
 from .targets.purge import supported_methods
 from .targets.remote import from_hosts_file, remote_target, split_host
 from .targets.resolve import remote_spec
@@ -389,6 +390,9 @@ def info(target, profile, results, as_json):
     for k, v in t.info.items():
         if v not in (None, "", {}) and not isinstance(v, dict):
             click.echo(f"{k:11} {v}")
+    facts = DeviceFacts.from_dict(t.info.get("facts"))
+    for k, v in facts.rows() if facts else []:
+        click.echo(f"{k.lower():11} {v}")
     if "purge_methods" in doc:
         click.echo(f"purge       {', '.join(doc['purge_methods']) or 'none supported (results start from current state)'}")
     if "safe_to_test" in doc:
