@@ -193,8 +193,10 @@ def _size(value: str | None, what: str = "--size") -> int | None:
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
+@click.option("--note", "notes", multiple=True, metavar="TEXT",
+              help="A set-up fact kept with the run and shown in its report (adapter, cooling); repeatable.")
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        ignore_doctor, results, quiet, strict):
+        ignore_doctor, results, quiet, strict, notes):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -206,6 +208,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     results = results_dir(results)
     size_bytes = _size(size)
     ignored = parse_ignored(ignore_doctor)
+    notes = runner.checked_notes(notes)
     targets = list(targets)
     if hosts or hosts_file:
         targets = _remote_specs(targets, hosts, hosts_file, size_bytes)
@@ -220,7 +223,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         run_ids.append(runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise",
                                     tests=names, size=size_bytes, destroy_data=destroy_data,
                                     purge_method=purge_method, quiet=quiet, seed=seed,
-                                    set_write_cache=set_write_cache, ignore_doctor=ignored))
+                                    set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes))
         click.echo(run_ids[-1])
     if strict:
         exit_if_not_conformant(results, run_ids)

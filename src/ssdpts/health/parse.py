@@ -25,7 +25,12 @@ FIELDS = {
     "percentage_used": "%", "lifetime_remaining": "%", "available_spare": "%", "available_spare_threshold": "%",
     "temperature_c": "°C", "media_errors": "count", "power_on_hours": "hours", "erase_count_avg": "P/E cycles",
     "critical_warning": "bits", "unsafe_shutdowns": "count",
+    "thermal_t1_transitions": "count", "thermal_t2_transitions": "count", "thermal_t1_seconds": "s",
+    "thermal_t2_seconds": "s",
 }
+# NVMe host-controlled thermal management counters: nvme-cli only (smartctl's JSON lacks them, smartmontools #583)
+_THERMAL = {"thm_temp1_trans_count": "thermal_t1_transitions", "thm_temp2_trans_count": "thermal_t2_transitions",
+            "thm_temp1_total_time": "thermal_t1_seconds", "thm_temp2_total_time": "thermal_t2_seconds"}
 # table field name -> record key (byte counters get a _bytes suffix, temperature a _c suffix)
 _KEY = {"host_written": "host_written_bytes", "host_read": "host_read_bytes", "media_written": "media_written_bytes",
         "temperature": "temperature_c"}
@@ -407,6 +412,9 @@ def parse_nvme_cli(smart_log: dict, id_ctrl: dict | None = None, device: str | N
     rec["available"] = True
     rec["raw"]["nvme_smart_log"] = smart_log
     _nvme_fields(rec, smart_log, "nvme_cli", "nvme smart-log")
+    for key, name in _THERMAL.items():
+        if key in smart_log:
+            _set(rec, name, to_int(smart_log[key]), f"nvme smart-log.{key}")
     if isinstance(id_ctrl, dict):
         rec["model"] = (str(id_ctrl.get("mn") or "").strip() or None)
         rec["serial"] = (str(id_ctrl.get("sn") or "").strip() or None)
