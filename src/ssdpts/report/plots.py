@@ -225,3 +225,18 @@ def stacked_steps(fig: Figure, starts: Sequence[float], widths: Sequence[float],
     ax.set_ylabel(ylabel)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, reverse=True)
     fig.ssdpts_right = 0.8
+
+
+def twin_plot(fig: Figure, left: tuple[Sequence[float], Sequence[float]], right: tuple[Sequence[float], Sequence[float]],
+              xlabel: str, left_label: str, right_label: str) -> None:
+    """Two quantities over one x axis (e.g. IOPS and temperature over time): left axis blue, right axis red."""
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot(left[0], left[1], color="#1f77b4", marker="o", markersize=3, linewidth=1.3, label=left_label)
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(left_label, color="#1f77b4")
+    ax2 = ax.twinx()
+    ax2.plot(right[0], right[1], color="#d62728", marker="s", markersize=3, linewidth=1.3, label=right_label)
+    ax2.set_ylabel(right_label, color="#d62728")
+    fig.ssdpts_right = 0.90      # room for the right axis label (Artifacts.save_figure reads it)

@@ -140,3 +140,8 @@ def sim_facts(size_bytes: int) -> DeviceFacts:
     why = "a simulated drive has no controller, link or power states"
     return DeviceFacts(controller_note=why, power_note=why, trim="not applicable (the simulated drive takes no TRIM/discard)",
                        implied_spare=implied_spare(size_bytes, "sim"))
+
+
+def unreachable_facts(kind: str, why: str) -> DeviceFacts:
+    """A file or a drive behind a fio server: its hardware is not visible from here."""
+    return DeviceFacts(controller_note=why, power_note=why, trim=f"{NA} ({why})", implied_spare=f"{NA} ({why})")
