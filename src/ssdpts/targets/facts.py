@@ -80,10 +80,9 @@ def implied_spare(size_bytes: int, kind: str) -> str:
     capacity (160 GB user, 160 GiB NAND: ~11 GiB). An assumption, never a measurement."""
     if kind not in ("block", "sim") or size_bytes <= 0:
         return f"not applicable ({kind}: no NAND of its own)"
-    gib = size_bytes / 2**30
-    if abs(gib - round(gib)) / gib < 0.001:
-        return (f"none implied: the user capacity is a whole {round(gib)} GiB, so the advertised size is likely "
-                "binary already")
+    if size_bytes % 2**30 == 0:
+        return (f"none implied: the user capacity is exactly {size_bytes // 2**30} GiB, so the advertised size is "
+                "likely binary already")
     advertised_gb = round(size_bytes / 1e9)
     spare = advertised_gb * 2**30 - size_bytes
     if spare <= 0:
