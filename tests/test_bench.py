@@ -18,7 +18,7 @@ from ssdpts import sampling
 from ssdpts.cli import main
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.hostcpu import HostCpu, read_ticks
-from ssdpts.health.identify import (ata_trim, current_power_state, lba_formats, nvme_dsm, power_states,
+from ssdpts.targets.identify import (ata_trim, current_power_state, lba_formats, nvme_dsm, power_states,
                                     protection_type, protection_types_supported, sata_link)
 from ssdpts.health.parse import parse_nvme_cli
 from ssdpts.hostinfo import dmi_facts

@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..exact import to_int  # noqa: F401  (health.parse.to_int: the name other modules use)
+
 TABLE = Path(__file__).with_name("attributes.toml")
 RECORD_VERSION = 1
 
@@ -45,29 +47,6 @@ def table() -> dict:
 
 # ------------------------------------------------------------------------------------------------
 # exact numbers
-
-def to_int(v: Any) -> int | None:
-    """A counter as an exact int: JSON ints (any size), decimal/hex strings, {hi, lo} pairs, whole floats."""
-    if v is None or isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        return int(v) if v == v and v not in (float("inf"), float("-inf")) else None
-    if isinstance(v, str):
-        s = v.strip().replace(",", "").replace("_", "")
-        m = re.match(r"^(0x[0-9a-fA-F]+|\d+)", s)
-        if not m:
-            return None
-        return int(m.group(1), 16) if m.group(1).lower().startswith("0x") else int(m.group(1))
-    if isinstance(v, dict):
-        if "hi" in v and "lo" in v:        # OCP / nvme-cli plugin 128-bit halves
-            hi, lo = to_int(v["hi"]), to_int(v["lo"])
-            return None if hi is None or lo is None else (hi << 64) | lo
-        if "value" in v:
-            return to_int(v["value"])
-    return None
-
 
 def to_num(v: Any) -> float | int | None:
     if isinstance(v, bool) or v is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..health.identify import (LbaFormat, PowerState, ata_trim, current_power_state, lba_formats, nvme_dsm,
+from .identify import (LbaFormat, PowerState, ata_trim, current_power_state, lba_formats, nvme_dsm,
                                power_states, protection_type, protection_types_supported, sata_link)
 from .sysfs import PciFunction, PciLink, SysRoots, pci_function
 

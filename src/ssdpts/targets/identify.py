@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .parse import to_int
+from ..exact import to_int
 
 
 @dataclass(frozen=True)
