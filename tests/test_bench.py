@@ -84,7 +84,8 @@ def _pci_tree(tmp: Path, speed: str, width: str) -> SysRoots:
     for k, v in {"vendor": "0x1234", "device": "0x5678", "current_link_speed": speed, "current_link_width": width,
                  "max_link_speed": "8.0 GT/s PCIe", "max_link_width": "4"}.items():
         (fn / k).write_text(v + "\n")
-    (fn.parent / "vendor").write_text("0x8086\n")          # the bridge above: not the nearest function
+    (fn.parent / "vendor").write_text("0x1234\n")          # the bridge above (a switch port): not the function
+    (fn.parent / "device").write_text("0x5678\n")
     drivers = tmp / "sys/bus/pci/drivers/nvme"
     drivers.mkdir(parents=True)
     (fn / "driver").symlink_to(drivers)
@@ -99,6 +100,8 @@ def test_pci_controller_and_link_limit(tmp_path):
     f = pci_function("nvme0n1", roots, ids_files=[FIX / "pci.ids"])
     assert (f.address, f.vendor, f.device, f.driver) == ("0000:3d:00.0", "Test Vendor Inc.", "Test NVMe Controller",
                                                          "nvme")
+    assert f.upstream == ["0000:00:1d.0 Test Vendor Inc. Test NVMe Controller"]
+    assert f.label().endswith("driver nvme; behind 0000:00:1d.0 Test Vendor Inc. Test NVMe Controller")
     assert f.link == PciLink(8.0, 4) and round(f.link.mb_s, 1) == 3938.5        # 8 GT/s × 128/130 / 8 × 4
     assert round(PciLink(2.5, 1).mb_s, 1) == 250.0 and round(PciLink(16.0, 4).mb_s, 1) == 7876.9
     assert PciLink(None, 4).mb_s is None

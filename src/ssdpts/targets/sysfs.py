@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -150,10 +150,16 @@ class PciFunction:
     driver: str | None
     link: PciLink | None        # None: not a PCIe function with link attributes (e.g. a virtual device)
     max_link: PciLink | None
+    upstream: list[str] = field(default_factory=list)   # bridges above it, nearest first (a PCIe switch's ports)
 
     def label(self) -> str:
-        name = " ".join(x for x in (self.vendor, self.device) if x) or f"[{self.vendor_id}:{self.device_id}]"
-        return f"{name} at {self.address}, driver {self.driver or 'none bound'}"
+        name = _pci_name(self.vendor, self.device, self.vendor_id, self.device_id)
+        behind = f"; behind {' ← '.join(self.upstream)}" if self.upstream else ""
+        return f"{name} at {self.address}, driver {self.driver or 'none bound'}{behind}"
+
+
+def _pci_name(vendor: str | None, device: str | None, vendor_id: str, device_id: str) -> str:
+    return " ".join(x for x in (vendor, device) if x) or f"[{vendor_id}:{device_id}]"
 
 
 def _gt_s(text: str) -> float | None:
@@ -204,6 +210,17 @@ def pci_function(name: str, roots: SysRoots, ids_files=PCI_IDS) -> PciFunction |
             drv = d / "driver"
             return PciFunction(d.name, vid, did, vendor, device,
                                Path(os.path.realpath(drv)).name if drv.exists() else None,
-                               _link(d, "current"), _link(d, "max"))
+                               _link(d, "current"), _link(d, "max"), _bridges(d.parent, sys_root, ids_files))
         d = d.parent
     return None
+
+
+def _bridges(d: Path, sys_root: str, ids_files) -> list[str]:
+    """'ADDRESS NAME' of every PCI bridge from `d` up to the root complex."""
+    out = []
+    while str(d).startswith(sys_root) and d != d.parent:
+        if _PCI_ADDRESS.match(d.name) and (d / "vendor").exists():
+            vid, did = _read(d / "vendor").lower().removeprefix("0x"), _read(d / "device").lower().removeprefix("0x")
+            out.append(f"{d.name} {_pci_name(*pci_names(vid, did, ids_files), vid, did)}")
+        d = d.parent
+    return out
