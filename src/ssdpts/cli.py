@@ -38,6 +38,7 @@ from .simdrive.nbd import serve
 from .steady import evaluate
 from .store import RUN_STATUSES, RunFilter
 from .targets import open_target
+from .targets.facts import DeviceFacts
 from .targets.purge import supported_methods
 from .targets.remote import from_hosts_file, remote_target, split_host
 from .targets.resolve import remote_spec
@@ -192,8 +193,10 @@ def _size(value: str | None, what: str = "--size") -> int | None:
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
+@click.option("--note", "notes", multiple=True, metavar="TEXT",
+              help="A set-up fact kept with the run and shown in its report (adapter, cooling); repeatable.")
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        ignore_doctor, results, quiet, strict):
+        ignore_doctor, results, quiet, strict, notes):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -205,6 +208,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     results = results_dir(results)
     size_bytes = _size(size)
     ignored = parse_ignored(ignore_doctor)
+    notes = runner.checked_notes(notes)
     targets = list(targets)
     if hosts or hosts_file:
         targets = _remote_specs(targets, hosts, hosts_file, size_bytes)
@@ -219,7 +223,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         run_ids.append(runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise",
                                     tests=names, size=size_bytes, destroy_data=destroy_data,
                                     purge_method=purge_method, quiet=quiet, seed=seed,
-                                    set_write_cache=set_write_cache, ignore_doctor=ignored))
+                                    set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes))
         click.echo(run_ids[-1])
     if strict:
         exit_if_not_conformant(results, run_ids)
@@ -389,6 +393,9 @@ def info(target, profile, results, as_json):
     for k, v in t.info.items():
         if v not in (None, "", {}) and not isinstance(v, dict):
             click.echo(f"{k:11} {v}")
+    facts = DeviceFacts.from_dict(t.info.get("facts"))
+    for k, v in facts.rows() if facts else []:
+        click.echo(f"{k.lower():11} {v}")
     if "purge_methods" in doc:
         click.echo(f"purge       {', '.join(doc['purge_methods']) or 'none supported (results start from current state)'}")
     if "safe_to_test" in doc:

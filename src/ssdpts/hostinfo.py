@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+from pathlib import Path
 
 from . import __version__
 
@@ -29,6 +30,24 @@ def _os_name() -> str:
     return platform.system()
 
 
+DMI = Path("/sys/class/dmi/id")
+DMI_FIELDS = ("board_vendor", "board_name", "bios_vendor", "bios_version", "bios_date")
+
+
+def dmi_facts(root: Path = DMI) -> dict:
+    """Motherboard and BIOS from the SMBIOS tables the kernel exposes; "not available (why)" per field."""
+    if not root.is_dir():
+        why = f"not available ({root} is absent: no SMBIOS/DMI tables, e.g. a non-x86 or some virtual hosts)"
+        return {f: why for f in DMI_FIELDS}
+    out = {}
+    for f in DMI_FIELDS:
+        try:
+            out[f] = (root / f).read_text().strip() or "not available (empty in the DMI table)"
+        except OSError as e:
+            out[f] = f"not available ({root / f}: {e.strerror})"
+    return out
+
+
 def host_info(fio_version: str = "") -> dict:
     mem = 0
     try:
@@ -47,6 +66,7 @@ def host_info(fio_version: str = "") -> dict:
         "python": platform.python_version(),
         "fio_version": fio_version,
         "ssdpts_version": __version__,
+        **dmi_facts(),
     }
 
 

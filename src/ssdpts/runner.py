@@ -12,7 +12,7 @@ import shutil
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from . import interrupts
+from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for
@@ -90,6 +90,19 @@ def exclusive(target: Target):
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def checked_notes(notes) -> tuple[str, ...]:
+    """The operator's --note texts, stripped; a control character (a pasted newline, an escape) is refused."""
+    out = []
+    for n in notes or ():
+        bad = next((c for c in n if ord(c) < 32 or ord(c) == 127), None)
+        if bad is not None:
+            raise SsdptsError(f"--note {n!r} holds a control character ({bad!r}); write it on one line, or give "
+                              "several --note options")
+        if n.strip():
+            out.append(n.strip())
+    return tuple(out)
 
 
 def check_safe(target: Target, destroy_data: bool, results_dir: Path) -> None:
@@ -177,7 +190,7 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
 
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
-          set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset()) -> str:
+          set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = ()) -> str:
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
@@ -202,7 +215,8 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         target_spec=target_spec, target=target.to_dict(), host={**platform_record(target, engine.version), "doctor": [f.to_dict() for f in bench]},
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
-                 "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache},
+                 "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache,
+                 "notes": list(checked_notes(notes))},
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -393,7 +407,9 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                                   purge_method=purge_method, decode_summary=registry.decode_stored)
                 progress.test_started(name, spec.title, index, len(run["tests"]))
                 _health(store, run_id, name, "before", target)
-                summary = spec.encode(spec.run(ctx))
+                with sampling.temperature_trace(target, ctx.settings.temperature_interval) as temperatures:
+                    summary = spec.encode(spec.run(ctx))
+                sampling.record(store, run_id, name, temperatures)
                 _health(store, run_id, name, "after", target)
                 _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)

@@ -234,6 +234,7 @@ class TestSettings:
     active_range: float = key(ACTIVE_RANGE, 100, "share of the capacity the test's I/O covers")
     max_rounds: int | None = key(POS_INT, None, "rounds at most (unset: [steady_state] max_rounds)")
     data_pattern: str = key(choice(*DATA_PATTERNS), "random", "what the written blocks hold")
+    temperature_interval: float = key(DURATION, "10s", "how often the drive's temperature is read during the test")
     # from the profile's other sections: not keys of [tests.NAME]
     seed: int | None = None
     steady: SteadySettings = field(default_factory=SteadySettings)

@@ -538,6 +538,9 @@ class FioRound:
         gates.sync()      # every end report of these processes is in
         samplers = self.session.samplers
         all_gates = [g for p in self.procs for g in p.gates]
+        if len(all_gates) == len(cells):
+            for cell, gid in zip(cells, all_gates):
+                cell.host_cpu = gates.host_cpu(gid)
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
         idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..realtime import spawn
+from .hostcpu import HostCpu, cpu_count, read_ticks
 from ..realtime.timing import ACK_POLL_S, KEEPER_EXIT_WAIT_S, READER_JOIN_S, SET_UP_POLL_S
 from ..realtime.window import create as create_window
 
@@ -28,8 +29,12 @@ class Gates:
     opened: dict[int, int] = field(default_factory=dict)         # gid -> when the keeper opened it
     waiting: dict[int, int] = field(default_factory=dict)        # gid -> clones set up and at their gate
     clones: dict[int, int] = field(default_factory=dict)         # gid -> clones of its cell
+    # /proc/stat ticks when a cell's first clone was released and when its last one ended (host CPU per cell)
+    cpu_ticks: dict[int, list] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.cpus = cpu_count()
+        self.clock_ticks = os.sysconf("SC_CLK_TCK")
         self.dir.mkdir(parents=True, exist_ok=True)
         self.ctl = self.dir / "ctl"
         os.mkfifo(self.ctl)
@@ -65,8 +70,11 @@ class Gates:
                     self.waiting[int(w[1])] = self.waiting.get(int(w[1]), 0) + 1
                 elif w[0] == "s":
                     self.starts.setdefault(int(w[1]), []).append(int(w[2]))
+                    self.cpu_ticks.setdefault(int(w[1]), [read_ticks(), None])
                 elif w[0] == "f":
                     self.fires.setdefault(int(w[1]), []).append(int(w[2]))
+                    if int(w[1]) in self.cpu_ticks:
+                        self.cpu_ticks[int(w[1])][1] = read_ticks()
                 self._cond.notify_all()
         with self._cond:
             self._acks.add("gone")
@@ -144,6 +152,11 @@ class Gates:
             n = self._syncs
         self._send(f"sync {n}")
         self._await(f"y {n}")
+
+    def host_cpu(self, gid: int) -> HostCpu | None:
+        """Whole-host CPU from the release of gate `gid`'s cell to its last clone's end."""
+        start, end = self.cpu_ticks.get(gid) or (None, None)
+        return HostCpu.between(start, end, self.cpus, self.clock_ticks)
 
     def gate_gap_ms(self, gid: int | None) -> float | None:
         """Gate-side gap: from the last clone's report of the cell before `gid` to its opening."""

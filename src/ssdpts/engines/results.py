@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from .hostcpu import HostCpu
+
 
 @dataclass
 class DirStats:
@@ -36,6 +38,7 @@ class CellResult:
     latency_source: str = "lat"      # lat (total) | clat (fallback when fio lacks total-latency percentiles)
     intervals: list[dict] = field(default_factory=list)
     parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
+    host_cpu: HostCpu | None = None    # whole-host CPU over the cell (None: not measured, e.g. simulated)
 
     @property
     def iops(self) -> float:

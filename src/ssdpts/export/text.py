@@ -44,7 +44,8 @@ def render_text(run: RunResult, verdict: Verdict) -> str:
              f"  profile {run.profile_name}   engine {run.engine}   host {run.host.get('hostname')} "
              f"({run.host.get('fio_version')})",
              f"  bench   {recorded_checks(run.host)}",
-             f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}", ""]
+             f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}"]
+    lines += [f"  note    {n}" for n in run.options.get("notes") or []] + [""]
     lines += verdict.lines()
     for t in run.tests:
         lines += _test_lines(t)

@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..exact import to_int  # noqa: F401  (health.parse.to_int: the name other modules use)
+
 TABLE = Path(__file__).with_name("attributes.toml")
 RECORD_VERSION = 1
 
@@ -25,7 +27,12 @@ FIELDS = {
     "percentage_used": "%", "lifetime_remaining": "%", "available_spare": "%", "available_spare_threshold": "%",
     "temperature_c": "°C", "media_errors": "count", "power_on_hours": "hours", "erase_count_avg": "P/E cycles",
     "critical_warning": "bits", "unsafe_shutdowns": "count",
+    "thermal_t1_transitions": "count", "thermal_t2_transitions": "count", "thermal_t1_seconds": "s",
+    "thermal_t2_seconds": "s",
 }
+# NVMe host-controlled thermal management counters: nvme-cli only (smartctl's JSON lacks them, smartmontools #583)
+_THERMAL = {"thm_temp1_trans_count": "thermal_t1_transitions", "thm_temp2_trans_count": "thermal_t2_transitions",
+            "thm_temp1_total_time": "thermal_t1_seconds", "thm_temp2_total_time": "thermal_t2_seconds"}
 # table field name -> record key (byte counters get a _bytes suffix, temperature a _c suffix)
 _KEY = {"host_written": "host_written_bytes", "host_read": "host_read_bytes", "media_written": "media_written_bytes",
         "temperature": "temperature_c"}
@@ -40,29 +47,6 @@ def table() -> dict:
 
 # ------------------------------------------------------------------------------------------------
 # exact numbers
-
-def to_int(v: Any) -> int | None:
-    """A counter as an exact int: JSON ints (any size), decimal/hex strings, {hi, lo} pairs, whole floats."""
-    if v is None or isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        return int(v) if v == v and v not in (float("inf"), float("-inf")) else None
-    if isinstance(v, str):
-        s = v.strip().replace(",", "").replace("_", "")
-        m = re.match(r"^(0x[0-9a-fA-F]+|\d+)", s)
-        if not m:
-            return None
-        return int(m.group(1), 16) if m.group(1).lower().startswith("0x") else int(m.group(1))
-    if isinstance(v, dict):
-        if "hi" in v and "lo" in v:        # OCP / nvme-cli plugin 128-bit halves
-            hi, lo = to_int(v["hi"]), to_int(v["lo"])
-            return None if hi is None or lo is None else (hi << 64) | lo
-        if "value" in v:
-            return to_int(v["value"])
-    return None
-
 
 def to_num(v: Any) -> float | int | None:
     if isinstance(v, bool) or v is None:
@@ -407,6 +391,9 @@ def parse_nvme_cli(smart_log: dict, id_ctrl: dict | None = None, device: str | N
     rec["available"] = True
     rec["raw"]["nvme_smart_log"] = smart_log
     _nvme_fields(rec, smart_log, "nvme_cli", "nvme smart-log")
+    for key, name in _THERMAL.items():
+        if key in smart_log:
+            _set(rec, name, to_int(smart_log[key]), f"nvme smart-log.{key}")
     if isinstance(id_ctrl, dict):
         rec["model"] = (str(id_ctrl.get("mn") or "").strip() or None)
         rec["serial"] = (str(id_ctrl.get("sn") or "").strip() or None)

@@ -35,6 +35,7 @@ from .context import RunView, SectionContext, device_label, steady_block
 from .drives import member_rows
 from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
+from .bench import bench_block, device_rows, platform_rows
 from .toolkit import Artifacts, Cell
 
 log = logging.getLogger("ssdpts")
@@ -126,6 +127,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
         ("Bench check", recorded_checks(host)),
+        *platform_rows(host),
     ]
     if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
         na = host.get("not_available", "not available from the remote host")
@@ -140,6 +142,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
         ("Write cache", write_cache_text(view)),
         ("Purge method", purge_text(view)),
+        *device_rows(view),
     ]
     if target.get("kind") == "set":   # several drives at once: name every one of them
         dut[2] = ("Capacity", _gib(target.get("size_bytes") or 0) + " (smallest drive: sets the ranges)")
@@ -268,6 +271,7 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                                      f'during this test{done}: {escape(what)}. Its results lack '
                                      f'{"them" if len(failed["targets"]) > 1 else "it"} from then on.</p>') + sec["body"]
             sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
+            sec["body"] += bench_block(ctx)    # temperature, throttling, host CPU per cell
         except Exception as e:  # one broken section must not lose the rest of the report
             if strict:
                 raise

@@ -314,3 +314,18 @@ def over_time(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Sequence[
             ax.set_xlabel(xlabel)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="best", fontsize=7, framealpha=0.8)
+
+
+def twin_plot(fig: Figure, left: tuple[Sequence[float], Sequence[float]], right: tuple[Sequence[float], Sequence[float]],
+              xlabel: str, left_label: str, right_label: str) -> None:
+    """Two quantities over one x axis (e.g. IOPS and temperature over time): left axis blue, right axis red."""
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot(left[0], left[1], color="#1f77b4", marker="o", markersize=3, linewidth=1.3, label=left_label)
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(left_label, color="#1f77b4")
+    ax2 = ax.twinx()
+    ax2.plot(right[0], right[1], color="#d62728", marker="s", markersize=3, linewidth=1.3, label=right_label)
+    ax2.set_ylabel(right_label, color="#d62728")
+    fig.ssdpts_right = 0.90      # room for the right axis label (Artifacts.save_figure reads it)

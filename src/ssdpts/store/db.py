@@ -12,6 +12,7 @@ from typing import Iterable
 
 from ..deviations import Deviation
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
+from ..engines.hostcpu import HostCpu
 from ..errors import SsdptsError
 from ..owner import RunOwner
 
@@ -116,7 +117,8 @@ def cell_from_dict(d: dict) -> CellResult:
     return CellResult(name=d["name"], read=ds(d["read"]), write=ds(d["write"]), runtime_ms=d["runtime_ms"],
                       usr_cpu=d["usr_cpu"], sys_cpu=d["sys_cpu"], latency_source=d.get("latency_source", "lat"),
                       intervals=d.get("intervals", []),
-                      parts={k: cell_from_dict(v) for k, v in (d.get("parts") or {}).items()})
+                      parts={k: cell_from_dict(v) for k, v in (d.get("parts") or {}).items()},
+                      host_cpu=HostCpu(**d["host_cpu"]) if d.get("host_cpu") else None)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from ..workload.fio import filename_problem
 from . import sysfs, writecache
 from .placement import direct_io_alignment, file_placement
 from .base import Target
+from .facts import block_facts
 from .sysfs import SysRoots
 
 
@@ -147,13 +148,21 @@ def canonical_node(path: str, roots: SysRoots) -> str:
     return path
 
 
-def _nvme_namespace_facts(disk: str) -> dict:
+def _run_text(cmd: list[str]) -> str | None:
+    if not shutil.which(cmd[0]):
+        return None
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _nvme_namespace_facts(disk: str, ns: dict | None) -> dict:
     """Active namespaces of the controller (Identify `nn` is only the largest allowed NSID) and the LBA format."""
     out: dict = {}
     listed = _run_json(["nvme", "list-ns", f"/dev/{disk}", "-o", "json"])
     if listed and isinstance(listed.get("nsid_list"), list):
         out["namespaces"] = len(listed["nsid_list"])
-    ns = _run_json(["nvme", "id-ns", f"/dev/{disk}", "-o", "json"])
     if ns and isinstance(ns.get("lbafs"), list):
         flbas = int(ns.get("flbas") or 0)
         index = (flbas & 0xF) | ((flbas >> 1) & 0x30)     # bits 3:0, and 6:5 as the upper bits (NVMe 2.0)
@@ -171,14 +180,17 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
         raise SsdptsError(f"{spec} has size 0; attach or configure the device first")
     if probe:
         disk = sysfs.whole_disk(name, roots)
+        ctrl = ns = feature = None
         if disk.startswith("nvme"):
             ctrl = _run_json(["nvme", "id-ctrl", f"/dev/{disk}", "-o", "json"])
+            ns = _run_json(["nvme", "id-ns", f"/dev/{disk}", "-o", "json"])
+            feature = _run_text(["nvme", "get-feature", f"/dev/{disk}", "-f", "2"])
             if ctrl:
                 info["nvme_id_ctrl"] = {k: ctrl.get(k) for k in ("vid", "sn", "mn", "fr", "tnvmcap", "oacs", "sanicap", "fna", "vwc", "oncs", "nn")}
                 info["model"] = (ctrl.get("mn") or "").strip() or info["model"]
                 info["serial"] = (ctrl.get("sn") or "").strip() or info["serial"]
                 info["firmware"] = (ctrl.get("fr") or "").strip() or info["firmware"]
-            info.update(_nvme_namespace_facts(disk))
+            info.update(_nvme_namespace_facts(disk, ns))
         smart = _run_json(["smartctl", "-j", "-i", path])
         # SCSI/SAS drives have scsi_model_name instead of model_name (and scsi_revision as firmware)
         if smart and (smart.get("model_name") or smart.get("scsi_model_name")):
@@ -191,6 +203,7 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
                 info["transport"] = "sata" if protocol == "ATA" else "scsi/sas"
         if "lba_format" not in info:
             info["lba_format"] = f"{info['logical_block_size']} B logical / {info['physical_block_size']} B physical"
+        info["facts"] = block_facts(name, roots, info, ctrl, ns, smart, feature, info["size_bytes"]).to_dict()
         cache = writecache.read_enabled(f"/dev/{disk}")
         if cache is not None:                # the drive's own answer beats sysfs (stale for NVMe)
             info["write_cache"] = writecache.STATES[cache]

@@ -102,6 +102,8 @@ def state_files(results_dir: Path, run_id: str) -> list[Path]:
 
 
 def open_sim_target(spec: str) -> SimTarget:
+    from .facts import sim_facts
+
     try:
         from .._sim import SimDrive
         from ..simdrive import load_params
@@ -119,6 +121,7 @@ def open_sim_target(spec: str) -> SimTarget:
     label = Path(name).stem if name.endswith(".toml") else name
     info = {"model": f"ssdpts simulated SSD ({label})", "transport": "sim", "firmware": "ssdsim",
             "serial": None, "preset": name, "params": {k: v for k, v in params.items() if not isinstance(v, dict)}}
+    info["facts"] = sim_facts(int(drive.capacity_bytes)).to_dict()
     return SimTarget(kind="sim", spec=spec, path=f"sim:{label}", size_bytes=int(drive.capacity_bytes),
                      logical_block_size=int(drive.logical_block_size), physical_block_size=4096, info=info,
                      drive=drive)

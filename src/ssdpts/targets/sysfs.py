@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -106,3 +107,120 @@ def block_info(name: str, roots: SysRoots) -> dict:
                       else "zram" if disk.startswith("zram") else "sata/sas" if disk.startswith("sd") else "other"),
         "backing_file": _read(dd / "loop" / "backing_file") or None,
     }
+
+
+# ------------------------------------------------------------------------------------------------
+# the drive's PCI function (controller) and its link
+
+_PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+# PCIe per-lane rate after line encoding, MB/s: 2.5 and 5 GT/s use 8b/10b, 8 GT/s and later 128b/130b
+_ENCODING = {2.5: 8 / 10, 5.0: 8 / 10, 8.0: 128 / 130, 16.0: 128 / 130, 32.0: 128 / 130, 64.0: 242 / 256}
+PCI_IDS = (Path("/usr/share/misc/pci.ids"), Path("/usr/share/hwdata/pci.ids"))
+
+
+@dataclass(frozen=True)
+class PciLink:
+    """A PCIe link as sysfs reports it: speed in GT/s, width in lanes."""
+
+    speed_gt_s: float | None
+    width: int | None
+
+    @property
+    def mb_s(self) -> float | None:
+        """The raw link limit in MB/s (10^6 B/s) after line encoding, before protocol (TLP/DLLP) overhead."""
+        enc = _ENCODING.get(self.speed_gt_s or 0.0)
+        return None if enc is None or not self.width else self.speed_gt_s * enc * 1000 / 8 * self.width
+
+    def label(self) -> str:
+        if self.speed_gt_s is None or not self.width:
+            return "not available"
+        mb = self.mb_s
+        return f"{self.speed_gt_s:g} GT/s x{self.width}" + (f" ({mb:,.0f} MB/s raw link limit)" if mb else "")
+
+
+@dataclass(frozen=True)
+class PciFunction:
+    """The PCI device the block device hangs off (NVMe controller, AHCI/SAS HBA, virtio...)."""
+
+    address: str
+    vendor_id: str
+    device_id: str
+    vendor: str | None          # names from pci.ids, None when it is not installed or lacks the ids
+    device: str | None
+    driver: str | None
+    link: PciLink | None        # None: not a PCIe function with link attributes (e.g. a virtual device)
+    max_link: PciLink | None
+    upstream: list[str] = field(default_factory=list)   # bridges above it, nearest first (a PCIe switch's ports)
+
+    def label(self) -> str:
+        name = _pci_name(self.vendor, self.device, self.vendor_id, self.device_id)
+        behind = f"; behind {' ← '.join(self.upstream)}" if self.upstream else ""
+        return f"{name} at {self.address}, driver {self.driver or 'none bound'}{behind}"
+
+
+def _pci_name(vendor: str | None, device: str | None, vendor_id: str, device_id: str) -> str:
+    return " ".join(x for x in (vendor, device) if x) or f"[{vendor_id}:{device_id}]"
+
+
+def _gt_s(text: str) -> float | None:
+    m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*GT/s", text or "")
+    return float(m.group(1)) if m else None
+
+
+def _link(d: Path, prefix: str) -> PciLink | None:
+    speed, width = _read(d / f"{prefix}_link_speed"), _read(d / f"{prefix}_link_width")
+    if not speed and not width:
+        return None
+    return PciLink(_gt_s(speed), int(width) if width.isdigit() else None)
+
+
+def pci_names(vendor_id: str, device_id: str, ids_files=PCI_IDS) -> tuple[str | None, str | None]:
+    """(vendor, device) names from the pci.ids database (hex ids without 0x)."""
+    for f in ids_files:
+        try:
+            lines = Path(f).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        vendor = device = None
+        for line in lines:
+            if vendor is None:
+                if line[:4].lower() == vendor_id and line[4:6] == "  ":
+                    vendor = line[6:].strip()
+            elif line.startswith("\t\t") or line.startswith("#") or not line.strip():
+                continue
+            elif line.startswith("\t"):
+                if line[1:5].lower() == device_id:
+                    device = line[6:].strip()
+                    break
+            else:
+                break
+        if vendor:
+            return vendor, device
+    return None, None
+
+
+def pci_function(name: str, roots: SysRoots, ids_files=PCI_IDS) -> PciFunction | None:
+    """The nearest PCI function above the disk's device in sysfs, or None (loop, zram: no hardware)."""
+    d = Path(os.path.realpath(block_dir(whole_disk(name, roots), roots) / "device"))
+    sys_root = os.path.realpath(roots.sys)
+    while str(d).startswith(sys_root) and d != d.parent:
+        if _PCI_ADDRESS.match(d.name) and (d / "vendor").exists():
+            vid, did = _read(d / "vendor").lower().removeprefix("0x"), _read(d / "device").lower().removeprefix("0x")
+            vendor, device = pci_names(vid, did, ids_files)
+            drv = d / "driver"
+            return PciFunction(d.name, vid, did, vendor, device,
+                               Path(os.path.realpath(drv)).name if drv.exists() else None,
+                               _link(d, "current"), _link(d, "max"), _bridges(d.parent, sys_root, ids_files))
+        d = d.parent
+    return None
+
+
+def _bridges(d: Path, sys_root: str, ids_files) -> list[str]:
+    """'ADDRESS NAME' of every PCI bridge from `d` up to the root complex."""
+    out = []
+    while str(d).startswith(sys_root) and d != d.parent:
+        if _PCI_ADDRESS.match(d.name) and (d / "vendor").exists():
+            vid, did = _read(d / "vendor").lower().removeprefix("0x"), _read(d / "device").lower().removeprefix("0x")
+            out.append(f"{d.name} {_pci_name(*pci_names(vid, did, ids_files), vid, did)}")
+        d = d.parent
+    return out

@@ -1,0 +1,146 @@
+"""What the bench records about the drive beyond its identity: the controller it hangs off and that link,
+NVMe power states, LBA formats with protection information, TRIM/DSM, the spare area its capacity implies.
+
+Stored with the run in `Target.info["facts"]` (`DeviceFacts.to_dict`), decoded with `DeviceFacts.from_dict`;
+`rows()` is what `ssdpts info` and the report header print. Sources: docs/bench.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .identify import (LbaFormat, PowerState, ata_trim, current_power_state, lba_formats, nvme_dsm,
+                               power_states, protection_type, protection_types_supported, sata_link)
+from .sysfs import PciFunction, PciLink, SysRoots, pci_function
+
+NA = "not available"
+
+
+@dataclass
+class DeviceFacts:
+    controller: PciFunction | None = None
+    controller_note: str = ""            # why `controller` is None
+    sata_link: str = ""                  # "" when the drive is not SATA
+    power_states: list[PowerState] = field(default_factory=list)
+    current_power_state: int | None = None
+    power_note: str = ""                 # why power states are missing
+    lba_formats: list[LbaFormat] = field(default_factory=list)
+    protection: str = ""                 # T10 PI: enabled type and the types the namespace supports
+    trim: str = ""
+    implied_spare: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict | None) -> "DeviceFacts | None":
+        if not d:
+            return None
+        ctl = d.get("controller")
+        if ctl:
+            ctl = PciFunction(**{**ctl, "link": PciLink(**ctl["link"]) if ctl.get("link") else None,
+                                 "max_link": PciLink(**ctl["max_link"]) if ctl.get("max_link") else None})
+        return cls(**{**d, "controller": ctl, "power_states": [PowerState(**p) for p in d.get("power_states") or []],
+                      "lba_formats": [LbaFormat(**f) for f in d.get("lba_formats") or []]})
+
+    @property
+    def link_mb_s(self) -> float | None:
+        """The raw PCIe link limit as negotiated, MB/s (None: not a PCIe link, or not readable)."""
+        return self.controller.link.mb_s if self.controller and self.controller.link else None
+
+    def rows(self) -> list[tuple[str, str]]:
+        c = self.controller
+        rows = [("Controller", c.label() if c else f"{NA} ({self.controller_note})")]
+        if c:
+            link = (f"{c.link.label()} now, {c.max_link.label() if c.max_link else NA} maximum; MB/s = raw "
+                    "link limit after line encoding, before protocol overhead") if c.link else \
+                f"{NA} ({c.address} reports no PCIe link: a virtual or non-PCIe-endpoint device)"
+            rows.append(("PCIe link", link))
+        if self.sata_link:
+            rows.append(("SATA link", self.sata_link))
+        if self.power_states:
+            ps = "; ".join(f"PS{p.index}{'*' if p.index == self.current_power_state else ''} {p.max_power_w:g} W"
+                           f"{'' if p.operational else ' (non-operational)'}, entry {p.entry_latency_us} µs, exit "
+                           f"{p.exit_latency_us} µs" for p in self.power_states)
+            cur = (f"current PS{self.current_power_state}" if self.current_power_state is not None
+                   else "current state not available")
+            rows.append(("Power states", f"{ps} ({cur}; W = maximum power the descriptor allows)"))
+        else:
+            rows.append(("Power states", f"{NA} ({self.power_note})"))
+        if self.lba_formats:
+            rows.append(("LBA formats", ", ".join(f.label() for f in self.lba_formats) + " (data+metadata bytes)"))
+        if self.protection:
+            rows.append(("Protection (T10 PI)", self.protection))
+        rows += [("TRIM / deallocate", self.trim), ("Spare area", self.implied_spare)]
+        return rows
+
+
+def implied_spare(size_bytes: int, kind: str) -> str:
+    """The spare area a decimal user capacity implies if the NAND is the binary size of the advertised
+    capacity (160 GB user, 160 GiB NAND: ~11 GiB). An assumption, never a measurement."""
+    if kind not in ("block", "sim") or size_bytes <= 0:
+        return f"not applicable ({kind}: no NAND of its own)"
+    if size_bytes % 2**30 == 0:
+        return (f"none implied: the user capacity is exactly {size_bytes // 2**30} GiB, so the advertised size is "
+                "likely binary already")
+    advertised_gb = round(size_bytes / 1e9)
+    spare = advertised_gb * 2**30 - size_bytes
+    if spare <= 0:
+        return f"none implied ({size_bytes / 1e9:,.1f} GB user capacity)"
+    return (f"{spare / 2**30:,.1f} GiB ({spare / size_bytes * 100:.1f} % of the user capacity) implied, assuming "
+            f"raw NAND = the binary size of the advertised capacity ({advertised_gb} GB user → {advertised_gb} GiB "
+            "NAND); not measured")
+
+
+def _trim(transport: str, id_ctrl: dict | None, smartctl: dict | None, discard_max_bytes: int) -> str:
+    kernel = (f"kernel discards up to {discard_max_bytes:,} B per request" if discard_max_bytes
+              else "kernel: discard_max_bytes = 0 (no discard through this device)")
+    if transport == "nvme":
+        dsm = nvme_dsm(id_ctrl)
+        drive = {True: "supported (NVMe ONCS bit 2: Dataset Management)", False: "NOT supported (NVMe ONCS bit 2 "
+                 "clear)", None: f"{NA} (no nvme id-ctrl answer)"}[dsm]
+    elif transport == "sata":
+        t = ata_trim(smartctl)
+        drive = {True: "supported (ATA DSM TRIM, IDENTIFY word 169)", False: "NOT supported (ATA DSM TRIM bit "
+                 "clear)", None: f"{NA} (smartctl gave no trim field)"}[t]
+    else:
+        drive = f"drive capability {NA} ({transport}: no NVMe/ATA identify data)"
+    return f"{drive}; {kernel}"
+
+
+def block_facts(name: str, roots: SysRoots, info: dict, id_ctrl: dict | None, id_ns: dict | None,
+                smartctl: dict | None, power_feature: str | None, size_bytes: int) -> DeviceFacts:
+    """The facts of a local block device from what the probes returned (None: the tool gave nothing)."""
+    transport = info.get("transport") or ""
+    ctl = pci_function(name, roots)
+    facts = DeviceFacts(controller=ctl, controller_note="" if ctl else f"{name} is not on a PCI device "
+                        "(virtual, or sysfs hides it)", trim=_trim(transport, id_ctrl, smartctl,
+                                                                   info.get("discard_max_bytes") or 0),
+                        implied_spare=implied_spare(size_bytes, "block" if transport not in ("loop", "zram")
+                                                    else transport))
+    link = sata_link(smartctl)
+    if link:
+        facts.sata_link = f"{link[0]} negotiated, {link[1]} maximum (ATA IDENTIFY via smartctl)"
+    if transport == "nvme":
+        facts.power_states = power_states(id_ctrl)
+        facts.current_power_state = current_power_state(power_feature)
+        facts.power_note = "" if facts.power_states else "nvme id-ctrl gave no power state descriptors"
+        facts.lba_formats = lba_formats(id_ns)
+        if id_ns:
+            on, can = protection_type(id_ns), protection_types_supported(id_ns)
+            facts.protection = (f"{'type ' + str(on) + ' enabled' if on else 'not enabled'}; supported: "
+                                f"{', '.join(f'type {t}' for t in can) or 'none'}")
+    else:
+        facts.power_note = f"NVMe power state descriptors only ({transport or 'this device'} is not NVMe)"
+    return facts
+
+
+def sim_facts(size_bytes: int) -> DeviceFacts:
+    why = "a simulated drive has no controller, link or power states"
+    return DeviceFacts(controller_note=why, power_note=why, trim="not applicable (the simulated drive takes no TRIM/discard)",
+                       implied_spare=implied_spare(size_bytes, "sim"))
+
+
+def unreachable_facts(kind: str, why: str) -> DeviceFacts:
+    """A file or a drive behind a fio server: its hardware is not visible from here."""
+    return DeviceFacts(controller_note=why, power_note=why, trim=f"{NA} ({why})", implied_spare=f"{NA} ({why})")

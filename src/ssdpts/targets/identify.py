@@ -1,0 +1,112 @@
+"""NVMe / ATA identify data -> typed facts about the drive (pure: JSON or text in, records out, never raises).
+
+Sources (field names as nvme-cli 2.x and smartctl 7.x print them in JSON):
+  power states   Identify Controller `psds[]` (NVMe base spec 2.0, Figure 281: MP in 0.01 W, or 0.0001 W
+                 when MPS is set; ENLAT/EXLAT in µs); the current one: Get Features FID 02h, bits 4:0.
+  LBA formats    Identify Namespace `lbafs[]` (LBADS: log2 data size, MS: metadata bytes), `flbas` (bits 3:0
+                 and 6:5: the format in use), `dps` bits 2:0 (protection information type 1-3: T10 PI).
+  TRIM / DSM     NVMe `oncs` bit 2 (Dataset Management: deallocate); ATA IDENTIFY word 169 bit 0 (smartctl
+                 `trim.supported`); the kernel's `discard_max_bytes` (0: the block layer will not discard).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..exact import to_int
+
+
+@dataclass(frozen=True)
+class PowerState:
+    """One NVMe power state descriptor."""
+
+    index: int
+    max_power_w: float
+    operational: bool
+    entry_latency_us: int
+    exit_latency_us: int
+
+
+@dataclass(frozen=True)
+class LbaFormat:
+    """One NVMe LBA format of the namespace."""
+
+    index: int
+    data_bytes: int
+    metadata_bytes: int
+    relative_performance: int     # 0 best ... 3 degraded (RP field)
+    in_use: bool
+
+    def label(self) -> str:
+        return f"LBAF {self.index}: {self.data_bytes}+{self.metadata_bytes}" + (" (in use)" if self.in_use else "")
+
+
+def power_states(id_ctrl: dict | None) -> list[PowerState]:
+    out = []
+    for i, ps in enumerate((id_ctrl or {}).get("psds") or []):
+        if not isinstance(ps, dict):
+            continue
+        flags = to_int(ps.get("flags")) or 0
+        mps = to_int(ps.get("max_power_scale")) if "max_power_scale" in ps else flags & 1
+        nops = to_int(ps.get("non-operational_state")) if "non-operational_state" in ps else (flags >> 1) & 1
+        mp = to_int(ps.get("max_power")) or 0
+        out.append(PowerState(i, mp * (0.0001 if mps else 0.01), not nops, to_int(ps.get("entry_lat")) or 0,
+                              to_int(ps.get("exit_lat")) or 0))
+    return out
+
+
+_FEATURE_VALUE = re.compile(r"(?:Current value|value)\s*:\s*(0x[0-9a-fA-F]+|\d+)")
+
+
+def current_power_state(get_feature_output: str | dict | None) -> int | None:
+    """The power state (bits 4:0 of Get Features FID 02h) from nvme-cli's text or JSON answer."""
+    if isinstance(get_feature_output, dict):
+        v = to_int(get_feature_output.get("value", get_feature_output.get("result")))
+    else:
+        m = _FEATURE_VALUE.search(get_feature_output or "")
+        v = to_int(m.group(1)) if m else None
+    return None if v is None else v & 0x1F
+
+
+def lba_formats(id_ns: dict | None) -> list[LbaFormat]:
+    ns = id_ns or {}
+    flbas = to_int(ns.get("flbas")) or 0
+    current = (flbas & 0xF) | ((flbas >> 1) & 0x30)    # bits 3:0, and 6:5 as the upper bits (NVMe 2.0)
+    count = (to_int(ns.get("nlbaf")) or 0) + 1
+    out = []
+    for i, f in enumerate((ns.get("lbafs") or [])[:count]):
+        if isinstance(f, dict) and to_int(f.get("ds")):
+            out.append(LbaFormat(i, 2 ** to_int(f["ds"]), to_int(f.get("ms")) or 0, to_int(f.get("rp")) or 0,
+                                 i == current))
+    return out
+
+
+def protection_type(id_ns: dict | None) -> int:
+    """T10 PI type enabled on the namespace (0: none, 1-3)."""
+    return (to_int((id_ns or {}).get("dps")) or 0) & 0x7
+
+
+def protection_types_supported(id_ns: dict | None) -> list[int]:
+    """PI types the namespace can be formatted with (DPC bits 0-2)."""
+    dpc = to_int((id_ns or {}).get("dpc")) or 0
+    return [t for t in (1, 2, 3) if dpc & (1 << (t - 1))]
+
+
+def nvme_dsm(id_ctrl: dict | None) -> bool | None:
+    oncs = to_int((id_ctrl or {}).get("oncs"))
+    return None if oncs is None else bool(oncs & 0x4)
+
+
+def ata_trim(smartctl: dict | None) -> bool | None:
+    trim = (smartctl or {}).get("trim")
+    return bool(trim.get("supported")) if isinstance(trim, dict) and "supported" in trim else None
+
+
+def sata_link(smartctl: dict | None) -> tuple[str, str] | None:
+    """(negotiated, maximum) SATA link speed as smartctl reads them from IDENTIFY (e.g. '6.0 Gb/s')."""
+    speed = (smartctl or {}).get("interface_speed")
+    if not isinstance(speed, dict):
+        return None
+    cur, top = (speed.get("current") or {}).get("string"), (speed.get("max") or {}).get("string")
+    return (cur or "not reported", top or "not reported") if cur or top else None
