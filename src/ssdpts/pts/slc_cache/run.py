@@ -38,7 +38,8 @@ class SlcCacheSettings(TestSettings):
     # seed 000: "as free blocks run out the SLC cache must be released": the cache measured again after
     # X % of the drive was written (purge, fill, idle, then the same sequential probe)
     fill_levels: tuple | None = key(list_of(FILL_PCT, "a list of fill levels like [0, 50, 80] (% of the capacity, "
-                                                      "each 0 to below 100)"), None, "re-measure the cache after writing each of these shares of the drive")
+                                                      "each 0 to below 100)"), None,
+                                    "re-measure the cache after writing each of these shares of the drive")
     fill_idle: float = key(DURATION, "60s", "idle between a fill and its cache probe (the drive folds its cache)")
     bits_per_cell: int | None = key(integer(2, 4, "2 MLC, 3 TLC, 4 QLC"), None,
                                     "bits per native cell, for the cache 'in native terms' (sim: from its preset)")
