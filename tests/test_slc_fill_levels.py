@@ -2,8 +2,10 @@
 
 import pytest
 
-from conftest import TINY, run_completed, ssdpts
+from conftest import TINY, run_completed
+from ssdpts.errors import SsdptsError
 from ssdpts.pts import registry
+from ssdpts.pts.slc_cache.render import text
 
 
 @pytest.fixture(scope="module")
@@ -56,17 +58,13 @@ def test_cache_shrinks_as_the_drive_fills(fill_run):
 
 
 def test_show_prints_share_and_fill_levels(fill_run):
-    rid, store, results = fill_run
+    rid, store, _ = fill_run
     s = _summary(store, rid)
-    text = ssdpts("show", rid, "--results", str(results)).stdout
-    assert f"{s.share_percent:.1f} % of the 16.00 GiB capacity, {s.native_share_percent:.1f} % in 3-bit" in text
-    assert f"fill 80 %: SLC cache {s.fill_levels[2].cache_gib:.2f} GiB" in text
+    lines = "\n".join(text(s))
+    assert f"{s.share_percent:.1f} % of the 16.00 GiB capacity, {s.native_share_percent:.1f} % in 3-bit" in lines
+    assert f"fill 80 %: SLC cache {s.fill_levels[2].cache_gib:.2f} GiB" in lines
 
 
-def test_bad_fill_level_is_one_line(tmp_path):
-    profile = tmp_path / "bad.toml"
-    profile.write_text(f'[profile]\nextends = "{TINY}"\n\n[tests.slc-cache]\nfill_levels = [0, 100]\n')
-    p = ssdpts("run", "sim:client", "--profile", str(profile), "--tests", "slc-cache", "--results", str(tmp_path),
-               check=False)
-    assert p.returncode != 0 and "Traceback" not in p.stderr
-    assert "fill_levels" in p.stderr and "below 100" in p.stderr
+def test_bad_fill_level_is_refused_with_its_bounds():
+    with pytest.raises(SsdptsError, match=r"fill_levels = \[0, 100\] is invalid; .*each 0 to below 100"):
+        registry.get("slc-cache").settings_of({"tests": {"slc-cache": {"fill_levels": [0, 100]}}})
