@@ -15,12 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import SsdptsError
-from ...records import from_data, to_data
 from ...settings import DURATION, MULTIPLE, POS_INT, TestSettings, choice, key, list_of
 from ...targets.purge import PurgeRecord, trim_all
 from ...units import format_duration
 from ...workload import Workload
-from ..common import TestContext
+from ..common import TestContext, stored_once
 from ..plan import Phase, TestPlan, once, purge_phase
 from .summary import MethodResult, PurgeStudySummary
 
@@ -102,14 +101,11 @@ def _label(rec: PurgeRecord) -> str:
 
 
 def _measure(ctx: TestContext, method: str) -> MethodResult:
-    """Dirty, apply, burst; stored as one step. An interrupted method starts again from its dirtying."""
-    key = f"method:{method}"
-    done = ctx.store.step(ctx.run_id, ctx.test, key)
-    if done is not None:
-        return from_data(MethodResult, done)
-    attempt = sum(1 for s in ctx.store.steps(ctx.run_id, ctx.test) if s["key"].startswith(f"attempt:{method}/"))
-    scope = f"{method}/{attempt + 1}"
-    ctx.store.record_step(ctx.run_id, ctx.test, f"attempt:{scope}", "attempt", {"method": method})
+    """Dirty, apply, burst (stored whole: an interrupted method starts again from its dirtying)."""
+    return stored_once(ctx, f"method={method}", MethodResult, lambda scope: _method(ctx, method, scope))
+
+
+def _method(ctx: TestContext, method: str, scope: str) -> MethodResult:
     if method in ("zero-fill", "none"):
         # all workloads: one chained sequence, no idle the method did not ask for
         cells = _cells(ctx.run_sequence(f"{scope}/sequence", _dirty(ctx) + _method_cells(ctx, method) + _bursts(ctx)))
@@ -119,15 +115,11 @@ def _measure(ctx: TestContext, method: str) -> MethodResult:
         try:
             rec = _apply(ctx, method, scope)
         except SsdptsError as e:
-            result = MethodResult(method, method, False, f"{method} — not supported here", str(e), False, None)
-            ctx.store.record_step(ctx.run_id, ctx.test, key, "method", to_data(result))
-            return result
+            return MethodResult(method, method, False, f"{method} — not supported here", str(e), False, None)
         cells = _cells(ctx.run_sequence(f"{scope}/burst", _bursts(ctx)))
     iops = [c.write.iops for c in cells if c.name.startswith("burst_")]
-    result = MethodResult(method, rec.method, rec.snia_purge, _label(rec), rec.note, True,
-                          rec.seconds if rec.method != "none" else None, iops, sum(iops) / len(iops) if iops else None)
-    ctx.store.record_step(ctx.run_id, ctx.test, key, "method", to_data(result))
-    return result
+    return MethodResult(method, rec.method, rec.snia_purge, _label(rec), rec.note, True,
+                        rec.seconds if rec.method != "none" else None, iops, sum(iops) / len(iops) if iops else None)
 
 
 def run(ctx: TestContext) -> PurgeStudySummary:

@@ -18,7 +18,7 @@ from ...settings import (ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, PCT, POS_
                          key, list_of)
 from ...units import bs_label, format_duration
 from ...workload import Workload
-from ..common import TestContext
+from ..common import TestContext, stored_once
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import FillLevel, SeriesPoint, SlcCacheSummary, SlcReference
 
@@ -137,14 +137,11 @@ def bits_per_cell(ctx: TestContext) -> tuple[int | None, str]:
 
 
 def _measure_fill(ctx: TestContext, pct: float, bs: int, limit_s: float) -> FillLevel:
-    """Purge, fill `pct` % of the drive, idle, probe; stored as one step so a finished level is never rerun.
-    An interrupted level is measured again from a new purge (its phases carry the attempt number)."""
-    key = f"fill:{pct:g}"
-    done = ctx.store.step(ctx.run_id, ctx.test, key)
-    if done is not None:
-        return from_data(FillLevel, done)
-    attempt = sum(1 for s in ctx.store.steps(ctx.run_id, ctx.test) if s["key"].startswith(f"purge:fill={pct:g}%/"))
-    scope = f"fill={pct:g}%/{attempt + 1}"
+    """Purge, fill `pct` % of the drive, idle, probe (stored whole: an interrupted level starts again)."""
+    return stored_once(ctx, f"fill={pct:g}%", FillLevel, lambda scope: _fill_level(ctx, scope, pct, bs, limit_s))
+
+
+def _fill_level(ctx: TestContext, scope: str, pct: float, bs: int, limit_s: float) -> FillLevel:
     ctx.purge(scope)
     cells = _fill_cells(ctx, pct, bs, limit_s)
     phases = [f"{scope}/fill", f"{scope}/probe"][-len(cells):]
@@ -158,14 +155,12 @@ def _measure_fill(ctx: TestContext, pct: float, bs: int, limit_s: float) -> Fill
     result, _, _ = _estimate(ctx, series)
     cap = ctx.target.size_bytes
     cache = result["cache_bytes"]
-    level = FillLevel(
+    return FillLevel(
         fill_percent=pct, filled_bytes=totals["bytes"], idle_s=ctx.settings.fill_idle,
         probe_bytes=probe_totals["bytes"], probe_s=probe_totals["seconds"], drop_detected=result["drop_detected"],
         cache_bytes=cache, share_percent=None if cache is None else cache / cap * 100,
         cache_mib_s=result["cache_speed_mib_s"], after_drop_mib_s=result["after_drop_mib_s"],
         note=result.get("note", ""))
-    ctx.store.record_step(ctx.run_id, ctx.test, key, "fill-level", to_data(level))
-    return level
 
 
 def run(ctx: TestContext) -> SlcCacheSummary:
