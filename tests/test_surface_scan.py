@@ -1,4 +1,4 @@
-"""Surface scan (seed 001's diagnostic scan): read-only and write-verify passes, per-region MiB/s, slow regions, errors."""
+"""Surface scan (seed 001): read-only and write-verify passes, per-region MiB/s, slow regions, errors."""
 
 import hashlib
 

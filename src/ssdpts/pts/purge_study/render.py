@@ -25,7 +25,8 @@ def html(ctx: SectionContext) -> Markup:
     measured = [m for m in s.methods if m.mean_iops is not None]
     if measured:
         fig = ctx.figure()
-        plots.bar_plot(fig, [f"{m.applied}\n({'SNIA purge' if m.snia_purge else 'not a SNIA purge'})" for m in measured], {"mean RND 4K write IOPS": [m.mean_iops for m in measured]},
+        groups = [f"{m.applied}\n({'SNIA purge' if m.snia_purge else 'not a SNIA purge'})" for m in measured]
+        plots.bar_plot(fig, groups, {"mean RND 4K write IOPS": [m.mean_iops for m in measured]},
                        "method applied to the used drive", "IOPS (RND 4K write)")
         out.append(ctx.plot(fig, "iops-by-method", "RND 4K write IOPS after each purge method", _caption(s)))
     rows = [[m.method, m.label, m.mean_iops, m.percent_of_reference, m.method_s,

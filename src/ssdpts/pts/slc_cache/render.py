@@ -59,7 +59,7 @@ def share_text(s: SlcCacheSummary) -> str:
 
 
 def _fill_levels_html(ctx: SectionContext, s: SlcCacheSummary) -> Markup:
-    """Cache size against the fill level: chart and table (seed 000's reader: how the cache shrinks as the drive fills)."""
+    """Cache size against the fill level, chart and table (seed 000: how the cache shrinks as the drive fills)."""
     if not s.fill_levels:
         return Markup("")
     out = []

@@ -132,7 +132,8 @@ def bits_per_cell(ctx: TestContext) -> tuple[int | None, str]:
     """Bits per native cell and where it comes from (the profile, else the simulated drive's preset)."""
     if ctx.settings.bits_per_cell is not None:
         return ctx.settings.bits_per_cell, "profile (bits_per_cell)"
-    known = (ctx.target.info or {}).get("params", {}).get("bits_per_cell") if isinstance(ctx.target, SimTarget) else None
+    params = (ctx.target.info or {}).get("params", {}) if isinstance(ctx.target, SimTarget) else {}
+    known = params.get("bits_per_cell")
     return (int(known), "simulated drive's preset") if known else (None, "not available (set bits_per_cell)")
 
 

@@ -78,7 +78,8 @@ def run(ctx: TestContext) -> SurfaceScanSummary:
     for i, ((start, size), c) in enumerate(zip(bounds, results), start=1):
         # fio's bandwidth per direction (bytes over that direction's own time): the write pass and the read-back
         main = c.write if write else c.read
-        out.append(ScanRegion(i, start, size, main.bw_bytes / 2**20, c.read.bw_bytes / 2**20 if verified else None, max(c.read.lat_max_ns, c.write.lat_max_ns) / 1e6,
+        out.append(ScanRegion(i, start, size, main.bw_bytes / 2**20, c.read.bw_bytes / 2**20 if verified else None,
+                              max(c.read.lat_max_ns, c.write.lat_max_ns) / 1e6,
                               c.errors, False))
     median = statistics.median(r.mib_s for r in out) if out else None
     for r in out:
