@@ -28,7 +28,7 @@ from .export.model import load_run
 from .progress import Progress, PlanBounds
 from .pts import registry
 from .pts.common import TestContext, choose_seed
-from .pts.plan import TestPlan, planned_workloads
+from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
 from .report.core import write_report
 from .store import Store
@@ -160,6 +160,11 @@ def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None
         spec.settings_of(profile).check_block_sizes(spec.name, target.logical_block_size)
 
 
+def _writes(plans: list[TestPlan], specs: list) -> bool:
+    """Whether the run writes to the target (then it needs --destroy-data)."""
+    return plans_write(plans, sum(1 for s in specs if s.plan is None))
+
+
 def plans_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
     """The plans of the tests `names` that declare one, from the loaded `profile` (settings checked apart:
     check_settings)."""
@@ -199,9 +204,10 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
     target = open_targets(specs_, size)
-    check_safe(target, destroy_data, results_dir)
     check_settings(specs, profile, target)
-    cells = planned_workloads(plans_for(target, profile, tests, purge_method))   # built once for both checks
+    plans = plans_for(target, profile, tests, purge_method)
+    check_safe(target, destroy_data or not _writes(plans, specs), results_dir)
+    cells = planned_workloads(plans)   # built once for both checks
     check_room(target, cells)
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
@@ -278,11 +284,12 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
-    check_safe(target, True if target.kind == "file" else bool(opts.get("destroy_data")), results_dir)
+    plans = plans_for(target, run["profile"], run["tests"], opts.get("purge", "auto"))
+    check_safe(target, target.kind == "file" or bool(opts.get("destroy_data"))
+               or not _writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
-    check_options(engine.version, planned_workloads(plans_for(target, run["profile"], run["tests"],
-                                                              opts.get("purge", "auto"))))
+    check_options(engine.version, planned_workloads(plans))
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]

@@ -101,6 +101,7 @@ def parse_job(job: dict) -> CellResult:
         sys_cpu=float(job.get("sys_cpu", 0.0)),
         latency_source="clat" if "clat" in (src_r, src_w) else "lat",
         intervals=list(job.get("intervals", [])),
+        errors=int(job.get("total_err") or 0),
     )
 
 

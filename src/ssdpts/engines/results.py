@@ -37,6 +37,7 @@ class CellResult:
     sys_cpu: float = 0.0
     latency_source: str = "lat"      # lat (total) | clat (fallback when fio lacks total-latency percentiles)
     intervals: list[dict] = field(default_factory=list)
+    errors: int = 0                  # I/O and verify errors fio counted and went past (continue_on_error)
     parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
     host_cpu: HostCpu | None = None    # whole-host CPU over the cell (None: not measured, e.g. simulated)
 
@@ -239,4 +240,5 @@ def combine(results: list[CellResult], name: str | None = None) -> CellResult:
                       read=_merge_dirs([r.read for r in results], seconds),
                       write=_merge_dirs([r.write for r in results], seconds),
                       runtime_ms=sum(r.runtime_ms for r in results),
-                      usr_cpu=0.0, sys_cpu=0.0, latency_source=results[0].latency_source if results else "lat")
+                      usr_cpu=0.0, sys_cpu=0.0, latency_source=results[0].latency_source if results else "lat",
+                      errors=sum(r.errors for r in results))

@@ -7,12 +7,17 @@ The one place for the maths, shared by the endurance test, its report and `ssdpt
   against host bytes written. Drives report whole percents, so when the indicator is a staircase
   the fit uses the first sample of each new value (where the true wear crossed the step), which
   is unbiased; with fewer than two steps only a bound is given.
+* Erase-count increments (seed 002: attribute 173 polled every 5 min, "polls per increment x 5 min"):
+  the polls where the whole average erase count first reaches a new value, with the time since the
+  previous such poll; resolution is the poll interval.
 * Days to end of life = (100 - wear now) / (wear per day); TBW consumed = host bytes written over the
   drive's life (its own counter) / rated TBW; rated TBW = DWPD x capacity x 365 x warranty years.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Sequence
 
 TB = 1e12
@@ -54,6 +59,43 @@ def waf_between(a: dict, b: dict) -> float | None:
         if dh is not None and dm is not None:
             return dm / dh if dh > 0 else None
     return None
+
+
+@dataclass
+class EraseIncrement:
+    """The first poll that saw the average erase count (ATA 173 and kin) reach a new whole value."""
+
+    count: int                           # the whole erase count reached (P/E cycles)
+    t_s: float                           # seconds on the polls' clock (workload seconds in the endurance test)
+    host_written_tb: float | None        # TB (10^12 B) the drive counted since the first poll
+    steps: int                           # whole counts gained since the previous poll (1 unless polls are sparse)
+    polls: int | None                    # polls from the previous increment to this one (None: the first one seen)
+    minutes: float | None                # minutes per increment since the previous one (None: the first one seen,
+                                         # whose start is not known)
+
+
+def erase_increments(points: Sequence[dict]) -> list[EraseIncrement]:
+    """Every whole step of `erase_count_avg` over health records in time order (each with `t`)."""
+    pts = sorted((p for p in points if p and p.get("available") and p.get("t") is not None
+                  and p.get("erase_count_avg") is not None), key=lambda p: p["t"])
+    if not pts:
+        return []
+    out: list[EraseIncrement] = []
+    level = math.floor(pts[0]["erase_count_avg"])
+    prev_i: int | None = None
+    host0 = pts[0].get("host_written_bytes")
+    for i, p in enumerate(pts[1:], start=1):
+        whole = math.floor(p["erase_count_avg"])
+        if whole <= level:
+            continue
+        steps = whole - level
+        host = p.get("host_written_bytes")
+        out.append(EraseIncrement(
+            count=whole, t_s=p["t"], host_written_tb=None if host is None or host0 is None else (host - host0) / TB,
+            steps=steps, polls=None if prev_i is None else i - prev_i,
+            minutes=None if prev_i is None else (p["t"] - pts[prev_i]["t"]) / 60 / steps))
+        level, prev_i = whole, i
+    return out
 
 
 def rated_tbw(rated_tbw_tb: float | None = None, dwpd: float | None = None, warranty_years: float | None = None,

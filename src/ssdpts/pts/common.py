@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from ..deviations import PURGE_SOURCE, STALL_SOURCE, Deviation
 from ..engines.results import CellResult, DirStats, IoProgress, merge_bins, percentile_from_bins
-from ..records import from_data
+from ..records import from_data, to_data
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
@@ -426,3 +426,18 @@ def tracked_cells(ctx: TestContext, cells: Sequence[Workload], metric: str) -> l
         if name in names:
             out.append(TrackerKey(name, metric))
     return out or [TrackerKey(cells[-1].name, metric)]
+
+
+def stored_once(ctx: TestContext, key: str, record: type, measure: Callable[[str], object]):
+    """A measurement stored whole as step `key` (a typed `record`): read back when it is there, else run
+    `measure(scope)`. `scope` ("KEY/N") names this attempt, so the phases and purges of an attempt that was
+    interrupted are never mixed with the next one's: that one starts again from its beginning."""
+    done = ctx.store.step(ctx.run_id, ctx.test, key)
+    if done is not None:
+        return from_data(record, done)
+    tried = sum(1 for s in ctx.store.steps(ctx.run_id, ctx.test) if s["kind"] == "attempt" and s["data"]["of"] == key)
+    scope = f"{key}/{tried + 1}"
+    ctx.store.record_step(ctx.run_id, ctx.test, f"attempt:{scope}", "attempt", {"of": key})
+    result = measure(scope)
+    ctx.store.record_step(ctx.run_id, ctx.test, key, "measured", to_data(result))
+    return result

@@ -139,6 +139,14 @@ class TestPlan:
                         sum(p.bytes_written or 0 for p, lo, hi in spans if lo is None or hi is None))
 
 
+def plans_write(plans: Sequence[TestPlan], tests_without_plan: int = 0) -> bool:
+    """Whether the tests write to the target (a purge, or any cell not all reads): read-only tests need no
+    --destroy-data. A test without a plan is taken to write."""
+    return tests_without_plan > 0 or any(
+        phase.name == "purge" or any(c.workload is None or c.reads_pct < 100 for c in phase.cells)
+        for plan in plans for phase in plan.phases)
+
+
 def planned_workloads(plans: Sequence[TestPlan]) -> list[tuple[str, Workload]]:
     """(test, cell) for every cell the plans will run."""
     return [(plan.test, c.workload) for plan in plans for phase in plan.phases for c in phase.cells

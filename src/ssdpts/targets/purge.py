@@ -217,6 +217,19 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
     return PurgeRecord(method, method in SNIA_PURGES, " ".join(cmd), time.monotonic() - t0, note)
 
 
+def trim_all(target: Target, roots: SysRoots | None = None) -> PurgeRecord:
+    """TRIM (discard) every LBA, whatever --purge says: the simulated drive's unmap, blkdiscard on a block
+    device. Never a SNIA purge: the drive keeps its block state (and may still erase later)."""
+    if target.kind == "sim":
+        target.drive.trim(0, target.size_bytes)
+        return PurgeRecord("trim", False, "SimDrive.trim(0, capacity)", 0.0,
+                           "TRIM of every LBA: not a SNIA purge; the drive keeps its blocks' state")
+    if target.kind == "block" and target.host is None and "trim" in supported_methods(target, roots):
+        return purge(target, "trim", roots)
+    raise SsdptsError(f"TRIM of every LBA is not possible on {target.label_id} (a {target.kind} target without "
+                      "discard support here); leave trim out of the study's methods")
+
+
 def planned_purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -> PurgeRecord:
     """What `purge` would do on `target`, without doing it (for `ssdpts plan`); seconds is 0: not measured."""
     if target.kind == "set":

@@ -128,6 +128,10 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
         o["thinktime"] = f"{w.thinktime_us}us"
         if w.thinktime_iotime_s:
             o["thinktime_iotime"] = f"{int(round(w.thinktime_iotime_s * 1000))}ms"
+    if w.verify:
+        o.update(verify=w.verify, do_verify="1", verify_fatal="0")
+    if w.continue_on_error:
+        o["continue_on_error"] = "all"
     o["lat_percentiles"] = "1"
     o["percentile_list"] = ":".join(_pct(p) for p in w.percentiles)
     if w.log_interval_ms:

@@ -54,6 +54,8 @@ class Workload:
     # position); `stream_offset` is where this cell starts, in bytes into each clone's slice of the range
     stream: str = ""
     stream_offset: int = 0
+    verify: str = ""                     # fio verify= checksum: written blocks are read back and checked ("": none)
+    continue_on_error: bool = False      # I/O and verify errors are counted (fio total_err), the job goes on
 
     def __post_init__(self):
         if self.rw not in RW_MODES:

@@ -21,6 +21,15 @@ def text_lines(s: EnduranceSummary) -> list[str]:
         out.append(f"health data not available: {s.health_reason}")
         return out
     out += [f"{a:22} {b}" for a, b in summary_lines(to_data(s.projection))]
+    if s.erase_increments:
+        whole = [i.minutes for i in s.erase_increments if i.minutes is not None]
+        out.append(f"{'erase count':22} {len(s.erase_increments)} increments to {s.erase_increments[-1].count}"
+                   + (f", {sum(whole) / len(whole):,.1f} min per increment on average" if whole else
+                      " (one increment: minutes per increment not available)"))
+    if s.loops:
+        durs = [lp.duration_s for lp in s.loops]
+        out.append(f"{'loops':22} {len(s.loops)} of {s.loop_bytes / 2**30:,.2f} GiB, {min(durs):,.1f} s to "
+                   f"{max(durs):,.1f} s each")
     return out
 
 
@@ -63,6 +72,55 @@ def _time_axis(span_s: float) -> tuple[str, float]:
     if span_s < 3 * 86400:
         return "h", 3600.0
     return "days", 86400.0
+
+
+def _erase_count_html(ctx: SectionContext, s: EnduranceSummary, pts: list[dict]) -> Markup:
+    """Seed 002: the average erase count (attribute 173) against time and TB written; minutes per increment."""
+    good = [p for p in pts if p.get("available") and p.get("t") is not None and p.get("erase_count_avg") is not None]
+    if len(good) < 2:
+        return Markup("")
+    out = []
+    unit, div = _time_axis(good[-1]["t"] - good[0]["t"])
+    fig = ctx.figure()
+    plots.series_plot(fig, {"average erase count": ([p["t"] / div for p in good],
+                                                    [p["erase_count_avg"] for p in good])},
+                      f"time ({unit})", "average erase count (P/E cycles)", ylim0=True)
+    out.append(ctx.plot(fig, "erase-count-vs-time", "average erase count vs time",
+                        "The drive's average block erase count (ATA 173 and kin) at every health poll."))
+    h0 = good[0].get("host_written_bytes")
+    if h0 is not None and all(p.get("host_written_bytes") is not None for p in good):
+        fig = ctx.figure()
+        plots.series_plot(fig, {"average erase count": ([(p["host_written_bytes"] - h0) / TB for p in good],
+                                                        [p["erase_count_avg"] for p in good])},
+                          "host data written (TB, 10^12 B)", "average erase count (P/E cycles)", ylim0=True)
+        out.append(ctx.plot(fig, "erase-count-vs-tb", "average erase count vs TB written"))
+    rows = [[i.count, i.t_s / 60, i.host_written_tb, i.steps, i.polls,
+             i.minutes if i.minutes is not None else "first seen (start not known)"] for i in s.erase_increments]
+    out.append(ctx.table("erase-increments", ["Erase count", "Reached at (min)", "Host written (TB)", "Steps",
+                                              "Polls since previous", "Minutes per increment"], rows,
+                         caption=f"Every whole increment of the average erase count (resolution: the "
+                                 f"{s.poll_s:g} s poll interval)" if rows else
+                                 "The average erase count did not reach a new whole value in this run"))
+    return Markup("").join(out)
+
+
+def _loops_html(ctx: SectionContext, s: EnduranceSummary, unit: str, div: float) -> Markup:
+    """Long-run throughput vs time and the time each loop of the workload took (seed 002: LOG mtimes)."""
+    fig = ctx.figure()
+    plots.series_plot(fig, {"MiB/s": ([r.elapsed_s / div for r in s.series], [r.mib_s for r in s.series])},
+                      f"time ({unit})", "MiB/s", ylim0=True)
+    out = [ctx.plot(fig, "mib-vs-time", "throughput vs time")]
+    if s.loops:
+        fig = ctx.figure()
+        plots.bar_plot(fig, [str(lp.index) for lp in s.loops], {"loop duration": [lp.duration_s for lp in s.loops]},
+                       f"loop ({s.loop_bytes / 2**30:,.2f} GiB each)", "duration (s)", annotate=len(s.loops) <= 20)
+        out.append(ctx.plot(fig, "loop-durations", "time per loop of the workload"))
+    rows = [[lp.index, lp.start_s, lp.end_s, lp.duration_s, lp.mib_s] for lp in s.loops]
+    out.append(ctx.table("loops", ["Loop", "Start (s)", "End (s)", "Duration (s)", "MiB/s"], rows,
+                         caption=f"Loops of {s.loop_bytes / 2**30:,.2f} GiB written (complete loops only; times "
+                                 "interpolated inside the poll intervals)" if rows else
+                                 f"No complete loop of {s.loop_bytes / 2**30:,.2f} GiB was written"))
+    return Markup("").join(out)
 
 
 def html(ctx: SectionContext) -> Markup:
@@ -137,12 +195,14 @@ def html(ctx: SectionContext) -> Markup:
                               f"time ({unit})", "°C")
             out.append(ctx.plot(fig, "temperature", "temperature vs time"))
     series = s.series
+    out.append(_erase_count_html(ctx, s, pts))
     if series:
         unit, div = _time_axis(series[-1].elapsed_s)
         fig = ctx.figure()
         plots.series_plot(fig, {"IOPS": ([r.elapsed_s / div for r in series], [r.iops for r in series])},
                           f"time ({unit})", "IOPS", ylim0=True)
         out.append(ctx.plot(fig, "iops-vs-time", "IOPS vs time"))
+        out.append(_loops_html(ctx, s, unit, div))
         rows = [[r.round, r.elapsed_s, r.iops, r.mib_s, r.host_written_tb, r.wear_percent, r.waf, r.temperature_c]
                 for r in series]
         tab = ctx.table("polls", ["Poll", "Elapsed (s)", "IOPS", "MiB/s", "Host written (TB)", "Wear (%)",

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 
 from ... import health
 from ...errors import SsdptsError
-from ...health.projection import project, waf_between
+from ...health.projection import erase_increments, project, waf_between
 from ...records import from_data
 from ...store import Store
-from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, STR, Setting, TestSettings, declared_default, key
+from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, SIZE, STR, Setting, TestSettings, declared_default, key
 from ...units import format_duration
 from ...workload import Workload
 from ..common import STREAM_ROUND_LIMIT, TestContext
 from ..plan import TestPlan, once, purge_phase
-from .summary import EndurancePoll, EnduranceSummary, Projection, RatedEndurance
+from .summary import EndurancePoll, EnduranceSummary, Loop, Projection, RatedEndurance
 
 PHASE = "endurance"
 BASELINE = "health:poll:000000"
@@ -68,6 +68,22 @@ class EnduranceSettings(TestSettings):
     warranty_years: float | None = key(Setting("a positive number of years", POSITIVE.ok, float, "years"), None,
                                        "the warranty the rating holds for")
     workloads: dict = key(CUSTOM_WORKLOADS, {}, "workloads of this profile: NAME -> (rw, block size, read %)")
+    loop_size: int | None = key(SIZE, None, "bytes per loop for the loop-duration table (default: the capacity)")
+
+
+def loops(series: list[EndurancePoll], loop_bytes: int) -> list[Loop]:
+    """Complete loops of `loop_bytes` written, their times interpolated inside the polls that cross them."""
+    out: list[Loop] = []
+    t0, b0, start = 0.0, 0, 0.0
+    for p in series:
+        t1, b1 = p.elapsed_s, p.fio_written_bytes
+        while b1 > b0 and b1 >= (len(out) + 1) * loop_bytes:
+            end = t0 + (t1 - t0) * ((len(out) + 1) * loop_bytes - b0) / (b1 - b0)
+            out.append(Loop(len(out) + 1, start, end, end - start, loop_bytes / (end - start) / 2**20
+                            if end > start else 0.0))
+            start = end
+        t0, b0 = t1, b1
+    return out
 
 
 def _workload(ctx: TestContext, name: str, runtime_s: float) -> Workload:
@@ -134,7 +150,7 @@ def run(ctx: TestContext) -> EnduranceSummary:
                    "elapsed_s": totals["seconds"], "fio_written_bytes": totals["bytes"],
                    "host_written_tb": None if hw is None else hw / 1e12,
                    "wear_percent": snap.get("percentage_used"), "waf": w_int, "waf_cumulative": w_cum,
-                   "temperature_c": snap.get("temperature_c")}
+                   "temperature_c": snap.get("temperature_c"), "erase_count_avg": snap.get("erase_count_avg")}
             return {k: v for k, v in out.items() if v is not None}    # unknown health values: absent, not null
 
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, max_rounds, None,
@@ -156,6 +172,8 @@ def run(ctx: TestContext) -> EnduranceSummary:
     if not available:
         ctx.note(f"health data not available: {reason}; the workload ran, no wear/WAF projection")
     ctx.progress.message(f"{ctx.test}: {health.brief(final)}")
+    polled = [from_data(EndurancePoll, p) for p in series]
+    loop_bytes = cfg.loop_size or ctx.target.size_bytes
     return EnduranceSummary(
         workload=cfg.workload, duration_s=cfg.duration, poll_s=cfg.poll, elapsed_s=elapsed,
         stop_reason=stop, rounds=len(rounds), polls=len(pts),
@@ -163,4 +181,5 @@ def run(ctx: TestContext) -> EnduranceSummary:
         health_available=available, health_reason=reason, health_source=final.get("source"),
         rated=RatedEndurance(cfg.rated_tbw, cfg.dwpd, cfg.warranty_years, ctx.target.size_bytes),
         projection=from_data(Projection, {k: v for k, v in proj.items() if k != "waf_series"}),
-        series=[from_data(EndurancePoll, p) for p in series])
+        series=polled, erase_increments=erase_increments(pts), loop_bytes=loop_bytes,
+        loops=loops(polled, loop_bytes))

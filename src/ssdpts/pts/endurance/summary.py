@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...health.projection import EraseIncrement
 from ..spec import Summary
 
 
@@ -84,6 +85,19 @@ class EndurancePoll:
     waf: float | None = None                 # NAND / host writes in the interval
     waf_cumulative: float | None = None
     temperature_c: float | None = None
+    erase_count_avg: float | None = None     # average erase count (ATA 173 / 177, NVMe vendor logs, simulator)
+
+
+@dataclass
+class Loop:
+    """One pass of `loop_size` bytes of the workload (seed 002 timed its loops from LOG file mtimes);
+    start and end interpolated inside the polls where the written bytes cross the loop's bounds."""
+
+    index: int                           # 1-based
+    start_s: float                       # workload seconds
+    end_s: float
+    duration_s: float
+    mib_s: float                         # loop_size / duration, MiB/s (2^20 B/s)
 
 
 @dataclass
@@ -102,3 +116,6 @@ class EnduranceSummary(Summary):
     rated: RatedEndurance
     projection: Projection
     series: list[EndurancePoll] = field(default_factory=list)
+    erase_increments: list[EraseIncrement] = field(default_factory=list)   # empty: no erase count reported
+    loop_bytes: int = 0                  # bytes per loop (the profile's loop_size; default the capacity)
+    loops: list[Loop] = field(default_factory=list)                         # complete loops only

@@ -24,7 +24,7 @@ def html(ctx: SectionContext) -> Markup:
         out.append(Markup(
             f"<p><b>SLC cache estimate: {s.cache_gib:.2f} GiB</b> ({s.cache_bytes / 1e9:.2f} GB) written at "
             f"{s.cache_speed_mib_s:.0f} MiB/s before the first drop at {s.first_drop_s:.1f} s "
-            f"(then {s.after_drop_mib_s:.0f} MiB/s).</p>"))
+            f"(then {s.after_drop_mib_s:.0f} MiB/s); {share_text(s)}.</p>"))
     else:
         out.append(Markup(f'<p class="note">No drop detected: {escape(s.note)}</p>'))
     ref = s.reference
@@ -42,9 +42,42 @@ def html(ctx: SectionContext) -> Markup:
         plots.series_plot(fig, series, "time (s)", "MiB/s", styles=styles, ylim0=True)
         out.append(ctx.plot(fig, "mib-vs-time", "sequential write MiB/s vs time (SLC cache steps)",
                             "Bandwidth per interval of one continuous SEQ write from FOB; dashed: detected steps."))
+    out.append(_fill_levels_html(ctx, s))
     rows = [[st.index + 1, st.start_s, st.duration_s, st.mib_s, _mb_s(st), st.bytes / 2**30] for st in s.steps]
     out.append(ctx.table("steps", ["Step", "Start (s)", "Duration (s)", "MiB/s", "MB/s", "Written (GiB)"], rows,
                          caption="Plateaus of the sequential write (the cache is everything before the first drop)"))
+    return Markup("").join(out)
+
+
+def share_text(s: SlcCacheSummary) -> str:
+    """The cache as a share of the capacity, and in native-cell terms when bits per cell are known."""
+    if s.share_percent is None:
+        return "share of the capacity: not available (no drop detected)"
+    native = (f", {s.native_share_percent:.1f} % in {s.bits_per_cell}-bit native terms ({s.bits_per_cell_source})"
+              if s.native_share_percent is not None else f"; in native terms: {s.bits_per_cell_source}")
+    return f"{s.share_percent:.1f} % of the {s.capacity_bytes / 2**30:.2f} GiB capacity{native}"
+
+
+def _fill_levels_html(ctx: SectionContext, s: SlcCacheSummary) -> Markup:
+    """Cache size against the fill level, chart and table (seed 000: how the cache shrinks as the drive fills)."""
+    if not s.fill_levels:
+        return Markup("")
+    out = []
+    measured = [f for f in s.fill_levels if f.cache_bytes is not None]
+    if measured:
+        fig = ctx.figure()
+        plots.series_plot(fig, {"SLC cache": ([f.fill_percent for f in measured], [f.cache_gib for f in measured])},
+                          "drive filled before the probe (% of capacity)", "SLC cache (GiB)", ylim0=True)
+        out.append(ctx.plot(fig, "cache-vs-fill", "SLC cache size vs fill level",
+                            "Each point: purge, SEQ fill of that share of the drive, idle, then a SEQ probe; "
+                            "the cache is what the probe wrote before its first drop."))
+    rows = [[f.fill_percent, f.idle_s, f.cache_gib if f.cache_gib is not None else "not reached",
+             f.share_percent, f.cache_mib_s, f.after_drop_mib_s, f.probe_bytes / 2**30] for f in s.fill_levels]
+    out.append(ctx.table("fill-levels", ["Fill (% of capacity)", "Idle before probe (s)", "SLC cache (GiB)",
+                                         "Cache (% of capacity)", "MiB/s in cache", "MiB/s after drop",
+                                         "Probe wrote (GiB)"], rows,
+                         caption="SLC cache against the drive's fill level (0 %: the FOB measurement above; "
+                                 "\"not reached\": no drop before the probe ended)"))
     return Markup("").join(out)
 
 
@@ -69,11 +102,16 @@ def text(s: SlcCacheSummary) -> list[str]:
         lines.append(f"  SLC cache estimate: {s.cache_gib:.2f} GiB ({s.cache_bytes / 1e9:.2f} GB) at "
                      f"{s.cache_speed_mib_s:.0f} MiB/s before the first drop at {s.first_drop_s:.1f} s "
                      f"(then {s.after_drop_mib_s:.0f} MiB/s)")
+        lines.append(f"  {share_text(s)}")
     else:
         lines.append(f"  no drop detected: {s.note}")
     if s.reference is not None and s.reference.slc_capacity_bytes:
         lines.append(f"  reference ({s.reference.source}): {s.reference.slc_capacity_bytes / 2**30:.2f} GiB"
                      + (f", estimate error {s.reference.error * 100:+.1f} %" if s.reference.error is not None else ""))
+    for f in s.fill_levels:
+        cache = f"{f.cache_gib:.2f} GiB ({f.share_percent:.1f} % of capacity)" if f.cache_gib is not None else \
+            "not reached (no drop)"
+        lines.append(f"  fill {f.fill_percent:g} %: SLC cache {cache}")
     if s.steps:
         lines.append(f"  {'step':>4} {'start s':>9} {'duration s':>11} {'MiB/s':>9} {'MB/s':>9} {'GiB':>8}")
         for st in s.steps:
@@ -84,6 +122,7 @@ def text(s: SlcCacheSummary) -> list[str]:
 
 def headline(s: SlcCacheSummary) -> list[Headline]:
     out = [Headline("slc_cache_gib", "SLC cache estimate (bytes before the first drop)", s.cache_gib, "GiB")]
+    out.append(Headline("slc_cache_share", "SLC cache as a share of the capacity", s.share_percent, "%"))
     if s.cache_speed_mib_s is not None:
         out.append(Headline("slc_cache_mib_s", "sequential write in the cache", s.cache_speed_mib_s, "MiB/s"))
     if s.after_drop_mib_s is not None:

@@ -14,14 +14,17 @@ from dataclasses import dataclass
 from ...analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
 from ...records import from_data, to_data
 from ...targets.sim import SimTarget
-from ...settings import ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, POS_INT, TestSettings, key
+from ...settings import (ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, PCT, POS_INT, Setting, TestSettings, integer,
+                         key, list_of)
 from ...units import bs_label, format_duration
 from ...workload import Workload
-from ..common import TestContext
+from ..common import TestContext, stored_once
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
-from .summary import SeriesPoint, SlcCacheSummary, SlcReference
+from .summary import FillLevel, SeriesPoint, SlcCacheSummary, SlcReference
 
 PHASE = "seq"
+FILL_PCT = Setting("a fill level, % of the capacity from 0 to below 100", lambda v: PCT.check(v) and v < 100,
+                   float, "%")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,14 @@ class SlcCacheSettings(TestSettings):
     capacity_percent: float = key(ACTIVE_RANGE, 100, "share of the capacity written")
     min_drop: float = key(FRACTION, DEFAULT_MIN_DROP, "a throughput drop of at least this share ends the cache")
     min_points: int = key(POS_INT, DEFAULT_MIN_POINTS, "intervals a level must last to count")
+    # seed 000: "as free blocks run out the SLC cache must be released": the cache measured again after
+    # X % of the drive was written (purge, fill, idle, then the same sequential probe)
+    fill_levels: tuple | None = key(list_of(FILL_PCT, "a list of fill levels like [0, 50, 80] (% of the capacity, "
+                                                      "each 0 to below 100)"), None,
+                                    "re-measure the cache after writing each of these shares of the drive")
+    fill_idle: float = key(DURATION, "60s", "idle between a fill and its cache probe (the drive folds its cache)")
+    bits_per_cell: int | None = key(integer(2, 4, "2 MLC, 3 TLC, 4 QLC"), None,
+                                    "bits per native cell, for the cache 'in native terms' (sim: from its preset)")
 
 
 def _reference(ctx: TestContext) -> SlcReference | None:
@@ -61,19 +72,101 @@ def _write(ctx: TestContext, bs: int, written: int, remaining: int, seconds_left
                     io_size=remaining, runtime_s=seconds_left)
 
 
+def _fill_cells(ctx: TestContext, pct: float, bs: int, limit_s: float) -> list[Workload]:
+    """A fill level: SEQ writes of `pct` % of the capacity, then (after the idle) the same probe as the FOB
+    measurement over the rest of the drive."""
+    cap = ctx.target.size_bytes
+    filled = int(pct / 100.0 * cap) // bs * bs
+    probe = _write(ctx, bs, filled, (cap - filled) // bs * bs, limit_s).with_(
+        name=f"slc_probe_{pct:g}pct", idle_before_s=ctx.settings.fill_idle)
+    if filled < bs:
+        return [probe]
+    return [ctx.cell(f"slc_fill_{pct:g}pct", "write", bs, 0, threads=1, range_start=0.0, range_size=1.0,
+                     io_size=filled, runtime_s=None), probe]
+
+
+def _fill_levels(ctx: TestContext) -> list[float]:
+    """The fill levels after the FOB measurement (0 % is that measurement), ascending."""
+    return sorted({float(p) for p in ctx.settings.fill_levels or ()} - {0.0})
+
+
 def plan(ctx: TestContext) -> TestPlan:
     bs, interval, limit_s, total = _setup(ctx)
     cell = _write(ctx, bs, 0, total, limit_s)
-    return TestPlan("slc-cache", [purge_phase(ctx), Phase(
+    phases = [purge_phase(ctx), Phase(
         "stream", f"one continuous SEQ {bs_label(bs)} write of {total / 2**30:.2f} GiB from FOB (TC1/QD{cell.iodepth}), "
                   f"stopped after {format_duration(limit_s)} at the latest; MiB/s stored every {interval:g} s",
-        [PlannedCell.of(cell)], 1, 1, None, None, total)])
+        [PlannedCell.of(cell)], 1, 1, None, None, total)]
+    for pct in _fill_levels(ctx):
+        cells = _fill_cells(ctx, pct, bs, limit_s)
+        phases += [purge_phase(ctx), Phase(
+            "stream", f"fill level {pct:g} %: SEQ {bs_label(bs)} writes of {pct:g} % of the capacity, "
+                      f"{format_duration(ctx.settings.fill_idle)} idle, then the cache probe over the rest",
+            [PlannedCell.of(c) for c in cells], 1, 1, None, None, sum(c.io_size or 0 for c in cells))]
+    return TestPlan("slc-cache", phases)
+
+
+def _interval_tracker(totals: dict):
+    """Per stored interval: MiB/s and where it lies in the write (seconds and bytes from the write's start)."""
+    def track(phase, round_no, res, st):
+        secs = res.runtime_ms / 1000
+        start_s = totals["seconds"]
+        totals["bytes"] += res.write.bytes
+        totals["seconds"] += secs
+        return {"mib_s": res.write.bytes / secs / 2**20 if secs > 0 else 0.0, "start_s": start_s,
+                "end_s": totals["seconds"], "bytes": res.write.bytes, "written_bytes": totals["bytes"],
+                "iops": res.iops, "lat_mean_us": res.lat_mean_ns / 1000, "lat_max_us": res.lat_max_ns / 1000}
+    return track
+
+
+def _estimate(ctx: TestContext, series: list[dict]) -> tuple[dict, list, list]:
+    """The plateaus of stored intervals: (estimate, times, MiB/s)."""
+    times, mibs, durs = ([s["end_s"] for s in series], [s["mib_s"] for s in series],
+                         [s["end_s"] - s["start_s"] for s in series])
+    times, mibs, durs = rebin(times, mibs, durs, ctx.settings.interval)   # no-op when the rounds already are intervals
+    return (estimate(times, mibs, durations=durs, min_drop=ctx.settings.min_drop, min_points=ctx.settings.min_points),
+            times, mibs)
+
+
+def bits_per_cell(ctx: TestContext) -> tuple[int | None, str]:
+    """Bits per native cell and where it comes from (the profile, else the simulated drive's preset)."""
+    if ctx.settings.bits_per_cell is not None:
+        return ctx.settings.bits_per_cell, "profile (bits_per_cell)"
+    params = (ctx.target.info or {}).get("params", {}) if isinstance(ctx.target, SimTarget) else {}
+    known = params.get("bits_per_cell")
+    return (int(known), "simulated drive's preset") if known else (None, "not available (set bits_per_cell)")
+
+
+def _measure_fill(ctx: TestContext, pct: float, bs: int, limit_s: float) -> FillLevel:
+    """Purge, fill `pct` % of the drive, idle, probe (stored whole: an interrupted level starts again)."""
+    return stored_once(ctx, f"fill={pct:g}%", FillLevel, lambda scope: _fill_level(ctx, scope, pct, bs, limit_s))
+
+
+def _fill_level(ctx: TestContext, scope: str, pct: float, bs: int, limit_s: float) -> FillLevel:
+    ctx.purge(scope)
+    cells = _fill_cells(ctx, pct, bs, limit_s)
+    phases = [f"{scope}/fill", f"{scope}/probe"][-len(cells):]
+    totals = {"bytes": 0, "seconds": 0.0}
+    probe_totals = {"bytes": 0, "seconds": 0.0}
+    fill_track, probe_track = _interval_tracker(totals), _interval_tracker(probe_totals)
+    ctx.progress.round_started(ctx.test, phases[0], 1, 0, None, f"fill level {pct:g} %")
+    ctx.stream(phases, cells, ctx.settings.interval,
+               lambda phase, *a: (probe_track if phase.endswith("/probe") else fill_track)(phase, *a))
+    series = [r.tracking for r in ctx.store.rounds(ctx.run_id, ctx.test, ctx._ph(phases[-1]), with_cells=False)]
+    result, _, _ = _estimate(ctx, series)
+    cap = ctx.target.size_bytes
+    cache = result["cache_bytes"]
+    return FillLevel(
+        fill_percent=pct, filled_bytes=totals["bytes"], idle_s=ctx.settings.fill_idle,
+        probe_bytes=probe_totals["bytes"], probe_s=probe_totals["seconds"], drop_detected=result["drop_detected"],
+        cache_bytes=cache, share_percent=None if cache is None else cache / cap * 100,
+        cache_mib_s=result["cache_speed_mib_s"], after_drop_mib_s=result["after_drop_mib_s"],
+        note=result.get("note", ""))
 
 
 def run(ctx: TestContext) -> SlcCacheSummary:
     cap = ctx.target.size_bytes
     bs, interval, limit_s, total = _setup(ctx)
-    min_drop = ctx.settings.min_drop
     purge = ctx.purge()
     reference = _reference(ctx)
     drives = len(ctx.target.drives())     # a parallel run writes every drive: stored bytes are their sum
@@ -87,30 +180,21 @@ def run(ctx: TestContext) -> SlcCacheSummary:
     if remaining >= bs and limit_s - elapsed > 0:
         cells = [_write(ctx, bs, per_drive, remaining, limit_s - elapsed)]
         stream_interval = interval
-        totals = {"bytes": written, "seconds": elapsed}
-
-        def track(phase, round_no, res, st, totals=totals):
-            secs = res.runtime_ms / 1000
-            start_s = totals["seconds"]
-            totals["bytes"] += res.write.bytes
-            totals["seconds"] += secs
-            return {"mib_s": res.write.bytes / secs / 2**20 if secs > 0 else 0.0, "start_s": start_s,
-                    "end_s": totals["seconds"], "bytes": res.write.bytes, "written_bytes": totals["bytes"],
-                    "iops": res.iops, "lat_mean_us": res.lat_mean_ns / 1000, "lat_max_us": res.lat_max_ns / 1000}
-
+        track = _interval_tracker({"bytes": written, "seconds": elapsed})
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, 0, None,
                                    f"sequential write of {total / 2**30:.1f} GiB")
         ctx.stream([PHASE] * len(cells), cells, stream_interval, track)
     rounds = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
     series = [r.tracking for r in rounds]
-    times = [s["end_s"] for s in series]
-    mibs = [s["mib_s"] for s in series]
-    durs = [s["end_s"] - s["start_s"] for s in series]
-    times, mibs, durs = rebin(times, mibs, durs, interval)   # no-op when the rounds already are intervals
-    result = estimate(times, mibs, durations=durs, min_drop=min_drop,
-                      min_points=ctx.settings.min_points)
+    result, times, mibs = _estimate(ctx, series)
     written = series[-1]["written_bytes"] if series else 0
     cache = result["cache_bytes"]
+    fob = FillLevel(0.0, 0, 0.0, written, series[-1]["end_s"] if series else 0.0, result["drop_detected"], cache,
+                    None if cache is None else cache / cap * 100, result["cache_speed_mib_s"],
+                    result["after_drop_mib_s"], result.get("note", ""))
+    levels = [fob] + [_measure_fill(ctx, pct, bs, limit_s) for pct in _fill_levels(ctx)] \
+        if ctx.settings.fill_levels else []
+    bits, bits_source = bits_per_cell(ctx)
     if reference is not None and reference.slc_capacity_bytes and cache:
         reference.error = cache / reference.slc_capacity_bytes - 1
     return SlcCacheSummary(
@@ -121,4 +205,5 @@ def run(ctx: TestContext) -> SlcCacheSummary:
         steps=[from_data(Step, st) for st in result["steps"]], cache_bytes=cache,
         first_drop_s=result["first_drop_s"], cache_speed_mib_s=result["cache_speed_mib_s"],
         after_drop_mib_s=result["after_drop_mib_s"], note=result.get("note", ""), reference=reference,
-        series=[SeriesPoint(t, m) for t, m in zip(times, mibs)], drives=drives, notes=notes)
+        series=[SeriesPoint(t, m) for t, m in zip(times, mibs)], drives=drives, notes=notes,
+        bits_per_cell=bits, bits_per_cell_source=bits_source, fill_levels=levels)

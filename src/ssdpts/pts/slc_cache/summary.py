@@ -26,6 +26,28 @@ class SeriesPoint:
 
 
 @dataclass
+class FillLevel:
+    """The cache measured after `fill_percent` % of the drive was written (0: the FOB measurement itself):
+    purge, SEQ fill, idle, then the sequential probe over the rest of the drive."""
+
+    fill_percent: float                # % of the capacity written before the probe
+    filled_bytes: int
+    idle_s: float                      # idle between the fill and the probe (0 for the FOB measurement)
+    probe_bytes: int                   # written by the probe
+    probe_s: float
+    drop_detected: bool
+    cache_bytes: float | None          # bytes of the probe before its first drop (None: no drop seen)
+    share_percent: float | None        # cache_bytes / capacity, %
+    cache_mib_s: float | None
+    after_drop_mib_s: float | None
+    note: str = ""
+
+    @property
+    def cache_gib(self) -> float | None:
+        return None if self.cache_bytes is None else self.cache_bytes / 2**30
+
+
+@dataclass
 class SlcCacheSummary(Summary):
     purge: PurgeRecord
     block_size: int                    # bytes
@@ -49,7 +71,23 @@ class SlcCacheSummary(Summary):
     series: list[SeriesPoint] = field(default_factory=list)
     drives: int = 1                    # drives written at once (a parallel run): bytes and MiB/s are their sums
     notes: list[str] = field(default_factory=list)
+    bits_per_cell: int | None = None   # native cell (3: TLC), for the share "in native terms"
+    bits_per_cell_source: str = ""
+    fill_levels: list[FillLevel] = field(default_factory=list)   # empty: no fill levels asked for
 
     @property
     def cache_gib(self) -> float | None:
         return None if self.cache_bytes is None else self.cache_bytes / 2**30
+
+    @property
+    def share_percent(self) -> float | None:
+        """The cache as a share of the user capacity, % (seed 000: 65 GiB of 465.76 GiB)."""
+        return None if self.cache_bytes is None else self.cache_bytes / (self.capacity_bytes * self.drives) * 100
+
+    @property
+    def native_share_percent(self) -> float | None:
+        """The native (TLC) cells the SLC cache occupies, % of the capacity: a cell holding 1 bit in SLC mode
+        holds `bits_per_cell` natively (seed 000: "in TLC terms about 0.4 of the 500 GiB")."""
+        if self.share_percent is None or self.bits_per_cell is None:
+            return None
+        return self.share_percent * self.bits_per_cell

@@ -1,0 +1,18 @@
+"""Surface scan (seed 001's "Full Diagnostic Scan"): every block read (or written and verified), per-region
+MiB/s and max latency, slow regions and I/O errors."""
+
+from __future__ import annotations
+
+from ..spec import TestSpec
+from . import render
+from .run import SurfaceScanSettings, plan, run
+from .summary import SurfaceScanSummary
+
+TEST = TestSpec(
+    name="surface-scan", title="Surface Scan (read / write-verify pass)",
+    kind="study", order=20, summary=SurfaceScanSummary,
+    run=run, plan=plan, renderers=render.RENDERERS,
+    settings=SurfaceScanSettings,
+    description="SEQ reads (or writes with fio verify) over the active range in regions: MiB/s and max latency "
+                "per region, slow regions, I/O errors",
+)
