@@ -19,11 +19,21 @@ from ssdpts.store import Store
 SPEC = registry.get("lat-iops")
 
 
+def profile(path, **keys) -> str:
+    """tiny with [tests.lat-iops] keys set."""
+    path.write_text(f'[profile]\nextends = "{TINY}"\n[tests.lat-iops]\n'
+                    + "".join(f"{k} = {json.dumps(v)}\n" for k, v in keys.items()))
+    return str(path)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    results = tmp_path_factory.mktemp("latiops") / "results"
-    ids = [ssdpts("run", "sim:client", "--profile", str(TINY), "--tests", "lat-iops", "--results", str(results),
-                  "-q").stdout.strip().splitlines()[-1] for _ in range(2)]
+    """Two runs: as quick has it (no preconditioning), then with a 200 ms fixed-length RND write first."""
+    tmp = tmp_path_factory.mktemp("latiops")
+    results = tmp / "results"
+    ids = [ssdpts("run", "sim:client", "--profile", prof, "--tests", "lat-iops", "--results", str(results),
+                  "-q").stdout.strip().splitlines()[-1]
+           for prof in (str(TINY), profile(tmp / "pc.toml", precondition_time="200ms"))]
     store = Store.in_dir(results)
     return store, ids, [SPEC.decode(next(t["summary"] for t in store.tests(i) if t["name"] == "lat-iops"))
                         for i in ids]
@@ -33,7 +43,7 @@ def test_every_point_is_the_window_mean_per_direction(runs):
     store, ids, (s, _) = runs
     assert [(f.block_size, f.read_pct) for f in s.families] == [(4096, 100), (4096, 70), (8192, 100), (8192, 70)]
     assert s.rounds == 3 and s.window_rounds == [2, 3]
-    assert (s.cell_runtime_s, s.warmup_s, s.preconditioning) == (0.3, 0.1, None)
+    assert (s.cell_runtime_s, s.warmup_s, s.preconditioning, s.purge) == (0.3, 0.1, [], None)
     assert any("no preconditioning" in n for n in s.notes)
     rounds = store.rounds(ids[0], "lat-iops", "")
     assert [r.round for r in rounds] == [1, 2, 3] and all(len(r.cells) == 16 for r in rounds)
@@ -56,10 +66,10 @@ def test_every_point_is_the_window_mean_per_direction(runs):
 
 
 def test_report_charts_table_and_show(runs, tmp_path):
-    store, ids, (s, _) = runs
+    store, ids, (s, pre) = runs
     path = write_report(store, ids[0], tmp_path / "rep", strict=True)
     html = path.read_text(encoding="utf-8")
-    assert "report section failed" not in html and "Not preconditioned" not in html
+    assert "report section failed" not in html and "no preconditioning: the sweep ran on the drive as it was" in html
     for f in s.families:
         for d in f.directions:
             png_size(path.parent / "plots" / f"lat-iops-{f.prefix}-{d}.png")
@@ -72,6 +82,11 @@ def test_report_charts_table_and_show(runs, tmp_path):
             assert float(r["IOPS (read + write)"]) == pytest.approx(p.iops)
     text = "\n".join(SPEC.text(s))
     assert "RND 8K 70/30 (R/W)" in text and "mean of rounds 2–3" in text
+    # the second run's fixed-length preconditioning, as it ran, is stated
+    (pc,) = pre.preconditioning
+    assert (pc.block_size, pc.threads, pc.iodepth, pc.seconds) == (4096, 2, 4, pytest.approx(0.2))
+    assert pc.bytes_written > 0 and not pre.notes
+    assert "Preconditioned first, no steady-state judgement: RND 4K writes for 0.2 s" in "\n".join(SPEC.text(pre))
     heads = {h.key: h for h in SPEC.headline(s)}
     assert heads["lat_iops_rnd_4k_70-30_write_tc2_qd4_p99_99_us"].value == s.family(4096, 70).point(2, 4).write_lat.p(
         "99.99")
@@ -89,15 +104,18 @@ def test_compare_overlays_each_family(runs, tmp_path):
 
 def test_plan_counts_cells_and_time(tmp_path):
     plan = json.loads(ssdpts("plan", "sim:client", "--profile", str(TINY), "--tests", "lat-iops", "--json").stdout)
-    text = json.dumps(plan)
-    assert "16 points" in text and "3 sweep rounds" in text
-    test = next(t for t in plan["tests"] if t["test"] == "lat-iops") if "tests" in plan else plan[0]
-    assert test["seconds_min"] == test["seconds_max"] == pytest.approx(3 * 16 * (0.3 + 0.1))
+    assert plan["total"]["seconds_min"] == plan["total"]["seconds_max"] == pytest.approx(3 * 16 * (0.3 + 0.1))
+    (phase,) = plan["tests"][0]["phases"]
+    assert (phase["rounds_min"], phase["rounds_max"], len(phase["cells"])) == (3, 3, 16)
+    assert "16 points" in phase["what"] and all(c["ramp_s"] == 0.1 for c in phase["cells"])
+    # the seeds' way: purge, WIPC, then the sweep
+    plan = json.loads(ssdpts("plan", "sim:client", "--profile", profile(tmp_path / "w.toml", wipc_first=True),
+                             "--tests", "lat-iops", "--json").stdout)
+    assert [p["name"] for p in plan["tests"][0]["phases"]] == ["purge", "precondition", "rounds"]
 
 
 def test_average_rounds_beyond_rounds_is_one_line(tmp_path):
-    prof = tmp_path / "p.toml"
-    prof.write_text(f'[profile]\nextends = "{TINY}"\n[tests.lat-iops]\nrounds = 3\naverage_rounds = 4\n')
-    p = ssdpts("plan", "sim:client", "--profile", str(prof), "--tests", "lat-iops", check=False)
+    p = ssdpts("plan", "sim:client", "--profile", profile(tmp_path / "p.toml", rounds=3, average_rounds=4),
+               "--tests", "lat-iops", check=False)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "average_rounds = 4 is more than rounds = 3" in p.stderr and len(p.stderr.strip().splitlines()) == 1

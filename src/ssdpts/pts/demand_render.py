@@ -9,6 +9,7 @@ separately, DIRTH: all I/Os).
 
 from __future__ import annotations
 
+import textwrap
 from typing import Callable, Sequence
 
 import numpy as np
@@ -402,31 +403,32 @@ def _scale(ax, axis: str, values: Sequence[float]) -> None:
         (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(FuncFormatter(plots._thousands))
 
 
-# a line of a statistics figure: (legend label, colour or None for the cycle, line style, its points by QD)
-StatLine = tuple[str, str | None, str, list[DemandPoint]]
+# a line of a statistics figure: (colour, line style, its points); a legend: (title, [(label, colour, style,
+# marker)])
+StatLine = tuple[str, str, list[DemandPoint]]
+StatLegend = tuple[str, list[tuple[str, str, str, str]]]
 
 
-def stat_panels(fig, lines: Sequence[StatLine], direction: str, qds: Sequence[int]) -> None:
+def stat_panels(fig, lines: Sequence[StatLine], direction: str, qds: Sequence[int],
+                legends: Sequence[StatLegend]) -> None:
     """Five panels (mean, p99, p99.9, p99.99, max latency of `direction` vs IOPS), a marker shape per QD, and
-    a sixth panel holding the legends."""
+    a sixth panel holding the legends: `legends` on top, the QD markers below."""
+    from matplotlib.lines import Line2D
+
     marker = {qd: QD_MARKERS[i % len(QD_MARKERS)] for i, qd in enumerate(sorted(qds))}
-    handles = []
     for i, (title, stat) in enumerate(STATS):
         ax = fig.add_subplot(2, 3, i + 1)
         xs, ys = [], []
-        for label, color, style, points in lines:
+        for color, style, points in lines:
             xy = [(p.iops, v, p.qd) for p in sorted(points, key=lambda p: p.qd)
                   if (v := stat_us(direction_lat(p, direction), stat)) is not None]
             if not xy:
                 continue
-            (line,) = ax.plot([x for x, _, _ in xy], [y for _, y, _ in xy], linestyle=style, linewidth=1.3,
-                              color=color, label=label)
+            ax.plot([x for x, _, _ in xy], [y for _, y, _ in xy], linestyle=style, linewidth=1.3, color=color)
             for x, y, qd in xy:
-                ax.plot([x], [y], linestyle="none", marker=marker[qd], markersize=4, color=line.get_color())
+                ax.plot([x], [y], linestyle="none", marker=marker[qd], markersize=4, color=color)
             xs += [x for x, _, _ in xy]
             ys += [y for _, y, _ in xy]
-            if i == 0:
-                handles.append(line)
         _scale(ax, "x", xs)
         _scale(ax, "y", ys)
         ax.set_title(f"{title} {direction} latency", fontsize=8)
@@ -434,24 +436,29 @@ def stat_panels(fig, lines: Sequence[StatLine], direction: str, qds: Sequence[in
         ax.set_ylabel(f"{title} latency (µs)", fontsize=7)
         ax.tick_params(which="both", labelsize=6.5)
         ax.grid(True, which="major", alpha=0.3)
-    legend_ax = fig.add_subplot(2, 3, 6)
-    legend_ax.axis("off")
-    from matplotlib.lines import Line2D
-
-    qd_handles = [Line2D([], [], linestyle="none", marker=marker[q], color="#555555", label=f"QD {q}")
-                  for q in sorted(qds)]
-    first = legend_ax.legend(handles=handles, loc="upper left", fontsize=7, title="line", title_fontsize=7)
-    legend_ax.add_artist(first)
-    legend_ax.legend(handles=qd_handles, loc="upper right", fontsize=7, title="marker", title_fontsize=7)
+    box = fig.add_subplot(2, 3, 6)
+    box.axis("off")
+    groups = list(legends) + [("queue depth (marker)", [(f"QD {q}", "#555555", "none", marker[q])
+                                                        for q in sorted(qds)])]
+    anchors = [(0.0, 1.0, "upper left"), (0.0, 0.0, "lower left"), (1.0, 0.0, "lower right")]
+    if len(groups) == 2:
+        anchors = [(0.0, 1.0, "upper left"), (1.0, 1.0, "upper right")]
+    for (title, entries), (x, y, loc) in zip(groups, anchors):
+        handles = [Line2D([], [], color=c, linestyle=st, marker=m, label=label) for label, c, st, m in entries]
+        box.add_artist(box.legend(handles=handles, loc=loc, bbox_to_anchor=(x, y), fontsize=6.5, title=title,
+                                  title_fontsize=7, frameon=False))
 
 
 def stat_figures(ctx: SectionContext, points: Sequence[DemandPoint], key: str, what: str) -> Markup:
     """A run's family of latency-vs-IOPS charts: one figure per direction, one line per TC."""
     out = []
     qds = sorted({p.qd for p in points})
+    groups = by_tc(list(points))
+    colors = {tc: f"C{i % 10}" for i, tc in enumerate(groups)}
+    legend = [("thread count (line)", [(f"TC {tc}", colors[tc], "-", "") for tc in groups])]
     for d in directions_of(points):
         fig = ctx.figure((11.0, 6.6))
-        stat_panels(fig, [(f"TC {tc}", None, "-", ps) for tc, ps in by_tc(list(points)).items()], d, qds)
+        stat_panels(fig, [(colors[tc], "-", ps) for tc, ps in groups.items()], d, qds, legend)
         out.append(ctx.plot(fig, f"{key}-{d}", f"{what}: {d} latency vs IOPS",
                             f"{d.capitalize()} latency of each point (mean of the measurement window); one line "
                             "per thread count (TC), one marker shape per queue depth (QD); x: IOPS of the point, "
@@ -475,13 +482,16 @@ def stat_compare(ctx: CompareContext, runs: Sequence[tuple[str, Sequence[DemandP
     tcs = shown_tcs([tc for tc, _ in shared])
     qds = sorted({qd for _, qd in shared})
     colors = [f"C{i % 10}" for i in range(len(runs))]
+    styles = {tc: TC_STYLES[j % len(TC_STYLES)] for j, tc in enumerate(tcs)}
+    legends = [("run (colour)", [(textwrap.fill(label, 34), colors[i], "-", "")
+                                 for i, (label, _) in enumerate(runs)]),
+               ("thread count (line style)", [(f"TC {tc}", "#555555", styles[tc], "") for tc in tcs])]
     out = []
     for d in directions_of([p for _, ps in runs for p in ps]):
-        lines = [(f"{label} TC {tc}", colors[i], TC_STYLES[j % len(TC_STYLES)],
-                  [p for p in ps if p.tc == tc and (p.tc, p.qd) in shared])
-                 for i, (label, ps) in enumerate(runs) for j, tc in enumerate(tcs)]
+        lines = [(colors[i], styles[tc], [p for p in ps if p.tc == tc and (p.tc, p.qd) in shared])
+                 for i, (_, ps) in enumerate(runs) for tc in tcs]
         fig = ctx.figure((11.0, 6.6))
-        stat_panels(fig, lines, d, qds)
+        stat_panels(fig, lines, d, qds, legends)
         hidden = sorted({tc for tc, _ in shared} - set(tcs))
         out.append(ctx.plot(fig, f"{key}-{d}", f"{what}: {d} latency vs IOPS, runs overlaid",
                             f"One colour per run, one line style per TC ({', '.join(f'TC {t}' for t in tcs)}"

@@ -18,9 +18,9 @@ def family_title(f: LatIopsFamily) -> str:
 
 
 def method(s: LatIopsSummary) -> str:
-    pc = s.preconditioning
-    pre = (f"Preconditioned first: RND {bs_label(pc.block_size)} writes at TC{pc.threads}/QD{pc.iodepth} for "
-           f"{pc.seconds:g} s ({pc.iops:,.0f} IOPS), no steady-state judgement." if pc else "")
+    done = [f"{p.what} ({p.seconds:,.1f} s, {p.bytes_written / 2**30:,.2f} GiB written)" for p in s.preconditioning]
+    pre = ((f"Purged ({s.purge.method}), then p" if s.purge else "P") + "reconditioned first, no steady-state "
+           "judgement: " + "; ".join(done) + ".") if done else ""
     w = s.window_rounds
     return (f"{s.rounds} rounds, every point once per round: {s.warmup_s:g} s warm-up (fio ramp_time, not measured) "
             f"+ {s.cell_runtime_s:g} s measured. Each point is the mean of rounds {w[0]}–{w[-1]} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..demand import DemandPoint
+from ...targets.purge import PurgeRecord
 from ..spec import Summary
 
 
@@ -28,13 +29,14 @@ class LatIopsFamily:
 
 @dataclass
 class Preconditioning:
-    """The optional fixed-length preconditioning before the sweep (no steady-state judgement)."""
+    """One preconditioning write before the sweep, as it ran (no steady-state judgement)."""
 
-    block_size: int              # RND writes of this size
+    what: str                    # e.g. "WIPC: SEQ 128K writes, 2× the capacity"
+    block_size: int
     threads: int
     iodepth: int
-    seconds: float               # fio runtime, as run
-    iops: float                  # write IOPS over it
+    seconds: float               # fio runtime
+    bytes_written: int
 
 
 @dataclass(kw_only=True)
@@ -46,7 +48,8 @@ class LatIopsSummary(Summary):
     window_rounds: list[int]               # the rounds averaged: the last `average_rounds`
     cell_runtime_s: float                  # measured part of a point (fio runtime after the warm-up)
     warmup_s: float                        # fio ramp_time per point, not measured (0: none)
-    preconditioning: Preconditioning | None   # None: the sweep ran on the drive as it was
+    purge: PurgeRecord | None              # None: not purged (wipc_first = false)
+    preconditioning: list[Preconditioning]  # in order; empty: the sweep ran on the drive as it was
     notes: list[str] = field(default_factory=list)
 
     def family(self, block_size: int, read_pct: int) -> LatIopsFamily | None:
