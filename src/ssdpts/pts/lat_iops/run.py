@@ -120,11 +120,11 @@ def run(ctx: TestContext) -> LatIopsSummary:
 def plan(ctx: TestContext) -> TestPlan:
     st, sw = ctx.settings, sweep_cells(ctx)
     phases = [purge_phase(ctx), wipc_phase(ctx)] if st.wipc_first else []
-    phases += [once("precondition", f"fixed-length preconditioning (phase pc), no steady-state judgement: {describe(w)}",
-                    [w]) for w in sw.preconditioning if w.runtime_s]
+    phases += [once("precondition", "fixed-length preconditioning (phase pc), no steady-state judgement: "
+                    + describe(w), [w]) for w in sw.preconditioning if w.runtime_s]
     phases.append(fixed_rounds(sw.round, f"{st.rounds} sweep rounds (fixed, no steady-state judgement) of "
-                               f"{len(sw.round)} points: {len(sw.families)} block size × mix families × {len(sw.tcs)} "
-                               f"TC × {len(sw.qds)} QD, each a {st.warmup:g} s warm-up (not measured) + "
+                               f"{len(sw.round)} points: {len(sw.families)} block size × mix families × "
+                               f"{len(sw.tcs)} TC × {len(sw.qds)} QD, each a {st.warmup:g} s warm-up (not measured) + "
                                f"{st.cell_runtime:g} s; points = mean of the last {st.average_rounds} rounds",
                                st.rounds))
     return TestPlan(ctx.test, phases)
