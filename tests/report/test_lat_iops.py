@@ -1,5 +1,5 @@
 """lat-iops (the reviewers' latency-vs-IOPS sweep) on the simulated client SSD: two tiny runs (quick's
-[tests.lat-iops]: 4K/8K x 100/70 % reads x TC 1,2 x QD 1,4, 0.1 s warm-up + 0.3 s, 3 rounds, last 2 averaged),
+[tests.lat-iops]: 4K/8K x 100/70 % reads x TC 1,2 x QD 1,4, 0.05 s warm-up + 0.2 s, 3 rounds, last 2 averaged),
 the typed summary against the stored rounds, the report's charts and table, compare, plan and a refusal."""
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ def test_every_point_is_the_window_mean_per_direction(runs):
     store, ids, (s, _) = runs
     assert [(f.block_size, f.read_pct) for f in s.families] == [(4096, 100), (4096, 70), (8192, 100), (8192, 70)]
     assert s.rounds == 3 and s.window_rounds == [2, 3]
-    assert (s.cell_runtime_s, s.warmup_s, s.preconditioning, s.purge) == (0.3, 0.1, [], None)
+    assert (s.cell_runtime_s, s.warmup_s, s.preconditioning, s.purge) == (0.2, 0.05, [], None)
     assert any("no preconditioning" in n for n in s.notes)
     rounds = store.rounds(ids[0], "lat-iops", "")
     assert [r.round for r in rounds] == [1, 2, 3] and all(len(r.cells) == 16 for r in rounds)
-    assert all(w["ramp_s"] == 0.1 and w["runtime_s"] == 0.3 for w in rounds[0].workloads)
+    assert all(w["ramp_s"] == 0.05 and w["runtime_s"] == 0.2 for w in rounds[0].workloads)
     averages = window_summary(rounds, [2, 3])
     for f in s.families:
         assert [(p.tc, p.qd) for p in f.points] == [(2, 4), (2, 1), (1, 4), (1, 1)]
@@ -104,10 +104,10 @@ def test_compare_overlays_each_family(runs, tmp_path):
 
 def test_plan_counts_cells_and_time(tmp_path):
     plan = json.loads(ssdpts("plan", "sim:client", "--profile", str(TINY), "--tests", "lat-iops", "--json").stdout)
-    assert plan["total"]["seconds_min"] == plan["total"]["seconds_max"] == pytest.approx(3 * 16 * (0.3 + 0.1))
+    assert plan["total"]["seconds_min"] == plan["total"]["seconds_max"] == pytest.approx(3 * 16 * (0.2 + 0.05))
     (phase,) = plan["tests"][0]["phases"]
     assert (phase["rounds_min"], phase["rounds_max"], len(phase["cells"])) == (3, 3, 16)
-    assert "16 points" in phase["what"] and all(c["ramp_s"] == 0.1 for c in phase["cells"])
+    assert "16 points" in phase["what"] and all(c["ramp_s"] == 0.05 for c in phase["cells"])
     # the seeds' way: purge, WIPC, then the sweep
     plan = json.loads(ssdpts("plan", "sim:client", "--profile", profile(tmp_path / "w.toml", wipc_first=True),
                              "--tests", "lat-iops", "--json").stdout)

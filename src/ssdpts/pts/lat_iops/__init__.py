@@ -7,7 +7,7 @@ from . import render
 from .run import LatIopsSettings, plan, run
 from .summary import LatIopsSummary
 
-    # the title keeps its apostrophe typographic (’): HTML escapes a plain one, and titles are matched in the HTML
+# the title keeps its apostrophe typographic (’): HTML escapes a plain one, and titles are matched in the HTML
 TEST = TestSpec(
     name="lat-iops", title="Latency vs IOPS (reviewers’ sweep)",
     kind="study", order=7, summary=LatIopsSummary,
