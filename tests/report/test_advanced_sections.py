@@ -203,9 +203,16 @@ def test_demand_tables(report, test):
                 assert _near(_f(r[f"p{q} (µs)"]), lat.p(q))
 
 
-def test_compare(runs, tmp_path):
+@pytest.fixture(scope="module")
+def compared(runs, tmp_path_factory):
+    """The comparison of the two runs (written once, read by several tests)."""
     store, ids = runs
-    path = write_compare(store, ids, tmp_path / "cmp", strict=True)
+    return write_compare(store, ids, tmp_path_factory.mktemp("cmp") / "cmp", strict=True)
+
+
+def test_compare(runs, compared):
+    store, ids = runs
+    path = compared
     out = path.parent
     check_self_contained(path)
     check_plot_dir(out, ids)
@@ -263,3 +270,18 @@ def test_show_lines_and_headlines(report):
     lines = registry.get("hir").text(summary["hir"])
     assert any(line.split()[0] == "0.6s" and f"{summary['hir'].wait_states['0.6s'].ab_iops_mean:,.0f}" in line
                for line in lines if line.split())
+
+
+def test_demand_latency_statistics_charts(report, compared):
+    """DIRTH (65/35) and CBW (40/60): mean, p99, p99.9, p99.99 and max vs IOPS per direction, in the report and
+    overlaid in compare (the reviewers' charts, shared with lat-iops)."""
+    store, rid, out, path, summary = report
+    html = path.read_text(encoding="utf-8")
+    cmp = compared.parent
+    for test in ("dirth", "cbw"):
+        for d in ("read", "write"):
+            assert all(getattr(p, f"{d}_lat").p("99.99") >= getattr(p, f"{d}_lat").mean_us > 0
+                       for p in summary[test].points)
+            assert f'id="fig-{test}-latency-stats-{d}"' in html
+            png_size(out / "plots" / f"{test}-latency-stats-{d}.png")
+            png_size(cmp / "plots" / f"{test}-latency-stats-{d}.png")

@@ -156,6 +156,8 @@ class SimRound:
             for w in self.cells:
                 if w.idle_before_s:
                     drive.idle(w.idle_before_s)
+                if w.ramp_s:   # fio ramp_time: the I/O runs first and is not counted
+                    self._run(w.with_(runtime_s=w.ramp_s, ramp_s=0.0))
                 job, res = self._run(w)
                 jobs.append(job)
                 raw.append(res)

@@ -257,9 +257,9 @@ class TestContext:
             with self.engine.session(self.target) as session:
                 pending = [session.submit(c, tag=f"{phase} part {i}") for phase, i, c, _ in todo]
                 for k, ((phase, i, c, n), r) in enumerate(zip(todo, pending)):
-                    seconds = sum((w.runtime_s or 0) + w.idle_before_s for w in c)
-                    self.progress.round_started(self.test, phase, i, n, seconds, f"part {i}/{n}",
-                                                cells=[(w.name, (w.runtime_s or 0) + w.idle_before_s) for w in c])
+                    spans = [(w.name, (w.runtime_s or 0) + w.ramp_s + w.idle_before_s) for w in c]
+                    self.progress.round_started(self.test, phase, i, n, sum(t for _, t in spans), f"part {i}/{n}",
+                                                cells=spans)
                     out = r.result()
                     track = tracking(out.cells) if tracking else {}
                     self._save_round(phase, "round", i, out, [w.to_dict() for w in c], track, force=k == len(todo) - 1)

@@ -15,6 +15,8 @@ Procedure (PTS 2.0 as ADATA's SSS-PTS-TEST runs it; docs/conformance.md gives ea
 
 Shared code, not a test: the `dirth` and `cbw` packages call `sweep` (and `plan`) with their own cells and
 summary type; run and plan build their cells from the same functions (`sweep_cells`, `operating_segments`).
+The sweep engine itself (the TC x QD grid, point naming, a point's window averages: `grid`, `point_cells`,
+`window_points`) is shared with `lat-iops`, the reviewers' sweep without preconditioning or operating points.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..targets.purge import PurgeRecord
 from ..workload import Workload
 from .common import TestContext, window_summary
 from .plan import Phase, TestPlan, once, purge_phase, steady_loop
-from .results import Latency, SteadyResult, TrackerKey
+from .results import CellWindow, Latency, SteadyResult, TrackerKey
 from .spec import Summary
 
 
@@ -136,6 +138,30 @@ def point_name(prefix: str, tc: int, qd: int) -> str:
     return f"{prefix}_tc{tc}_qd{qd}"
 
 
+def grid(thread_counts: Sequence[int], queue_depths: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The sweep's TCs and QDs, each once, largest first (the order points run and are listed in)."""
+    return sorted(set(thread_counts), reverse=True), sorted(set(queue_depths), reverse=True)
+
+
+def point_cells(prefix: str, tcs: Sequence[int], qds: Sequence[int], make_cell: MakeCell) -> list[Workload]:
+    """Every TC x QD point's cell, named `point_name`, in grid order (largest demand first)."""
+    return [make_cell(point_name(prefix, tc, qd), threads=tc, iodepth=qd) for tc in tcs for qd in qds]
+
+
+def window_points(window: dict[str, CellWindow], prefix: str, tcs: Sequence[int],
+                  qds: Sequence[int]) -> list[DemandPoint]:
+    """The points' measurement-window averages (window_summary of the sweep rounds), in grid order."""
+    points = []
+    for tc in tcs:
+        for qd in qds:
+            s = window[point_name(prefix, tc, qd)]
+            points.append(DemandPoint(tc=tc, qd=qd, oio=tc * qd, name=point_name(prefix, tc, qd), iops=s.iops,
+                                      lat_mean_us=s.lat_mean_us, lat_max_us=s.lat_max_us,
+                                      read_lat=s.read_lat, write_lat=s.write_lat,
+                                      usr_cpu=s.usr_cpu, sys_cpu=s.sys_cpu))
+    return points
+
+
 def cell_count(ctx: TestContext, seconds: float) -> int:
     """How many `cell_runtime` cells make up `seconds` (at least one)."""
     return max(1, round(seconds / ctx.settings.cell_runtime))
@@ -170,9 +196,8 @@ def prewrite_mix(writes_only: bool) -> dict:
 
 
 def sweep_cells(ctx: TestContext, prefix: str, make_cell: MakeCell, writes_only: bool = True) -> SweepCells:
-    tcs = sorted(set(ctx.settings.thread_counts), reverse=True)
-    qds = sorted(set(ctx.settings.queue_depths), reverse=True)
-    points = [make_cell(point_name(prefix, tc, qd), threads=tc, iodepth=qd) for tc in tcs for qd in qds]
+    tcs, qds = grid(ctx.settings.thread_counts, ctx.settings.queue_depths)
+    points = point_cells(prefix, tcs, qds, make_cell)
     mix = prewrite_mix(writes_only)
     pc = [make_cell(f"{prefix}_pc{i + 1:02d}", threads=tcs[0], iodepth=qds[0], **mix)
           for i in range(cell_count(ctx, ctx.settings.precondition_time))]
@@ -206,16 +231,9 @@ def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type
     purge = ctx.purge()
     pc = ctx.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
     outcome = ctx.run_to_steady_state("", sc.round, [sc.sweep_tracker])
-    summary = window_summary(outcome.rounds, outcome.window_rounds)
+    points = window_points(window_summary(outcome.rounds, outcome.window_rounds), prefix, sc.thread_counts,
+                           sc.queue_depths)
     limit_us = ctx.settings.latency_limit * 1e6
-    points = []
-    for tc in sc.thread_counts:
-        for qd in sc.queue_depths:
-            s = summary[point_name(prefix, tc, qd)]
-            points.append(DemandPoint(tc=tc, qd=qd, oio=tc * qd, name=point_name(prefix, tc, qd), iops=s.iops,
-                                      lat_mean_us=s.lat_mean_us, lat_max_us=s.lat_max_us,
-                                      read_lat=s.read_lat, write_lat=s.write_lat,
-                                      usr_cpu=s.usr_cpu, sys_cpu=s.sys_cpu))
     under = [p for p in points if p.lat_mean_us < limit_us]
     max_point = max(under or points, key=lambda p: p.iops)
     min_point = min(points, key=lambda p: p.oio)

@@ -9,6 +9,7 @@ separately, DIRTH: all I/Os).
 
 from __future__ import annotations
 
+import textwrap
 from typing import Callable, Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ from ..report.drives import drives_intro, ordered_part_labels
 from ..report.toolkit import Cell, notes_html
 from .common import window_summary
 from .demand import DemandPoint, DemandSummary
+from .results import Latency
 from .spec import Headline
 
 OP_ORDER = ("max", "mid", "min")
@@ -100,14 +102,19 @@ POINT_HEADERS = ["Point", "TC", "QD", "OIO", "IOPS", "Mean latency (µs)"] + [f"
 
 def direction_rows(s: DemandSummary) -> list[list]:
     """Per point and direction: latency statistics exactly as stored in the summary."""
-    ops = op_of(s)
+    return point_direction_rows(s.points, op_of(s))
+
+
+def point_direction_rows(points: Sequence[DemandPoint], ops: dict[str, str] | None = None) -> list[list]:
+    """Per point and direction: the stored latency statistics (DIRECTION_HEADERS; without ops: no
+    "Operating point" column)."""
     rows = []
-    for p in s.points:
+    for p in points:
         for d, lat in (("read", p.read_lat), ("write", p.write_lat)):
             if lat is None:
                 continue
             rows.append([p.name, p.tc, p.qd, p.oio, d, lat.mean_us] + [lat.p(q) for q in PCTS]
-                        + [lat.p("99.999"), lat.max_us, ops.get(p.name, "")])
+                        + [lat.p("99.999"), lat.max_us] + ([] if ops is None else [ops.get(p.name, "")]))
     return rows
 
 
@@ -223,6 +230,7 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
                     caption="Latency per direction (reads and writes separately), measurement window")
     out.append(Markup(f"<details{' open' if split_rw else ''}><summary>Latency per direction "
                       f"({len(points)} points × R/W)</summary>{tab}</details>"))
+    out.append(stat_figures(ctx, points, "latency-stats", "mean, p99, p99.9, p99.99, max"))
     # response-time histograms of the operating points
     if chosen:
         out.append(Markup("<h3>Response-time histograms (operating points)</h3>"))
@@ -322,6 +330,8 @@ def compare(ctx: CompareContext) -> Markup:
         rows.append(row)
     hdr = ["Run"] + [f"{OP_STYLE[k][0]} {what}" for k in OP_ORDER for what in ("point", "IOPS", "mean latency (µs)")]
     out.append(ctx.table("operating-points", hdr, rows, caption="Operating points per run"))
+    out.append(stat_compare(ctx, [(v.label, v.summary.points) for v in ctx.views], "latency-stats",
+                            "mean, p99, p99.9, p99.99, max"))
     return Markup("").join(out)
 
 
@@ -356,3 +366,136 @@ def headline(s: DemandSummary, test: str) -> list[Headline]:
             out.append(Headline(f"{test}_max_lat_mean_us", f"{test.upper()} Max operating point mean latency",
                                 p.lat_mean_us, "µs", s.steady.reached))
     return out
+
+
+# --- latency statistics vs IOPS (the reviewers' charts: seeds 000 and 003), shared with lat-iops -----------------
+
+STATS = (("mean", "mean"), ("p99", "99"), ("p99.9", "99.9"), ("p99.99", "99.99"), ("max", "max"))
+QD_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">")
+TC_STYLES = ("-", "--", ":", "-.")
+
+
+def stat_us(lat: Latency | None, stat: str) -> float | None:
+    """One statistic of a direction's latency (µs): "mean", "max" or a percentile like "99.99"."""
+    if lat is None:
+        return None
+    return lat.mean_us if stat == "mean" else lat.max_us if stat == "max" else lat.p(stat)
+
+
+def direction_lat(p: DemandPoint, direction: str) -> Latency | None:
+    return p.read_lat if direction == "read" else p.write_lat
+
+
+def directions_of(points: Sequence[DemandPoint]) -> list[str]:
+    """The directions with I/Os at any point: a mixed sweep is charted per direction."""
+    return [d for d in ("read", "write") if any(direction_lat(p, d) is not None for p in points)]
+
+
+def _scale(ax, axis: str, values: Sequence[float]) -> None:
+    """Log scale (labelled 1k, 20k, 1M) where the values span more than a decade, else linear from the data."""
+    pos = [v for v in values if v and v > 0]
+    if pos and max(pos) / min(pos) > 10:
+        if axis == "x":
+            log_x(ax)
+        else:
+            plots.log_y(ax)
+    else:
+        (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(FuncFormatter(plots._thousands))
+
+
+# a line of a statistics figure: (colour, line style, its points); a legend: (title, [(label, colour, style,
+# marker)])
+StatLine = tuple[str, str, list[DemandPoint]]
+StatLegend = tuple[str, list[tuple[str, str, str, str]]]
+
+
+def stat_panels(fig, lines: Sequence[StatLine], direction: str, qds: Sequence[int],
+                legends: Sequence[StatLegend]) -> None:
+    """Five panels (mean, p99, p99.9, p99.99, max latency of `direction` vs IOPS), a marker shape per QD, and
+    a sixth panel holding the legends: `legends` on top, the QD markers below."""
+    from matplotlib.lines import Line2D
+
+    marker = {qd: QD_MARKERS[i % len(QD_MARKERS)] for i, qd in enumerate(sorted(qds))}
+    for i, (title, stat) in enumerate(STATS):
+        ax = fig.add_subplot(2, 3, i + 1)
+        xs, ys = [], []
+        for color, style, points in lines:
+            xy = [(p.iops, v, p.qd) for p in sorted(points, key=lambda p: p.qd)
+                  if (v := stat_us(direction_lat(p, direction), stat)) is not None]
+            if not xy:
+                continue
+            ax.plot([x for x, _, _ in xy], [y for _, y, _ in xy], linestyle=style, linewidth=1.3, color=color)
+            for x, y, qd in xy:
+                ax.plot([x], [y], linestyle="none", marker=marker[qd], markersize=4, color=color)
+            xs += [x for x, _, _ in xy]
+            ys += [y for _, y, _ in xy]
+        _scale(ax, "x", xs)
+        _scale(ax, "y", ys)
+        ax.set_title(f"{title} {direction} latency", fontsize=8)
+        ax.set_xlabel("IOPS (read + write)", fontsize=7)
+        ax.set_ylabel(f"{title} latency (µs)", fontsize=7)
+        ax.tick_params(which="both", labelsize=6.5)
+        ax.grid(True, which="major", alpha=0.3)
+    box = fig.add_subplot(2, 3, 6)
+    box.axis("off")
+    groups = list(legends) + [("queue depth (marker)", [(f"QD {q}", "#555555", "none", marker[q])
+                                                        for q in sorted(qds)])]
+    anchors = [(0.0, 1.0, "upper left"), (0.0, 0.0, "lower left"), (1.0, 0.0, "lower right")]
+    if len(groups) == 2:
+        anchors = [(0.0, 1.0, "upper left"), (1.0, 1.0, "upper right")]
+    for (title, entries), (x, y, loc) in zip(groups, anchors):
+        handles = [Line2D([], [], color=c, linestyle=st, marker=m, label=label) for label, c, st, m in entries]
+        box.add_artist(box.legend(handles=handles, loc=loc, bbox_to_anchor=(x, y), fontsize=6.5, title=title,
+                                  title_fontsize=7, frameon=False))
+
+
+def stat_figures(ctx: SectionContext, points: Sequence[DemandPoint], key: str, what: str) -> Markup:
+    """A run's family of latency-vs-IOPS charts: one figure per direction, one line per TC."""
+    out = []
+    qds = sorted({p.qd for p in points})
+    groups = by_tc(list(points))
+    colors = {tc: f"C{i % 10}" for i, tc in enumerate(groups)}
+    legend = [("thread count (line)", [(f"TC {tc}", colors[tc], "-", "") for tc in groups])]
+    for d in directions_of(points):
+        fig = ctx.figure((11.0, 6.6))
+        stat_panels(fig, [(colors[tc], "-", ps) for tc, ps in groups.items()], d, qds, legend)
+        out.append(ctx.plot(fig, f"{key}-{d}", f"{what}: {d} latency vs IOPS",
+                            f"{d.capitalize()} latency of each point (mean of the measurement window); one line "
+                            "per thread count (TC), one marker shape per queue depth (QD); x: IOPS of the point, "
+                            "reads + writes."))
+    return Markup("").join(out)
+
+
+def shown_tcs(tcs: Sequence[int]) -> list[int]:
+    """The TCs a cross-run overlay draws: all up to three, else the smallest, a middle and the largest."""
+    t = sorted(set(tcs))
+    return t if len(t) <= 3 else [t[0], t[len(t) // 2], t[-1]]
+
+
+def stat_compare(ctx: CompareContext, runs: Sequence[tuple[str, Sequence[DemandPoint]]], key: str,
+                 what: str) -> Markup:
+    """The family overlaid across runs: one colour per run, one line style per TC (the TCs every run has; at
+    most three, see `shown_tcs`), one figure per direction."""
+    shared = set.intersection(*({(p.tc, p.qd) for p in ps} for _, ps in runs)) if runs else set()
+    if not shared:
+        return Markup(f'<p class="warn">{escape(what)}: the runs share no TC × QD point.</p>')
+    tcs = shown_tcs([tc for tc, _ in shared])
+    qds = sorted({qd for _, qd in shared})
+    colors = [f"C{i % 10}" for i in range(len(runs))]
+    styles = {tc: TC_STYLES[j % len(TC_STYLES)] for j, tc in enumerate(tcs)}
+    legends = [("run (colour)", [(textwrap.fill(label, 34), colors[i], "-", "")
+                                 for i, (label, _) in enumerate(runs)]),
+               ("thread count (line style)", [(f"TC {tc}", "#555555", styles[tc], "") for tc in tcs])]
+    out = []
+    for d in directions_of([p for _, ps in runs for p in ps]):
+        lines = [(colors[i], styles[tc], [p for p in ps if p.tc == tc and (p.tc, p.qd) in shared])
+                 for i, (_, ps) in enumerate(runs) for tc in tcs]
+        fig = ctx.figure((11.0, 6.6))
+        stat_panels(fig, lines, d, qds, legends)
+        hidden = sorted({tc for tc, _ in shared} - set(tcs))
+        out.append(ctx.plot(fig, f"{key}-{d}", f"{what}: {d} latency vs IOPS, runs overlaid",
+                            f"One colour per run, one line style per TC ({', '.join(f'TC {t}' for t in tcs)}"
+                            + (f"; TC {', '.join(map(str, hidden))} left out for readability, in the tables"
+                               if hidden else "")
+                            + "), one marker shape per QD; only the TC × QD points every run has."))
+    return Markup("").join(out)

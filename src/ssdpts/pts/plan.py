@@ -34,13 +34,14 @@ class PlannedCell:
     io_bytes: int | None         # size-bound cell: bytes in total (all threads)
     idle_before_s: float = 0.0
     reads_pct: int = 0           # share of the I/O that is reads (io_bytes counts both directions)
+    ramp_s: float = 0.0          # fio ramp_time: runs before the measured runtime
     # the cell itself, for checks before a run (is the target large enough for it?); not part of the plan's data
     workload: Workload | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, w: Workload) -> "PlannedCell":
         cell = cls(w.name, w.rw, w.bs_label, w.read_pct, w.threads, w.iodepth, w.runtime_s,
-                   w.io_size * w.threads if w.io_size else None, w.idle_before_s, w.reads)
+                   w.io_size * w.threads if w.io_size else None, w.idle_before_s, w.reads, w.ramp_s)
         cell.workload = w
         return cell
 
@@ -86,7 +87,7 @@ def cell_seconds(c: PlannedCell, write_bps: float | None) -> tuple[float | None,
             lo = hi = at_speed if c.reads_pct == 0 else None
         else:
             lo, hi = (None if at_speed is None else min(at_speed, c.runtime_s)), c.runtime_s
-    idle = c.idle_before_s
+    idle = c.idle_before_s + c.ramp_s
     return (None if lo is None else lo + idle), (None if hi is None else hi + idle)
 
 
@@ -156,7 +157,7 @@ def planned_workloads(plans: Sequence[TestPlan]) -> list[tuple[str, Workload]]:
 def _round_seconds(cells: Sequence[Workload]) -> float | None:
     if any(c.runtime_s is None for c in cells):
         return None
-    return sum((c.runtime_s or 0.0) + c.idle_before_s for c in cells)
+    return sum((c.runtime_s or 0.0) + c.idle_before_s + c.ramp_s for c in cells)
 
 
 def _written(cells: Sequence[Workload]) -> int | None:
@@ -189,6 +190,15 @@ def once(name: str, what: str, cells: Sequence[Workload]) -> Phase:
     """Cells run once, back to back (a preconditioning pass, a sequence of bursts and idle periods)."""
     secs = _round_seconds(cells)
     return Phase(name, what, [PlannedCell.of(c) for c in cells], 1, 1, secs, secs, _written(cells))
+
+
+def fixed_rounds(cells: Sequence[Workload], what: str, rounds: int) -> Phase:
+    """Exactly `rounds` rounds of `cells` (no steady-state judgement ends them early)."""
+    secs = _round_seconds(cells)
+    written = _written(cells)
+    return Phase("rounds", what, [PlannedCell.of(c) for c in cells], rounds, rounds,
+                 None if secs is None else secs * rounds, None if secs is None else secs * rounds,
+                 None if written is None else written * rounds)
 
 
 def steady_loop(ctx: TestContext, cells: Sequence[Workload], what: str, min_rounds: int | None = None) -> Phase:
