@@ -119,3 +119,17 @@ def test_average_rounds_beyond_rounds_is_one_line(tmp_path):
                "--tests", "lat-iops", check=False)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "average_rounds = 4 is more than rounds = 3" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_a_high_qd_latency_claim_is_judged_against_the_lat_iops_point(runs, tmp_path):
+    """`report --claimed` [[latency_point]]: QD8 = TC2 x QD4 of the 4K 70/30 family, per direction."""
+    from ssdpts.report.claimed import claim_rows, load_claims
+    store, ids, (s, _) = runs
+    f = tmp_path / "claims.toml"
+    f.write_text('[[latency_point]]\nblock_size = "4k"\nread_pct = 70\nqueue_depth = 8\n'
+                 'read_p99_99_us = 100\nwrite_p99_99_us = 100\n')
+    rows = {r["what"]: r for r in claim_rows(store, store.run(ids[0]), load_claims(f))}
+    p = s.family(4096, 70).point(2, 4)
+    assert rows["RND 4K 70/30 QD8 read latency p99.99"]["measured"] == p.read_lat.p("99.99")
+    assert rows["RND 4K 70/30 QD8 write latency p99.99"]["measured"] == p.write_lat.p("99.99")
+    assert "lat-iops point TC2/QD4" in rows["RND 4K 70/30 QD8 read latency p99.99"]["basis"]

@@ -18,6 +18,7 @@ from ..pts.dirth.summary import DirthSummary
 from ..pts.endurance.summary import EnduranceSummary
 from ..pts.fresh_peak.summary import FreshPeakSummary
 from ..pts.iops.summary import IopsSummary
+from ..pts.lat_iops.summary import LatIopsSummary
 from ..pts.latency.summary import LatencySummary
 from ..pts.results import Latency
 from ..pts.throughput.summary import ThroughputSummary
@@ -259,18 +260,11 @@ def _dirth_points(summaries: dict) -> list[LatencyPoint]:
 
 
 def _lat_iops_points(summaries: dict) -> list[LatencyPoint]:
-    """Hook for the `lat-iops` test (pts/lat_iops, built in parallel): its typed points carry tc, qd, block size,
-    read % and per-direction latency. Read by attribute so that this module does not depend on it; adjust the
-    attribute names here when it lands."""
-    s = summaries.get("lat-iops")
-    out = []
-    for p in getattr(s, "points", None) or []:
-        try:
-            out.append(LatencyPoint(f"lat-iops point TC{p.tc}/QD{p.qd}", p.block_size, p.read_pct, p.tc, p.qd,
-                                    getattr(p, "read_lat", None), getattr(p, "write_lat", None)))
-        except AttributeError:
-            continue
-    return out
+    s: LatIopsSummary | None = summaries.get("lat-iops")
+    if s is None:
+        return []
+    return [LatencyPoint(f"lat-iops point TC{p.tc}/QD{p.qd}", f.block_size, f.read_pct, p.tc, p.qd, p.read_lat,
+                         p.write_lat) for f in s.families for p in f.points]
 
 
 LATENCY_POINT_SOURCES = (_lat_iops_points, _dirth_points)     # first match wins
