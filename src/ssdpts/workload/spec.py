@@ -54,6 +54,9 @@ class Workload:
     # position); `stream_offset` is where this cell starts, in bytes into each clone's slice of the range
     stream: str = ""
     stream_offset: int = 0
+    # a file target that is absent or too small: fio writes it out in full before a write cell (fio `overwrite=1`)
+    # instead of creating it allocated but unwritten (fio's default for write jobs; reads always write it out)
+    overwrite: bool = False
 
     def __post_init__(self):
         if self.rw not in RW_MODES:
