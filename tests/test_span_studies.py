@@ -45,7 +45,7 @@ def test_file_reuse_refuses_a_block_device_in_one_line(tmp_path):
 
 
 def test_span_sweep_on_the_simulated_drive(tmp_path):
-    rid, store = run_completed("sim:client", tmp_path, SPAN_TINY, "span-sweep", "--scale", "0.001")
+    rid, store = run_completed("sim:client", tmp_path, SPAN_TINY, "span-sweep")
     s = summaries(store, rid)["span-sweep"]
     cap = s.capacity_bytes
     assert [p.span_bytes for p in s.points] == [4 * 2**20, 16 * 2**20, cap // 4096 * 4096]
@@ -53,6 +53,6 @@ def test_span_sweep_on_the_simulated_drive(tmp_path):
     for p in s.points:
         assert p.span_fraction == pytest.approx(p.span_bytes / cap)
         assert p.read_iops > 0 and p.read_lat_mean_us > 0 and p.read_p99_us >= p.read_lat_mean_us * 0.5
-        assert p.write is None
+        assert p.write_iops > 0            # quick (which the test profile extends) runs the writes too
     assert s.read_iops_drop == pytest.approx(s.points[-1].read_iops / s.points[0].read_iops)
     assert any("models no map cache" in n for n in s.notes)
