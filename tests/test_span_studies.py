@@ -37,8 +37,9 @@ def test_file_reuse_creates_then_reuses_the_file(ext4, tmp_path):
     assert os.path.getsize(path) == 32 * 2**20             # back to the target's size for later tests
 
 
-def test_file_reuse_refuses_a_block_device_in_one_line(tmp_path):
-    p = ssdpts("run", "sim:client", "--profile", SPAN_TINY, "--tests", "file-reuse", "--destroy-data",
+@requires_devices
+def test_file_reuse_refuses_a_block_device_in_one_line(loopdev, tmp_path):
+    p = ssdpts("run", loopdev, "--profile", SPAN_TINY, "--tests", "file-reuse", "--destroy-data",
                "--results", str(tmp_path), "-q", check=False)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "file-reuse needs a file target" in p.stderr

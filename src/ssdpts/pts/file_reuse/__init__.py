@@ -3,6 +3,7 @@ file reused."""
 
 from __future__ import annotations
 
+from ...capabilities import Capability
 from ..spec import TestSpec
 from . import render
 from .run import FileReuseSettings, plan, run
@@ -12,6 +13,7 @@ TEST = TestSpec(
     name="file-reuse", title="File Target: Created by fio vs Reused",
     kind="study", order=22, summary=FileReuseSummary,
     run=run, plan=plan, renderers=render.RENDERERS,
-    settings=FileReuseSettings,   # run() refuses anything but a local file target, in one line
+    # a local file system; run() also refuses a local block device, in one line
+    settings=FileReuseSettings, needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
     description="the file removed and created by fio, the same workloads on it reused, optionally deleted and created again",
 )
