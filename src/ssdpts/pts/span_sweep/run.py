@@ -90,8 +90,9 @@ def run(ctx: TestContext) -> SpanSweepSummary:
         got = window_summary(rounds, [rounds[-1].round])
         points.append(SpanPoint(sp, sp / ctx.target.size_bytes, got[c[0].name], got[c[1].name] if len(c) > 1 else None))
     if ctx.target.kind == "sim":
-        notes.append("the simulated drive models no map cache (docs/simulator.md: the whole page map is at hand), "
-                     "so its read IOPS do not depend on the span: this run shows the method, not a DRAM-less drive")
+        notes.append("the simulated drive models no map cache (docs/simulator.md: the whole page map is at hand): "
+                     "a change of its read IOPS with the span comes from elsewhere (e.g. the small spans lying in "
+                     "the SLC cache the fill wrote first); this run shows the method, not a DRAM-less drive")
     return SpanSweepSummary(target=ctx.target.path, capacity_bytes=ctx.target.size_bytes,
                             block_size=ctx.settings.block_size, filled_bytes=filled.io_size or 0,
                             cell_runtime_s=ctx.settings.cell_runtime, points=points, notes=notes)
