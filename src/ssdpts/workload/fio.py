@@ -111,6 +111,8 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     o["direct"] = "1" if w.direct else "0"
     if w.sync:
         o["sync"] = "dsync"
+    if w.overwrite:
+        o["overwrite"] = "1"
     if w.random:
         # SNIA: random I/O without a random map (the map changes write amplification),
         # a 64-bit generator (>= 48 bits of LBA), and no repeated sequence unless seeded.

@@ -56,6 +56,9 @@ class Workload:
     stream_offset: int = 0
     verify: str = ""                     # fio verify= checksum: written blocks are read back and checked ("": none)
     continue_on_error: bool = False      # I/O and verify errors are counted (fio total_err), the job goes on
+    # a file target that is absent or too small: fio writes it out in full before a write cell (fio `overwrite=1`)
+    # instead of creating it allocated but unwritten (fio's default for write jobs; reads always write it out)
+    overwrite: bool = False
 
     def __post_init__(self):
         if self.rw not in RW_MODES:
