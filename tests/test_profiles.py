@@ -10,7 +10,8 @@ from ssdpts.settings import test_settings as settings_of
 
 def test_shipped_profiles_load_and_inherit():
     names = set(shipped())
-    assert {"quick", "pts-enterprise", "pts-client", "pts-e11", "review", "review-sata"} <= names
+    assert {"quick", "pts-enterprise", "pts-client", "pts-e11", "review", "review-sata", "review-dc", "review-consumer",
+            "review-endurance"} <= names
     e = load_profile("pts-enterprise")
     assert settings_of(e, "iops")["threads"] == 4 and settings_of(e, "iops")["iodepth"] == 32
     assert len(e["tests"]["iops"]["mixes"]) == 7 and len(e["tests"]["iops"]["block_sizes"]) == 8

@@ -170,7 +170,8 @@ def _size(value: str | None, what: str = "--size") -> int | None:
 @click.option("--hosts", "hosts_file", default=None, metavar="FILE",
               help="hosts.toml: [[host]] tables with address, port, targets, size.")
 @click.option("--profile", "profile", default=None,
-              help="Shipped profile (quick, pts-enterprise, pts-client, pts-e11, review, review-sata) or a .toml "
+              help="Shipped profile (quick, pts-enterprise, pts-client, pts-e11, review, review-sata, review-dc, "
+                   "review-consumer, review-endurance) or a .toml "
                    "file. [default: pts-enterprise; quick for the embedded target]")
 @click.option("--tests", default=None, help="Comma-separated tests to run (see 'ssdpts tests') "
                                            "[default: the profile's list, else iops,throughput,latency].")

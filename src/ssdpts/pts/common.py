@@ -354,7 +354,9 @@ def _latency(stats: list, n: int) -> Latency | None:
         if v is None:  # no histogram: mean of per-round percentiles (flagged)
             v = sum(s.percentiles.get(p, 0.0) for s in stats) / n
             lat.percentiles_from = "round mean"
-        lat.percentiles_us[p] = v / 1000
+        # a histogram bucket's value can lie above the largest latency measured (fio's buckets are ~1.6 % wide);
+        # no I/O was slower than the max, so no percentile is either
+        lat.percentiles_us[p] = min(v / 1000, lat.max_us)
     return lat
 
 
