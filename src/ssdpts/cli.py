@@ -21,6 +21,7 @@ from .doctor import parse_ignored
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
 from .commands.criteria import check_criteria
 from .commands.endurance import endurance
+from .commands.format import format_command
 from .commands.plan import plan
 from .commands.report import compare, export, report
 from .conformance import check
@@ -515,6 +516,6 @@ def list_tests():
         click.echo(f"{spec.name:14} {spec.kind:9} {spec.title}{needs}")
 
 
-for command in (plan, report, compare, export, endurance, analyze, doctor):
+for command in (plan, report, compare, export, endurance, analyze, doctor, format_command):
     main.add_command(command)
 main.add_command(capture)

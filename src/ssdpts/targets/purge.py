@@ -17,6 +17,8 @@ from ..errors import SsdptsError
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from . import sysfs
 from .base import HYPOTHETICAL, Target
+from .facts import DeviceFacts
+from .identify import LbaFormat
 from .sysfs import SysRoots
 
 METHODS = ("auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none")
@@ -190,7 +192,7 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
         _wait_sanitize(disk)
         note = f"NVMe sanitize ({what})"
     elif method == "nvme-format":
-        cmd = ["nvme", "format", dev, "--ses=1", "--force"]
+        cmd = nvme_format_command(dev)
         _run(cmd)
         note = "NVMe format with user-data erase (SES=1)"
     elif method == "ata-secure-erase":
@@ -215,6 +217,36 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
     else:
         raise SsdptsError(f"purge method {method} is not supported here")
     return PurgeRecord(method, method in SNIA_PURGES, " ".join(cmd), time.monotonic() - t0, note)
+
+
+def nvme_format_command(dev: str, lba_format: int | None = None) -> list[str]:
+    """nvme-cli's format with user-data erase (SES=1); `lba_format` switches the namespace to that LBA format
+    (e.g. 512 -> 4096-byte sectors, seed 003's ISDCT `nvmeformat LBAFormat=3 SecureEraseSetting=1`)."""
+    return ["nvme", "format", dev, "--ses=1", *([f"--lbaf={lba_format}"] if lba_format is not None else []), "--force"]
+
+
+def chosen_lba_format(target: Target, lba_format: int) -> LbaFormat:
+    """The namespace's LBA format `lba_format`, or one line naming the formats it has."""
+    facts = DeviceFacts.from_dict(target.info.get("facts"))
+    formats = facts.lba_formats if facts else []
+    if target.kind != "block" or target.host is not None or not formats:
+        raise SsdptsError(f"refusing {target.label_id}: choosing an LBA format needs a local NVMe namespace whose "
+                          "formats nvme-cli can read (nvme id-ns); this target lists none")
+    found = next((f for f in formats if f.index == lba_format), None)
+    if found is None:
+        raise SsdptsError(f"{target.label_id} has no LBA format {lba_format}; it has "
+                          + ", ".join(f.label() for f in formats))
+    return found
+
+
+def format_namespace(target: Target, lba_format: int) -> PurgeRecord:
+    """NVMe format with user-data erase into LBA format `lba_format` (a SNIA purge, and a new sector size)."""
+    chosen = chosen_lba_format(target, lba_format)
+    t0 = time.monotonic()
+    cmd = nvme_format_command(target.path, lba_format)
+    _run(cmd)
+    return PurgeRecord("nvme-format", True, " ".join(cmd), time.monotonic() - t0,
+                       f"NVMe format with user-data erase (SES=1) into {chosen.label()}")
 
 
 def trim_all(target: Target, roots: SysRoots | None = None) -> PurgeRecord:
