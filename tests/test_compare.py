@@ -175,3 +175,15 @@ def test_the_example_claims_by_basis_load():
     c = load_claims(HERE.parent / "docs" / "examples" / "claimed-by-basis.toml")
     assert c["random"][0]["basis"] == "saturated" and c["latency_point"][0]["queue_depth"] == 128
     assert c["endurance"]["dwpd"] == 3 and c["info"]["power_w"] == 40
+
+
+def test_one_run_beside_spec_sheets_is_a_comparison(runs, tmp_path, sheet):
+    """Seed 001-2 set two vendor generations' claims side by side: one measured run and spec sheets suffice."""
+    from ssdpts.errors import SsdptsError
+    from ssdpts.report.compare import write_compare
+
+    store, (a, _), _ = runs
+    path = write_compare(store, [a["id"]], tmp_path / "one", options=load_options([str(sheet)], []))
+    assert "P3600 (spec sheet)" in path.read_text()
+    with pytest.raises(SsdptsError, match="one run and a --spec-sheet"):
+        write_compare(store, [a["id"]], tmp_path / "none")

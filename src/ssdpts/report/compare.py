@@ -124,8 +124,8 @@ def compare_views(store: Store, runs: Sequence[dict], name: str) -> list[RunView
 
 def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, strict: bool = False,
                   options: CompareOptions = CompareOptions()) -> Path:
-    if len(run_ids) < 2:
-        raise SsdptsError("compare needs at least two runs")
+    if len(run_ids) + len(options.spec_sheets) < 2 or not run_ids:
+        raise SsdptsError("compare needs at least two runs, or one run and a --spec-sheet (a claims file)")
     runs = require_runs(store, run_ids)
     names = [[t["name"] for t in store.tests(r["id"]) if t.get("summary") or t["status"] == "completed"] for r in runs]
     common = [n for n in names[0] if all(n in other for other in names[1:])]
