@@ -209,7 +209,8 @@ def heatmap(fig: Figure, rows: Sequence[str], cols: Sequence[str], values: Seque
 def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Sequence, Sequence]]]], xlabel: str,
                     ylabel: str, logx: bool = False, logy: bool = False, xticks: Sequence | None = None,
                     xticklabels: Sequence[str] | None = None, dashed: Sequence[str] = ()) -> None:
-    """A grid of line plots sharing axes labels: (panel title, {series: (x, y)}) each; legend on the first;
+    """A grid of line plots sharing axes labels: (panel title, {series: (x, y)}) each; the legend in an empty
+    grid slot, else on the first panel;
     `dashed` series (spec sheets) drawn dashed, and every series keeps its colour across panels."""
     n = len(panels)
     cols = min(n, 4)
@@ -231,9 +232,17 @@ def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Seq
             ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(title, fontsize=8)
         ax.set_xlabel(xlabel, fontsize=7)
-        ax.set_ylabel(ylabel, fontsize=7)
-        if i == 0:
-            ax.legend(fontsize=6.5, loc="best")
+        if i % cols == 0:       # one y label per row: beside an inner panel it would sit on its neighbour's ticks
+            ax.set_ylabel(ylabel, fontsize=7)
+    first = fig.axes[0] if fig.axes else None
+    if first is None or not first.get_legend_handles_labels()[0]:
+        return
+    if n < rows * cols:     # an empty grid slot holds the legend, where it hides no data
+        slot = fig.add_subplot(rows, cols, n + 1)
+        slot.axis("off")
+        slot.legend(*first.get_legend_handles_labels(), fontsize=7, loc="center", frameon=False)
+    else:
+        first.legend(fontsize=6.5, loc="best")
 
 
 def stacked_steps(fig: Figure, starts: Sequence[float], widths: Sequence[float],
