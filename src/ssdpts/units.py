@@ -121,3 +121,8 @@ def format_capacity(n: int) -> str:
         if n >= dscale:
             return f"{n / dscale:,.4g} {dec} ({n / bscale:,.3g} {binary})"
     return f"{n:,} B"
+
+
+def format_or_dash(value: float | None, fmt: str = ",.0f") -> str:
+    """`value` in format `fmt`, or "–" where there is no value (not measured, not available)."""
+    return format(value, fmt) if value is not None else "–"

@@ -6,6 +6,7 @@ from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
+from ...units import format_or_dash
 from ..spec import Headline, Renderers
 from .summary import CREATED, REUSED, FileReuseSummary
 
@@ -54,14 +55,12 @@ def compare(ctx: CompareContext) -> Markup:
                             caption="IOPS on the reused file over IOPS on the file fio created; Δ relative to the first run")
 
 
-def _num(v: float | None, fmt: str) -> str:
-    return format(v, fmt) if v is not None else "–"
-
 
 def text(s: FileReuseSummary) -> list[str]:
     lines = [f"  {_caption(s)}", f"  {'workload':<16} {'created':>11} {'reused':>11} {'reused/created':>15}"]
-    return lines + [f"  {s.labels[w]:<16} {_num(s.iops(CREATED, w), '11,.0f')} {_num(s.iops(REUSED, w), '11,.0f')} "
-                    f"{_num(s.ratio(REUSED, w), '15.3f')}" for w in s.workloads]
+    return lines + [f"  {s.labels[w]:<16} {format_or_dash(s.iops(CREATED, w), '11,.0f')} "
+                    f"{format_or_dash(s.iops(REUSED, w), '11,.0f')} {format_or_dash(s.ratio(REUSED, w), '15.3f')}"
+                    for w in s.workloads]
 
 
 def headline(s: FileReuseSummary) -> list[Headline]:

@@ -6,6 +6,7 @@ from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
+from ...units import format_or_dash
 from ..spec import Headline, Renderers
 from .summary import FsVsRawSummary, WorkloadPair
 
@@ -56,15 +57,12 @@ def compare(ctx: CompareContext) -> Markup:
                          caption="file / raw IOPS per workload; Δ relative to the first run")])
 
 
-def _num(v: float | None, fmt: str) -> str:
-    return format(v, fmt) if v is not None else "–"
-
 
 def text(s: FsVsRawSummary) -> list[str]:
     header = [f"  {s.placement}; raw span = file size {s.file_bytes / 2**30:.2f} GiB",
               f"  {'workload':<18} {'raw IOPS':>11} {'file IOPS':>11} {'file/raw':>9}"]
-    return header + [f"  {w.label:<18} {_num(w.raw_iops, '11,.0f')} {_num(w.file_iops, '11,.0f')} "
-                     f"{_num(w.iops_ratio, '9.3f')}" for w in s.workloads]
+    return header + [f"  {w.label:<18} {format_or_dash(w.raw_iops, '11,.0f')} {format_or_dash(w.file_iops, '11,.0f')} "
+                     f"{format_or_dash(w.iops_ratio, '9.3f')}" for w in s.workloads]
 
 
 def headline(s: FsVsRawSummary) -> list[Headline]:

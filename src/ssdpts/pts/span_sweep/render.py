@@ -6,7 +6,7 @@ from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ...units import bs_label
+from ...units import bs_label, format_or_dash
 from ..spec import Headline, Renderers
 from .summary import SpanSweepSummary
 
@@ -46,14 +46,11 @@ def compare(ctx: CompareContext) -> Markup:
     return ctx.plot(fig, "iops-vs-span", "RND read IOPS vs LBA span, one line per run")
 
 
-def _num(v: float | None, fmt: str) -> str:
-    return format(v, fmt) if v is not None else "–"
-
 
 def text(s: SpanSweepSummary) -> list[str]:
     lines = [f"  {_caption(s)}", f"  {'span GiB':>10} {'read IOPS':>11} {'mean µs':>9} {'p99 µs':>9} {'write IOPS':>11}"]
     return lines + [f"  {_gib(p.span_bytes):>10.3g} {p.read_iops:>11,.0f} {p.read_lat_mean_us:>9.1f} "
-                    f"{_num(p.read_p99_us, '9.1f')} {_num(p.write_iops, '11,.0f')}" for p in s.points]
+                    f"{format_or_dash(p.read_p99_us, '9.1f')} {format_or_dash(p.write_iops, '11,.0f')}" for p in s.points]
 
 
 def headline(s: SpanSweepSummary) -> list[Headline]:

@@ -6,7 +6,7 @@ from markupsafe import Markup
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
-from ...units import bs_label
+from ...units import bs_label, format_or_dash
 from ..spec import Headline, Renderers
 from .summary import AFTER, BEFORE, TrimStudySummary
 
@@ -65,14 +65,11 @@ def compare(ctx: CompareContext) -> Markup:
                      [list(k) + v for k, v in zip(rows, values)], caption="TRIM duration and effect per run")
 
 
-def _num(v: float | None) -> str:
-    return f"{v:,.0f}" if v is not None else "–"
-
 
 def text(s: TrimStudySummary) -> list[str]:
     lines = [f"  {_trim_line(s)}", f"  {'':<12} {'before':>11} {'after (1st)':>11}"]
     for m, label in METRICS[:2]:
-        lines.append(f"  {label:<12} {_num(s.level(BEFORE, m)):>11} {_num(s.level(AFTER, m)):>11}")
+        lines.append(f"  {label:<12} {format_or_dash(s.level(BEFORE, m)):>11} {format_or_dash(s.level(AFTER, m)):>11}")
     return lines
 
 
