@@ -4,6 +4,7 @@ It knows no test: sections come from each registered test's `html` (and `parts`)
 tests without a spec or renderer get `generic_section`.
 """
 
+from ..workload.spec import io_mode_label
 from __future__ import annotations
 
 import json
@@ -160,6 +161,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         pcs.append(f"{_rw_short(w)}, TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}{amount}")
     setup = [
         ("Data pattern", st.data_pattern),
+        ("I/O mode", io_mode_label(st.direct, st.sync)),
         ("Active range", f"{st.active_range:g} %"),
         ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
         ("Steady state", f"{ss.rule} rule, {ss.window}-round window, range ≤ {ss.max_range * 100:g} %, "

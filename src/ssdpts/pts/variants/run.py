@@ -14,13 +14,12 @@ for `precondition_multiple` x the active range): the drive's state carries over 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from ...targets import Target
 from ...targets.sim import SimTarget
 from ...settings import BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, Setting, TestSettings, choice, key, list_of
 from ...workload import Workload
+from ...workload.spec import PAGE_CACHE_LABEL
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..slc_cache.summary import SlcCacheSummary
@@ -32,7 +31,7 @@ LABELS = {
     "compress50": "50 % compressible data",
     "zero": "zero-filled data",
     "dsync": "O_DSYNC (direct + sync)",
-    "buffered": "buffered: page cache, not the drive",
+    "buffered": PAGE_CACHE_LABEL,
     "ws-small": "working set < cache",
     "ws-large": "working set > cache",
 }
@@ -98,7 +97,7 @@ def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload],
         if v in ("random", "compress50", "zero"):
             kw["data_pattern"] = v
         elif v == "dsync":
-            kw.update(sync=True, direct=True)
+            kw.update(sync="dsync", direct=True)
         elif v == "buffered":
             kw["direct"] = False
         elif v in ("ws-small", "ws-large"):
@@ -161,7 +160,7 @@ def run(ctx: TestContext) -> VariantsSummary:
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}
     if "buffered" in labels.values():
-        _flush_page_cache(ctx)
+        ctx.flush_page_cache()
     results = []
     for c in cells:
         r = by.get(c.name)
@@ -172,7 +171,7 @@ def run(ctx: TestContext) -> VariantsSummary:
             variant=v, label=LABELS[v], iops=r.iops, mb_s=r.bw_bytes / 1e6, mib_s=r.bw_bytes / 2**20,
             lat_mean_us=r.lat_mean_ns / 1000, lat_max_us=r.lat_max_ns / 1000,
             working_set_bytes=int(c.region(cap, max(ctx.target.logical_block_size, bs))[1]),
-            direct=c.direct, sync=c.sync, data_pattern=c.data_pattern))
+            direct=c.direct, sync=c.sync != "none", data_pattern=c.data_pattern))
     baseline = next((v for v in results if v.variant == "random"), results[0] if results else None)
     for v in results:
         v.vs_baseline = v.iops / baseline.iops if baseline and baseline.iops else None
@@ -181,20 +180,3 @@ def run(ctx: TestContext) -> VariantsSummary:
     return VariantsSummary(purge=purge, workload=workload, cache_bytes=cache, cache_source=cache_src,
                            variants=results, notes=notes)
 
-
-def _flush_page_cache(ctx: TestContext) -> None:
-    """Write back what the buffered variant left dirty in the page cache (else the next purge's
-    BLKDISCARD fails with EBUSY and the dirty pages would land in the next test) and drop it."""
-    for drive in ctx.target.drives():
-        if _has_host_page_cache(drive):
-            fd = os.open(drive.path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
-
-
-def _has_host_page_cache(drive: Target) -> bool:
-    """A block device or file on this machine (a simulated drive has none, a remote one is not ours to flush)."""
-    return drive.host is None and not isinstance(drive, SimTarget)
