@@ -4,7 +4,6 @@ It knows no test: sections come from each registered test's `html` (and `parts`)
 tests without a spec or renderer get `generic_section`.
 """
 
-from ..workload.spec import io_mode_label
 from __future__ import annotations
 
 import json
@@ -38,6 +37,7 @@ from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
 from .toolkit import Artifacts, Cell
+from ..workload.spec import io_mode_label
 
 log = logging.getLogger("ssdpts")
 TEMPLATES = Path(__file__).parent / "templates"
