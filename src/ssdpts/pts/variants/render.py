@@ -65,18 +65,22 @@ def html(ctx: SectionContext) -> Markup:
 
 
 def compare(ctx: CompareContext) -> Markup:
-    """IOPS of every variant, one bar per run; the table with % deltas."""
+    """IOPS of every (workload, variant) the runs share, one bar per run; the table with % deltas."""
     runs = [v.summary for v in ctx.views]
-    names = [x.variant for x in runs[0].variants if all(s.variant(x.variant) for s in runs[1:])]
-    if not names:
-        return Markup('<p class="warn">The runs share no variant.</p>')
-    labels = [runs[0].variant(n).label for n in names]
+    shared = [(w, x) for w in runs[0].all_workloads for x in runs[0].results_of(w)
+              if all(s.variant(x.variant, w.rw, w.block_size) for s in runs[1:])]
+    if not shared:
+        return Markup('<p class="warn">The runs share no variant of the same workload.</p>')
+    several = len({(w.rw, w.block_size) for w, _ in shared}) > 1
+    labels = [(f"{workload_label(w)}: " if several else "") + x.label for w, x in shared]
     fig = ctx.figure((10.0, 4.8))
     plots.bar_plot(fig, [textwrap.fill(lab, 16) for lab in labels],
-                   {v.label: [v.summary.variant(n).iops for n in names] for v in ctx.views}, "variant", "IOPS")
+                   {v.label: [v.summary.variant(x.variant, w.rw, w.block_size).iops for w, x in shared]
+                    for v in ctx.views}, "variant", "IOPS")
     out = [ctx.plot(fig, "variants", "IOPS per variant, one bar per run",
                     "The buffered bars are the host's page cache, not the drive.")]
-    out.append(ctx.side_by_side("table", [(lab,) for lab in labels], [[s.variant(n).iops for s in runs] for n in names],
+    out.append(ctx.side_by_side("table", [(lab,) for lab in labels],
+                                [[s.variant(x.variant, w.rw, w.block_size).iops for s in runs] for w, x in shared],
                                 ["Variant"], "IOPS", caption="IOPS per variant; Δ relative to the first run"))
     return Markup("").join(out)
 
