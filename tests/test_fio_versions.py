@@ -161,7 +161,7 @@ def test_a_cell_needing_a_newer_option_is_refused_up_front(tmp_path):
 
 
 def test_newer_options_are_checked_against_the_release():
-    dsync = Workload(name="v_dsync", rw="randwrite", bs=4096, sync=True, runtime_s=1.0)
+    dsync = Workload(name="v_dsync", rw="randwrite", bs=4096, sync="dsync", runtime_s=1.0)
     check_options("fio-3.24", [("variants", dsync)])
     check_options("ssdsim-0.1.0", [("variants", dsync)])              # the simulated drive runs no fio
     with pytest.raises(SsdptsError, match="fio-3.23 lacks sync=dsync"):

@@ -92,6 +92,8 @@ def test_other_studies_on_the_simulated_ssd(sim_run):
     assert [b.label for b in r.block_sizes] == ["4K", "128K"] and any("2K skipped" in n for n in r.notes)
     assert all(v.intervals >= 3 and len(v.series) == v.intervals and v.first_mb_s > 0 for v in r.block_sizes)
     assert all(v.purge.method == "sim-purge" for v in r.block_sizes)
+    assert all(v.level_band_pct == 10 and (v.stable_after_s is None or 0 <= v.stable_after_s <= r.duration_s)
+               for v in r.block_sizes)
     assert {st["key"] for st in store.steps(rid, "rw-over-time") if st["kind"] == "purge"} >= {"purge:bs=4K",
                                                                                               "purge:bs=128K"}
     # variants: the working set is sized against this run's slc-cache estimate

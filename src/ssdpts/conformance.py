@@ -175,7 +175,28 @@ def _durations(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     return out
 
 
-TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations]
+IO_MODE_SOURCE = ("PTS measures the device, not the host: its fio implementations (py-sss-pts, cloudharmony) run "
+                  "direct=1 without sync (docs/conformance.md, 'I/O mode: sync and direct')")
+
+
+def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    """SNIA measures the drive with direct, unsynchronised I/O: the common keys `direct` and `sync` set off
+    that are the profile's choice (an O_DSYNC series, a page-cache comparison), not PTS results."""
+    if t.spec is None or t.spec.kind != "pts":
+        return []
+    s = t.spec.settings_of(run.profile)
+    out = []
+    if not s.direct:
+        out.append(Deviation("io-mode", f"direct = false (profile {run.profile_name}): the cells went through the "
+                             "host's page cache; the results measure it, not the drive", IO_MODE_SOURCE))
+    if s.sync != "none":
+        out.append(Deviation("io-mode", f"sync = {s.sync} (profile {run.profile_name}): every write waited for "
+                             f"O_{s.sync.upper()}", IO_MODE_SOURCE))
+    return out
+
+
+TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations,
+                                                                              _io_mode]
 
 
 def check(run: RunResult, store: Store) -> Verdict:

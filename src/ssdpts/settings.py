@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 from .errors import SsdptsError
 from .steady import RULES as STEADY_RULES
 from .units import bs_label, parse_duration, parse_size
-from .workload.spec import DATA_PATTERNS
+from .workload.spec import DATA_PATTERNS, SYNC_MODES
 
 # fio's limits (fio 3.x source): a job file holds at most REAL_MAX_JOBS = 4096 jobs (fio.h); libaio's
 # io_setup() gets iodepth events, bounded by the kernel's default fs.aio-max-nr (65536); randseed is
@@ -234,6 +234,9 @@ class TestSettings:
     active_range: float = key(ACTIVE_RANGE, 100, "share of the capacity the test's I/O covers")
     max_rounds: int | None = key(POS_INT, None, "rounds at most (unset: [steady_state] max_rounds)")
     data_pattern: str = key(choice(*DATA_PATTERNS), "random", "what the written blocks hold")
+    # off-spec for a PTS test (a recorded deviation): SNIA measures direct, unsynchronised I/O
+    sync: str = key(choice(*SYNC_MODES), "none", "fio sync of the cells: none, dsync (O_DSYNC) or sync (O_SYNC)")
+    direct: bool = key(BOOL, True, "O_DIRECT I/O; false: through the host's page cache (measures it, not the drive)")
     temperature_interval: float = key(DURATION, "10s", "how often the drive's temperature is read during the test")
     # from the profile's other sections: not keys of [tests.NAME]
     seed: int | None = None
@@ -271,7 +274,8 @@ SECTIONS: dict[str, dict[str, Any]] = {
                 # each named once and registered: checked by the profile loader, naming the offending entry
                 "tests": Setting("a list of test names", lambda v: isinstance(v, list)
                                  and all(isinstance(x, str) for x in v))},
-    "defaults": {**{k: COMMON_TEST_KEYS[k] for k in ("threads", "iodepth", "active_range", "data_pattern")},
+    "defaults": {**{k: COMMON_TEST_KEYS[k] for k in ("threads", "iodepth", "active_range", "data_pattern",
+                                                       "sync", "direct")},
                  **declarations(RunDefaults)},
     "steady_state": declarations(SteadySettings),
     "wipc": declarations(WipcSettings),

@@ -82,7 +82,7 @@ class NewerOption:
 
 
 NEWER_OPTIONS = (
-    NewerOption("sync=dsync (O_DSYNC writes)", (3, 24), lambda w: w.sync),      # before: sync was O_SYNC only
+    NewerOption("sync=dsync (O_DSYNC writes)", (3, 24), lambda w: w.sync == "dsync"),      # before: sync was O_SYNC only
     NewerOption("thinktime_iotime", (3, 28), lambda w: bool(w.thinktime_iotime_s)),
 )
 

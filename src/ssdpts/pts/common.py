@@ -7,6 +7,7 @@ command lines and never talks to the database except through its context.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import zlib
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from ..records import from_data, to_data
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
+from ..targets.sim import SimTarget
 from ..targets.purge import PurgeRecord, purge
 from ..settings import TestSettings
 from ..units import bs_label
@@ -87,10 +89,10 @@ class TestContext:
         return self.settings.active_range / 100.0
 
     def cell(self, name: str, rw: str, bs: int, read_pct: int | None = None, **kw) -> Workload:
-        """A test cell with the profile's load, range, data pattern and cell runtime."""
+        """A test cell with the profile's load, range, data pattern, sync/direct mode and cell runtime."""
         s = self.settings
         base = dict(threads=s.threads, iodepth=s.iodepth, range_size=self.active_range(), runtime_s=s.cell_runtime,
-                    data_pattern=s.data_pattern)
+                    data_pattern=s.data_pattern, sync=s.sync, direct=s.direct)
         base.update(kw)
         return Workload(name=name, rw=rw, bs=bs, read_pct=read_pct, **base)
 
@@ -136,6 +138,7 @@ class TestContext:
         if done is not None:
             return from_data(PurgeRecord, done)
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
+        self.flush_page_cache()     # any test's direct=false cells may have left dirty pages behind
         rec = purge(self.target, self.purge_method)
         if not rec.snia_purge:
             # prominently: the test's results do not start from a purged (FOB) device
@@ -147,6 +150,18 @@ class TestContext:
         self._committed(lambda cp: self.store.record_step(self.run_id, self.test, key, "purge", rec.to_dict(),
                                                           checkpoint=cp), force=True)
         return rec
+
+    def flush_page_cache(self) -> None:
+        """Write back what buffered (direct=0) cells left dirty in the host's page cache (else a purge's
+        BLKDISCARD fails with EBUSY and the dirty pages land in the next cells) and drop it."""
+        for drive in self.target.drives():
+            if _has_host_page_cache(drive):
+                fd = os.open(drive.path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
 
     def _committed(self, write: Callable[[dict | None], object], force: bool = False):
         """Commit data together with the target's checkpoint, if it has state of its own (the simulated SSD)
@@ -443,3 +458,9 @@ def stored_once(ctx: TestContext, key: str, record: type, measure: Callable[[str
     result = measure(scope)
     ctx.store.record_step(ctx.run_id, ctx.test, key, "measured", to_data(result))
     return result
+
+
+def _has_host_page_cache(drive: Target) -> bool:
+    """A block device or file on this machine that exists (a simulated drive has none, a remote one is not ours
+    to flush, a file target not yet written has nothing cached)."""
+    return drive.host is None and not isinstance(drive, SimTarget) and os.path.exists(drive.path)

@@ -37,6 +37,7 @@ from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
 from .toolkit import Artifacts, Cell
+from ..workload.spec import io_mode_label
 
 log = logging.getLogger("ssdpts")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -160,6 +161,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         pcs.append(f"{_rw_short(w)}, TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}{amount}")
     setup = [
         ("Data pattern", st.data_pattern),
+        ("I/O mode", io_mode_label(st.direct, st.sync)),
         ("Active range", f"{st.active_range:g} %"),
         ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
         ("Steady state", f"{ss.rule} rule, {ss.window}-round window, range ≤ {ss.max_range * 100:g} %, "

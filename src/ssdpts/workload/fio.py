@@ -109,8 +109,10 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     if w.ramp_s:
         o["ramp_time"] = f"{int(round(w.ramp_s * 1000))}ms"
     o["direct"] = "1" if w.direct else "0"
-    if w.sync:
+    if w.sync == "dsync":
         o["sync"] = "dsync"
+    elif w.sync == "sync":
+        o["sync"] = "1"        # O_SYNC; every fio release reads 1 so (the word "sync" needs fio >= 3.24)
     if w.overwrite:
         o["overwrite"] = "1"
     if w.random:

@@ -11,6 +11,18 @@ RW_MODES = ("read", "write", "randread", "randwrite", "randrw", "rw")
 # (tests/test_data_patterns.py checks it on zram)
 DATA_PATTERN_COMPRESSED_FRACTION = {"random": 1.0, "compress50": 0.5, "zero": 0.0}
 DATA_PATTERNS = tuple(DATA_PATTERN_COMPRESSED_FRACTION)
+# fio sync=: none; dsync = O_DSYNC (data on stable media before a write completes); sync = O_SYNC (metadata too)
+SYNC_MODES = ("none", "dsync", "sync")
+# what a direct=0 result measures, on every table and chart that shows one (the variants study's label too)
+PAGE_CACHE_LABEL = "buffered: page cache, not the drive"
+
+
+def io_mode_label(direct: bool, sync: str) -> str:
+    """How the cells' I/O reaches the drive, in words: 'direct', 'direct, O_DSYNC', or the page-cache label."""
+    parts = ["direct" if direct else PAGE_CACHE_LABEL]
+    if sync != "none":
+        parts.append(f"O_{sync.upper()}")
+    return ", ".join(parts)
 DEFAULT_PERCENTILES = (99.0, 99.9, 99.99, 99.999)
 
 
@@ -41,7 +53,7 @@ class Workload:
     ramp_s: float = 0.0
     data_pattern: str = "random"
     direct: bool = True
-    sync: bool = False
+    sync: str = "none"                   # one of SYNC_MODES
     distribution: str = "random"        # random | zoned:50/5:30/15:20/80 | zipf:1.2 | pareto:0.9
     thinktime_us: int = 0
     thinktime_iotime_s: float = 0.0
@@ -65,6 +77,8 @@ class Workload:
             raise ValueError(f"rw must be one of {', '.join(RW_MODES)}, not {self.rw!r}")
         if self.data_pattern not in DATA_PATTERNS:
             raise ValueError(f"data_pattern must be one of {', '.join(DATA_PATTERNS)}")
+        if self.sync not in SYNC_MODES:
+            raise ValueError(f"sync must be one of {', '.join(SYNC_MODES)}, not {self.sync!r}")
         if self.runtime_s is None and self.io_size is None:
             raise ValueError(f"workload {self.name}: set runtime_s or io_size")
         if not 0 <= self.range_start < 1 or not 0 < self.range_size <= 1 or self.range_start + self.range_size > 1 + 1e-9:
@@ -138,6 +152,8 @@ class Workload:
         d["write_bssplit"] = tuple(tuple(x) for x in d.get("write_bssplit", ()))
         d["random_pct"] = tuple(d.get("random_pct", (100, 100)))
         d["percentiles"] = tuple(d.get("percentiles", DEFAULT_PERCENTILES))
+        if isinstance(d.get("sync"), bool):     # stored before sync had modes: True was O_DSYNC
+            d["sync"] = "dsync" if d["sync"] else "none"
         return cls(**d)
 
     def region(self, capacity: int, align: int) -> tuple[int, int]:

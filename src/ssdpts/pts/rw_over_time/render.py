@@ -8,7 +8,14 @@ from ...report.toolkit import notes_html
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ..spec import Headline, Renderers
-from .summary import RwOverTimeSummary
+from ...units import format_duration
+from .summary import BlockSizeRun, RwOverTimeSummary
+
+
+def levelled_off(b: BlockSizeRun) -> str:
+    """Time to level off in words: '40m00s' or 'not reached'."""
+    t = b.stable_after_s
+    return "not reached" if t is None else format_duration(t)
 
 
 def html(ctx: SectionContext) -> Markup:
@@ -24,10 +31,14 @@ def html(ctx: SectionContext) -> Markup:
     plots.series_plot(fig, series, f"time ({unit})", "MB/s", logy=True)
     out.append(ctx.plot(fig, "mb-vs-time", "random write MB/s vs time, one line per block size",
                         "Each block size starts from a purged drive; MB/s = 10^6 bytes/s."))
-    rows = [[b.label, b.first_mb_s, b.final_mb_s, b.min_mb_s, b.fills, b.intervals] for b in s.block_sizes]
+    band = s.block_sizes[0].level_band_pct
+    rows = [[b.label, b.first_mb_s, b.final_mb_s, b.min_mb_s, levelled_off(b), b.fills, b.intervals]
+            for b in s.block_sizes]
     out.append(ctx.table("table", ["Block size", "First interval MB/s", "Final MB/s (last 10 %)", "Min MB/s",
-                                   "Drive fills written", "Intervals"], rows,
-                         caption="Random write throughput from FOB to the end of the run"))
+                                   f"Levelled off after (±{band:g} %)", "Drive fills written", "Intervals"], rows,
+                         caption="Random write throughput from FOB to the end of the run. Levelled off: from "
+                                 f"then to the end every interval's MB/s stays within ±{band:g} % of the final "
+                                 "level (ssdpts's rule, docs/studies.md)"))
     return Markup("").join(out)
 
 
@@ -54,9 +65,11 @@ def compare(ctx: CompareContext) -> Markup:
 
 def text(s: RwOverTimeSummary) -> list[str]:
     lines = [f"  random writes for {s.duration_s:g} s per block size, each from its own purge (MB/s = 10^6 B/s)",
-             f"  {'block':>7} {'first MB/s':>11} {'final MB/s':>11} {'min MB/s':>9} {'fills':>6} {'intervals':>9}  purge"]
+             f"  {'block':>7} {'first MB/s':>11} {'final MB/s':>11} {'min MB/s':>9} {'levelled off':>12} "
+             f"{'fills':>6} {'intervals':>9}  purge"]
     for b in s.block_sizes:
-        lines.append(f"  {b.label:>7} {b.first_mb_s:>11.1f} {b.final_mb_s:>11.1f} {b.min_mb_s:>9.1f} {b.fills:>6.2f} "
+        lines.append(f"  {b.label:>7} {b.first_mb_s:>11.1f} {b.final_mb_s:>11.1f} {b.min_mb_s:>9.1f} "
+                     f"{levelled_off(b):>12} {b.fills:>6.2f} "
                      f"{b.intervals:>9}  {b.purge.method}{'' if b.purge.snia_purge else ' (not a SNIA purge)'}")
     return lines
 

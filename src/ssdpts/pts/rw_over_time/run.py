@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...settings import BLOCK_SIZES, DURATION, TestSettings, key
+from ...settings import BLOCK_SIZES, DURATION, PCT, TestSettings, key
 from ...units import bs_label, format_duration
 from ...workload import Workload
 from ..common import TestContext
@@ -23,6 +23,8 @@ class RwOverTimeSettings(TestSettings):
                                        "block sizes, each from its own purge (below the logical block size: skipped)")
     duration: float = key(DURATION, "4h", "random writes per block size")
     interval: float = key(DURATION, "1m", "one stored throughput sample")
+    level_band_pct: float = key(PCT, 10, "time to level off: MB/s within this band (± % of the final level) "
+                                         "from then to the end")
 
 
 def phase_of(bs: int) -> str:
@@ -85,5 +87,6 @@ def run(ctx: TestContext) -> RwOverTimeSummary:
             final_mb_s=sum(tail) / len(tail) if tail else 0.0, min_mb_s=min(mbs) if mbs else 0.0,
             max_mb_s=max(mbs) if mbs else 0.0, written_bytes=written,
             fills=written / (ctx.target.size_bytes * len(ctx.target.drives())),
-            series=[RatePoint(s["end_s"], s["mb_s"], s["iops"]) for s in series]))
+            series=[RatePoint(s["end_s"], s["mb_s"], s["iops"]) for s in series],
+            level_band_pct=ctx.settings.level_band_pct))
     return RwOverTimeSummary(duration_s=duration, interval_s=interval, block_sizes=out, notes=notes)

@@ -14,13 +14,14 @@ for `precondition_multiple` x the active range): the drive's state carries over 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from ...targets import Target
 from ...targets.sim import SimTarget
-from ...settings import BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, Setting, TestSettings, choice, key, list_of
+from ...settings import (BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, THREADS, Setting, TestSettings, choice, key,
+                         list_of)
+from ...units import bs_label
 from ...workload import Workload
+from ...workload.spec import PAGE_CACHE_LABEL
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..slc_cache.summary import SlcCacheSummary
@@ -32,11 +33,17 @@ LABELS = {
     "compress50": "50 % compressible data",
     "zero": "zero-filled data",
     "dsync": "O_DSYNC (direct + sync)",
-    "buffered": "buffered: page cache, not the drive",
+    "buffered": PAGE_CACHE_LABEL,
     "ws-small": "working set < cache",
     "ws-large": "working set > cache",
 }
 
+
+RW = choice("read", "write", "randread", "randwrite", "randrw", "rw")
+WORKLOADS = Setting('a list of [rw, block size] pairs like [["read", "128k"], ["randwrite", "4k"]]',
+                    lambda v: isinstance(v, list) and len(v) > 0 and all(
+                        isinstance(p, list) and len(p) == 2 and RW.check(p[0]) and BLOCK_SIZE.check(p[1]) for p in v),
+                    lambda v: tuple((p[0], BLOCK_SIZE.parse(p[1])) for p in v))
 
 CACHE_SIZE = Setting('"auto" or a size like "8g"', lambda v: v == "auto" or SIZE.check(v),
                      lambda v: None if v == "auto" else SIZE.parse(v), SIZE.unit)
@@ -45,13 +52,22 @@ CACHE_SIZE = Setting('"auto" or a size like "8g"', lambda v: v == "auto" or SIZE
 @dataclass(frozen=True)
 class VariantsSettings(TestSettings):
     block_size: int = key(BLOCK_SIZE, "4k", "block size of the workload")
-    rw: str = key(choice("read", "write", "randread", "randwrite", "randrw", "rw"), "randwrite", "fio rw of the workload")
+    rw: str = key(RW, "randwrite", "fio rw of the workload")
     read_pct: float | None = key(PCT, None, "read share of a mixed workload (unset: fio's default)")
     precondition: bool = key(BOOL, True, "WIPC, then the workload itself, before the variants")
     precondition_multiple: float = key(MULTIPLE, 2.0, "the workload's own preconditioning, in times the active range")
     cache_size: int | None = key(CACHE_SIZE, "auto", "the cache the working-set variants are sized against "
                                  "(auto: this run's slc-cache estimate, or the simulator's SLC size)")
     variants: tuple[str, ...] = key(list_of(choice(*ALL)), list(ALL), "the variants, back to back in this order")
+    # seed 002: SEQ read/write 128K and RND read/write 4K, each in every variant
+    workloads: tuple[tuple[str, int], ...] | None = key(WORKLOADS, None, "[rw, block size] pairs every variant runs, "
+                                                        "in this order (unset: the one rw / block_size workload)")
+    # seed 002: "20 MB x 32 processes" = ws_small_size "640m", ws_small_threads 32; "a 10 GB file" = ws_large_size
+    ws_small_size: int | None = key(SIZE, None, "working set of ws-small, all jobs together (unset: half the cache)")
+    ws_large_size: int | None = key(SIZE, None, "working set of ws-large, all jobs together "
+                                                "(unset: 4 x the cache, at most the drive)")
+    ws_small_threads: int | None = key(THREADS, None, "jobs (processes) of ws-small (unset: threads)")
+    ws_large_threads: int | None = key(THREADS, None, "jobs (processes) of ws-large (unset: threads)")
 
 
 def cache_size(ctx: TestContext) -> tuple[int | None, str]:
@@ -68,9 +84,18 @@ def cache_size(ctx: TestContext) -> tuple[int | None, str]:
     return None, ""
 
 
+def _workloads(ctx: TestContext) -> list[tuple[str, int, int | None]]:
+    """(rw, block size, read %) of each workload every variant runs."""
+    s = ctx.settings
+    if s.workloads is None:
+        return [(s.rw, s.block_size, s.read_pct)]
+    return [(rw, bs, s.read_pct if rw in ("randrw", "rw") else None) for rw, bs in s.workloads]
+
+
 def _workload(ctx: TestContext) -> tuple[str, int, int | None]:
-    """(rw, block size, read %) of the workload every variant runs."""
-    return ctx.settings.rw, ctx.settings.block_size, ctx.settings.read_pct
+    """The workload the preconditioning runs: the first that writes (else the first)."""
+    wls = _workloads(ctx)
+    return next((w for w in wls if w[0] not in ("read", "randread")), wls[0])
 
 
 def _preconditioning(ctx: TestContext) -> list[Workload]:
@@ -88,39 +113,56 @@ def _preconditioning(ctx: TestContext) -> list[Workload]:
     return pcs
 
 
-def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload], dict[str, str], list[str]]:
-    """(one cell per variant that can run, cell name -> variant, notes on skipped variants and what they measure)."""
-    rw, bs, read_pct = _workload(ctx)
-    cap = ctx.target.size_bytes
+def _working_set(ctx: TestContext, v: str, cache: int | None, bs: int) -> tuple[dict, str | None]:
+    """(cell changes, or a note why the variant is skipped) of a working-set variant."""
+    s, cap = ctx.settings, ctx.target.size_bytes
+    chosen, threads = (s.ws_small_size, s.ws_small_threads) if v == "ws-small" else (s.ws_large_size, s.ws_large_threads)
+    kw: dict = {"threads": threads} if threads else {}
+    if chosen is not None:
+        if chosen > cap:
+            return {}, f"{v} skipped: its working set ({chosen / 2**30:.2f} GiB) is larger than the drive"
+        size = chosen
+    elif not cache:
+        return {}, (f"{v} skipped: the drive's cache size is unknown (run slc-cache first, or set cache_size "
+                    f"or {v.replace('-', '_')}_size)")
+    else:
+        size = cache / 2 if v == "ws-small" else min(cap, 4 * cache)
+        if v == "ws-large" and size < 1.5 * cache:
+            return {}, (f"{v} skipped: the drive ({cap / 2**30:.2f} GiB) is not much larger than its cache "
+                        f"({cache / 2**30:.2f} GiB)")
+    kw["range_size"] = max(size, 64 * bs) / cap
+    return kw, None
+
+
+def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload], dict[str, tuple[str, int]],
+                                                                 list[str]]:
+    """(one cell per variant and workload that can run, cell name -> (variant, workload index), notes on skipped
+    variants and what they measure)."""
+    wls = _workloads(ctx)
     cells, labels, notes = [], {}, []
-    for v in ctx.settings.variants:
-        kw: dict = {}
-        if v in ("random", "compress50", "zero"):
-            kw["data_pattern"] = v
-        elif v == "dsync":
-            kw.update(sync=True, direct=True)
-        elif v == "buffered":
-            kw["direct"] = False
-        elif v in ("ws-small", "ws-large"):
-            if not cache:
-                notes.append(f"{v} skipped: the drive's cache size is unknown (run slc-cache first, or set cache_size)")
-                continue
-            size = cache / 2 if v == "ws-small" else min(cap, 4 * cache)
-            if v == "ws-large" and size < 1.5 * cache:
-                notes.append(f"{v} skipped: the drive ({cap / 2**30:.2f} GiB) is not much larger than its cache "
-                             f"({cache / 2**30:.2f} GiB)")
-                continue
-            kw["range_size"] = max(size, 64 * bs) / cap
-        else:
-            notes.append(f"unknown variant {v!r} skipped; allowed: {', '.join(ALL)}")
-            continue
-        name = f"v_{v.replace('-', '_')}"
-        cells.append(ctx.cell(name, rw, bs, read_pct, **kw))
-        labels[name] = v
+    for i, (rw, bs, read_pct) in enumerate(wls):
+        for v in ctx.settings.variants:
+            kw: dict = {}
+            if v in ("random", "compress50", "zero"):
+                kw["data_pattern"] = v
+            elif v == "dsync":
+                kw.update(sync="dsync", direct=True)
+            elif v == "buffered":
+                kw["direct"] = False
+            elif v in ("ws-small", "ws-large"):
+                kw, skipped = _working_set(ctx, v, cache, bs)
+                if skipped:
+                    if i == 0:
+                        notes.append(skipped)
+                    continue
+            # one workload: the names of runs stored before workload lists
+            name = f"v_{v.replace('-', '_')}" + ("" if len(wls) == 1 else f"_{rw}_{bs_label(bs)}")
+            cells.append(ctx.cell(name, rw, bs, read_pct, **kw))
+            labels[name] = (v, i)
     if any(isinstance(d, SimTarget) for d in ctx.target.drives()):
         notes.append("the simulated drive models neither compression, O_DSYNC nor a page cache: the data-pattern, "
                      "dsync and buffered variants equal the baseline there")
-    if "buffered" in labels.values():
+    if any(v == "buffered" for v, _ in labels.values()):
         notes.append("buffered (direct=0) results are the host's page cache, not the drive")
     return cells, labels, notes
 
@@ -137,12 +179,13 @@ def plan(ctx: TestContext) -> TestPlan:
         phases.append(once("precondition", "WIPC, then the workload itself (incompressible data) for "
                                            f"{ctx.settings.precondition_multiple:g}x the active range",
                            pcs))
-    phases.append(once("sequence", f"the variants back to back: {', '.join(labels.values())}", cells))
+    order = list(dict.fromkeys(v for v, _ in labels.values()))
+    wls = ", ".join(f"{rw} {bs_label(bs)}" for rw, bs, _ in _workloads(ctx))
+    phases.append(once("sequence", f"the variants back to back: {', '.join(order)}; each for {wls}", cells))
     return TestPlan("variants", phases, notes)
 
 
 def run(ctx: TestContext) -> VariantsSummary:
-    rw, bs, read_pct = _workload(ctx)
     cap = ctx.target.size_bytes
     purge = ctx.purge()
     known = ctx.store.step(ctx.run_id, ctx.test, "cache")   # resumed: the size chosen after the purge
@@ -160,41 +203,30 @@ def run(ctx: TestContext) -> VariantsSummary:
     rounds = ctx.run_sequence("variants", cells, chunk=max(1, len(cells)),
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}
-    if "buffered" in labels.values():
-        _flush_page_cache(ctx)
+    if any(v == "buffered" for v, _ in labels.values()):
+        ctx.flush_page_cache()
     results = []
     for c in cells:
         r = by.get(c.name)
         if r is None:
             continue
-        v = labels[c.name]
+        v, _ = labels[c.name]
         results.append(VariantResult(
             variant=v, label=LABELS[v], iops=r.iops, mb_s=r.bw_bytes / 1e6, mib_s=r.bw_bytes / 2**20,
             lat_mean_us=r.lat_mean_ns / 1000, lat_max_us=r.lat_max_ns / 1000,
-            working_set_bytes=int(c.region(cap, max(ctx.target.logical_block_size, bs))[1]),
-            direct=c.direct, sync=c.sync, data_pattern=c.data_pattern))
-    baseline = next((v for v in results if v.variant == "random"), results[0] if results else None)
-    for v in results:
-        v.vs_baseline = v.iops / baseline.iops if baseline and baseline.iops else None
-    workload = VariantWorkload(rw=rw, block_size=bs, read_pct=read_pct, threads=cells[0].threads if cells else None,
-                               iodepth=cells[0].iodepth if cells else None)
-    return VariantsSummary(purge=purge, workload=workload, cache_bytes=cache, cache_source=cache_src,
-                           variants=results, notes=notes)
+            working_set_bytes=int(c.region(cap, max(ctx.target.logical_block_size, c.bs))[1]),
+            direct=c.direct, sync=c.sync != "none", data_pattern=c.data_pattern, rw=c.rw, block_size=c.bs,
+            threads=c.threads))
+    workloads = []
+    for i, (rw, bs, read_pct) in enumerate(_workloads(ctx)):
+        mine = [c for c in cells if labels[c.name][1] == i]
+        workloads.append(VariantWorkload(rw=rw, block_size=bs, read_pct=read_pct,
+                                         threads=mine[0].threads if mine else None,
+                                         iodepth=mine[0].iodepth if mine else None))
+        of = [v for v in results if (v.rw, v.block_size) == (rw, bs)]
+        baseline = next((v for v in of if v.variant == "random"), of[0] if of else None)
+        for v in of:
+            v.vs_baseline = v.iops / baseline.iops if baseline and baseline.iops else None
+    return VariantsSummary(purge=purge, workload=workloads[0], cache_bytes=cache, cache_source=cache_src,
+                           variants=results, notes=notes, workloads=workloads)
 
-
-def _flush_page_cache(ctx: TestContext) -> None:
-    """Write back what the buffered variant left dirty in the page cache (else the next purge's
-    BLKDISCARD fails with EBUSY and the dirty pages would land in the next test) and drop it."""
-    for drive in ctx.target.drives():
-        if _has_host_page_cache(drive):
-            fd = os.open(drive.path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
-
-
-def _has_host_page_cache(drive: Target) -> bool:
-    """A block device or file on this machine (a simulated drive has none, a remote one is not ours to flush)."""
-    return drive.host is None and not isinstance(drive, SimTarget)

@@ -32,7 +32,11 @@ class VariantResult:
     direct: bool
     sync: bool
     data_pattern: str
-    vs_baseline: float | None = None   # IOPS / IOPS with incompressible data (the first variant without it)
+    vs_baseline: float | None = None   # IOPS / IOPS of the same workload with incompressible data (else its first)
+    # the workload this result ran (None: stored before workload lists, when the summary's one workload)
+    rw: str | None = None
+    block_size: int | None = None      # bytes
+    threads: int | None = None         # jobs (the working-set variants may set their own)
 
 
 @dataclass
@@ -43,6 +47,20 @@ class VariantsSummary(Summary):
     cache_source: str
     variants: list[VariantResult] = field(default_factory=list)   # in run order (the drive's state carries over)
     notes: list[str] = field(default_factory=list)
+    # every workload, in run order (empty: stored before workload lists, when `workload` was the only one)
+    workloads: list[VariantWorkload] = field(default_factory=list)
 
-    def variant(self, name: str) -> VariantResult | None:
-        return next((v for v in self.variants if v.variant == name), None)
+    @property
+    def all_workloads(self) -> list[VariantWorkload]:
+        return self.workloads or [self.workload]
+
+    def results_of(self, w: VariantWorkload) -> list[VariantResult]:
+        """The variants of one workload, in run order."""
+        return [v for v in self.variants if v.rw is None or (v.rw, v.block_size) == (w.rw, w.block_size)]
+
+    def variant(self, name: str, rw: str | None = None, block_size: int | None = None) -> VariantResult | None:
+        """A variant's result: of the workload rw / block size, or of the first workload."""
+        w = self.all_workloads[0]
+        if rw is not None:
+            w = next((x for x in self.all_workloads if (x.rw, x.block_size) == (rw, block_size)), None)
+        return next((v for v in self.results_of(w) if v.variant == name), None) if w else None
