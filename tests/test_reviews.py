@@ -130,9 +130,14 @@ def test_seed_001_review_consumer_on_the_sata_mlc_drive(runs):
 def test_seed_002_review_endurance_on_the_sata_tlc_drive(runs):
     s = runs["002"].summary
     assert {(c.rw, c.block_size) for c in s["bs-sweep"].cells} >= {("randwrite", 4096), ("read", 4096)}   # 002-9
-    variants = {v.variant: v for v in s["variants"].variants}                      # 002-11..13
-    assert variants["buffered"].direct is False and "page cache" in variants["buffered"].label
-    assert {"ws-small", "ws-large"} <= set(variants)                              # sized by the slc-cache estimate
+    var = s["variants"]                                                            # 002-11..13: four jobs each
+    assert [(w.rw, w.block_size) for w in var.all_workloads] == [
+        ("read", 4096), ("write", 4096), ("randread", 4096), ("randwrite", 4096)]
+    for rw in ("read", "write", "randread", "randwrite"):
+        buffered = var.variant("buffered", rw, 4096)
+        assert buffered.direct is False and "page cache" in buffered.label and buffered.iops > 0
+        small, large = var.variant("ws-small", rw, 4096), var.variant("ws-large", rw, 4096)
+        assert (small.working_set_bytes, small.threads) == (64 * 2**20, 32) and large.working_set_bytes == 2**30
     end = s["endurance"]                                                           # 002-6/7/15/17
     assert end.polls and all(p.erase_count_avg is not None for p in end.series)
     assert end.erase_increments and end.erase_increments[0].count > 0
