@@ -69,6 +69,8 @@ def _log_windows(logs: dict[str, str]) -> dict[str, tuple[int, int]]:
     """job name -> (first, last) sample time (Unix ms) in its fio IOPS log, for samples with I/O."""
     out = {}
     for fname, text in logs.items():
+        if "_iops" not in fname:        # the latency logs (lat/clat/slat) of the same cells
+            continue
         job = fname.split("_iops")[0]
         times = [int(line.split(",")[0]) for line in text.splitlines()
                  if line.strip() and int(line.split(",")[1]) > 0]
