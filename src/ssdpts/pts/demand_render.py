@@ -455,7 +455,7 @@ def stat_figures(ctx: SectionContext, points: Sequence[DemandPoint], key: str, w
     qds = sorted({p.qd for p in points})
     groups = by_tc(list(points))
     colors = {tc: f"C{i % 10}" for i, tc in enumerate(groups)}
-    legend = [("thread count (line)", [(f"TC {tc}", colors[tc], "-", "") for tc in groups])]
+    legend = [("thread count (line)", [(f"TC {tc}", colors[tc], "-", "") for tc in sorted(groups)])]
     for d in directions_of(points):
         fig = ctx.figure((11.0, 6.6))
         stat_panels(fig, [(colors[tc], "-", ps) for tc, ps in groups.items()], d, qds, legend)

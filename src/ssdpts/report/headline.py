@@ -102,7 +102,11 @@ def headline_block(headlines: list[HeadlineOfTest], verdict: Verdict, art: Artif
     for h in headlines:
         steady = "; ".join(s.text for s in h.steady) or "no steady-state loop"
         st_cls = "" if h.steady_reached is None else ("ok" if h.steady_reached else "bad")
-        conf = "; ".join(h.deviations) or "no deviation"
+        # rule names only: the evidence (long) is under Conformance, and a whole sentence per row made the
+        # summary run several screens
+        rules = list(dict.fromkeys(d[1:d.index("]")] if d.startswith("[") and "]" in d else d for d in h.deviations))
+        conf = f"{len(h.deviations)} deviation{'s' if len(h.deviations) != 1 else ''}: {', '.join(rules)}" \
+            if h.deviations else "no deviation"
         conf_cls = "bad" if h.deviations else "ok"
         lines = [(f.label, Cell(f.value, f"{fmt_num(f.value)} {f.unit}"),
                   "" if f.steady is None else ("steady" if f.steady else "NOT steady")) for f in h.figures]

@@ -61,12 +61,12 @@ def _thousands(v, _pos=None) -> str:
 
 
 def log_y(ax) -> None:
-    """Log y axis with readable labels: minor ticks (2x, 5x) are labelled when the span is short."""
+    """Log y axis with readable labels: minor ticks (2x, 3x, 5x) are labelled when the span is short."""
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     lo, hi = ax.get_ylim()
     if lo > 0 and hi / lo < 300:
-        ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+        ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 3.0, 5.0)))
         ax.yaxis.set_minor_formatter(FuncFormatter(_thousands))
     else:
         ax.yaxis.set_minor_formatter(NullFormatter())
