@@ -99,3 +99,19 @@ def test_a_summary_stored_before_workload_lists_still_decodes(dsync_run):
     assert [(w.rw, w.block_size) for w in s.all_workloads] == [("read", 131072)]
     assert [v.variant for v in s.results_of(s.workload)] == ["random", "buffered", "ws-small", "ws-large"]
     assert s.variant("buffered").label == PAGE_CACHE_LABEL
+
+
+def test_a_workload_stored_with_sync_as_a_bool_still_decodes():
+    """Runs stored before `sync` had modes kept it as a bool; summaries decode their cells' workloads through the
+    generic record decoder, not Workload.from_dict, so the old value is mapped where every decoder ends."""
+    from ssdpts.pts.results import CellWindow
+    from ssdpts.records import from_data
+    from ssdpts.workload import Workload
+
+    w = Workload("v_dsync", "randwrite", 4096, 0, runtime_s=1.0).to_dict()
+    for old, new in ((True, "dsync"), (False, "none")):
+        assert Workload.from_dict({**w, "sync": old}).sync == new
+        window = from_data(CellWindow, {"workload": {**w, "sync": old}, "iops": 1.0, "read_iops": 0.0,
+                                        "write_iops": 1.0, "read_mib_s": 0.0, "write_mib_s": 0.0, "usr_cpu": 0.0,
+                                        "sys_cpu": 0.0, "lat_mean_us": 1.0, "lat_max_us": 1.0})
+        assert window.workload.sync == new

@@ -77,6 +77,8 @@ class Workload:
             raise ValueError(f"rw must be one of {', '.join(RW_MODES)}, not {self.rw!r}")
         if self.data_pattern not in DATA_PATTERNS:
             raise ValueError(f"data_pattern must be one of {', '.join(DATA_PATTERNS)}")
+        if isinstance(self.sync, bool):   # stored before sync had modes (every decoder lands here): True was O_DSYNC
+            object.__setattr__(self, "sync", "dsync" if self.sync else "none")
         if self.sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {', '.join(SYNC_MODES)}, not {self.sync!r}")
         if self.runtime_s is None and self.io_size is None:
@@ -152,8 +154,6 @@ class Workload:
         d["write_bssplit"] = tuple(tuple(x) for x in d.get("write_bssplit", ()))
         d["random_pct"] = tuple(d.get("random_pct", (100, 100)))
         d["percentiles"] = tuple(d.get("percentiles", DEFAULT_PERCENTILES))
-        if isinstance(d.get("sync"), bool):     # stored before sync had modes: True was O_DSYNC
-            d["sync"] = "dsync" if d["sync"] else "none"
         return cls(**d)
 
     def region(self, capacity: int, align: int) -> tuple[int, int]:
