@@ -94,7 +94,8 @@ def test_fio_interval_logs_two_threads():
     iv = intervals_from_logs(logs, "rnd_4K_0-100", 200)
     assert [i["t_ns"] for i in iv] == [200_000_000, 400_000_000, 600_000_000, 800_000_000]
     assert iv[0]["write_ios"] == pytest.approx((49600 + 46547) * 0.2) and iv[0]["read_ios"] == 0
-    assert iv[0]["lat_mean_ns"] == pytest.approx((72097 + 76255) / 2)
+    # each thread's mean latency weighted by its IOPS in the interval (an I/O-weighted mean)
+    assert iv[0]["lat_mean_ns"] == pytest.approx((72097 * 49600 + 76255 * 46547) / (49600 + 46547))
     # the lat log's closing entries (no IOPS interval beside them, one of 49 ms) are not an interval
     assert max(i["lat_mean_ns"] for i in iv) < 1_000_000
     series = cell_series("rnd_4K_0-100", 3, 0.2, "fio log_avg_msec", iv)

@@ -1,7 +1,7 @@
 """fio's averaged per-interval logs (log_avg_msec with write_iops_log / write_lat_log) as a cell's intervals,
 in the shape the simulator reports them: {t_ns (end of the interval from the cell's start), read_ios, write_ios,
 lat_mean_ns}. Every thread of a job writes its own file (NAME_iops.1.log, NAME_iops.2.log ...); the intervals
-sum the threads' IOPS and average their mean latencies.
+sum the threads' IOPS and weight their mean latencies by their IOPS (an I/O-weighted mean).
 
 A line: "time ms, value, direction (0 read, 1 write, 2 trim), block size, offset[, priority]"; with
 log_avg_msec the value is the interval's average (IOPS, or latency in ns). fio stamps each entry at the end of
@@ -44,15 +44,24 @@ def intervals_from_logs(logs: dict[str, str], name: str, interval_ms: int) -> li
 
     seconds = interval_ms / 1000
     slots: dict[int, dict] = {}
-    for _, t, value, ddir in iops:
+    rate: dict[tuple[int, int, int], float] = {}      # (thread, slot, direction) -> IOPS: the weight of its latency
+    for thread, t, value, ddir in iops:
         if ddir not in (0, 1):
             continue
         iv = slots.setdefault(slot(t), {"read_ios": 0.0, "write_ios": 0.0, "lat": []})
         iv["read_ios" if ddir == 0 else "write_ios"] += value * seconds
-    for _, t, value, ddir in lat:
+        rate[(thread, slot(t), ddir)] = value
+    for thread, t, value, ddir in lat:
         iv = slots.get(slot(t))
         if iv is not None and ddir in (0, 1):
-            iv["lat"].append(value)
+            iv["lat"].append((value, rate.get((thread, slot(t), ddir), 0.0)))
+
+    def mean_ns(lat: list[tuple[float, float]]) -> float | None:
+        """I/O-weighted over the threads (and directions) that did I/O in the interval; plain mean without rates."""
+        weight = sum(w for _, w in lat)
+        if weight > 0:
+            return sum(v * w for v, w in lat) / weight
+        return sum(v for v, _ in lat) / len(lat) if lat else None
+
     return [{"t_ns": (k + 1) * interval_ms * 1_000_000, "read_ios": iv["read_ios"], "write_ios": iv["write_ios"],
-             "lat_mean_ns": sum(iv["lat"]) / len(iv["lat"]) if iv["lat"] else None}
-            for k, iv in sorted(slots.items())]
+             "lat_mean_ns": mean_ns(iv["lat"])} for k, iv in sorted(slots.items())]
