@@ -137,11 +137,13 @@ def test_hir_tables(report):
         ab = store.rounds(rid, "hir", f"ws={label}/AB")
         after_idle = [c.write for r in ab for c in r.cells][1:]
         bins = merge_bins(d.bins for d in after_idle)
-        assert _near(w.ab_latency.p("99.99"), percentile_from_bins(bins, 99.99) / 1000)
         assert _near(w.ab_latency.max_us, max(d.lat_max_ns for d in after_idle) / 1000)
+        # fio's bucket value, never above the measured max (pts.common caps it there)
+        assert _near(w.ab_latency.p("99.99"), min(percentile_from_bins(bins, 99.99) / 1000, w.ab_latency.max_us))
         for seg, x in (("AB (after idle)", w.ab_latency), ("C (continuous)", w.c_latency)):
-            # histogram percentiles are fio's bucket values (~1.6 % wide): p99.99 may sit just above the exact max
-            assert x.p("99.99") >= x.p("99.9") >= x.mean_us > 0 and x.max_us >= x.mean_us
+            # histogram percentiles are fio's bucket values, capped at the max; a rare long stall can lift the mean
+            # above p99.9, so the mean is only checked against the max
+            assert x.max_us >= x.p("99.99") >= x.p("99.9") > 0 and x.max_us >= x.mean_us > 0
             row = lat[(label, seg)]
             for col, v in (("mean", x.mean_us), ("p99.9", x.p("99.9")), ("p99.99", x.p("99.99")), ("max", x.max_us)):
                 assert _near(_f(row[f"{col} latency (µs)"]), v)
@@ -280,8 +282,10 @@ def test_demand_latency_statistics_charts(report, compared):
     cmp = compared.parent
     for test in ("dirth", "cbw"):
         for d in ("read", "write"):
-            assert all(getattr(p, f"{d}_lat").p("99.99") >= getattr(p, f"{d}_lat").mean_us > 0
-                       for p in summary[test].points)
+            # not p99.99 >= mean: one I/O stalled for seconds (a loaded machine) lifts the mean above p99.99
+            lats = [getattr(p, f"{d}_lat") for p in summary[test].points]
+            assert all(lat.max_us >= lat.p("99.99") >= lat.p("99") > 0 and lat.max_us >= lat.mean_us > 0
+                       for lat in lats)
             assert f'id="fig-{test}-latency-stats-{d}"' in html
             png_size(out / "plots" / f"{test}-latency-stats-{d}.png")
             png_size(cmp / "plots" / f"{test}-latency-stats-{d}.png")

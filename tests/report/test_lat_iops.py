@@ -59,7 +59,10 @@ def test_every_point_is_the_window_mean_per_direction(runs):
             assert (p.write_lat is None) == (f.read_pct == 100)
             for d in f.directions:
                 lat = p.read_lat if d == "read" else p.write_lat
-                assert lat.p("99.99") >= lat.p("99.9") >= lat.p("99") >= lat.mean_us > 0, (p.name, d)
+                # percentiles in order and capped at the max; the mean only below the max (one long stall can
+                # lift it above p99)
+                assert lat.max_us >= lat.p("99.99") >= lat.p("99.9") >= lat.p("99") > 0, (p.name, d)
+                assert lat.max_us >= lat.mean_us > 0, (p.name, d)
                 assert lat.max_us >= lat.mean_us
         # more demand, more IOPS: TC2/QD4 beats TC1/QD1
         assert f.point(2, 4).iops > f.point(1, 1).iops
