@@ -69,17 +69,19 @@ system-test: system
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
 
-# tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells: it runs beside the rest of the suite
-# rather than after it (both must pass; its output follows the suite's). Tests never rely on a quiet machine.
+# tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells and tests/vm ~3 min booting QEMU guests:
+# they run beside the rest of the suite rather than after it (all must pass; their output follows the suite's).
+# Neither shares devices, network namespaces or ports with the rest. Tests never rely on a quiet machine.
 # dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
+BESIDE = tests/test_real_shape.py tests/vm
 test: setup system-test dist
 	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
-	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider tests/test_real_shape.py >$$log 2>&1 & shape=$$!; \
-	trap 'kill $$shape 2>/dev/null; rm -f $$log' EXIT INT TERM; \
-	echo "$(PY) -m pytest -q --ignore=tests/test_real_shape.py  (tests/test_real_shape.py runs beside it)"; \
-	$(CARGO_PATH) $(PY) -m pytest -q --ignore=tests/test_real_shape.py; rest=$$?; \
-	wait $$shape; shaped=$$?; echo "--- tests/test_real_shape.py, run beside the suite:"; cat $$log; \
-	[ $$rest = 0 ] && [ $$shaped = 0 ]
+	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE) >$$log 2>&1 & beside=$$!; \
+	trap 'kill $$beside 2>/dev/null; rm -f $$log' EXIT INT TERM; \
+	echo "$(PY) -m pytest -q $(BESIDE:%=--ignore=%)  ($(BESIDE) run beside it)"; \
+	$(CARGO_PATH) $(PY) -m pytest -q $(BESIDE:%=--ignore=%); rest=$$?; \
+	wait $$beside; besides=$$?; echo "--- $(BESIDE), run beside the suite:"; cat $$log; \
+	[ $$rest = 0 ] && [ $$besides = 0 ]
 
 bench: setup
 	$(PY) bench/overhead.py
