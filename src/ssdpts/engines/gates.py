@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from ..realtime import spawn
-from .hostcpu import HostCpu, cpu_count, read_ticks
 from ..realtime.timing import ACK_POLL_S, KEEPER_EXIT_WAIT_S, READER_JOIN_S, SET_UP_POLL_S
 from ..realtime.window import create as create_window
+from .hostcpu import HostCpu, cpu_count, read_ticks
 
 
 @dataclass
@@ -70,11 +70,14 @@ class Gates:
                     self.waiting[int(w[1])] = self.waiting.get(int(w[1]), 0) + 1
                 elif w[0] == "s":
                     self.starts.setdefault(int(w[1]), []).append(int(w[2]))
-                    self.cpu_ticks.setdefault(int(w[1]), [read_ticks(), None])
+                    if int(w[1]) not in self.cpu_ticks:      # the first clone's release only: /proc/stat once
+                        self.cpu_ticks[int(w[1])] = [read_ticks(), None]
                 elif w[0] == "f":
                     self.fires.setdefault(int(w[1]), []).append(int(w[2]))
-                    if int(w[1]) in self.cpu_ticks:
-                        self.cpu_ticks[int(w[1])][1] = read_ticks()
+                    gid = int(w[1])
+                    # the last clone's end closes the cell (each clone reports one: read /proc/stat then, not per clone)
+                    if gid in self.cpu_ticks and len(self.fires[gid]) >= self.clones.get(gid, 0):
+                        self.cpu_ticks[gid][1] = read_ticks()
                 self._cond.notify_all()
         with self._cond:
             self._acks.add("gone")
