@@ -1,6 +1,11 @@
 """SIGTERM and SIGHUP stop ssdpts the way Ctrl-C does: as a KeyboardInterrupt in the main thread, so a run is
 marked `interrupted`, its fio processes are killed and the command exits 130.
 
+SIGINT is handled whatever the parent left: a background job of a non-interactive shell (`ssdpts run ... &` in
+a script, then `kill -INT` or `timeout -s INT`) starts with SIGINT ignored, and Python then installs no
+KeyboardInterrupt handler of its own. fio does not depend on it: it runs in its own session and is stopped by
+ssdpts.
+
 Python runs a signal handler between two bytecodes of the main thread, wherever that is. When that is inside
 a callback whose exceptions Python only prints (an at-fork hook while a subprocess starts, a __del__), the
 KeyboardInterrupt is lost (and Python prints a traceback for it: that report is silenced). So it is raised
@@ -47,6 +52,7 @@ def _unraisable(report, default=sys.unraisablehook):
 def install() -> None:
     """In the main thread of the command-line process (signal handlers cannot be set elsewhere)."""
     if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         for sig in SIGNALS:
             signal.signal(sig, _on_signal)
         sys.unraisablehook = _unraisable

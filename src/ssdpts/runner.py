@@ -9,6 +9,7 @@ import fcntl
 import logging
 import os
 import shutil
+import sys
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
 from .report.core import write_report
 from .store import Store
+from .store.medium import ResultsMediumError, SpaceReserve, os_medium_error
 from .targets import Target, open_target
 from .targets.hold import held
 from .targets.multi import TargetSet
@@ -54,9 +56,28 @@ def _log_path(results_dir: Path, run_id: str) -> Path:
     return Path(results_dir) / "logs" / f"{run_id}.log"
 
 
+def _reserve_path(results_dir: Path, run_id: str) -> Path:
+    return Path(results_dir) / "logs" / f"{run_id}.reserve"
+
+
+class _RunLog(logging.FileHandler):
+    """The run's log file. A write its file system refuses (full, read-only) is dropped without Python's
+    traceback on the console: the run stops at its next database write, with the reason in one line."""
+
+    def handleError(self, record):
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handleError(record)
+
+    def close(self):
+        try:
+            super().close()
+        except OSError:
+            pass
+
+
 def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
     (results_dir / "logs").mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(_log_path(results_dir, run_id))
+    handler = _RunLog(_log_path(results_dir, run_id))
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
@@ -234,8 +255,8 @@ def settled(store: Store, run_id: str) -> dict:
     if run["status"] == "running":
         gone = run["owner"].gone()
         if gone:
-            store.set_run_status(run["id"], "interrupted", f"interrupted: {gone}")
-            _mark_running_tests(store, run["id"], "interrupted")
+            if not _record_stop(store, run["id"], "interrupted", f"interrupted: {gone}"):
+                store.show_status(run["id"], "interrupted", f"interrupted: {gone}")   # the medium keeps "running"
             run = store.run(run["id"])
     return run
 
@@ -252,7 +273,7 @@ def refuse_if_live(run: dict, doing: str) -> None:
 
 def run_files(results_dir: Path, run_id: str) -> list[Path]:
     """The files and directories a run keeps under the results directory (its log, report, drive checkpoints)."""
-    candidates = [_log_path(results_dir, run_id), run_files_dir(results_dir, run_id),
+    candidates = [_log_path(results_dir, run_id), run_files_dir(results_dir, run_id), _reserve_path(results_dir, run_id),
                   Path(results_dir) / "reports" / run_id, *state_files(results_dir, run_id)]
     return [p for p in candidates if p.exists() or p.is_symlink()]
 
@@ -309,6 +330,28 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     for failure in data.get("failures") or []:   # recorded as failures with the tool's message, never dropped
         store.record_deviation(run_id, test, Deviation("health-failure", f"{when} the test: {failure}",
                                                        "smartctl(8) RETURN VALUES; NVMe SMART/health log"))
+
+
+def _record_stop(store: Store, run_id: str, status: str, message: str) -> bool:
+    """The run's (and its running tests') new status, if the results medium takes it (it may be full,
+    read-only or locked: whoever reads the run next sees that its process is gone)."""
+    try:
+        store.set_run_status(run_id, status, message)
+        _mark_running_tests(store, run_id, status)
+        return True
+    except SsdptsError as e:
+        log.error("run %s: status %s not recorded: %s", run_id, status, e)
+        return False
+
+
+def _stopped_by_medium(store: Store, run_id: str, error: ResultsMediumError, reserve: SpaceReserve) -> None:
+    """The results medium failed a write: the run is interrupted (resumable) and the command ends in one line."""
+    reserve.release()          # the room to record why
+    reason = f"{error.problem}; {error.fix}, then 'ssdpts resume {run_id}'"
+    recorded = _record_stop(store, run_id, "interrupted", reason)
+    raise SsdptsError(f"run {run_id} interrupted: {reason}" + ("" if recorded else
+                      " (the status could not be written there either: 'ssdpts list' shows the run interrupted "
+                      "once this process has ended)"), exit_code=error.exit_code) from None
 
 
 def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
@@ -382,8 +425,10 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
     handler, discarded = None, False
+    reserve = SpaceReserve(_reserve_path(results_dir, run_id))
     try:
         handler = _setup_log(Path(results_dir), run_id)
+        reserve.hold()
         for member in target.drives():
             if member.kind == "file" and member.host is None:
                 prepare_file(member)
@@ -438,11 +483,12 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
         interrupts.acknowledge()
-        store.set_run_status(run_id, "interrupted", interrupts.reason())
-        _mark_running_tests(store, run_id, "interrupted")
+        _record_stop(store, run_id, "interrupted", interrupts.reason())
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
+    except ResultsMediumError as e:
+        _stopped_by_medium(store, run_id, e, reserve)
     except SsdptsError as e:
         discarded = _discard_if_empty(store, run_id, retry)
         if discarded:
@@ -452,13 +498,16 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         raise SsdptsError(f"{e} (run {run_id} stopped; fix the cause and 'ssdpts resume {run_id}')",
                           exit_code=e.exit_code) from None
     except Exception as e:
+        medium = os_medium_error(Path(results_dir), e)    # a log or checkpoint write under the results
+        if medium is not None:
+            _stopped_by_medium(store, run_id, medium, reserve)
         log.exception("run %s failed", run_id)
         discarded = _discard_if_empty(store, run_id, retry)
         if not discarded:
-            store.set_run_status(run_id, "failed", f"{type(e).__name__}: {e}")
-            _mark_running_tests(store, run_id, "failed")
+            _record_stop(store, run_id, "failed", f"{type(e).__name__}: {e}")
         raise
     finally:
+        reserve.release()
         progress.close()
         if handler is not None:
             log.removeHandler(handler)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..conformance import check
+from ..errors import SsdptsError
 from ..export.csv import export_csv, export_tidy_csv
 from ..export.json import document, export_tidy_json
 from ..export.model import load_run
@@ -26,7 +27,11 @@ from .common import RESULTS_HELP, open_store
 @click.option("--results", default=None, help=RESULTS_HELP)
 def report(run_id, out_dir, claimed, results):
     """Write the HTML report of RUN_ID with PNG/SVG plots and CSV tables (works offline)."""
-    path = write_report(open_store(results), run_id, out_dir, claimed=claimed)
+    store = open_store(results)
+    if out_dir is None and store.read_only:
+        raise SsdptsError(f"{store.path} can only be read here ({store.read_only_because}), and the report goes "
+                          "beside it by default; pass --out DIR on writable storage")
+    path = write_report(store, run_id, out_dir, claimed=claimed)
     if section_errors(path):
         click.echo(f"ssdpts: warning: a report section failed to render (see {path})", err=True)
     click.echo(str(path))

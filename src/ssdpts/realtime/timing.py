@@ -23,6 +23,9 @@ Timeouts: exceeding one ends or changes something.
   PURGE_TIMEOUT_S     one purge command, an NVMe sanitize's progress wait, a remote TRIM
                                                                  tests/test_timing.py (command outlives it)
   TOOL_TIMEOUT_S      one call of fio --version, hdparm -I, blkdiscard probes or a remote probe (seconds)
+  STORE_LOCK_WAIT_S   how long a write to the results database waits for another program's write lock before
+                      the command stops naming the holder (reads do not wait: WAL)
+                                                                 tests/test_store_medium.py (lock held 3x longer)
 
 Periods: how often something is looked at; nothing ends when they pass.
   ACK_POLL_S          the engine waits for the gatekeeper's acknowledgement as long as the keeper lives,
@@ -47,6 +50,7 @@ KEEPER_EXIT_WAIT_S = 5.0
 READER_JOIN_S = 2.0          # the helper has exited by then: its output ends at once
 PURGE_TIMEOUT_S = 24 * 3600.0
 TOOL_TIMEOUT_S = 60.0
+STORE_LOCK_WAIT_S = 5.0      # ssdpts's own transactions last milliseconds
 
 ACK_POLL_S = 1.0
 SET_UP_POLL_S = 0.25

@@ -6,15 +6,20 @@ import secrets
 import sqlite3
 import time
 import zlib
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
+from urllib.request import pathname2url
 
 from ..deviations import Deviation
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
 from ..engines.hostcpu import HostCpu
 from ..errors import SsdptsError
 from ..owner import RunOwner
+from ..realtime.timing import STORE_LOCK_WAIT_S
+from . import medium
+from .medium import ResultsReadOnlyError
 
 SCHEMA_VERSION = 3   # 2: device idle per transition (block layer) on rounds; 3: the process that runs a run
 
@@ -188,27 +193,107 @@ def _idle_json(out: RoundOutput) -> dict:
             "inside": [d.to_dict() for d in out.device_idle_inside], "note": out.device_idle_note}
 
 
+class _Connection:
+    """The SQLite connection, with every failure of the medium or a lock as one line (store/medium.py)."""
+
+    def __init__(self, raw: sqlite3.Connection, store: "Store"):
+        self.raw, self.store = raw, store
+
+    def execute(self, sql: str, args=()) -> sqlite3.Cursor:
+        try:
+            return self.raw.execute(sql, args)
+        except sqlite3.Error as e:
+            raise self.store.explained(e) from None
+
+    def executescript(self, script: str) -> None:
+        try:
+            self.raw.executescript(script)
+        except sqlite3.Error as e:
+            raise self.store.explained(e) from None
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.in_transaction
+
+    def close(self) -> None:
+        self.raw.close()
+
+
 class Store:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if self.path.is_dir():
             raise SsdptsError(f"{self.path} is a directory, not a results database; pass --results DIR instead")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # runs settled in this process that the medium could not record (read-only): run id -> (status, message)
+        self.shown: dict[str, tuple[str, str]] = {}
+        self.read_only_because = medium.why_read_only(self.path)
+        if not self.read_only_because:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            self.db.row_factory = sqlite3.Row
+            self.db = _Connection(self._connect(), self)
+            self.db.raw.row_factory = sqlite3.Row
             self._check_foreign()
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript("BEGIN IMMEDIATE;\n" + SCHEMA + "\nCOMMIT;")   # all tables or none
+            if not self.read_only_because:
+                self._set_up()
             row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except (medium.ResultsMediumError, medium.ResultsLockedError, ResultsReadOnlyError):
+            raise
         except sqlite3.DatabaseError as e:
             raise SsdptsError(f"{self.path} is not a readable ssdpts results database ({e}); "
                               "point --results at another directory or move the file away") from None
         if row is not None and int(row[0]) > SCHEMA_VERSION:
             raise SsdptsError(f"{self.path} was written by a newer ssdpts (schema {row[0]}); upgrade ssdpts")
         self._migrate()
+
+    def _connect(self) -> sqlite3.Connection:
+        """Read-write; or read-only (`mode=ro`) when this process cannot write the file (read-only media, file
+        or directory not writable): list, show, report, check and export only read."""
+        if not self.read_only_because:
+            return sqlite3.connect(self.path, timeout=STORE_LOCK_WAIT_S, isolation_level=None)
+        url = "file:" + pathname2url(str(self.path.resolve()))
+        raw = sqlite3.connect(url + "?mode=ro", uri=True, timeout=STORE_LOCK_WAIT_S, isolation_level=None)
+        try:
+            raw.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return raw
+        except sqlite3.OperationalError as e:
+            if e.sqlite_errorcode & 0xFF != sqlite3.SQLITE_CANTOPEN:
+                raise
+            raw.close()
+        # mode=ro reads a WAL database only through its -shm, which a read-only directory cannot get. Without
+        # a -wal (the database was closed cleanly) everything is in the main file and `immutable=1` (no
+        # locks, no -shm) reads all of it; a -wal left behind holds committed rounds immutable would not see.
+        wal = self.path.with_name(self.path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise SsdptsError(f"{self.path} can only be read here ({self.read_only_because}) and its last changes "
+                              f"are in {wal.name}, which SQLite cannot read without creating {self.path.name}-shm; "
+                              "copy the results directory to writable storage and pass --results DIR")
+        return sqlite3.connect(url + "?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+    def _set_up(self) -> None:
+        """WAL, durable commits, the tables; the write lock only when a table is missing (a reader of a
+        current database takes none, so another program's write lock does not stop it)."""
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")   # a committed round survives power loss
+        self.db.execute("PRAGMA foreign_keys=ON")
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not OUR_TABLES <= tables:
+            self.db.executescript("BEGIN IMMEDIATE;\n" + SCHEMA + "\nCOMMIT;")   # all tables or none
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.read_only_because)
+
+    def explained(self, error: sqlite3.Error) -> Exception:
+        """A failed statement as the user's problem and fix, when it is one (else the error itself)."""
+        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return medium.locked(self.path, STORE_LOCK_WAIT_S)
+        if self.read_only and code == sqlite3.SQLITE_READONLY:
+            return ResultsReadOnlyError(f"{self.path} can only be read here ({self.read_only_because}) and this "
+                                        "command writes to it; copy the results directory to writable storage and "
+                                        "pass --results DIR")
+        return medium.medium_error(self.path.parent, error) or error
 
     def _schema_version(self) -> int | None:
         if not self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone():
@@ -242,18 +327,18 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    class _Tx:
-        def __init__(self, db):
-            self.db = db
-
-        def __enter__(self):
-            self.db.execute("BEGIN IMMEDIATE")
-
-        def __exit__(self, exc_type, *rest):
-            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-
+    @contextmanager
     def tx(self):
-        return Store._Tx(self.db)
+        """One write transaction: all of it or nothing (SQLite itself rolls back after a full disk or an I/O
+        error, so only a transaction still open is rolled back)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.raw.execute("ROLLBACK")
+            raise
 
     # runs -----------------------------------------------------------------------------------
     def create_run(self, *, target_spec: str, target: dict, host: dict, profile_name: str, profile: dict,
@@ -292,6 +377,8 @@ class Store:
     def run(self, run_id: str) -> dict:
         row = self.db.execute("SELECT * FROM runs WHERE id=?", (self.run_id(run_id),)).fetchone()
         d = dict(row)
+        if d["id"] in self.shown:
+            d["status"], d["message"] = self.shown[d["id"]]
         for k in ("target", "host", "profile", "tests", "options"):
             d[k] = json.loads(d.pop(f"{k}_json"))
         d["owner"] = RunOwner.from_dict(json.loads(d.pop("owner_json") or "{}"))
@@ -299,10 +386,17 @@ class Store:
 
     def runs(self, where: RunFilter | None = None) -> list[dict]:
         """The runs, oldest first; `where` keeps those that match every condition it sets."""
-        conditions, args = (where or RunFilter()).sql()
+        where = where or RunFilter()
+        status = where.status if self.shown else None   # then the status shown is known here, not in SQL
+        conditions, args = (replace(where, status=None) if status else where).sql()
         rows = self.db.execute("SELECT id FROM runs" + (" WHERE " + " AND ".join(conditions) if conditions else "")
                                + " ORDER BY created", args).fetchall()
-        return [self.run(r[0]) for r in rows]
+        runs = [self.run(r[0]) for r in rows]
+        return [r for r in runs if r["status"] == status] if status else runs
+
+    def show_status(self, run_id: str, status: str, message: str) -> None:
+        """For the rest of this process, show the run with a status its medium could not record (read-only)."""
+        self.shown[run_id] = (status, message)
 
     def set_run_status(self, run_id: str, status: str, message: str = "", owner: RunOwner | None = None) -> None:
         """A new status; `owner` (the process taking the run over, on resume) is recorded with it."""
