@@ -228,3 +228,61 @@ def test_a_locked_database_is_waited_on_then_named_with_its_holder(tmp_path, mod
         holder.wait()
     ssdpts("delete", rid, "--yes", "--results", str(results))
     assert Store.in_dir(results).runs() == []
+
+
+# --- a results file system that turns read-only ----------------------------------------------------------
+
+@pytest.fixture
+def ext4_fs(tmp_path):
+    """A 32 MiB ext4 (errors=remount-ro) on a loop device of the test's own; unmounted and detached always.
+    Yields (mount point, loop device)."""
+    if os.geteuid() != 0 or not shutil.which("mkfs.ext4"):
+        pytest.skip("needs root and mkfs.ext4")
+    image = Path("/dev/shm" if Path("/dev/shm").is_dir() else tmp_path) / f"ssdpts-ext4-{os.getpid()}.img"
+    with open(image, "wb") as f:
+        f.truncate(32 * 2**20)
+    mnt = tmp_path / "ext4"
+    mnt.mkdir()
+    dev = subprocess.check_output(["losetup", "-f", "--show", str(image)], text=True).strip()
+    try:
+        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True)
+        subprocess.run(["mount", "-o", "errors=remount-ro", dev, str(mnt)], check=True)
+        yield mnt, dev
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+        image.unlink(missing_ok=True)
+
+
+@requires_devices
+def test_a_results_file_system_turning_read_only_interrupts_the_run(loopdev, ext4_fs, tiny, tmp_path):
+    mnt, dev = ext4_fs
+    trigger = Path(f"/sys/fs/ext4/{Path(dev).name}/trigger_fs_error")
+    if not trigger.exists():
+        pytest.skip(f"no {trigger} on this kernel")
+    results = mnt / "results"
+    profile = _never_steady(tmp_path, tiny, 40)
+    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", str(profile), "--tests",
+                             "iops", "--destroy-data", "--results", str(results), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rid = wait_for_rounds(results / "ssdpts.db", "iops", 2)
+    if not rid:
+        proc.kill()
+        pytest.fail(f"the run never committed 2 rounds: {proc.communicate()}")
+    trigger.write_text("test: results medium turned read-only\n")    # ext4 remounts itself read-only
+    out, err = proc.communicate(timeout=300)
+    line = _one_line(err)
+    assert proc.returncode == EX_IOERR, err
+    assert line.startswith(f"ssdpts: error: run {rid} interrupted: results file system read-only: "), line
+    assert f"remount it read-write, then 'ssdpts resume {rid}'" in line, line
+    # the medium keeps "running", but no command shows a run whose process has ended as running
+    assert _status(results, rid)["status"] == "interrupted"
+    assert "interrupted" in ssdpts("list", "--results", str(results)).stdout
+    subprocess.run(["umount", str(mnt)], check=True)
+    subprocess.run(["e2fsck", "-fy", dev], capture_output=True)       # 1: errors corrected
+    subprocess.run(["mount", dev, str(mnt)], check=True)
+    ssdpts("resume", rid, "--results", str(results), "-q")
+    store = Store.in_dir(results)
+    assert store.run(rid)["status"] == "completed"
+    assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, 41))
+    store.close()

@@ -135,7 +135,10 @@ class SpaceReserve:
         os.close(fd)
 
     def release(self) -> None:
-        self.path.unlink(missing_ok=True)
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError:     # a file system turned read-only keeps it: 'ssdpts delete' or the resume removes it
+            pass
 
 
 @dataclass(frozen=True)
