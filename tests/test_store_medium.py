@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,18 @@ def _never_steady(tmp_path: Path, tiny: str, rounds: int) -> Path:
     p = tmp_path / "never.toml"
     p.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = {rounds}\n')
     return p
+
+
+def _measuring_run(target: str, profile: Path, results: Path) -> tuple[subprocess.Popen, str]:
+    """`ssdpts run` of the iops test started in the background; returns once it has committed 2 rounds."""
+    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", target, "--profile", str(profile), "--tests",
+                             "iops", "--destroy-data", "--results", str(results), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rid = wait_for_rounds(results / "ssdpts.db", "iops", 2)
+    if not rid:
+        proc.kill()
+        pytest.fail(f"the run never committed 2 rounds: {proc.communicate()}")
+    return proc, rid
 
 
 def _one_line(stderr: str) -> str:
@@ -114,13 +125,7 @@ def test_a_full_results_file_system_interrupts_the_run_and_resume_completes_it(l
                                                                                   tmp_path):
     results = small_fs / "results"
     profile = _never_steady(tmp_path, tiny, 40)
-    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", str(profile), "--tests",
-                             "iops", "--destroy-data", "--results", str(results), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rid = wait_for_rounds(results / "ssdpts.db", "iops", 2)
-    if not rid:
-        proc.kill()
-        pytest.fail(f"the run never committed 2 rounds: {proc.communicate()}")
+    proc, rid = _measuring_run(loopdev, profile, results)
     filler = _fill(small_fs)
     out, err = proc.communicate(timeout=300)
     line = _one_line(err)
@@ -188,14 +193,14 @@ def test_a_results_database_on_read_only_media_is_read(loopdev, small_fs, result
 # --- a database another program holds locked ---------------------------------------------------------------
 
 HOLDER = """
-import sqlite3, sys, time
+import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
 if sys.argv[2] == "exclusive-mode":       # locking_mode=EXCLUSIVE: in WAL mode too, readers are shut out
     db.execute("PRAGMA locking_mode=EXCLUSIVE")
 db.execute("BEGIN EXCLUSIVE")
 db.execute("UPDATE meta SET value=value")
 print("held", flush=True)
-time.sleep(float(sys.argv[3]))
+sys.stdin.read()        # held until the test closes its stdin: longer than any wait of the command
 """
 
 
@@ -207,9 +212,8 @@ def test_a_locked_database_is_waited_on_then_named_with_its_holder(tmp_path, mod
                            options={}, engine="fio")
     store.set_run_status(rid, "failed", "a test's run")
     store.close()
-    held_s = 3 * STORE_LOCK_WAIT_S
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(results / "ssdpts.db"), mode, str(held_s)],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(results / "ssdpts.db"), mode],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
         listed = ssdpts("list", "--results", str(results), check=False)
@@ -221,7 +225,7 @@ def test_a_locked_database_is_waited_on_then_named_with_its_holder(tmp_path, mod
         assert holder.poll() is None, "the lock must outlive the wait"
         line = _one_line(p.stderr)
         assert p.returncode == EX_TEMPFAIL, p.stderr
-        assert f"is locked: python" in line and f"(pid {holder.pid}) holds a write lock" in line, line
+        assert "is locked: python" in line and f"(pid {holder.pid}) holds a write lock" in line, line
         assert f"waited {STORE_LOCK_WAIT_S:g} s" in line and f"kill {holder.pid}" in line, line
     finally:
         holder.kill()
@@ -262,13 +266,7 @@ def test_a_results_file_system_turning_read_only_interrupts_the_run(loopdev, ext
         pytest.skip(f"no {trigger} on this kernel")
     results = mnt / "results"
     profile = _never_steady(tmp_path, tiny, 40)
-    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", str(profile), "--tests",
-                             "iops", "--destroy-data", "--results", str(results), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rid = wait_for_rounds(results / "ssdpts.db", "iops", 2)
-    if not rid:
-        proc.kill()
-        pytest.fail(f"the run never committed 2 rounds: {proc.communicate()}")
+    proc, rid = _measuring_run(loopdev, profile, results)
     trigger.write_text("test: results medium turned read-only\n")    # ext4 remounts itself read-only
     out, err = proc.communicate(timeout=300)
     line = _one_line(err)

@@ -147,6 +147,8 @@ def main():
       1    run/resume --strict: a test is not conformant ('ssdpts check RUN_ID' lists why); check: not conformant
       2    bad input: one line naming the problem and the fix, nothing created or changed
       70   internal error (the traceback's file is named)
+      74   the results file system failed a write (full, read-only): the run is interrupted, resumable
+      75   the results database is locked by another program (named)
       130  interrupted (Ctrl-C, SIGTERM, SIGHUP): 'ssdpts resume RUN_ID' continues the run
     """
 

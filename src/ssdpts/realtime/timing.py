@@ -25,7 +25,7 @@ Timeouts: exceeding one ends or changes something.
   TOOL_TIMEOUT_S      one call of fio --version, hdparm -I, blkdiscard probes or a remote probe (seconds)
   STORE_LOCK_WAIT_S   how long a write to the results database waits for another program's write lock before
                       the command stops naming the holder (reads do not wait: WAL)
-                                                                 tests/test_store_medium.py (lock held 3x longer)
+                                                                 tests/test_store_medium.py (lock held until it answers)
 
 Periods: how often something is looked at; nothing ends when they pass.
   ACK_POLL_S          the engine waits for the gatekeeper's acknowledgement as long as the keeper lives,
