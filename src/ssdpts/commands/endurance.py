@@ -48,6 +48,13 @@ def write_override(results_dir: Path, base_profile: str, values: dict) -> Path:
     return path
 
 
+def _remove_if_empty(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:                             # something else was put there meanwhile: it stays
+        pass
+
+
 @click.command()
 @click.argument("target")
 @click.option("--destroy-data", is_flag=True, help="Consent to overwrite the whole target device.")
@@ -96,6 +103,7 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         raise SsdptsError("--threads and --iodepth must be at least 1")
     load_profile(profile)                       # a bad --profile fails before anything is written
     results_dir = results_dir_of(results)
+    missing = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
     over = write_override(results_dir, profile, {
         "duration": duration, "poll": poll, "workload": workload, "threads": threads, "iodepth": iodepth,
         "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
@@ -113,8 +121,10 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
                               size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
                               purge_method=purge_method or "none", quiet=quiet)
     except SsdptsError:
-        if not runs() - before:
-            over.unlink(missing_ok=True)        # refused before a run existed: leave nothing behind
+        if not runs() - before:                 # refused before a run existed: leave nothing behind
+            over.unlink(missing_ok=True)
+            for d in reversed(missing):
+                _remove_if_empty(d)
         raise
     if not quiet:
         spec = get_test("endurance")
