@@ -313,6 +313,7 @@ def write_claims(d: Path, doc: dict) -> Path:
 
 @examples(80)
 @given(doc=claims_documents())
+@example(doc={"sequential": {"write_mb_s": 5e-324}})    # an infinite phase time: OverflowError, exit 70
 def test_claims_through_plan(scratch_root, doc):
     """`plan --claims`: the claims file's sequential write speed times the size-bound phases."""
     d = fresh(scratch_root)
@@ -498,3 +499,174 @@ def test_workload_files_through_rwsw_plan(scratch_root, edits):
     profile = write_profile(d, {"profile": {"extends": "quick"}, "tests.rwsw": {"workload": str(f)}})
     out = invoke(["plan", "--capacity", "3.84T", "--tests", "rwsw", "--profile", str(profile)], d)
     assert_handled(out, d)
+
+
+# --- command-line values ----------------------------------------------------------------------------------
+
+SIZES = ["8G", "64M", "1", "0", "-1", "1.5", "0.5", "1.5G", "4kk", "1e3", "nan", "inf", "16P", "1" * 30,
+         "9" * 400, "", " ", "8 G", "8GiB", "８G"]
+DURATIONS = ["1s", "500ms", "0", "0s", "-1s", "1.5ms", "0.0001ms", "72h", "400d", "1" * 400 + "d", "nan", "x", "",
+             "1e3", "5m"]
+COUNTS = ["1", "0", "-1", "2", "16", "4096", "4097", "65537", str(2**31), str(2**63), "9" * 400, "1.5", "x", "",
+          "nan"]
+FLOATS = ["1", "0", "-0", "-5", "0.5", "100", "1e-300", "5e-324", "1e308", "1e999", "nan", "inf", "-inf", "x", ""]
+RATES = ["2GB/s", "1.8GiB/s", "500MB/s", "0B/s", "-1GB/s", "2Gb/s", "2GB", "0.0000001B/s", "0." + "0" * 320 + "1B/s",
+         "9" * 400 + "GB/s", "inf GB/s", "2 GB/s", ""]
+CAPACITIES = ["3.84T", "3.5TiB", "1", "0", "-1", "512", "1e3", "9" * 400, "99999999999P", "4.7P", "3.84", "x", ""]
+SEEDS = ["0", "1", "-1", str(2**32 - 1), str(2**32), str(2**64), "x", "1.5"]
+TEST_LISTS = ["iops", "iops,latency", "", ",", "iops,iops", "bogus", "IOPS", "iops,,latency", "wsat,rwsw", "ü"]
+RUN_IDS = ["r1", "", " ", "-", "..", "../../etc", "x" * 300, "20261126-122148-a344", "ü", "a\nb", "%", "*"]
+TEXT = st.one_of(st.sampled_from(HOSTILE_STRINGS), st.text(max_size=12))
+
+
+def options(**choices: st.SearchStrategy) -> st.SearchStrategy:
+    """Some of the options, each with a value, as command-line words (sometimes written --opt=value)."""
+    names = sorted(choices)
+
+    @st.composite
+    def build(draw):
+        words = []
+        for name in draw(st.lists(st.sampled_from(names), max_size=4, unique=True)):
+            value = draw(choices[name])
+            if value is None:
+                words.append(name)                     # a flag
+            elif draw(st.integers(0, 3)) == 0:
+                words.append(f"{name}={value}")
+            else:
+                words += [name, value]
+        return words
+    return build()
+
+
+def pick(values: list) -> st.SearchStrategy:
+    return st.one_of(st.sampled_from(values), st.sampled_from(values), TEXT)
+
+
+FLAG = st.none()
+PLAN_OPTIONS = options(**{"--capacity": pick(CAPACITIES), "--write-speed": pick(RATES), "--tests": pick(TEST_LISTS),
+                          "--logical-block-size": pick(["512", "4096", "0", "1024", "x"]),
+                          "--purge": pick(["auto", "trim", "none", "nvme-format", "bogus"]),
+                          "--profile": pick(["quick", "pts-client", "review", "bogus", ""]), "--json": FLAG})
+
+
+@examples(150)
+@given(words=PLAN_OPTIONS, target=st.sampled_from([None, None, "sim:client", "sim:bogus", "sim:", "FILE", "/"]),
+       size=st.one_of(st.none(), pick(SIZES)))
+@example(words=[], target=None, size="9" * 400)      # OverflowError (a float's infinity to int), exit 70
+@example(words=["--capacity", "9" * 400], target=None, size=None)                   # the same
+@example(words=["--capacity", "99999999999P"], target=None, size=None)              # beyond any size, was planned
+@example(words=["--capacity", "3.84T", "--write-speed", "0." + "0" * 320 + "1B/s"], target=None, size=None)
+def test_plan_values(scratch_root, words, target, size):
+    d = fresh(scratch_root)
+    args = ["plan", *words]
+    if target is not None:
+        args.append(str(d / "x.img") if target == "FILE" else target)
+    if size is not None:
+        args += ["--size", size]
+    out = invoke(args, d)
+    assert_handled(out, d, left=(d / "x.img",))
+
+
+@examples(120)
+@given(values=st.lists(pick(["11746", "11690", "0", "-1", "1e308", "-1e308", "1e-300", "nan", "inf", "x", "1_000"]),
+                       max_size=8),
+       words=options(**{"--window": pick(COUNTS), "--max-range": pick(FLOATS), "--max-slope": pick(FLOATS),
+                        "--rule": pick(["snia", "fit-band", "SNIA", ""]), "--strict": FLAG, "--json": FLAG}))
+def test_steady_state_values(scratch_root, values, words):
+    d = fresh(scratch_root)
+    out = invoke(["steady-state", *words, "--", *values], d)
+    assert_handled(out, d, verdicts=(1,))
+
+
+RUN_OPTIONS = options(**{"--size": pick(SIZES), "--seed": pick(SEEDS), "--tests": pick(TEST_LISTS),
+                         "--profile": pick(["quick", "pts-enterprise", "bogus", "", "/nonexistent.toml"]),
+                         "--purge": pick(["auto", "trim", "none", "bogus"]),
+                         "--ignore-doctor": pick(["all", "", ",", "bogus", "fio,bogus"]),
+                         "--note": pick(["adapter X", "", "a\nb", "x" * 5000]),
+                         "--host": pick(["h1", "h1:0", "h1:99999", ":", "[::1]:8765", ""]),
+                         "--hosts": pick(["/nonexistent/hosts.toml", ""]),
+                         "--destroy-data": FLAG, "--sequential": FLAG, "--strict": FLAG, "-q": FLAG})
+
+
+@examples(150)
+@given(words=RUN_OPTIONS, target=st.sampled_from(["MISSING", "MISSING", "DIR", "/dev/null", "sim:bogus", ""]))
+def test_run_values_refused_before_work(scratch_root, words, target):
+    """`run` on a target it cannot have: every other value is checked first or the target refuses; either way
+    exit 2, one line, no results directory and no run row."""
+    d = fresh(scratch_root)
+    path = {"MISSING": str(d / "no-such-folder" / "x.img"), "DIR": str(d)}.get(target, target)
+    out = invoke(["run", *words, path], d)
+    assert_handled(out, d, left=(d / "no-such-folder",))
+    assert out.code == 2
+
+
+ENDURANCE_OPTIONS = options(**{"--duration": pick(DURATIONS), "--poll": pick(DURATIONS), "--threads": pick(COUNTS),
+                               "--iodepth": pick(COUNTS), "--dwpd": pick(FLOATS), "--warranty-years": pick(FLOATS),
+                               "--workload": pick(["rnd4k-write", "rnd8k-oltp", "bogus", "", "a\nb"]),
+                               "--purge": pick(["auto", "trim", "bogus"]), "--size": pick(SIZES),
+                               "--profile": pick(["quick", "pts-enterprise", "bogus"]), "--destroy-data": FLAG})
+
+
+@examples(120)
+@given(words=ENDURANCE_OPTIONS)
+@example(words=["--duration", "1" * 400 + "d"])     # refused naming the generated profile file, RESULTS made
+@example(words=["--size", "9" * 400])               # OverflowError, exit 70
+def test_endurance_values_refused_before_work(scratch_root, words):
+    d = fresh(scratch_root)
+    out = invoke(["endurance", str(d / "no-such-folder" / "x.img"), *words], d)
+    assert_handled(out, d, left=(d / "no-such-folder",))
+    assert out.code == 2
+    assert "endurance-" not in out.stderr, "the error names the profile file endurance writes, not the option"
+
+
+@examples(60)
+@given(words=options(**{"--bin": pick(FLOATS), "--min-drop": pick(FLOATS), "--min-points": pick(COUNTS),
+                        "--json": FLAG}),
+       log=st.lists(st.tuples(pick(["0", "1000", "-1", "1e308", "nan", "x", ""]), pick(["100", "0", "-5", "x", "1e999"]),
+                              st.sampled_from(["0", "1", "x"]), st.sampled_from(["4096", "0", "-1"])), max_size=6))
+def test_analyze_slc_cache_values(scratch_root, words, log):
+    d = fresh(scratch_root)
+    f = d / "bw.log"
+    f.write_text("".join(", ".join(row) + "\n" for row in log))
+    out = invoke(["analyze", "slc-cache", "--bw-log", str(f), *words], d)
+    assert_handled(out, d)
+
+
+HEALTH = Path(__file__).resolve().parent / "health" / "fixtures"
+SNAPSHOTS = ["ata-micron-mx300-before.json", "ata-micron-mx300-after.json"]     # one drive, two times
+
+
+@examples(80)
+@given(words=options(**{"--rated-tbw": pick([f for f in FLOATS if not f.startswith("-")]), "--dwpd": pick(FLOATS),
+                        "--warranty-years": pick(FLOATS), "--capacity": pick([*SIZES, "²", "١٠٠"]), "--json": FLAG}),
+       snapshots=st.lists(st.one_of(st.sampled_from(SNAPSHOTS), hostile,
+                                    st.fixed_dictionaries({"nvme_smart_health_information_log": hostile})),
+                          max_size=3))
+@example(words=[], snapshots=[0, 0])      # a warning per skipped file, then the error: three lines
+@example(words=["--capacity", "²"], snapshots=SNAPSHOTS)     # str.isdigit() yet not int(): ValueError, exit 70
+def test_analyze_endurance_values(scratch_root, words, snapshots):
+    """(`--rated-tbw -5`, accepted here, is another change's to refuse: negative ratings are left out.)"""
+    d = fresh(scratch_root)
+    files = [str(HEALTH / s) if s in SNAPSHOTS else str(write_json(d / f"s{i}.json", s))
+             for i, s in enumerate(snapshots)]
+    out = invoke(["analyze", "endurance", *files, *words], d)
+    assert_handled(out, d)
+
+
+@examples(80)
+@given(command=st.sampled_from(["show", "report", "export", "check", "resume", "delete", "compare", "list"]),
+       run_id=pick(RUN_IDS),
+       words=options(**{"--format": pick(["csv", "json", "tidy-csv", "tidy-json", "xml"]), "--json": FLAG,
+                        "--match-mix": pick(["65=70", "70", "=", "65=65", "101=0", "x=y", "65=70=75"]),
+                        "--status": pick(["failed", "running", "bogus"]), "--since": pick(["2026-01-01", "x", ""]),
+                        "--model": TEXT, "--yes": FLAG}))
+@example(command="export", run_id="r1", words=[])    # click listed --format's choices one per line
+def test_stored_run_commands_without_results(scratch_root, command, run_id, words):
+    """Commands on stored runs, with no results database: refused in one line, nothing created."""
+    d = fresh(scratch_root)
+    out_dir = d / "out"
+    args = [command, *([] if command == "list" else [run_id])]
+    if command in ("export", "compare", "report"):
+        args += ["--out", str(out_dir)]
+    out = invoke(args + words, d)
+    assert_handled(out, d, left=(out_dir,))

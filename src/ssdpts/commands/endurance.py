@@ -17,6 +17,7 @@ from ..inputs import FINITE
 from ..profiles import load_profile, shipped
 from ..pts.endurance import WORKLOADS
 from ..pts.registry import get as get_test
+from ..settings import declarations
 from ..store import Store
 from ..units import parse_duration, parse_size
 from .common import RESULTS_HELP, results_dir as results_dir_of
@@ -46,6 +47,15 @@ def write_override(results_dir: Path, base_profile: str, values: dict) -> Path:
     path = d / f"endurance-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _check_options(values: dict) -> None:
+    """Each option against the declaration of the profile key it sets, so a refusal names the option (not the
+    profile file written from it) and comes before anything is written."""
+    declared = declarations(get_test("endurance").settings)
+    for name, v in values.items():
+        if v is not None and not declared[name].check(v):
+            raise SsdptsError(f"--{name.replace('_', '-')} {v!r} is invalid; expected {declared[name].what}")
 
 
 def _remove_if_empty(d: Path) -> None:
@@ -102,12 +112,13 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
     if threads is not None and threads < 1 or iodepth is not None and iodepth < 1:
         raise SsdptsError("--threads and --iodepth must be at least 1")
     load_profile(profile)                       # a bad --profile fails before anything is written
+    values = {"duration": duration, "poll": poll, "workload": workload, "threads": threads, "iodepth": iodepth,
+              "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
+              "purge_first": True if purge_method else None}
+    _check_options(values)
     results_dir = results_dir_of(results)
     missing = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
-    over = write_override(results_dir, profile, {
-        "duration": duration, "poll": poll, "workload": workload, "threads": threads, "iodepth": iodepth,
-        "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
-        "purge_first": True if purge_method else None})
+    over = write_override(results_dir, profile, values)
     def runs() -> set:
         return {r["id"] for r in Store.in_dir(results_dir).runs()} if (results_dir / "ssdpts.db").exists() else set()
 
