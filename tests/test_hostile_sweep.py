@@ -590,6 +590,7 @@ RUN_OPTIONS = options(**{"--size": pick(SIZES), "--seed": pick(SEEDS), "--tests"
 
 @examples(150)
 @given(words=RUN_OPTIONS, target=st.sampled_from(["MISSING", "MISSING", "DIR", "/dev/null", "sim:bogus", ""]))
+@example(words=["--profile", "1" * 400], target="MISSING")     # ENAMETOOLONG from Path.exists(): exit 70
 def test_run_values_refused_before_work(scratch_root, words, target):
     """`run` on a target it cannot have: every other value is checked first or the target refuses; either way
     exit 2, one line, no results directory and no run row."""
@@ -611,6 +612,7 @@ ENDURANCE_OPTIONS = options(**{"--duration": pick(DURATIONS), "--poll": pick(DUR
 @given(words=ENDURANCE_OPTIONS)
 @example(words=["--duration", "1" * 400 + "d"])     # refused naming the generated profile file, RESULTS made
 @example(words=["--size", "9" * 400])               # OverflowError, exit 70
+@example(words=["--workload", "a\nb"])             # written unescaped: the generated profile was not TOML
 def test_endurance_values_refused_before_work(scratch_root, words):
     d = fresh(scratch_root)
     out = invoke(["endurance", str(d / "no-such-folder" / "x.img"), *words], d)
@@ -670,3 +672,70 @@ def test_stored_run_commands_without_results(scratch_root, command, run_id, word
         args += ["--out", str(out_dir)]
     out = invoke(args + words, d)
     assert_handled(out, d, left=(out_dir,))
+
+
+# --- rules judged against a stored run ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory) -> tuple[Path, str]:
+    """A results folder with one synthetic completed run (tests/report/synthetic.py), built once."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "report"))
+    from synthetic import build
+
+    results = tmp_path_factory.mktemp("stored") / "results"
+    store, run_id = build(results, iops_rounds=6, wsat_rounds=20, tests=("iops", "latency", "wsat"))
+    store.close()
+    return results, run_id
+
+
+def run_rows(results: Path) -> list[str]:
+    from ssdpts.store import Store
+
+    store = Store.in_dir(results)
+    try:
+        return [r["id"] for r in store.runs()]
+    finally:
+        store.close()
+
+
+@examples(60)
+@given(doc=criteria_documents(), run=st.sampled_from(["RUN", "RUN", "PREFIX", "nope", ""]), as_json=st.booleans())
+def test_criteria_judged_against_a_stored_run(scratch_root, stored, doc, run, as_json):
+    """A rules file that loads is judged against a real stored run: a verdict (0 or 1) or one line; the
+    JUnit file exists only when a verdict was reached; the results keep their one run."""
+    results, run_id = stored
+    d = fresh(scratch_root)
+    rules, junit = d / "rules.toml", d / "junit.xml"
+    rules.write_text(toml_document(doc), encoding="utf-8")
+    rid = {"RUN": run_id, "PREFIX": run_id[:12]}.get(run, run)
+    out = invoke(["check", rid, "--criteria", str(rules), "--junit", str(junit), "--results", str(results),
+                  *(["--json"] if as_json else [])], d)
+    assert_handled(out, d, verdicts=(1,), left=(junit,) if out.code == 2 else ())
+    assert out.code == 2 or junit.exists()
+    assert run_rows(results) == [run_id]
+
+
+# --- as a user runs it: a subprocess sample ----------------------------------------------------------------
+
+@examples(6)
+@given(doc=profile_documents(), words=PLAN_OPTIONS)
+def test_a_subprocess_sample(scratch_root, doc, words):
+    """The same promises from a real process (exit status, stderr as a terminal gets it, interpreter exit)."""
+    d = fresh(scratch_root)
+    out = spawn(["plan", "--capacity", "3.84T", *words, "--profile", str(write_profile(d, doc))], d)
+    assert_handled(out, d)
+
+
+@pytest.mark.parametrize("args", [
+    ["plan", "--capacity", "99999999999P"],
+    ["plan", "--capacity", "3.84T", "--write-speed", "0.5B/s"],
+    ["analyze", "workload", "NEGATIVE_STEP"],
+])
+def test_values_once_accepted_are_refused(scratch_root, args):
+    """Inputs the sweep found accepted (exit 0, nothing to assert then): refused now, in one line."""
+    d = fresh(scratch_root)
+    if args[-1] == "NEGATIVE_STEP":
+        args = [*args[:-1], str(write_json(d / "w.json", changed_workload([(("source", "step_s"), SET, -5)])))]
+    out = invoke(args, d)
+    assert_handled(out, d)
+    assert out.code == 2, out

@@ -108,4 +108,7 @@ def type_problem(tp: Any, value: Any, where: str = "") -> str | None:
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
         ok = isinstance(value, tp) if isinstance(tp, type) else True
-    return None if ok else f"{here} is {_shown(value)}, not {getattr(tp, '__name__', tp)}"
+    return None if ok else f"{here} is {_shown(value)}, not {_KINDS.get(tp, getattr(tp, '__name__', tp))}"
+
+
+_KINDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}

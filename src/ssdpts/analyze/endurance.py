@@ -70,7 +70,7 @@ def command(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
         raise SsdptsError(f"the snapshots are of different drives (serials {', '.join(sorted(serials))}); "
                           "give snapshots of one drive")
     if sum(1 for r in good if r.get("t") is not None) < 2:
-        skipped = f" ({len(bad)} without: {bad[0]['file']}: {bad[0].get('reason')}{', ...' if len(bad) > 1 else ''})" \
+        skipped = f" ({len(bad)} skipped: {bad[0]['file']}: {bad[0].get('reason')}{', ...' if len(bad) > 1 else ''})" \
             if bad else ""
         raise SsdptsError(f"fewer than two snapshots with health data and a timestamp{skipped}; give two or more "
                           "smartctl / nvme-cli JSON snapshots of the drive")

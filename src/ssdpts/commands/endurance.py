@@ -6,6 +6,7 @@ chosen profile, so the run is stored, resumable (`ssdpts resume RUN_ID`) and rep
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -24,7 +25,8 @@ from .common import RESULTS_HELP, results_dir as results_dir_of
 
 
 def _toml_str(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes (quotes, backslashes, newlines, control characters) are TOML's."""
+    return json.dumps(str(s), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def write_override(results_dir: Path, base_profile: str, values: dict) -> Path:
