@@ -170,7 +170,7 @@ def _broken(path: tuple, value) -> str:
     ("{not json", "not valid JSON"),
     ('{"schema": "ssdpts.results/1"}', "not an ssdpts workload file"),
     (json.dumps({"schema": SCHEMA}), "malformed workload file"),
-    (_broken(("streams", 0, "ios"), "400"), "not a count"),
+    (_broken(("streams", 0, "ios"), "400"), "streams[0].ios is '400', not a whole number"),
     (_broken(("streams", 0, "stream", "rw"), "trim"), "malformed workload file"),
     (_broken(("steps", 1, "duration_s"), -60), "not a number of seconds"),
     (_broken(("queue_depth", "histogram"), {"2": -1}), "not a count"),

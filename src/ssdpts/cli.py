@@ -93,10 +93,11 @@ class _Group(click.Group):
                 names.insert(0, c.info_name)
                 c = c.parent
             where = " ".join(["ssdpts", *names])
-            click.echo(f"ssdpts: error: {e.format_message()} (see '{where} --help')", err=True)
+            # one line: click lists a choice's values one per line
+            click.echo(f"ssdpts: error: {' '.join(e.format_message().split())} (see '{where} --help')", err=True)
             sys.exit(2)
         except click.ClickException as e:
-            click.echo(f"ssdpts: error: {e.format_message()}", err=True)
+            click.echo(f"ssdpts: error: {' '.join(e.format_message().split())}", err=True)
             sys.exit(e.exit_code)
         except click.exceptions.Abort:
             interrupts.acknowledge()

@@ -62,3 +62,53 @@ def from_data(tp: Any, data: Any) -> Any:
     if tp is float and isinstance(data, int):
         return float(data)
     return data
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def type_problem(tp: Any, value: Any, where: str = "") -> str | None:
+    """Where a record rebuilt by `from_data` from a user's file does not hold its declared types, as
+    "streams[2].ios is '8192', not int", or None. `from_data` is tolerant (stored data ages), so a file a user
+    hands in is checked with this before its values are used."""
+    here = where or "the document"
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        problems = [type_problem(a, value, where) for a in typing.get_args(tp)]
+        return None if None in problems else next(p for p in problems if p)
+    if tp is type(None):
+        return None if value is None else f"{here} is {_shown(value)}, not empty"
+    if tp is Any or isinstance(tp, TypeVar):
+        return None
+    if origin in (list, tuple, typing.Sequence):
+        if not isinstance(value, (list, tuple)):
+            return f"{here} is {_shown(value)}, not a list"
+        args = [a for a in typing.get_args(tp) if a is not Ellipsis] or [Any]
+        return next((p for i, v in enumerate(value)
+                     if (p := type_problem(args[min(i, len(args) - 1)], v, f"{where}[{i}]"))), None)
+    if origin in (dict, typing.Mapping):
+        if not isinstance(value, dict):
+            return f"{here} is {_shown(value)}, not a table"
+        key_t, val_t = typing.get_args(tp) or (Any, Any)
+        return next((p for k, v in value.items()
+                     if (p := type_problem(key_t, k, f"{where} key") or type_problem(val_t, v, f"{where}[{k!r}]"))),
+                    None)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(value, tp):
+            return f"{here} is {_shown(value)}, not a {tp.__name__} table"
+        hints = _hints(tp)
+        return next((p for f in dataclasses.fields(tp) if f.init
+                     if (p := type_problem(hints[f.name], getattr(value, f.name),
+                                           f"{where}.{f.name}" if where else f.name))), None)
+    if tp is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, tp) if isinstance(tp, type) else True
+    return None if ok else f"{here} is {_shown(value)}, not {_KINDS.get(tp, getattr(tp, '__name__', tp))}"
+
+
+_KINDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}

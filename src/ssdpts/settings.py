@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 from .errors import SsdptsError
 from .steady import RULES as STEADY_RULES
-from .units import bs_label, parse_duration, parse_size
+from .units import MAX_SIZE, bs_label, parse_duration, parse_size
 from .workload.spec import DATA_PATTERNS, SYNC_MODES
 
 # fio's limits (fio 3.x source): a job file holds at most REAL_MAX_JOBS = 4096 jobs (fio.h); libaio's
@@ -30,7 +30,6 @@ MIN_DURATION_S = 0.001
 MAX_DURATION_S = 365 * 86400.0          # a year: beyond any test, and far inside fio's 64-bit µs runtime
 SECTOR = 512                            # fio's block size unit (`bs` interval); every block size is a multiple
 MAX_BLOCK_SIZE = 2**30                  # fio holds one buffer of this size per I/O in flight
-MAX_SIZE = 2**62                        # fio's sizes are 64-bit
 MAX_INT = 2**31 - 1
 MAX_MULTIPLE = 1000.0                   # times the capacity: io_size must stay a 64-bit byte count
 
@@ -90,7 +89,8 @@ THREADS = integer(1, MAX_THREADS, "fio numjobs; fio runs at most 4096 jobs")
 IODEPTH = integer(1, MAX_IODEPTH, "fio iodepth; libaio's default limit")
 SEED = integer(0, MAX_SEED, "fio randseed")
 PCT = Setting("a percentage 0..100", _pct, unit="%")
-ACTIVE_RANGE = Setting("a percentage above 0, up to 100", lambda v: _is_num(v) and 0 < v <= 100, unit="%")
+# tests read it as a fraction of the capacity (v / 100): one that rounds to 0 (5e-324) is 0, not above it
+ACTIVE_RANGE = Setting("a percentage above 0, up to 100", lambda v: _is_num(v) and 0 < v / 100 <= 1, unit="%")
 FRACTION = Setting("a fraction between 0 and 1, e.g. 0.20", lambda v: _is_num(v) and 0 < v < 1)
 BOOL = Setting("true or false", lambda v: isinstance(v, bool))
 STR = Setting("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip()))

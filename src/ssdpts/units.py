@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from .errors import SsdptsError
 
+MAX_SIZE = 2**62                        # bytes: fio's sizes are 64-bit; no drive or file comes near
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.I)
 _POW = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
@@ -17,7 +19,14 @@ def parse_size(text: str | int, what: str = "size") -> int:
     m = _SIZE.match(str(text))
     if not m:
         raise SsdptsError(f"bad {what} {text!r}: use a number with an optional k/M/G/T suffix, e.g. 4k or 8G")
-    return int(float(m.group(1)) * 1024 ** _POW[m.group(2).lower()])
+    return _bytes(float(m.group(1)) * 1024 ** _POW[m.group(2).lower()], text, what)
+
+
+def _bytes(n: float, text, what: str) -> int:
+    """A parsed byte count, refused beyond MAX_SIZE (a long run of digits is infinity as a float)."""
+    if not n <= MAX_SIZE:
+        raise SsdptsError(f"{what} {text!r} is too large: at most 2^62 bytes (4 EiB); give a real size")
+    return int(n)
 
 
 _DUR = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$", re.I)
@@ -57,8 +66,10 @@ def parse_capacity(text: str, what: str = "--capacity") -> int:
     number, prefix, binary = float(m.group(1)), (m.group(2) or "").lower(), m.group(3)
     if number <= 0:
         raise SsdptsError(f"{what} must be greater than zero (got {text!r}); e.g. {what} 3.84T")
-    return int(number * (1024 if binary else 1000) ** _POW[prefix])
+    return _bytes(number * (1024 if binary else 1000) ** _POW[prefix], text, what)
 
+
+MIN_RATE = 1.0          # bytes/s: below it a plan's phase times are not finite numbers (2^62 B / 5e-318 B/s)
 
 # case matters for the unit only: B is bytes, b is bits
 _RATE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(i?)([Bb])(?:/s|ps)\s*$")
@@ -76,7 +87,10 @@ def parse_rate(text: str, what: str = "--write-speed") -> float:
         raise SsdptsError(f"bad {what} {text!r}: a lowercase b is bits per second; give bytes, {example}")
     if number <= 0:
         raise SsdptsError(f"{what} must be greater than zero (got {text!r}); {example}")
-    return number * (1024 if binary else 1000) ** _POW[prefix]
+    rate = number * (1024 if binary else 1000) ** _POW[prefix]
+    if not MIN_RATE <= rate < math.inf:
+        raise SsdptsError(f"{what} {text!r} is out of range: give at least 1 B/s, {example}")
+    return rate
 
 
 def format_rate(bytes_per_s: float) -> str:

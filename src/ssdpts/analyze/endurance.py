@@ -64,18 +64,21 @@ def command(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
         raise SsdptsError("--dwpd needs --warranty-years (and the other way round)")
     recs = load_snapshots(snapshots)
     bad = [r for r in recs if not r.get("available")]
-    for r in bad:
-        click.echo(f"ssdpts: warning: {r['file']}: no health data ({r.get('reason')}); skipped", err=True)
     good = [r for r in recs if r.get("available")]
     serials = {r.get("serial") for r in good if r.get("serial")}
     if len(serials) > 1:
         raise SsdptsError(f"the snapshots are of different drives (serials {', '.join(sorted(serials))}); "
                           "give snapshots of one drive")
     if sum(1 for r in good if r.get("t") is not None) < 2:
-        raise SsdptsError("fewer than two snapshots with health data and a timestamp")
+        skipped = f" ({len(bad)} skipped: {bad[0]['file']}: {bad[0].get('reason')}{', ...' if len(bad) > 1 else ''})" \
+            if bad else ""
+        raise SsdptsError(f"fewer than two snapshots with health data and a timestamp{skipped}; give two or more "
+                          "smartctl / nvme-cli JSON snapshots of the drive")
     cap = None
     if capacity:
-        cap = parse_size(capacity, "--capacity") if not str(capacity).isdigit() else int(capacity)
+        cap = parse_size(capacity, "--capacity")
+        if cap <= 0:
+            raise SsdptsError(f"--capacity must be greater than zero (got {capacity!r}); e.g. --capacity 1050G")
     else:
         for r in good:
             uc = (((r.get("raw") or {}).get("smartctl") or {}).get("user_capacity") or {}).get("bytes")
@@ -83,6 +86,8 @@ def command(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
     proj = project(good, rated_tbw_tb=rated_tbw, dwpd=dwpd, warranty_years=warranty_years, capacity_bytes=cap)
     if not proj.get("available"):
         raise SsdptsError(f"no projection: {proj.get('reason')}")
+    for r in bad:                               # the command goes on: a warning each (a refusal is one line)
+        click.echo(f"ssdpts: warning: {r['file']}: no health data ({r.get('reason')}); skipped", err=True)
     model = next((r.get("model") for r in good if r.get("model")), None)
     if as_json:
         doc = {"schema": "ssdpts.endurance-analysis/1", "model": model, "serial": next(iter(serials), None),

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SsdptsError
-from ..records import from_data, to_data
+from ..records import from_data, to_data, type_problem
 from ..units import bs_label
 
 SCHEMA = "ssdpts.workload/1"
+DAMAGED = "the file is damaged: capture again or restore it"
 DIRECTIONS = ("read", "write")
 ACCESSES = ("random", "sequential")
 
@@ -132,23 +133,24 @@ class WorkloadCapture:
                               "make one with 'ssdpts capture DEVICE --out FILE'")
         try:
             capture = from_data(cls, data)
-        except (TypeError, ValueError, KeyError) as e:
-            raise SsdptsError(f"{origin}: malformed workload file ({e})") from None
+        except (TypeError, ValueError, KeyError, AttributeError) as e:
+            raise SsdptsError(f"{origin}: malformed workload file ({e}); {DAMAGED}") from None
+        wrong = type_problem(cls, capture)
+        if wrong:
+            raise SsdptsError(f"{origin}: malformed workload file ({wrong}); {DAMAGED}")
         _check_values(capture, origin)
         return capture
 
 
 def _count(value, what: str, origin: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SsdptsError(f"{origin}: {what} is {value!r}, not a count (a whole number >= 0); "
-                          "the file is damaged: capture again or restore it")
+        raise SsdptsError(f"{origin}: {what} is {value!r}, not a count (a whole number >= 0); {DAMAGED}")
     return value
 
 
 def _seconds(value, what: str, origin: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise SsdptsError(f"{origin}: {what} is {value!r}, not a number of seconds >= 0; "
-                          "the file is damaged: capture again or restore it")
+        raise SsdptsError(f"{origin}: {what} is {value!r}, not a number of seconds >= 0; {DAMAGED}")
     return float(value)
 
 
@@ -166,6 +168,10 @@ def _check_depths(qd: QueueDepth, where: str, origin: str) -> None:
 
 def _check_values(capture: "WorkloadCapture", origin: str) -> None:
     """Counts that are counts and times that are times: the record reader checks shapes, not values."""
+    _seconds(capture.source.duration_s, "source duration_s", origin)
+    _seconds(capture.source.step_s, "source step_s", origin)
+    for name in ("device_size_bytes", "lba_min_bytes", "lba_max_bytes"):
+        _count(getattr(capture, name), name, origin)
     _check_counts(capture.streams, "stream", origin)
     _check_depths(capture.queue_depth, "capture", origin)
     for n, step in enumerate(capture.steps, 1):

@@ -6,6 +6,7 @@ chosen profile, so the run is stored, resumable (`ssdpts resume RUN_ID`) and rep
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -17,13 +18,15 @@ from ..inputs import FINITE
 from ..profiles import load_profile, shipped
 from ..pts.endurance import WORKLOADS
 from ..pts.registry import get as get_test
+from ..settings import declarations
 from ..store import Store
 from ..units import parse_duration, parse_size
 from .common import RESULTS_HELP, results_dir as results_dir_of
 
 
 def _toml_str(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes (quotes, backslashes, newlines, control characters) are TOML's."""
+    return json.dumps(str(s), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def write_override(results_dir: Path, base_profile: str, values: dict) -> Path:
@@ -46,6 +49,22 @@ def write_override(results_dir: Path, base_profile: str, values: dict) -> Path:
     path = d / f"endurance-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _check_options(values: dict) -> None:
+    """Each option against the declaration of the profile key it sets, so a refusal names the option (not the
+    profile file written from it) and comes before anything is written."""
+    declared = declarations(get_test("endurance").settings)
+    for name, v in values.items():
+        if v is not None and not declared[name].check(v):
+            raise SsdptsError(f"--{name.replace('_', '-')} {v!r} is invalid; expected {declared[name].what}")
+
+
+def _remove_if_empty(d: Path) -> None:
+    try:
+        d.rmdir()
+    except OSError:                             # something else was put there meanwhile: it stays
+        pass
 
 
 @click.command()
@@ -95,11 +114,13 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
     if threads is not None and threads < 1 or iodepth is not None and iodepth < 1:
         raise SsdptsError("--threads and --iodepth must be at least 1")
     load_profile(profile)                       # a bad --profile fails before anything is written
+    values = {"duration": duration, "poll": poll, "workload": workload, "threads": threads, "iodepth": iodepth,
+              "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
+              "purge_first": True if purge_method else None}
+    _check_options(values)
     results_dir = results_dir_of(results)
-    over = write_override(results_dir, profile, {
-        "duration": duration, "poll": poll, "workload": workload, "threads": threads, "iodepth": iodepth,
-        "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
-        "purge_first": True if purge_method else None})
+    missing = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
+    over = write_override(results_dir, profile, values)
     def runs() -> set:
         return {r["id"] for r in Store.in_dir(results_dir).runs()} if (results_dir / "ssdpts.db").exists() else set()
 
@@ -113,8 +134,10 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
                               size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
                               purge_method=purge_method or "none", quiet=quiet)
     except SsdptsError:
-        if not runs() - before:
-            over.unlink(missing_ok=True)        # refused before a run existed: leave nothing behind
+        if not runs() - before:                 # refused before a run existed: leave nothing behind
+            over.unlink(missing_ok=True)
+            for d in reversed(missing):
+                _remove_if_empty(d)
         raise
     if not quiet:
         spec = get_test("endurance")

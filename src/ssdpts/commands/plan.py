@@ -22,7 +22,7 @@ from ..targets import Target, open_target
 from ..targets.base import HYPOTHETICAL
 from ..targets.hypothetical import LOGICAL_BLOCK_SIZES, hypothetical_target
 from ..targets.purge import METHODS
-from ..units import format_long_duration, format_rate, parse_capacity, parse_rate, parse_size
+from ..units import MIN_RATE, format_long_duration, format_rate, parse_capacity, parse_rate, parse_size
 
 DEFAULT_TARGET = "sim:client"
 
@@ -143,6 +143,9 @@ def write_speed(rate: str | None, claims: str | None) -> WriteSpeed | None:
     if bps is None:
         raise SsdptsError(f"claims file {claims} names no sequential write speed: add write_mb_s under [sequential], "
                           "or give --write-speed")
+    if bps < MIN_RATE:
+        raise SsdptsError(f"claims file {claims}: sequential write_mb_s {bps / 1e6:g} is below {MIN_RATE:g} B/s; "
+                          "give the drive's speed in MB/s, e.g. write_mb_s = 2000")
     return WriteSpeed(bps, f"claims file {claims}: sequential write {bps / 1e6:g} MB/s")
 
 

@@ -71,6 +71,13 @@ def _validate(data: dict, path: Path) -> None:
         checked_names(names, f"profile {path}: profile.tests")
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:                 # a name too long for the file system names no file
+        return False
+
+
 def _locate(name_or_path: str, relative_to: Path | None = None) -> Path:
     """A shipped profile's file, else the path (relative to the extending profile's folder when given)."""
     path = shipped().get(name_or_path)
@@ -79,7 +86,7 @@ def _locate(name_or_path: str, relative_to: Path | None = None) -> Path:
     path = Path(name_or_path)
     if relative_to is not None and not path.is_absolute():
         path = relative_to.parent / path
-    if not path.exists():
+    if not _exists(path):
         raise SsdptsError(f"unknown profile {name_or_path!r}; shipped profiles: {', '.join(shipped())}, "
                           "or give a path to a .toml file")
     return path
