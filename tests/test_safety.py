@@ -70,7 +70,8 @@ def test_blank_device_needs_consent(loopdev, tmp_path):
 def test_device_held_by_another_program_is_refused(loopdev, tmp_path):
     fd = os.open(loopdev, os.O_RDONLY | os.O_EXCL)   # what mount, md or LVM do
     try:
-        refused(loopdev, "--destroy-data", match="in use", tmp_path=tmp_path)
+        refused(loopdev, "--destroy-data", match="holds it exclusively (open by", tmp_path=tmp_path)
+        refused(loopdev, "--destroy-data", match=f"(pid {os.getpid()})); stop that program", tmp_path=tmp_path)
     finally:
         os.close(fd)
 

@@ -5,7 +5,6 @@ Resumable at any point: completed tests are skipped, a test continues from its l
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import shutil
@@ -33,7 +32,7 @@ from .pts.spec import TestSpec
 from .report.core import write_report
 from .store import Store
 from .targets import Target, open_target
-from .targets.hold import held
+from .targets.hold import held, locked
 from .targets.multi import TargetSet
 from .targets.purge import METHODS
 from .targets.resolve import prepare_file, reopen_specs
@@ -66,30 +65,13 @@ def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
 @contextmanager
 def exclusive(target: Target):
     """Hold the target exclusively for the run: nobody can mount it, and no second ssdpts can test it."""
-    if target.kind == "set":
-        with ExitStack() as stack:
-            for m in target.members:
-                stack.enter_context(exclusive(m))
-            yield
-        return
-    if target.kind == "block" and target.host is None:
-        with held(target.path):     # targets.hold: a file-system study lets go of it for mkfs/mount
-            yield
-        return
-    if target.kind == "file" and target.host is None and os.path.exists(target.path):
-        fd = os.open(target.path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise SsdptsError(f"refusing {target.path}: another ssdpts run is using this file") from None
-    else:
-        fd = None
-    try:
+    with ExitStack() as stack:
+        for m in target.drives():
+            if m.host is None and m.kind == "block":
+                stack.enter_context(held(m.path))     # targets.hold: a file-system study lets go of it for mkfs/mount
+            elif m.host is None and m.kind == "file":
+                stack.enter_context(locked(m.path))
         yield
-    finally:
-        if fd is not None:
-            os.close(fd)
 
 
 def checked_notes(notes) -> tuple[str, ...]:
@@ -106,9 +88,8 @@ def checked_notes(notes) -> tuple[str, ...]:
 
 
 def check_safe(target: Target, destroy_data: bool, results_dir: Path) -> None:
+    """Every refusal of the target (the same answer as 'ssdpts info'), before a run is created."""
     check_target(target, destroy_data, results_dir)
-    with exclusive(target):   # busy (mounted, md/LVM, another ssdpts) is refused before a run is created
-        pass
 
 
 def open_targets(specs: list[str], size: int | None) -> Target:
