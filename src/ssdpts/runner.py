@@ -34,7 +34,7 @@ from .store import Store
 from .targets import Target, open_target
 from .targets.hold import held, locked
 from .targets.multi import TargetSet
-from .targets.purge import METHODS
+from .targets.purge import METHODS, check_method as check_purge_method
 from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_room, check_target
 from .targets.sim import SimTarget, state_files
@@ -185,6 +185,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
     target = open_targets(specs_, size)
+    check_purge_method(target, purge_method)
     check_settings(specs, profile, target)
     plans = plans_for(target, profile, tests, purge_method)
     check_safe(target, destroy_data or not _writes(plans, specs), results_dir)
@@ -265,6 +266,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
+    check_purge_method(target, opts.get("purge", "auto"))
     plans = plans_for(target, run["profile"], run["tests"], opts.get("purge", "auto"))
     check_safe(target, target.kind == "file" or bool(opts.get("destroy_data"))
                or not _writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)
