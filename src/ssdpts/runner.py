@@ -138,7 +138,7 @@ def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None
     """Every test's settings build from the profile, and their block sizes suit the target's logical block
     (one line naming the test and key, before anything is created)."""
     for spec in specs:
-        spec.settings_of(profile).check_block_sizes(spec.name, target.logical_block_size)
+        spec.settings_of(profile).check(spec.name, target.logical_block_size)
 
 
 def _writes(plans: list[TestPlan], specs: list) -> bool:

@@ -256,6 +256,11 @@ class TestSettings:
                 out += [(name, bs) for bs, _ in value]
         return out + [("wipc.block_size", self.wipc.block_size)]
 
+    def check(self, test: str, logical_block_size: int) -> None:
+        """What the settings' kinds cannot say alone (keys that must agree, the target's block size): one line
+        naming `test` and the key, before a run is created. A test's record adds its own."""
+        self.check_block_sizes(test, logical_block_size)
+
     def check_block_sizes(self, test: str, logical_block_size: int) -> None:
         """fio cannot do I/O that is not a multiple of the target's logical block size (sizes below it are
         skipped with a note by the tests that sweep block sizes)."""

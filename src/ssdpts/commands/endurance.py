@@ -93,6 +93,8 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         raise SsdptsError("--threads and --iodepth must be at least 1")
     load_profile(profile)                       # a bad --profile fails before anything is written
     results_dir = results_dir_of(results, writing=True)
+    size_bytes = target_size(size)
+    made = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
     over = write_override(results_dir, profile, {
         "duration": duration, "poll": poll, "workload": workload, "threads": threads, "iodepth": iodepth,
         "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
@@ -107,11 +109,14 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         if chosen.workload not in known:
             raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")
         run_id = runner.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
-                              size=target_size(size), destroy_data=destroy_data,
+                              size=size_bytes, destroy_data=destroy_data,
                               purge_method=purge_method or "none", quiet=quiet)
     except SsdptsError:
-        if not runs() - before:
-            over.unlink(missing_ok=True)        # refused before a run existed: leave nothing behind
+        if not runs() - before:                 # refused before a run existed: leave nothing behind
+            over.unlink(missing_ok=True)
+            for d in reversed(made):
+                if d.is_dir() and not any(d.iterdir()):
+                    d.rmdir()
         raise
     if not quiet:
         spec = get_test("endurance")
