@@ -4,7 +4,6 @@ and of everything beside it unchanged (sha256 of every file under the test's dir
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import socket
@@ -15,17 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY, requires_devices, ssdpts
+from conftest import TINY, digest, requires_devices, ssdpts
 
 ERROR = "ssdpts: error: "
-
-
-def digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def snapshot(*roots: Path) -> dict[str, str]:
@@ -194,21 +185,8 @@ def test_results_naming_a_file_is_refused(tmp_path):
         assert f"SSDPTS_RESULTS {not_a_dir} is a file" in line
 
 
-@pytest.fixture
-def read_only_dir(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a read-only file system")
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], check=True)
-    try:
-        yield ro
-    finally:
-        subprocess.run(["umount", str(ro)], check=True)
-
-
-def test_outputs_on_a_read_only_file_system_are_refused(read_only_dir, tmp_path):
-    ro, results = read_only_dir, tmp_path / "results"
+def test_outputs_on_a_read_only_file_system_are_refused(read_only_fs, tmp_path):
+    ro, results = read_only_fs, tmp_path / "results"
     workload = next((Path(__file__).parent / "workloads").glob("*.json"))
     cases = [(["export", "RUN", "--format", "json", "--out", str(ro / "x")], "--out"),
              (["export", "RUN", "--format", "csv", "--out", str(ro)], "--out"),

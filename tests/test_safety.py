@@ -1,24 +1,15 @@
 """Bad input never destroys data: each refusal leaves the device bytes unchanged."""
 
-import hashlib
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, ssdpts
+from conftest import digest, requires_devices, ssdpts
 from ssdpts.errors import SsdptsError
 from ssdpts.targets.safety import check_block_device
 from ssdpts.targets.sysfs import SysRoots
-
-
-def digest(dev: str) -> str:
-    h = hashlib.sha256()
-    with open(dev, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def refused(dev: str, *extra: str, match: str, tmp_path: Path) -> None:

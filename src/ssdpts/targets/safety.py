@@ -178,20 +178,23 @@ _LOOP_GET_STATUS64 = 0x4C05     # linux/loop.h; struct loop_info64 starts with l
 _LOOP_INFO64_SIZE = 232
 
 
-def _loop_backing_id(loop: Path, roots: SysRoots) -> tuple[int, int] | None:
-    """(st_dev, st_ino) of the file behind an attached loop device: the kernel's own answer (LOOP_GET_STATUS64,
-    right for a renamed, deleted or other-namespace file), else a stat of its sysfs backing_file."""
+def _loop_backing_ids(loop: Path, roots: SysRoots) -> set[tuple[int, int]]:
+    """(st_dev, st_ino) of the file behind an attached loop device, as the kernel has it (LOOP_GET_STATUS64: right
+    for a renamed, deleted or other-namespace file) and as a stat of its sysfs backing_file finds it (the two
+    differ where a file system reports another device number to stat, btrfs subvolumes)."""
+    ids = set()
     try:
         fd = os.open(roots.dev / loop.name, os.O_RDONLY)
         try:
-            return struct.unpack_from("QQ", fcntl.ioctl(fd, _LOOP_GET_STATUS64, bytes(_LOOP_INFO64_SIZE)))
+            ids.add(struct.unpack_from("QQ", fcntl.ioctl(fd, _LOOP_GET_STATUS64, bytes(_LOOP_INFO64_SIZE))))
         finally:
             os.close(fd)
     except OSError:
         pass
     name = sysfs.read_text(loop / "loop" / "backing_file").removesuffix(" (deleted)")
-    st = _stat(name) if name else None
-    return (st.st_dev, st.st_ino) if st else None
+    if name and (st := _stat(name)):
+        ids.add((st.st_dev, st.st_ino))
+    return ids
 
 
 def loops_backed_by(st: os.stat_result, roots: SysRoots) -> list[str]:
@@ -200,7 +203,7 @@ def loops_backed_by(st: os.stat_result, roots: SysRoots) -> list[str]:
         loops = sorted(d for d in (roots.sys / "block").iterdir() if (d / "loop" / "backing_file").exists())
     except OSError:
         return []
-    return [d.name for d in loops if _loop_backing_id(d, roots) == (st.st_dev, st.st_ino)]
+    return [d.name for d in loops if (st.st_dev, st.st_ino) in _loop_backing_ids(d, roots)]
 
 
 def _swap_files(roots: SysRoots) -> list[str]:
@@ -215,13 +218,13 @@ def check_file_unused(path: str, roots: SysRoots) -> None:
     loops = loops_backed_by(st, roots)
     if loops:
         mounted = _mounted_majmins(roots)
-        where = [f" (mounted at {mounted[mm]})" for loop in loops for member in [loop] + sysfs.partitions(loop, roots)
+        where = [mounted[mm] for loop in loops for member in [loop] + sysfs.partitions(loop, roots)
                  if (mm := sysfs.majmin(member, roots)) in mounted]
-        devices = ", ".join(f"/dev/{loop}" for loop in loops)
-        raise SsdptsError(f"refusing {path}: it backs loop device {devices}{where[0] if where else ''}; writing it "
-                          f"would corrupt what the loop device holds: "
-                          f"{'unmount and ' if where else ''}detach it first ('losetup -d {' '.join(f'/dev/{loop}' for loop in loops)}') or choose "
-                          "another file")
+        devices = [f"/dev/{loop}" for loop in loops]
+        raise SsdptsError(f"refusing {path}: it backs loop device {', '.join(devices)}"
+                          f"{f' (mounted at {where[0]})' if where else ''}; writing it would corrupt what the loop "
+                          f"device holds: {'unmount and ' if where else ''}detach it first "
+                          f"('losetup -d {' '.join(devices)}') or choose another file")
     for swap in _swap_files(roots):
         sw = _stat(swap)
         if sw is not None and stat.S_ISREG(sw.st_mode) and (sw.st_dev, sw.st_ino) == (st.st_dev, st.st_ino):
