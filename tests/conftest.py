@@ -29,6 +29,17 @@ def _can_make_devices() -> str | None:
 requires_devices = pytest.mark.skipif(_can_make_devices() is not None, reason=_can_make_devices() or "")
 
 
+def digest(path: str | Path) -> str:
+    """sha256 of a file's or a device's bytes: what a refusal must leave unchanged."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 def sigint_as_at_a_terminal() -> None:
     """preexec_fn for a child a test sends SIGINT (Ctrl-C) to: a background job of a shell (as `make test` runs
     tests/test_real_shape.py, or a CI script may run everything) starts with SIGINT ignored, and the child would
@@ -106,6 +117,22 @@ def zram_own() -> str:
     finally:
         (node / "reset").write_text("1")
         (ZRAM_CONTROL / "hot_remove").write_text(str(index))
+
+
+@pytest.fixture
+def read_only_fs(tmp_path) -> Path:
+    """A small tmpfs with an existing file, remounted read-only; always unmounted."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting needs root")
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "ssdpts-test", str(mnt)], check=True)
+    try:
+        (mnt / "old.img").write_bytes(os.urandom(1 << 20))
+        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
 
 
 @pytest.fixture

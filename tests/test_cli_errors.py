@@ -13,7 +13,7 @@ from conftest import ssdpts
     (["run", "--profile", "nope", "/tmp/x.img", "--size", "1M"], "unknown profile 'nope'"),
     (["run", "/tmp/x.img", "--size", "eight"], "bad --size"),
     (["show", "no-such-run", "--results", "/tmp/ssdpts-empty-results"], "no results database"),
-    (["run", "/tmp/x.img", "--size", "0"], "--size must be greater than zero"),
+    (["run", "/tmp/x.img", "--size", "0"], "less than one 512-byte sector"),
     (["run", "/tmp", "--size", "1M"], "is a directory"),
     (["info", "/tmp"], "is a directory"),
     (["run", "sim:"], "names no simulated drive"),

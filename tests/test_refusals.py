@@ -3,25 +3,16 @@
 ssdpts's own files, read-only devices and file systems, symlink loops, targets too small for what the tests run.
 """
 
-import hashlib
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import SHM, _can_make_devices, requires_devices, ssdpts
+from conftest import SHM, _can_make_devices, digest, requires_devices, ssdpts
 from ssdpts.store import Store
 from ssdpts.targets.safety import read_only
 from ssdpts.targets.sysfs import SysRoots
-
-
-def digest(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def refused(target: str, *extra: str, results: Path, match: str, cwd: Path | None = None) -> str:
@@ -122,22 +113,6 @@ def test_read_only_device_is_refused_and_info_says_so(read_only_loop, tmp_path):
 def test_read_only_is_read_from_the_kernel_without_sysfs(read_only_loop, tmp_path):
     """BLKROGET answers where sysfs has no `ro` (an empty tree here)."""
     assert read_only(read_only_loop, Path(read_only_loop).name, SysRoots(sys=tmp_path, proc=tmp_path))
-
-
-@pytest.fixture
-def read_only_fs(tmp_path) -> Path:
-    """A small tmpfs with an existing file, remounted read-only; always unmounted."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting needs root")
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "ssdpts-test", str(mnt)], check=True)
-    try:
-        (mnt / "old.img").write_bytes(os.urandom(1 << 20))
-        subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=True)
 
 
 def test_file_on_read_only_file_system_is_refused(read_only_fs, tmp_path):

@@ -1,24 +1,15 @@
 """Bad input never destroys data: each refusal leaves the device bytes unchanged."""
 
-import hashlib
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, ssdpts
+from conftest import digest, requires_devices, ssdpts
 from ssdpts.errors import SsdptsError
 from ssdpts.targets.safety import check_block_device
 from ssdpts.targets.sysfs import SysRoots
-
-
-def digest(dev: str) -> str:
-    h = hashlib.sha256()
-    with open(dev, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def refused(dev: str, *extra: str, match: str, tmp_path: Path) -> None:
@@ -70,7 +61,8 @@ def test_blank_device_needs_consent(loopdev, tmp_path):
 def test_device_held_by_another_program_is_refused(loopdev, tmp_path):
     fd = os.open(loopdev, os.O_RDONLY | os.O_EXCL)   # what mount, md or LVM do
     try:
-        refused(loopdev, "--destroy-data", match="in use", tmp_path=tmp_path)
+        refused(loopdev, "--destroy-data", match="holds it exclusively (open by", tmp_path=tmp_path)
+        refused(loopdev, "--destroy-data", match=f"(pid {os.getpid()})); stop that program", tmp_path=tmp_path)
     finally:
         os.close(fd)
 

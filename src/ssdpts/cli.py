@@ -27,7 +27,7 @@ from .commands.report import compare, export, report
 from .conformance import check
 from .engines.fio_versions import fio_binary, fio_version
 from .errors import SsdptsError
-from .inputs import FINITE, finite
+from .inputs import FINITE, finite, output_file
 from .export.json import document
 from .export.model import load_run
 from .export.text import render_text
@@ -35,7 +35,7 @@ from .profiles import explained, load_profile, profile_tests, shipped
 from .records import to_data
 from .pts import registry
 from .simdrive import load_params
-from .simdrive.nbd import serve
+from .simdrive.nbd import serve, socket_file
 from .steady import evaluate
 from .store import RUN_STATUSES, RunFilter
 from .targets import open_target
@@ -44,7 +44,7 @@ from .targets.purge import supported_methods
 from .targets.remote import from_hosts_file, remote_target, split_host
 from .targets.resolve import remote_spec
 from .targets.safety import check_target
-from .units import parse_size
+from .units import target_size
 
 
 STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state not reached, deviations: the "
@@ -154,15 +154,6 @@ def main():
     """
 
 
-def _size(value: str | None, what: str = "--size") -> int | None:
-    if value is None:
-        return None
-    n = parse_size(value, what)
-    if n <= 0:
-        raise SsdptsError(f"{what} must be greater than zero (got {value!r}); e.g. {what} 8G")
-    return n
-
-
 @main.command()
 @click.argument("targets", nargs=-1)
 @click.option("--parallel/--sequential", default=True, show_default=True,
@@ -210,8 +201,8 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     an interrupted run continues with 'ssdpts resume RUN_ID'. Several targets run in parallel
     (lock-step, one fio process; IOPS and MiB/s summed, latency kept per target) or --sequential.
     """
-    results = results_dir(results)
-    size_bytes = _size(size)
+    results = results_dir(results, writing=True)
+    size_bytes = target_size(size)
     ignored = parse_ignored(ignore_doctor)
     notes = runner.checked_notes(notes)
     targets = list(targets)
@@ -262,7 +253,7 @@ def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | No
 def resume(run_id, results, quiet, strict):
     """Continue an interrupted or failed run from its last committed round."""
     open_store(results).close()
-    run_id = runner.resume(run_id, results_dir=results_dir(results), quiet=quiet)
+    run_id = runner.resume(run_id, results_dir=results_dir(results, writing=True), quiet=quiet)
     click.echo(run_id)
     if strict:
         exit_if_not_conformant(results, [run_id])
@@ -362,6 +353,8 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
     With --criteria: each acceptance rule with its evidence; exit 0 when all hold, 1 when any fails."""
     if junit_file and not criteria_file:
         raise click.UsageError("--junit needs --criteria RULES.toml (the rules the JUnit file reports)")
+    if junit_file:
+        output_file(junit_file, "--junit")
     if criteria_file:
         sys.exit(check_criteria(lambda: open_store(results), run_id, criteria_file, as_json, junit_file))
     store = open_store(results)
@@ -473,6 +466,7 @@ def sim_serve(drive, socket_path):
     Each request completes when the model says (data is not stored: reads return zeros). Test it with
     fio's nbd engine: fio --ioengine=nbd --uri='nbd+unix:///?socket=PATH' --rw=randwrite --bs=4k ...
     """
+    socket_file(socket_path)
     name = drive[len("sim:"):] if drive.startswith("sim:") else drive
     try:
         params = load_params(name)

@@ -24,7 +24,7 @@ from .health import snapshot
 from .settings import RunDefaults, build
 from .targets import Target
 from .targets import sysfs, writecache
-from .targets.safety import open_by
+from .targets.hold import open_by
 from .targets.sysfs import SysRoots
 
 

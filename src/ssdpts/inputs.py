@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -89,12 +90,16 @@ def finite(value: float, what: str) -> float:
 
 
 class FiniteFloat(click.ParamType):
-    """A float option that refuses NaN and infinity (Python's float() takes 'nan', 'inf', '1e999')."""
+    """A float option that refuses NaN and infinity (Python's float() takes 'nan', 'inf', '1e999'); a positive
+    one (a rating, a period) refuses zero and negative numbers too."""
 
     name = "number"
 
+    def __init__(self, positive: bool = False):
+        self.positive = positive
+
     def convert(self, value, param, ctx):
-        if isinstance(value, float) and math.isfinite(value):
+        if isinstance(value, float) and math.isfinite(value) and (value > 0 or not self.positive):
             return value
         try:
             number = float(value)
@@ -102,7 +107,51 @@ class FiniteFloat(click.ParamType):
             self.fail(f"{value!r} is not a number", param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.positive and number <= 0:
+            self.fail(f"{value!r} is not a positive number; give a rating above zero", param, ctx)
         return number
 
 
 FINITE = FiniteFloat()
+POSITIVE = FiniteFloat(positive=True)
+
+
+def _unwritable(directory: Path) -> str | None:
+    """Why files cannot be made in `directory` (which exists), or None."""
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            return "is on a read-only file system"
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+    return None if os.access(directory, os.W_OK | os.X_OK) else "is not writable by this user"
+
+
+def output_dir(path: str | Path, what: str) -> Path:
+    """A directory a command writes into, checked before any work: an existing directory it may write, or one
+    it can make (with its missing parents) below a writable directory. Nothing is created here."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise SsdptsError(f"{what} {p} is a file, not a directory; give a directory (it is made if missing)")
+    existing = next(a for a in (p, *p.absolute().parents) if a.exists())
+    if not existing.is_dir():
+        raise SsdptsError(f"{what} {p}: {existing} is a file, so the directory cannot be made; give another path")
+    why = _unwritable(existing)
+    if why:
+        raise SsdptsError(f"{what} {p}: {existing} {why}; give a directory you may write")
+    return p
+
+
+def output_file(path: str | Path, what: str) -> Path:
+    """A file a command writes (replaced if it exists), checked before any work: not a directory or a device,
+    in an existing directory it may write."""
+    p = Path(path)
+    if p.is_dir():
+        raise SsdptsError(f"{what} {p} is a directory; give a file name, e.g. {p / 'out.xml'}")
+    if p.exists() and not p.is_file():
+        raise SsdptsError(f"{what} {p} exists and is not a regular file; give a file name")
+    if not p.parent.is_dir():
+        raise SsdptsError(f"{what} {p}: directory {p.parent} does not exist; create it or give another path")
+    why = _unwritable(p.parent)
+    if why:
+        raise SsdptsError(f"{what} {p}: directory {p.parent} {why}; give a path you may write")
+    return p

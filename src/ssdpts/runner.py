@@ -5,7 +5,6 @@ Resumable at any point: completed tests are skipped, a test continues from its l
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import shutil
@@ -35,9 +34,9 @@ from .report.core import write_report
 from .store import Store
 from .store.medium import ResultsMediumError, SpaceReserve, os_medium_error
 from .targets import Target, open_target
-from .targets.hold import held
+from .targets.hold import held, locked
 from .targets.multi import TargetSet
-from .targets.purge import METHODS
+from .targets.purge import METHODS, check_method as check_purge_method
 from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_room, check_target
 from .targets.sim import SimTarget, state_files
@@ -87,30 +86,13 @@ def _setup_log(results_dir: Path, run_id: str) -> logging.Handler:
 @contextmanager
 def exclusive(target: Target):
     """Hold the target exclusively for the run: nobody can mount it, and no second ssdpts can test it."""
-    if target.kind == "set":
-        with ExitStack() as stack:
-            for m in target.members:
-                stack.enter_context(exclusive(m))
-            yield
-        return
-    if target.kind == "block" and target.host is None:
-        with held(target.path):     # targets.hold: a file-system study lets go of it for mkfs/mount
-            yield
-        return
-    if target.kind == "file" and target.host is None and os.path.exists(target.path):
-        fd = os.open(target.path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise SsdptsError(f"refusing {target.path}: another ssdpts run is using this file") from None
-    else:
-        fd = None
-    try:
+    with ExitStack() as stack:
+        for m in target.drives():
+            if m.host is None and m.kind == "block":
+                stack.enter_context(held(m.path))     # targets.hold: a file-system study lets go of it for mkfs/mount
+            elif m.host is None and m.kind == "file":
+                stack.enter_context(locked(m.path))
         yield
-    finally:
-        if fd is not None:
-            os.close(fd)
 
 
 def checked_notes(notes) -> tuple[str, ...]:
@@ -127,9 +109,8 @@ def checked_notes(notes) -> tuple[str, ...]:
 
 
 def check_safe(target: Target, destroy_data: bool, results_dir: Path) -> None:
+    """Every refusal of the target (the same answer as 'ssdpts info'), before a run is created."""
     check_target(target, destroy_data, results_dir)
-    with exclusive(target):   # busy (mounted, md/LVM, another ssdpts) is refused before a run is created
-        pass
 
 
 def open_targets(specs: list[str], size: int | None) -> Target:
@@ -178,7 +159,7 @@ def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None
     """Every test's settings build from the profile, and their block sizes suit the target's logical block
     (one line naming the test and key, before anything is created)."""
     for spec in specs:
-        spec.settings_of(profile).check_block_sizes(spec.name, target.logical_block_size)
+        spec.settings_of(profile).check(spec.name, target.logical_block_size)
 
 
 def _writes(plans: list[TestPlan], specs: list) -> bool:
@@ -225,6 +206,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
     target = open_targets(specs_, size)
+    check_purge_method(target, purge_method)
     check_settings(specs, profile, target)
     plans = plans_for(target, profile, tests, purge_method)
     check_safe(target, destroy_data or not _writes(plans, specs), results_dir)
@@ -305,6 +287,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
+    check_purge_method(target, opts.get("purge", "auto"))
     plans = plans_for(target, run["profile"], run["tests"], opts.get("purge", "auto"))
     check_safe(target, target.kind == "file" or bool(opts.get("destroy_data"))
                or not _writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)

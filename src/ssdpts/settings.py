@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 from .errors import SsdptsError
 from .steady import RULES as STEADY_RULES
-from .units import MAX_SIZE, bs_label, parse_duration, parse_size
+from .units import MAX_SIZE, SECTOR, bs_label, parse_duration, parse_size
 from .workload.spec import DATA_PATTERNS, SYNC_MODES
 
 # fio's limits (fio 3.x source): a job file holds at most REAL_MAX_JOBS = 4096 jobs (fio.h); libaio's
@@ -28,7 +28,7 @@ MAX_IODEPTH = 65536
 MAX_SEED = 2**32 - 1
 MIN_DURATION_S = 0.001
 MAX_DURATION_S = 365 * 86400.0          # a year: beyond any test, and far inside fio's 64-bit µs runtime
-SECTOR = 512                            # fio's block size unit (`bs` interval); every block size is a multiple
+# SECTOR (units.py): fio's block size unit (`bs` interval); every block size is a multiple
 MAX_BLOCK_SIZE = 2**30                  # fio holds one buffer of this size per I/O in flight
 MAX_INT = 2**31 - 1
 MAX_MULTIPLE = 1000.0                   # times the capacity: io_size must stay a 64-bit byte count
@@ -255,6 +255,11 @@ class TestSettings:
             elif decl.kind is TRACK:
                 out += [(name, bs) for bs, _ in value]
         return out + [("wipc.block_size", self.wipc.block_size)]
+
+    def check(self, test: str, logical_block_size: int) -> None:
+        """What the settings' kinds cannot say alone (keys that must agree, the target's block size): one line
+        naming `test` and the key, before a run is created. A test's record adds its own."""
+        self.check_block_sizes(test, logical_block_size)
 
     def check_block_sizes(self, test: str, logical_block_size: int) -> None:
         """fio cannot do I/O that is not a multiple of the target's logical block size (sizes below it are

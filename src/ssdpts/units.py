@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 from .errors import SsdptsError
 
 MAX_SIZE = 2**62                        # bytes: fio's sizes are 64-bit; no drive or file comes near
+SECTOR = 512        # bytes: the smallest block a disk or fio addresses, and the smallest target
+
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.I)
 _POW = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
@@ -19,14 +22,29 @@ def parse_size(text: str | int, what: str = "size") -> int:
     m = _SIZE.match(str(text))
     if not m:
         raise SsdptsError(f"bad {what} {text!r}: use a number with an optional k/M/G/T suffix, e.g. 4k or 8G")
-    return _bytes(float(m.group(1)) * 1024 ** _POW[m.group(2).lower()], text, what)
+    return whole_bytes(m.group(1), 1024 ** _POW[m.group(2).lower()], text, what)
 
 
-def _bytes(n: float, text, what: str) -> int:
-    """A parsed byte count, refused beyond MAX_SIZE (a long run of digits is infinity as a float)."""
-    if not n <= MAX_SIZE:
+def whole_bytes(number: str, scale: int, text: str | int, what: str) -> int:
+    """`number` × `scale` exactly (no float rounding), refused unless it is a whole number of bytes."""
+    exact = Fraction(number) * scale
+    if not exact <= MAX_SIZE:
         raise SsdptsError(f"{what} {text!r} is too large: at most 2^62 bytes (4 EiB); give a real size")
-    return int(n)
+    if exact.denominator != 1:
+        raise SsdptsError(f"bad {what} {text!r}: {float(exact):.15g} bytes is not a whole number of bytes; give whole "
+                          "bytes, e.g. 1536 or 1.5k")
+    return int(exact)
+
+
+def target_size(text: str | None, what: str = "--size") -> int | None:
+    """A target's size (--size): whole bytes, at least one sector."""
+    if text is None:
+        return None
+    n = parse_size(text, what)
+    if n < SECTOR:
+        raise SsdptsError(f"{what} {text!r} is {n} bytes, less than one {SECTOR}-byte sector; give the target's "
+                          f"size, e.g. {what} 8G")
+    return n
 
 
 _DUR = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$", re.I)
@@ -63,10 +81,10 @@ def parse_capacity(text: str, what: str = "--capacity") -> int:
     if not m:
         raise SsdptsError(f"bad {what} {text!r}: use a number with a decimal (G, T = 10^9, 10^12 bytes) or binary "
                           "(GiB, TiB) unit, e.g. 3.84T or 3.5TiB")
-    number, prefix, binary = float(m.group(1)), (m.group(2) or "").lower(), m.group(3)
-    if number <= 0:
+    prefix, binary = (m.group(2) or "").lower(), m.group(3)
+    if float(m.group(1)) <= 0:
         raise SsdptsError(f"{what} must be greater than zero (got {text!r}); e.g. {what} 3.84T")
-    return _bytes(number * (1024 if binary else 1000) ** _POW[prefix], text, what)
+    return whole_bytes(m.group(1), (1024 if binary else 1000) ** _POW[prefix], text, what)
 
 
 MIN_RATE = 1.0          # bytes/s: below it a plan's phase times are not finite numbers (2^62 B / 5e-318 B/s)

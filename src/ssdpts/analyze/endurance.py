@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from ..errors import SsdptsError
-from ..inputs import FINITE, read_json
+from ..inputs import POSITIVE, read_json
 
 
 def load_snapshots(paths) -> list[dict]:
@@ -42,10 +42,11 @@ def _plain(obj):
 
 @click.command("endurance")
 @click.argument("snapshots", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--rated-tbw", type=FINITE, default=None, help="Rated endurance in TB (10^12 B).")
-@click.option("--dwpd", type=FINITE, default=None, help="Rated drive writes per day (needs --warranty-years).")
-@click.option("--warranty-years", type=FINITE, default=None)
-@click.option("--capacity", default=None, help="Drive capacity for --dwpd, e.g. 1050G or 1050214588416 "
+@click.option("--rated-tbw", type=POSITIVE, default=None, help="Rated endurance in TB (10^12 B).")
+@click.option("--dwpd", type=POSITIVE, default=None, help="Rated drive writes per day (needs --warranty-years).")
+@click.option("--warranty-years", type=POSITIVE, default=None)
+@click.option("--capacity", default=None, help="Drive capacity for --dwpd as vendors write it (G, T = 10^9, 10^12 "
+                                               "bytes; GiB, TiB binary), e.g. 1050G or 1050214588416 "
                                                "[default: from the snapshots].")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def command(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
@@ -56,7 +57,7 @@ def command(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
       ssdpts analyze endurance smart-*.json --rated-tbw 360
     """
     from ..health.projection import project, summary_lines
-    from ..units import parse_size
+    from ..units import parse_capacity
 
     if len(snapshots) < 2:
         raise SsdptsError("give at least two snapshots of the same drive (taken at different times)")
@@ -76,9 +77,7 @@ def command(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
                           "smartctl / nvme-cli JSON snapshots of the drive")
     cap = None
     if capacity:
-        cap = parse_size(capacity, "--capacity")
-        if cap <= 0:
-            raise SsdptsError(f"--capacity must be greater than zero (got {capacity!r}); e.g. --capacity 1050G")
+        cap = parse_capacity(capacity, "--capacity")
     else:
         for r in good:
             uc = (((r.get("raw") or {}).get("smartctl") or {}).get("user_capacity") or {}).get("bytes")

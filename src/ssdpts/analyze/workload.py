@@ -22,6 +22,7 @@ import click
 
 from ..capture.model import CaptureSource, QueueDepth, StreamCount, WorkloadCapture, load
 from ..errors import SsdptsError
+from ..inputs import output_dir
 from ..records import to_data
 
 SCHEMA = "ssdpts.workload-analysis/1"
@@ -321,6 +322,8 @@ def command(file, top_n, out_dir, as_json):
     """
     if top_n < 1:
         raise SsdptsError(f"--top {top_n}: give the number of streams to name, 1 or more (e.g. --top 5)")
+    if out_dir:
+        output_dir(out_dir, "--out")
     capture = load(file)
     check(capture, file)
     result = analyze(capture, top_n, file)

@@ -24,6 +24,7 @@ from ..capture.model import CaptureSource, WorkloadCapture
 from ..capture.reduce import Reducer
 from ..capture.tracefs import REORDER_S, TraceSession, block_device
 from ..errors import SsdptsError
+from ..inputs import output_file
 from ..units import format_duration, parse_duration
 
 DEFAULT_DURATION, DEFAULT_STEP = "10m", "1m"
@@ -38,15 +39,9 @@ def check_out(out: str, force: bool) -> Path:
     p = Path(out)
     if p.is_dir():
         raise SsdptsError(f"--out {p} is a directory; give a file name such as {p}/app.workload.json")
-    if p.exists() and not p.is_file():
-        raise SsdptsError(f"--out {p} exists and is not a regular file; give a new file name")
-    if p.exists() and not force:
+    if p.exists() and p.is_file() and not force:
         raise SsdptsError(f"--out {p} already exists; give another name or add --force to replace it")
-    if not p.parent.is_dir():
-        raise SsdptsError(f"--out {p}: directory {p.parent} does not exist; create it or give another path")
-    if not os.access(p.parent, os.W_OK):
-        raise SsdptsError(f"--out {p}: directory {p.parent} is not writable; give a path you may write")
-    return p
+    return output_file(p, "--out")
 
 
 def write_atomically(path: Path, capture: WorkloadCapture) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from ..errors import SsdptsError
+from ..inputs import output_dir
 from ..store import Store, default_results_dir
 
 RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: ./results or $SSDPTS_RESULTS]."
@@ -15,8 +17,15 @@ RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: 
 RESULTS_META = "ssdpts.results_dir"   # where the CLI's last-resort handler writes a traceback
 
 
-def results_dir(value: str | None) -> Path:
+def results_dir(value: str | None, writing: bool = False) -> Path:
+    """--results (or $SSDPTS_RESULTS, or ./results): refused at once when it names a file, and when `writing`
+    (a run) when it could not be made or written. Nothing is created here."""
     d = Path(value) if value else default_results_dir()
+    what = "--results" if value else "SSDPTS_RESULTS" if os.environ.get("SSDPTS_RESULTS") else "results directory"
+    if d.exists() and not d.is_dir():
+        raise SsdptsError(f"{what} {d} is a file; give the directory that holds ssdpts.db (it is made if missing)")
+    if writing:
+        output_dir(d, what)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta[RESULTS_META] = d

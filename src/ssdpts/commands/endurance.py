@@ -14,13 +14,13 @@ import click
 
 from .. import runner
 from ..errors import SsdptsError
-from ..inputs import FINITE
+from ..inputs import POSITIVE
 from ..profiles import load_profile, shipped
 from ..pts.endurance import WORKLOADS
 from ..pts.registry import get as get_test
 from ..settings import declarations
 from ..store import Store
-from ..units import parse_duration, parse_size
+from ..units import parse_duration, target_size
 from .common import RESULTS_HELP, results_dir as results_dir_of
 
 
@@ -79,9 +79,9 @@ def _remove_if_empty(d: Path) -> None:
 @click.option("--poll", default=None, help="Health poll interval, e.g. 5m [profile default: 5m].")
 @click.option("--threads", type=int, default=None, help="fio numjobs [profile default: 16].")
 @click.option("--iodepth", type=int, default=None, help="fio iodepth per job [profile default: 6].")
-@click.option("--rated-tbw", type=FINITE, default=None, help="The drive's rated endurance in TB (10^12 B).")
-@click.option("--dwpd", type=FINITE, default=None, help="Rated drive writes per day (with --warranty-years).")
-@click.option("--warranty-years", type=FINITE, default=None, help="Warranty period for --dwpd.")
+@click.option("--rated-tbw", type=POSITIVE, default=None, help="The drive's rated endurance in TB (10^12 B).")
+@click.option("--dwpd", type=POSITIVE, default=None, help="Rated drive writes per day (with --warranty-years).")
+@click.option("--warranty-years", type=POSITIVE, default=None, help="Warranty period for --dwpd.")
 @click.option("--purge", "purge_method", default=None,
               type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim"]),
               help="Purge once before writing [default: no purge; the drive is worn as it is].")
@@ -105,9 +105,6 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         raise SsdptsError("--dwpd needs --warranty-years (and the other way round)")
     if rated_tbw is not None and dwpd is not None:
         raise SsdptsError("give either --rated-tbw or --dwpd with --warranty-years, not both")
-    for name, v in (("--rated-tbw", rated_tbw), ("--dwpd", dwpd), ("--warranty-years", warranty_years)):
-        if v is not None and v <= 0:
-            raise SsdptsError(f"{name} must be a positive number, not {v:g}")
     for name, v in (("--duration", duration), ("--poll", poll)):
         if v is not None and parse_duration(v, name) <= 0:
             raise SsdptsError(f"{name} must be longer than 0")
@@ -118,7 +115,8 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
               "rated_tbw": rated_tbw, "dwpd": dwpd, "warranty_years": warranty_years,
               "purge_first": True if purge_method else None}
     _check_options(values)
-    results_dir = results_dir_of(results)
+    size_bytes = target_size(size)
+    results_dir = results_dir_of(results, writing=True)
     missing = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
     over = write_override(results_dir, profile, values)
     def runs() -> set:
@@ -131,7 +129,7 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         if chosen.workload not in known:
             raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")
         run_id = runner.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
-                              size=parse_size(size, "--size") if size else None, destroy_data=destroy_data,
+                              size=size_bytes, destroy_data=destroy_data,
                               purge_method=purge_method or "none", quiet=quiet)
     except SsdptsError:
         if not runs() - before:                 # refused before a run existed: leave nothing behind

@@ -22,7 +22,7 @@ from ..targets import Target, open_target
 from ..targets.base import HYPOTHETICAL
 from ..targets.hypothetical import LOGICAL_BLOCK_SIZES, hypothetical_target
 from ..targets.purge import METHODS
-from ..units import MIN_RATE, format_long_duration, format_rate, parse_capacity, parse_rate, parse_size
+from ..units import MIN_RATE, format_long_duration, format_rate, parse_capacity, parse_rate, target_size
 
 DEFAULT_TARGET = "sim:client"
 
@@ -124,7 +124,7 @@ def plan_target(target: str | None, size: str | None, capacity: str | None, logi
         if logical_block_size is not None:
             raise SsdptsError("--logical-block-size describes a drive planned with --capacity; a real target has "
                               "its own: drop --logical-block-size or add --capacity")
-        return open_target(target or DEFAULT_TARGET, size=parse_size(size, "--size") if size else None,
+        return open_target(target or DEFAULT_TARGET, size=target_size(size),
                            check_free_space=False)
     if target is not None or size is not None:
         raise SsdptsError(f"--capacity plans a drive you do not have: drop {'TARGET' if target else '--size'}, "

@@ -13,6 +13,7 @@ from ..export.csv import export_csv, export_tidy_csv
 from ..export.json import document, export_tidy_json
 from ..export.model import load_run
 from ..export.tidy import tidy_records
+from ..inputs import output_dir
 from ..report.compare import load_options, write_compare
 from ..report.core import section_errors, write_report
 from .common import RESULTS_HELP, open_store
@@ -27,6 +28,8 @@ from .common import RESULTS_HELP, open_store
 @click.option("--results", default=None, help=RESULTS_HELP)
 def report(run_id, out_dir, claimed, results):
     """Write the HTML report of RUN_ID with PNG/SVG plots and CSV tables (works offline)."""
+    if out_dir:
+        output_dir(out_dir, "--out")
     store = open_store(results)
     if out_dir is None and store.read_only:
         raise SsdptsError(f"{store.path} can only be read here ({store.read_only_because}), and the report goes "
@@ -49,6 +52,7 @@ def report(run_id, out_dir, claimed, results):
 @click.option("--results", default=None, help=RESULTS_HELP)
 def compare(run_ids, out_dir, spec_sheets, match_mix, results):
     """Overlay the tests shared by RUN_IDS (several drives or runs): plots per run, tables with % deltas."""
+    output_dir(out_dir, "--out")
     options = load_options(spec_sheets, match_mix)     # a bad claims file or pair: one line, nothing written
     click.echo(str(write_compare(open_store(results), list(run_ids), out_dir, options=options)))
 
@@ -62,6 +66,7 @@ def compare(run_ids, out_dir, spec_sheets, match_mix, results):
 @click.option("--results", default=None, help=RESULTS_HELP)
 def export(run_id, fmt, out_dir, results):
     """Export RUN_ID's results as JSON, as CSV tables, or as one long (tidy) table."""
+    output_dir(out_dir, "--out")
     store = open_store(results)
     if fmt == "json":
         run = load_run(store, run_id)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..conformance import Verdict
 from ..errors import SsdptsError
+from ..inputs import output_file
 from ..export.model import RunResult
 from .figures import BOOL, Reading, Source, Unavailable
 from .rules import Criteria, Rule, shown
@@ -144,11 +145,7 @@ def junit(outcomes: list[Outcome]) -> ET.ElementTree:
 
 def write_junit(outcomes: list[Outcome], path: str | Path) -> None:
     """Written whole or not at all: a temp file beside the target, renamed over it."""
-    p = Path(path)
-    if p.is_dir():
-        raise SsdptsError(f"--junit {p} is a directory; give a file name, e.g. {p / 'criteria.xml'}")
-    if not p.parent.is_dir():
-        raise SsdptsError(f"--junit {p}: directory {p.parent} does not exist; create it or give another path")
+    p = output_file(path, "--junit")
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)

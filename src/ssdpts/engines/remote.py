@@ -66,7 +66,7 @@ class RemoteFioEngine:
         job.write_text(f"[probe]\nfilename={filename_value(m.path)}\nrw=read\nbs=4096\nsize=4096\n"
                        f"offset={m.size_bytes - 4096}\nioengine=psync\n")
         p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
-                           capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+                           capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, cwd=tmp)
         text = (p.stdout + p.stderr).strip()
         if "version mismatch" in text:
             return (f"fio on {m.host} speaks another protocol than local {self.version}; "
@@ -89,7 +89,7 @@ class RemoteFioEngine:
         job.write_text(f"[lbs]\nfilename={filename_value(m.path)}\nrw=read\nbs={bs}\nsize={bs}\noffset=0\ndirect=1\n"
                        "ioengine=psync\n")
         p = subprocess.run([self.binary, self._client(m.host), "--output-format=json", str(job)],
-                           capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+                           capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, cwd=tmp)
         try:
             _, cells = parse_output(p.stdout)
         except SsdptsError:
@@ -149,7 +149,8 @@ class RemoteRound:
             path = s.dir / f"round-{s.count:05d}-{host.replace(':', '_')}.fio"
             path.write_text(job.text())
             cmd = [s.engine.binary, s.engine._client(host), "--output-format=json+", str(path)]
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            # cwd: the fio client writes the jobs' interval logs (NAME.N.log.HOST) into its current directory
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=s.dir,
                                     start_new_session=True, preexec_fn=die_with_parent)
             self.procs[host] = (proc, members, job.text(), cmd)
 

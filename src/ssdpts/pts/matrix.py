@@ -17,9 +17,14 @@ from ..report.context import SectionContext
 from ..targets.purge import PurgeRecord
 from .common import SteadyOutcome, TestContext, rnd_matrix, tracked_cells, window_summary
 from .results import CellWindow, SteadyResult
-from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declared_default, key
+from ..errors import SsdptsError
+from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declarations, declared_default, key
+from ..units import bs_label
 from .spec import Summary
 from ..workload import Workload
+
+
+_DEFAULT_TRACKING = [["4k", 0]]
 
 
 @dataclass(frozen=True)
@@ -29,8 +34,22 @@ class MatrixSettings(TestSettings):
     mixes: tuple[int, ...] = key(PCTS, [100, 95, 65, 50, 35, 5, 0], "read percentages, the outer loop")
     block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["1024k", "128k", "64k", "32k", "16k", "8k", "4k", "0.5k"],
                                        "block sizes, the inner loop (below the logical block size: skipped)")
-    tracking: tuple[tuple[int, int], ...] = key(TRACK, [["4k", 0]], "the cells whose steady state ends the rounds "
-                                                "([block size, read %]; none in the matrix: its last cell)")
+    tracking: tuple[tuple[int, int], ...] = key(TRACK, _DEFAULT_TRACKING, "the cells whose steady state ends the rounds "
+                                                "([block size, read %], cells of the matrix; unset and the matrix "
+                                                "has no RND 4K write: its last cell)")
+
+    def check(self, test: str, logical_block_size: int) -> None:
+        """Tracking pairs the profile names are cells of the matrix (else another cell would be judged)."""
+        super().check(test, logical_block_size)
+        if self.tracking == declarations(MatrixSettings)["tracking"].value(_DEFAULT_TRACKING):
+            return
+        missing = [(bs, mix) for bs, mix in self.tracking if bs not in self.block_sizes or mix not in self.mixes]
+        if missing:
+            named = ", ".join(f'["{bs_label(bs)}", {mix}]' for bs, mix in missing)
+            raise SsdptsError(f"{test}.tracking: {named} is not a cell of the matrix (block sizes "
+                              f"{', '.join(map(bs_label, self.block_sizes))} × read % "
+                              f"{', '.join(map(str, self.mixes))}); track cells of the matrix, e.g. "
+                              f'[["{bs_label(self.block_sizes[-1])}", {self.mixes[-1]}]]')
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,14 @@ from __future__ import annotations
 import heapq
 import os
 import socket
+import stat
 import struct
 import threading
 import time
 from typing import Any
+
+from ..errors import SsdptsError
+from ..inputs import output_file
 
 NBDMAGIC = 0x4E42444D41474943  # "NBDMAGIC"
 IHAVEOPT = 0x49484156454F5054  # "IHAVEOPT"
@@ -265,6 +269,22 @@ class SimNbdServer:
             os.unlink(self.socket_path)
         except OSError:
             pass
+
+
+_SUN_PATH_MAX = 107        # sockaddr_un.sun_path holds 108 bytes with the terminating NUL
+
+
+def socket_file(path: str) -> str:
+    """--socket, checked before anything starts: a new name (or an old socket, replaced) in a directory that
+    exists and may be written, short enough for a unix socket address. A file of another kind is never removed."""
+    if os.path.lexists(path) and not stat.S_ISSOCK(os.lstat(path).st_mode):
+        raise SsdptsError(f"--socket {path} exists and is not a socket; give a new path (it would be replaced)")
+    if not os.path.lexists(path):
+        output_file(path, "--socket")
+    if len(os.fsencode(os.path.abspath(path))) > _SUN_PATH_MAX:
+        raise SsdptsError(f"--socket {path} is longer than a unix socket address allows ({_SUN_PATH_MAX} bytes); "
+                          "give a shorter path, e.g. /tmp/sim.sock")
+    return path
 
 
 def serve(params: dict[str, Any] | Any, socket_path: str, *, ready: threading.Event | None = None,

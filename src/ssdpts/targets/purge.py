@@ -134,6 +134,22 @@ def supported_methods(target: Target, roots: SysRoots | None = None) -> list[str
     return found
 
 
+def check_method(target: Target, method: str, roots: SysRoots | None = None) -> None:
+    """A purge method the user named is possible on every local block device of `target`: refused before a run
+    is created, not when its first test begins (auto and none always are; files, simulated and remote drives
+    have their own purge)."""
+    if method in ("auto", "none"):
+        return
+    for m in target.drives():
+        if m.kind != "block" or m.host is not None:
+            continue
+        supported = supported_methods(m, roots)
+        if method not in supported:
+            instead = " or ".join(f"--purge {s}" for s in supported + ["none"])
+            raise SsdptsError(f"--purge {method} is not possible on {m.path}: it is not supported there, or it would "
+                              f"also erase other partitions or namespaces of the same drive; use {instead}")
+
+
 def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -> PurgeRecord:
     """Purge `target` (consent and safety were checked by the caller)."""
     if method not in METHODS:
@@ -180,10 +196,7 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -
         method = supported[0]
     dev = target.path
     disk = "/dev/" + sysfs.whole_disk(sysfs.device_name(dev, roots or SysRoots()), roots or SysRoots())
-    if method in ("nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format") and \
-            method not in supported_methods(target, roots):
-        raise SsdptsError(f"--purge {method} is not possible on {dev}: it is not supported there, or it would also "
-                          "erase other partitions or namespaces of the same drive; use --purge trim")
+    check_method(target, method, roots)
     if method == "nvme-sanitize":
         sanicap = int((target.info.get("nvme_id_ctrl") or {}).get("sanicap") or 0)
         action, what = ("2", "block erase") if sanicap & 0x2 else ("4", "crypto erase")

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
+import shlex
 import stat
 import struct
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from ..errors import SsdptsError
 from ..units import bs_label
 from ..workload.spec import Workload
-from . import sysfs
+from . import hold, sysfs
 from .base import Target
+from .hold import open_by
 from .sysfs import SysRoots
 
 # (offset, magic, name) for the signatures blkid may be missing; blkid is asked first.
@@ -157,8 +159,10 @@ def is_scratch_file(path: str) -> bool:
         return Path(path + ".ssdpts").exists()
 
 
-def check_file(path: str, destroy_data: bool) -> None:
+def check_file(path: str, destroy_data: bool, roots: SysRoots | None = None) -> None:
     p = Path(path)
+    if p.exists():
+        check_file_unused(path, roots or SysRoots())
     where = path if p.exists() else os.path.dirname(path)
     if os.statvfs(where).f_flag & os.ST_RDONLY:
         raise SsdptsError(f"refusing {path}: its file system is read-only; remount it read-write or put the file "
@@ -168,6 +172,88 @@ def check_file(path: str, destroy_data: bool) -> None:
     if p.exists() and p.stat().st_size > 0 and not destroy_data and not is_scratch_file(path):
         raise SsdptsError(f"refusing {path}: the file exists and was not created by ssdpts; "
                           "add --destroy-data to overwrite it or name a new file")
+
+
+_LOOP_GET_STATUS64 = 0x4C05     # linux/loop.h; struct loop_info64 starts with lo_device, lo_inode (__u64 each)
+_LOOP_INFO64_SIZE = 232
+
+
+def _loop_backing_ids(loop: Path, roots: SysRoots) -> set[tuple[int, int]]:
+    """(st_dev, st_ino) of the file behind an attached loop device, as the kernel has it (LOOP_GET_STATUS64: right
+    for a renamed, deleted or other-namespace file) and as a stat of its sysfs backing_file finds it (the two
+    differ where a file system reports another device number to stat, btrfs subvolumes)."""
+    ids = set()
+    try:
+        fd = os.open(roots.dev / loop.name, os.O_RDONLY)
+        try:
+            ids.add(struct.unpack_from("QQ", fcntl.ioctl(fd, _LOOP_GET_STATUS64, bytes(_LOOP_INFO64_SIZE))))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    name = sysfs.read_text(loop / "loop" / "backing_file").removesuffix(" (deleted)")
+    if name and (st := _stat(name)):
+        ids.add((st.st_dev, st.st_ino))
+    return ids
+
+
+def loops_backed_by(st: os.stat_result, roots: SysRoots) -> list[str]:
+    """The attached loop devices (names) whose backing file is the file with this stat."""
+    try:
+        loops = sorted(d for d in (roots.sys / "block").iterdir() if (d / "loop" / "backing_file").exists())
+    except OSError:
+        return []
+    return [d.name for d in loops if (st.st_dev, st.st_ino) in _loop_backing_ids(d, roots)]
+
+
+def _swap_files(roots: SysRoots) -> list[str]:
+    """/proc/swaps names, unescaped (the kernel writes a space in a path as \\040)."""
+    return [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), name) for name in _swap_devices(roots)]
+
+
+def check_file_unused(path: str, roots: SysRoots) -> None:
+    """An existing file target is refused, consent or not, while something else uses its bytes: a loop device
+    (mounted or not: its user reads them), the kernel's swap, or another process writing it."""
+    st = os.stat(path)
+    loops = loops_backed_by(st, roots)
+    if loops:
+        mounted = _mounted_majmins(roots)
+        where = [mounted[mm] for loop in loops for member in [loop] + sysfs.partitions(loop, roots)
+                 if (mm := sysfs.majmin(member, roots)) in mounted]
+        devices = [f"/dev/{loop}" for loop in loops]
+        raise SsdptsError(f"refusing {path}: it backs loop device {', '.join(devices)}"
+                          f"{f' (mounted at {where[0]})' if where else ''}; writing it would corrupt what the loop "
+                          f"device holds: {'unmount and ' if where else ''}detach it first "
+                          f"('losetup -d {' '.join(devices)}') or choose another file")
+    for swap in _swap_files(roots):
+        sw = _stat(swap)
+        if sw is not None and stat.S_ISREG(sw.st_mode) and (sw.st_dev, sw.st_ino) == (st.st_dev, st.st_ino):
+            raise SsdptsError(f"refusing {path}: it is an active swap file; run 'swapoff {shlex.quote(swap)}' first or "
+                              "choose another file")
+    writers = [o for o in open_by(path, roots) if o.writes]
+    if writers:
+        raise SsdptsError(f"refusing {path}: it is open for writing by {', '.join(map(str, writers))}; stop that "
+                          "process first or choose another file")
+
+
+def check_distinct(drives: list[Target], roots: SysRoots | None = None) -> None:
+    """The drives of one run share no bytes: not a disk and one of its partitions, not one file by two names."""
+    roots = roots or SysRoots()
+    local = [d for d in drives if d.host is None and d.kind in ("block", "file")]
+    for i, a in enumerate(local):
+        for b in local[i + 1:]:
+            if a.kind == b.kind == "block":
+                for disk, part in ((a, b), (b, a)):
+                    name = sysfs.device_name(part.path, roots)
+                    if sysfs.whole_disk(name, roots) != name and sysfs.whole_disk(name, roots) == \
+                            sysfs.device_name(disk.path, roots):
+                        raise SsdptsError(f"refusing {part.path}: it is a partition of {disk.path}, also named in "
+                                          "this run (the test of the disk overwrites it); name the disk or its "
+                                          "partitions, not both")
+            elif a.kind == b.kind == "file" and (sa := _stat(a.path)) and (sb := _stat(b.path)) and \
+                    (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino):
+                raise SsdptsError(f"refusing {b.path}: it is the same file as {a.path} (a hard link); name each file "
+                                  "once")
 
 
 def written_paths(target: Target) -> list[str]:
@@ -203,7 +289,10 @@ def _stat(path: str) -> os.stat_result | None:
 
 
 def check_target(target: Target, destroy_data: bool, results_dir: Path) -> None:
-    """Every refusal that needs no exclusive hold, on every drive of `target`, before anything is created."""
+    """Every refusal of `target`, on every drive of it, before anything is created: what it is (mounted, swap,
+    a loop device's backing file, ...), consent, and whether it could be held for the run (busy, another ssdpts
+    run). `ssdpts run` and `ssdpts info` give this one answer."""
+    check_distinct(target.drives())
     for member in target.drives():
         if member.host is not None:
             if not destroy_data:
@@ -215,6 +304,7 @@ def check_target(target: Target, destroy_data: bool, results_dir: Path) -> None:
             check_block_device(member.path, destroy_data)
         elif member.kind == "file":
             check_file(member.path, destroy_data)
+        hold.probe(member.kind, member.path)
 
 
 def check_room(target: Target, cells: Iterable[tuple[str, Workload]]) -> None:
@@ -237,54 +327,3 @@ def check_room(target: Target, cells: Iterable[tuple[str, Workload]]) -> None:
 def _in_flight(w: Workload) -> int:
     """Bytes of the largest I/Os all in flight at once."""
     return w.max_bs * w.threads * w.iodepth
-
-
-@dataclass(frozen=True)
-class Opener:
-    """A process that has the target open (found in /proc/PID/fd)."""
-
-    pid: int
-    command: str
-
-    def __str__(self) -> str:
-        return f"{self.command} (pid {self.pid})"
-
-
-def _rdevs(name: str, roots: SysRoots) -> set[str]:
-    """major:minor of the device and its partitions: a process on a partition uses the disk too."""
-    return {mm for m in [name] + sysfs.partitions(name, roots) if (mm := sysfs.majmin(m, roots))}
-
-
-def open_by(path: str, roots: SysRoots | None = None) -> list[Opener]:
-    """Other processes holding `path` open: a block device (or one of its partitions) by device number, a file
-    by inode. O_EXCL only stops other exclusive openers and mounts; a plain open (dd, a backup, a second fio)
-    is seen only here. Processes this user may not look into are not seen (run as root to see all)."""
-    roots = roots or SysRoots()
-    st = _stat(path)
-    if st is None:
-        return []
-    block = stat.S_ISBLK(st.st_mode)
-    wanted = _rdevs(sysfs.device_name(path, roots), roots) if block else set()
-    wanted.add(f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" if block else "")
-
-    def same(fd_st: os.stat_result) -> bool:
-        if block:
-            return stat.S_ISBLK(fd_st.st_mode) and f"{os.major(fd_st.st_rdev)}:{os.minor(fd_st.st_rdev)}" in wanted
-        return (fd_st.st_dev, fd_st.st_ino) == (st.st_dev, st.st_ino)
-
-    found = []
-    try:
-        pids = [int(p) for p in os.listdir(roots.proc) if p.isdigit()]
-    except OSError:
-        return []
-    for pid in pids:
-        if pid == os.getpid():
-            continue
-        fd_dir = roots.proc / str(pid) / "fd"
-        try:
-            fds = os.listdir(fd_dir)
-        except OSError:
-            continue
-        if any((fd_st := _stat(str(fd_dir / fd))) is not None and same(fd_st) for fd in fds):
-            found.append(Opener(pid, sysfs.read_text(roots.proc / str(pid) / "comm") or "?"))
-    return found
