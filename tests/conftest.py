@@ -173,8 +173,18 @@ def ssdpts(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     return p
 
 
+def assert_no_stall(results: Path, run_id: str) -> None:
+    """No round of the run stalled: a stall (fio killed HANG_GRACE_S after a cell's due end, the round run
+    again) ends with exit 0 and a completed run, so only the recorded `fio-stall` deviations show it."""
+    import json
+
+    doc = json.loads(ssdpts("show", run_id, "--json", "--results", str(results)).stdout)
+    stalls = [d["evidence"] for d in doc["conformance"]["deviations"] if d["rule"] == "fio-stall"]
+    assert not stalls, f"run {run_id}: fio stalled {len(stalls)} time(s): " + "; ".join(stalls)
+
+
 def run_completed(target: str, results: Path, profile: str, tests: str, *extra: str):
-    """`ssdpts run` through the CLI; returns (run id, Store) and checks the run completed."""
+    """`ssdpts run` through the CLI; returns (run id, Store) and checks the run completed without a stall."""
     from ssdpts.store import Store
 
     p = ssdpts("run", target, "--profile", profile, "--tests", tests, "--destroy-data", "--results", str(results),
@@ -182,6 +192,7 @@ def run_completed(target: str, results: Path, profile: str, tests: str, *extra: 
     rid = p.stdout.strip().splitlines()[-1]
     store = Store.in_dir(results)
     assert store.run(rid)["status"] == "completed", store.run(rid)
+    assert_no_stall(results, rid)
     return rid, store
 
 

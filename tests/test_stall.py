@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices
+from conftest import assert_no_stall, requires_devices
 from ssdpts.engines.fio import FioEngine
 from ssdpts.errors import SsdptsError
 from ssdpts.targets import open_target
@@ -121,7 +121,8 @@ def _fio_children() -> list[int]:
 @requires_devices
 def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path, monkeypatch):
     """Through the runner: a round stalls, is re-run, the run completes; the stall is a deviation with its
-    evidence kept beside the run's log."""
+    evidence kept beside the run's log, named on the run's last line (exit 0 would hide it), and the tests'
+    shared no-stall check fails on it."""
     from ssdpts import runner
     from ssdpts.store import Store
 
@@ -162,3 +163,8 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
     assert len(stalls) >= 1
     kept = stalls[0].evidence.rsplit("job file: ", 1)[1].rstrip(")")
     assert Path(kept).exists() and Path(kept).is_relative_to(results / "logs" / rid)
+    last = (results / "logs" / f"{rid}.log").read_text().strip().splitlines()[-1]
+    assert f"run {rid} complete, but fio stalled {len(stalls)} time(s)" in last
+    assert "killed and run again" in last and str(Path(kept).parent) in last
+    with pytest.raises(AssertionError, match=f"run {rid}: fio stalled {len(stalls)} time"):
+        assert_no_stall(results, rid)

@@ -463,7 +463,8 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         verdict = check(load_run(store, run_id), store)
         progress.message(f"{verdict.lines()[0]}" + ("" if verdict.conformant else f"; 'ssdpts check {run_id}' "
                                                      "lists them"))
-        progress.message(f"run {run_id} complete: 'ssdpts show {run_id}' for the results")
+        progress.message(f"run {run_id} complete{_stall_note(verdict, Path(results_dir), run_id)}: "
+                         f"'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
         interrupts.acknowledge()
         _record_stop(store, run_id, "interrupted", interrupts.reason())
@@ -497,6 +498,17 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             handler.close()
         if discarded:
             _log_path(results_dir, run_id).unlink(missing_ok=True)
+
+
+def _stall_note(verdict, results_dir: Path, run_id: str) -> str:
+    """For the run's last line: rounds whose fio stalled and were run again. The run still completes (exit 0),
+    so without this only `check` would show them."""
+    stalls = [f for f in verdict.findings if f.deviation.rule == "fio-stall"]
+    if not stalls:
+        return ""
+    evidence = sorted(str(d) for d in run_files_dir(results_dir, run_id).glob("fio-stall-*"))
+    return (f", but fio stalled {len(stalls)} time(s) and each stalled round was killed and run again "
+            f"(evidence: {', '.join(evidence) or run_files_dir(results_dir, run_id)})")
 
 
 def _verdict_line(store: Store, run_id: str, test: str) -> str:

@@ -35,7 +35,7 @@ from typing import Callable, Sequence
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
-from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
+from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
@@ -47,6 +47,36 @@ from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_byte
 
 log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
+
+
+def _io_uring_usable(binary: str) -> bool:
+    """fio was built with io_uring and the kernel lets this process use it (io_uring_disabled: 0 all,
+    1 only privileged processes, 2 none; the file is absent before Linux 6.6)."""
+    try:
+        disabled = int(Path("/proc/sys/kernel/io_uring_disabled").read_text())
+    except (OSError, ValueError):
+        disabled = 0
+    if disabled == 2 or (disabled == 1 and os.geteuid() != 0):
+        return False
+    try:
+        engines = subprocess.run([binary, "--enghelp"], capture_output=True, text=True,
+                                 timeout=TOOL_TIMEOUT_S).stdout.split()
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "io_uring" in engines
+
+
+def ioengine_for(members: Sequence, binary: str) -> str:
+    """fio's libaio, except for one drive whose I/O goes through a loop device: there this kernel (6.18) leaves
+    libaio completions undelivered, now and then, when the fio process runs a hook (the gates' exec_prerun/
+    exec_postrun) while its other jobs have I/O in flight, and fio waits for them for good; io_uring's arrive.
+    Several drives in one fio process stay on libaio: there fio 3.33's io_uring crashed (heap corruption) in 4
+    of 7 parallel quick runs (docs/testing.md, "Stalls": the measurements and a reproduction with fio alone)."""
+    if len(members) != 1 or getattr(members[0], "kind", "") == "sim" or getattr(members[0], "host", None):
+        return "libaio"
+    stat = stat_path_for(members[0].path)
+    on_loop = stat is not None and stat.parent.name.startswith("loop")
+    return "io_uring" if on_loop and _io_uring_usable(binary) else "libaio"
 
 
 class FioEngine:
@@ -244,7 +274,7 @@ class _FioProcess:
             self._launched.set()
             return
         members = s.members
-        job = render_on(self.cells, members, place=s.streams.place)
+        job = render_on(self.cells, members, ioengine=s.ioengine, place=s.streams.place)
         for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
@@ -581,6 +611,7 @@ class FioSession:
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.members = list(target.drives())
+        self.ioengine = ioengine_for(self.members, engine.binary)
         # the device's own idle at every transition, from the block layer (blockidle.py)
         reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
             ["not measured: device-idle sampling switched off"]
