@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -137,20 +138,27 @@ def zram_own() -> str:
         (ZRAM_CONTROL / "hot_remove").write_text(str(index))
 
 
+@contextlib.contextmanager
+def tmpfs(mnt: Path, size: str):
+    """A tmpfs of the test's own at `mnt` (created), of `size` (e.g. "16m"); always unmounted (lazily: a
+    process the test stopped may still hold a file there)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a file system needs root")
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "ssdpts-test", str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
 @pytest.fixture
 def read_only_fs(tmp_path) -> Path:
     """A small tmpfs with an existing file, remounted read-only; always unmounted."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting needs root")
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "ssdpts-test", str(mnt)], check=True)
-    try:
+    with tmpfs(tmp_path / "ro", "4m") as mnt:
         (mnt / "old.img").write_bytes(os.urandom(1 << 20))
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
         yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=True)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, ssdpts, wait_for_rounds
+from conftest import requires_devices, ssdpts, tmpfs, wait_for_rounds
 from ssdpts.realtime.timing import STORE_LOCK_WAIT_S
 from ssdpts.store import Store
 from ssdpts.store.medium import EX_IOERR, EX_TEMPFAIL
@@ -55,15 +55,8 @@ def _status(results: Path, rid: str) -> dict:
 @pytest.fixture
 def small_fs(tmp_path):
     """A 16 MiB tmpfs of the test's own, mounted at a temporary directory and always unmounted."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a file system")
-    mnt = tmp_path / "fs"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], check=True)
-    try:
+    with tmpfs(tmp_path / "fs", "16m") as mnt:
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
 def _fill(directory: Path) -> Path:
