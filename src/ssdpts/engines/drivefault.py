@@ -48,6 +48,8 @@ class DriveFailure:
         where = f"{self.test + ', ' if self.test else ''}cell {self.cell}"
         at = f" at byte offset {self.offset}" if self.offset is not None else ""
         what = os.strerror(self.errno) if self.errno else "error"
+        if not self.errors:        # gone between two I/Os of fio's: no error counted, the device is missing
+            return f"drive {self.drive} failed ({where}): {what}"
         return f"drive {self.drive} failed ({where}): {self.errors} I/O error(s), first {what}{at}"
 
     def evidence(self) -> str:
