@@ -22,6 +22,8 @@ from vm.testbed import GUEST_XFER, HERE, Drive
 
 SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
 STALL_MS = 2000
+# waits until I/O is in flight on a disk: a fault injected then lands inside a cell
+IN_FLIGHT = "until [ \"$(tr -d ' ' < /sys/block/$(basename $(readlink -f {disk}))/inflight)\" != 00 ]; do sleep 0.05; done"
 VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (64,))   # as large as the others of its parallel run
 
 
@@ -43,14 +45,14 @@ def faults(vm):
     ready, pulled, progress = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled", vm.xfer / "faults.log"
     specs = [
         {"name": "errors", "targets": [sd], "inject": f"echo 2 > {SD_OPTS}"},
-        # the host pulls the NVMe drive out (QMP device_del) once the guest says the rounds are stored
+        # read-only, then the host pulls the NVMe drive out (QMP device_del) once the next round's I/O is on it
         {"name": "parallel", "targets": [readonly, vanish, healthy],
-         # once the next round's I/O is in flight on it, so that it goes mid-cell
-         "inject": f"until [ \"$(cat /sys/block/{vanish[5:]}/inflight | tr -d ' ')\" != 00 ]; do sleep 0.05; done; "
-                   f"touch {GUEST_XFER}/{ready.name}; blockdev --setro {readonly}; for i in $(seq 3000); do "
-                   f"[ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
+              "inject": f"blockdev --setro {readonly}; {IN_FLIGHT.format(disk=vanish)}; touch {GUEST_XFER}/{ready.name}; "
+                   f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
         {"name": "stall", "targets": ["/dev/mapper/tbstall"],
-         "inject": f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && sleep 3 && "
+         # while a round's I/O is in flight, so that the cell, not the pause between rounds, waits
+         "inject": f"{IN_FLIGHT.format(disk='/dev/mapper/tbstall')}; "
+                   f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && sleep 3 && "
                    f"dmsetup load tbstall --table '{linear}' && dmsetup resume tbstall"},
     ]
     result: dict = {}
@@ -118,7 +120,7 @@ def test_drive_vanishes_mid_round(faults):
     f = assert_drive_failed(got, drive, {errno.EIO, errno.ENXIO, errno.ENODEV, errno.ENOSPC}, None)
     # fio counted the I/O that failed; or, where the unplug landed after fio's last I/O on it, the device is
     # missing when the round ends
-    assert f["message"].startswith(f"fio: io_u error on file {drive}") or (
+    assert f["message"].startswith(f"io_u error on file {drive}: ") or (
         f["errno"] == errno.ENODEV and f["message"] == f"{drive} is gone: the kernel removed the drive during cell "
                                                        f"{f['cell']}"), f
 
