@@ -146,6 +146,7 @@ def main():
     Exit codes:
       0    done (a run that completed, conformant or not: its verdict is printed; see --strict)
       1    run/resume --strict: a test is not conformant ('ssdpts check RUN_ID' lists why); check: not conformant
+           run/resume/check: a drive failed I/O: the run is drive-failed, its evidence in 'ssdpts show RUN_ID'
       2    bad input: one line naming the problem and the fix, nothing created or changed
       70   internal error (the traceback's file is named)
       74   the results file system failed a write (full, read-only): the run is interrupted, resumable

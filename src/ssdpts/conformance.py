@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Callable
 
 from .deviations import RUN_WIDE, Deviation
+from .engines.drivefault import DriveFailure
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .store import Store
@@ -24,6 +25,7 @@ SPEC_WINDOW = 5
 SPEC_MAX_ROUNDS = 25
 SPEC_MAX_RANGE = 0.20
 SPEC_MAX_SLOPE = 0.10
+DRIVE_FAILED_SOURCE = "the drive failed I/O: fio's error report and the kernel log (docs/faults.md)"
 PERCENTILE_MIN_IOS = {"99": 100, "99.9": 1_000, "99.99": 10_000, "99.999": 100_000}   # 1 / (1 - q)
 
 
@@ -41,12 +43,17 @@ class Verdict:
     profile: str
     spec: str
     findings: list[Finding] = field(default_factory=list)
+    drive_failures: list[DriveFailure] = field(default_factory=list)   # they head every verdict
 
     @property
     def conformant(self) -> bool:
         return not self.findings
 
     def lines(self) -> list[str]:
+        failed = [f"DRIVE FAILED: {f.line()}" for f in self.drive_failures]
+        return failed + self._conformance_lines()
+
+    def _conformance_lines(self) -> list[str]:
         head = (f"conformance: {'CONFORMANT' if self.conformant else 'NOT CONFORMANT'} to {self.spec or 'the spec'}"
                 f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.findings)} deviations"))
         return [head] + [f"  - [{f.deviation.rule}] {f.test + ': ' if f.test else ''}{f.deviation.evidence} "
@@ -203,9 +210,14 @@ def check(run: RunResult, store: Store) -> Verdict:
     """Deviations recorded where they happened (purge, write cache, health) plus those read from the results."""
     verdict = Verdict(run.id, run.profile_name, str(run.profile.get("profile", {}).get("spec") or ""))
     recorded = store.deviations(run.id)
+    verdict.drive_failures = store.drive_failures(run.id)
+    verdict.findings += [Finding(f.test, Deviation("drive-failed", f.evidence(), DRIVE_FAILED_SOURCE))
+                         for f in verdict.drive_failures]
     verdict.findings += [Finding("", d) for d in recorded.get(RUN_WIDE, [])]
     for t in run.tests:
         verdict.findings += [Finding(t.name, d) for d in recorded.get(t.name, [])]
+        if t.status == "drive-failed":
+            continue          # its finding is the drive's, above
         if t.status != "completed":
             verdict.findings.append(Finding(t.name, Deviation("incomplete", f"test {t.status}: no summary stored",
                                                               "a result needs the whole procedure")))

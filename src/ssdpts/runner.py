@@ -5,6 +5,7 @@ Resumable at any point: completed tests are skipped, a test continues from its l
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
@@ -16,6 +17,7 @@ from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for
+from .engines.drivefault import DriveFailed, DriveFailure
 from .engines.fio_versions import check_options
 from .errors import SsdptsError
 from .deviations import Deviation
@@ -437,20 +439,23 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                     continue
                 spec = registry.get(name)
                 store.set_test(run_id, name, "running")
-                ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
-                                  settings=spec.settings_of(profile), progress=progress,
-                                  purge_method=purge_method, decode_summary=registry.decode_stored)
                 progress.test_started(name, spec.title, index, len(run["tests"]))
-                _health(store, run_id, name, "before", target)
-                with sampling.temperature_trace(target, ctx.settings.temperature_interval) as temperatures:
-                    summary = spec.encode(spec.run(ctx))
-                sampling.record(store, run_id, name, temperatures)
-                _health(store, run_id, name, "after", target)
+                try:
+                    summary = _run_test(store, run_id, name, target, engine, profile, progress, purge_method)
+                except DriveFailed as e:
+                    # the failed drives' evidence is the test's result; the others (a parallel run) go on
+                    target, engine, summary = _drive_failed(store, run_id, name, e, target, profile, progress,
+                                                            purge_method)
+                    if target is None:
+                        break
+                    continue
                 _record_failures(store, run_id, name, engine)
                 store.set_test(run_id, name, "completed", summary)
                 progress.message(_verdict_line(store, run_id, name))
-            if retry:
+            if retry and target is not None:
                 _retry_failed(store, run_id, target, profile, progress, run)
+        if store.drive_failures(run_id):
+            _end_drive_failed(store, run_id, progress)
         failed = engine.failed
         if failed or _open_failures(store, run_id):
             what = "; ".join(f"{k} ({v})" for k, v in failed.items()) or "see 'ssdpts show'"
@@ -471,6 +476,8 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
+    except DriveFailedRun:
+        raise
     except ResultsMediumError as e:
         _stopped_by_medium(store, run_id, e, reserve)
     except SsdptsError as e:
@@ -509,6 +516,70 @@ def _stall_note(verdict, results_dir: Path, run_id: str) -> str:
     evidence = sorted(str(d) for d in run_files_dir(results_dir, run_id).glob("fio-stall-*"))
     return (f", but fio stalled {len(stalls)} time(s) and each stalled round was killed and run again "
             f"(evidence: {', '.join(evidence) or run_files_dir(results_dir, run_id)})")
+
+
+def _run_test(store: Store, run_id: str, name: str, target: Target, engine, profile: dict, progress: Progress,
+              purge_method: str, scope: str = "") -> dict:
+    """One test on `target`, its health snapshots around it; its encoded summary."""
+    spec = registry.get(name)
+    ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
+                      settings=spec.settings_of(profile), progress=progress, purge_method=purge_method,
+                      scope=scope, decode_summary=registry.decode_stored)
+    _health(store, run_id, name, "before", target)
+    with sampling.temperature_trace(target, ctx.settings.temperature_interval) as temperatures:
+        summary = spec.encode(spec.run(ctx))
+    sampling.record(store, run_id, name, temperatures)
+    _health(store, run_id, name, "after", target)
+    return summary
+
+
+def _drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, target: Target, profile: dict,
+                  progress: Progress, purge_method: str) -> tuple[Target | None, object, dict]:
+    """Record the failed drives' evidence; with healthy drives left (a parallel run), run the test again on
+    them alone (its phases under `healthy/`: the rounds stored until the failure hold every drive) and go
+    on with them. (target left or None, its engine, the test's summary)."""
+    for f in failed.failures:
+        f.test = name
+        store.record_drive_failure(run_id, f)
+        progress.message(f"{f.line()}; evidence kept in 'ssdpts show {run_id}'")
+    gone = {f.drive for f in failed.failures}
+    healthy = [m for m in target.drives() if m.label_id not in gone]
+    for m in [m for m in healthy if m.kind == "block" and m.host is None and not os.path.exists(m.path)]:
+        # pulled out while the round ended for another drive's failure: fio saw no error on it, it is gone
+        cell = failed.failures[0].cell
+        vanished = DriveFailure(drive=m.label_id, cell=cell, errors=0, errno=errno.ENODEV, test=name,
+                                message=f"{m.path} is gone: the kernel removed the drive during cell {cell}")
+        store.record_drive_failure(run_id, vanished)
+        progress.message(f"{vanished.line()}; evidence kept in 'ssdpts show {run_id}'")
+        healthy.remove(m)
+    if len(healthy) == len(target.drives()) or not healthy or target.kind != "set":
+        store.set_test(run_id, name, "drive-failed")
+        return None, None, {}
+    rest = healthy[0] if len(healthy) == 1 else TargetSet.of(healthy)
+    engine = engine_for(rest)
+    engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
+    progress.message(f"{name}: running again on {', '.join(m.label_id for m in healthy)} alone")
+    try:
+        summary = _run_test(store, run_id, name, rest, engine, profile, progress, purge_method, scope="healthy/")
+    except DriveFailed as again:
+        return _drive_failed(store, run_id, name, again, rest, profile, progress, purge_method)
+    store.set_test(run_id, name, "drive-failed", summary)
+    return rest, engine, summary
+
+
+def _end_drive_failed(store: Store, run_id: str, progress: Progress) -> None:
+    """A drive failed: the run ends as `drive-failed`, its report written, exit 1 with the failure's line."""
+    lines = [f.line() for f in store.drive_failures(run_id)]
+    store.set_run_status(run_id, "drive-failed", "; ".join(lines))
+    _write_report(store, run_id, progress)
+    raise DriveFailedRun(f"{'; '.join(lines)} (run {run_id}: completed rounds kept; 'ssdpts show {run_id}' has "
+                         "the evidence, 'ssdpts check' exits 1)")
+
+
+class DriveFailedRun(SsdptsError):
+    """The run ended because a drive failed: its verdict, already stored; the CLI exits 1."""
+
+    exit_code = 1
 
 
 def _verdict_line(store: Store, run_id: str, test: str) -> str:

@@ -17,6 +17,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -215,6 +216,10 @@ class Guest:
     def console(self) -> Path:
         return self.workdir / "console.log"
 
+    @property
+    def qmp_socket(self) -> Path:
+        return self.workdir / "qmp.sock"
+
     def image(self, drive: Drive, ns: int) -> Path:
         return self.workdir / f"{drive.name}-{ns}.img"
 
@@ -252,6 +257,7 @@ class Guest:
         cmd = ["qemu-system-x86_64", "-accel", mode, "-cpu", "host" if mode == "kvm" else "max",
                "-m", str(self.memory_mib), "-smp", str(self.cpus), "-nodefaults", "-no-user-config",
                "-display", "none", "-no-reboot", "-serial", f"file:{self.console}",
+               "-qmp", f"unix:{self.qmp_socket},server=on,wait=off",
                "-kernel", str(kernel), "-initrd", str(initrd),
                "-append", f"console=ttyS0 panic=-1 loglevel=4 rdinit=/init ssdpts_init={HERE / 'guest_init.sh'}"
                           f" ssdpts_xfer=xfer",
@@ -350,6 +356,38 @@ class Guest:
 
     def ssdpts(self, *args: str, check: bool = True, timeout: float = 300) -> Result:
         return self.run("ssdpts " + " ".join(shlex.quote(a) for a in args), timeout=timeout, check=check)
+
+    def qmp(self, command: str, **arguments) -> object:
+        """One QEMU monitor (QMP) command, e.g. to plug a drive in or pull it out while the guest runs;
+        its "return". Raises RuntimeError with QEMU's own words when QEMU refuses it."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(60)
+            s.connect(str(self.qmp_socket))
+            stream = s.makefile("rw")
+            json.loads(stream.readline())                  # the greeting
+            for request in ({"execute": "qmp_capabilities"}, {"execute": command, "arguments": arguments}):
+                stream.write(json.dumps(request) + "\n")
+                stream.flush()
+                reply = json.loads(stream.readline())
+                while "event" in reply:                    # asynchronous events come in between
+                    reply = json.loads(stream.readline())
+                if "error" in reply:
+                    raise RuntimeError(f"QEMU refused {request['execute']}: {reply['error'].get('desc')}")
+            return reply["return"]
+
+    def plug_nvme(self, drive: Drive) -> str:
+        """Hot-plug an NVMe drive of one namespace (the guest's PCI hotplug finds it); its guest /dev path.
+        Pull it out again with `qmp("device_del", id=f"tb{drive.name}")`."""
+        img = self.image(drive, 1)
+        with open(img, "wb") as f:
+            f.truncate(drive.sizes_mib[0] * MiB)
+        self.qmp("blockdev-add", driver="raw", **{"node-name": f"tb{drive.name}1"},
+                 file={"driver": "file", "filename": str(img)}, cache={"no-flush": True})
+        self.qmp("device_add", driver="nvme", id=f"tb{drive.name}", serial=drive.serial, drive=f"tb{drive.name}1")
+        found = self.run(f"for i in $(seq 600); do grep -lsw {drive.serial} /sys/block/nvme*/device/serial && exit 0; "
+                         "sleep 0.2; done; exit 1", timeout=150, check=True).out.split()[0]
+        name = found.split("/")[3]          # /sys/block/NAME/device/serial
+        return f"/dev/{name}"
 
     def disk(self, drive: str, ns: int = 1) -> str:
         """The guest's /dev path of `drive` (namespace `ns` for NVMe)."""

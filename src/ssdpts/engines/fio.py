@@ -39,6 +39,7 @@ from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIM
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
+from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names
 from .gates import Gates
 from .fiolog import intervals_from_logs
 from .fiojson import parse_output
@@ -420,6 +421,18 @@ class _FioProcess:
                 pass
         self._wait_killed()
 
+    def _raise_if_drive_failed(self, text: str, stderr: str) -> None:
+        """fio failed because a drive failed I/O: raise DriveFailed with the evidence (drivefault.py)."""
+        members = self.session.members
+        failures = drive_failures(text, stderr, [(m.label_id, m.fio_filename) for m in members])
+        if failures:
+            names = [n for m in members if m.label_id in {f.drive for f in failures} for n in kernel_names(m.path)]
+            kept = str(self.keep())
+            for f in failures:
+                f.kernel_log = self.session.kernel_log.since(self.started_at, names)
+                f.evidence_dir = kept
+            raise DriveFailed(failures)
+
     def finish(self) -> tuple[str, str]:
         """Wait for the process; (output text, stderr). Raises on failure."""
         self._launched.wait()
@@ -441,6 +454,7 @@ class _FioProcess:
         if self.hung:
             raise RoundStalled(Stall(self.hung_cell, self.hung, str(self.keep() / "stall.txt")))
         if self.proc.returncode != 0:
+            self._raise_if_drive_failed(text, stderr)
             last = next((l for l in reversed(stderr.strip().splitlines()) if l.strip()),
                         f"exit code {self.proc.returncode}")
             raise SsdptsError(f"fio failed on {self.session.target.path} ({last.strip()}); job file: "
@@ -624,6 +638,7 @@ class FioSession:
         self.streams = StreamPositions()          # where each continuing sequential stream stands
         self.stream_procs: dict[str, _FioProcess] = {}   # stream -> process running its latest cell
         self._rounds: list[FioRound] = []
+        self.kernel_log = KernelLog()     # what the kernel says about the drives while rounds run
 
     def _cell_late(self, gid: int) -> None:
         """A time-based cell that is far past its end: stop its fio process (the round then fails, saying why)."""
@@ -664,6 +679,7 @@ class FioSession:
         self.gates.close()
         for sp in self.samplers:
             sp.close()
+        self.kernel_log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> "FioSession":

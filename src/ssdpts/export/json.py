@@ -31,7 +31,8 @@ def document(run: RunResult, verdict: Verdict) -> dict:
         "target": run.target,
         "profile": run.profile,
         "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
-                        "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]},
+                        "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],
+                        "drive_failures": [f.to_dict() for f in verdict.drive_failures]},
         "tests": tests,
     }
 

@@ -10,6 +10,7 @@ Run it by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -75,6 +76,10 @@ def main(argv: list[str]) -> int:
         sample_forever(argv[0], Window(argv[1]) if len(argv) == 2 else None)
     except (KeyboardInterrupt, BrokenPipeError):
         return 0
+    except OSError as e:
+        if e.errno in (errno.ENODEV, errno.ENOENT):
+            return 0          # the drive was removed (hot-unplug): nothing left to sample; the round says why
+        raise
     return 0
 
 

@@ -32,12 +32,26 @@ def failures(store, run: dict) -> tuple[list[tuple[str, str, str, bool]], list[t
     return failed, retries
 
 
-def run_notice(store, run: dict, art: Artifacts) -> Markup:
-    """The header block: a partial run's failed drives (plainly) and the retried results."""
-    failed, retries = failures(store, run)
-    if run.get("status") != "partial" and not failed and not retries:
-        return Markup("")
+def drive_failure_block(store, run: dict) -> list[Markup]:
+    """Each drive that failed I/O, first thing in the report: fio's error and the kernel's lines."""
     html = []
+    for f in store.drive_failures(run["id"]):
+        kernel = "\n".join(f.kernel_log) or "(the kernel logged nothing in the round's window)"
+        html.append(Markup(f'<p class="ss bad drive-failed"><strong>DRIVE FAILED</strong> — {escape(f.line())}. '
+                           f'fio: <code>{escape(f.message)}</code>. Rounds completed before it are kept below; '
+                           f'fio\'s job file and stderr: <code>{escape(f.evidence_dir)}</code>.</p>'
+                           f'<pre class="kernel-log">{escape(kernel)}</pre>'))
+    return html
+
+
+def run_notice(store, run: dict, art: Artifacts) -> Markup:
+    """The header block: drives that failed I/O, a partial run's failed drives (plainly) and the retried
+    results."""
+    failed, retries = failures(store, run)
+    html = drive_failure_block(store, run)
+    if run.get("status") != "partial" and not failed and not retries:
+        return (Markup('<section class="test" id="run-status"><h2>Run status</h2>') + Markup("").join(html)
+                + Markup("</section>")) if html else Markup("")
     open_ = [f for f in failed if not f[3]]
     if run.get("status") == "partial" or open_:
         drives = sorted({f[1] for f in open_}) or sorted({f[1] for f in failed})

@@ -13,6 +13,7 @@ from typing import Iterable
 from urllib.request import pathname2url
 
 from ..deviations import Deviation
+from ..engines.drivefault import DriveFailure
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
 from ..engines.hostcpu import HostCpu
 from ..errors import SsdptsError
@@ -23,7 +24,8 @@ from .medium import ResultsReadOnlyError
 
 SCHEMA_VERSION = 3   # 2: device idle per transition (block layer) on rounds; 3: the process that runs a run
 
-RUN_STATUSES = ("running", "completed", "partial", "interrupted", "failed")
+# drive-failed: a drive failed I/O (its evidence: Store.drive_failures); the run's verdict, not an error
+RUN_STATUSES = ("running", "completed", "partial", "interrupted", "failed", "drive-failed")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,7 +48,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS tests (
     run_id TEXT NOT NULL REFERENCES runs(id),
     name TEXT NOT NULL,
-    status TEXT NOT NULL,              -- pending | running | completed | failed
+    status TEXT NOT NULL,              -- pending | running | completed | failed | drive-failed
     started REAL, ended REAL,
     summary_json TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (run_id, name)
@@ -533,6 +535,17 @@ class Store:
             args.append(test)
         return {r[0]: [Deviation.from_dict(d) for d in json.loads(r[1])["items"]]
                 for r in self.db.execute(q, args).fetchall()}
+
+    # drive failures (engines/drivefault.py) ------------------------------------------------------
+    def record_drive_failure(self, run_id: str, failure: DriveFailure) -> None:
+        """The evidence of a drive that failed I/O in `failure.test` (one record per test and drive)."""
+        self.record_step(run_id, failure.test, f"drive-failed:{failure.drive}", "drive-failure", failure.to_dict())
+
+    def drive_failures(self, run_id: str) -> list[DriveFailure]:
+        """Every failed drive's evidence, in the order they failed."""
+        rows = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND kind='drive-failure' ORDER BY at",
+                               (run_id,)).fetchall()
+        return [DriveFailure.from_dict(json.loads(r[0])) for r in rows]
 
     # rounds ---------------------------------------------------------------------------------
     def save_round(self, run_id: str, test: str, phase: str, kind: str, round_no: int, out: RoundOutput,

@@ -1,0 +1,69 @@
+"""A failing drive is a result: fio's error report (a recorded fio 3.33 run on a scsi_debug disk with injected
+medium errors, tests/fixtures/fio-drive-errors) read into the drive's evidence, stored, and shown first by
+check and show. The faults themselves are injected in the QEMU test bed (tests/vm/test_vm_faults.py)."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+from ssdpts.conformance import check
+from ssdpts.engines.drivefault import DriveFailure, drive_failures
+from ssdpts.export.model import load_run
+from ssdpts.export.text import render_text
+from ssdpts.store import Store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "fio-drive-errors"
+OUTPUT = (FIXTURES / "medium-error.json").read_text()
+STDERR = (FIXTURES / "medium-error.stderr").read_text()
+
+
+def test_medium_errors_read_from_fio_json_and_stderr():
+    doc = json.loads(OUTPUT)
+    [f] = drive_failures(OUTPUT, STDERR, [("/dev/sdd", "/dev/sdd")], ["[16.509363] critical medium error, dev sdd"])
+    assert f.drive == "/dev/sdd" and f.cell == doc["jobs"][0]["jobname"] == "r"
+    assert f.errno == doc["jobs"][0]["error"] == errno.ENODATA
+    # fio stops a job at its first error; the I/Os in flight fail too: one stderr line each
+    assert f.errors == STDERR.count("io_u error") == 2
+    assert f.offset == 8732672 and "read offset=8732672" in f.message
+    assert f.kernel_log == ["[16.509363] critical medium error, dev sdd"]
+    assert "drive /dev/sdd failed" in f.line() and "No data available" in f.line()
+
+
+def test_parallel_jobs_name_their_drive():
+    """Several targets: jobs `cell@index`; only the drive whose job failed is named."""
+    doc = json.loads(OUTPUT)
+    bad = dict(doc["jobs"][0], jobname="rnd_4K_100-0@1")
+    good = dict(doc["jobs"][0], jobname="rnd_4K_100-0@0", error=0)
+    text = json.dumps(dict(doc, jobs=[good, bad]))
+    [f] = drive_failures(text, STDERR, [("/dev/sda", "/dev/sda"), ("/dev/sdd", "/dev/sdd")])
+    assert (f.drive, f.cell, f.errors) == ("/dev/sdd", "rnd_4K_100-0", 2)
+
+
+def test_fio_failures_that_are_not_the_drive_stay_errors():
+    doc = json.loads(OUTPUT)
+    text = json.dumps(dict(doc, jobs=[dict(doc["jobs"][0], error=errno.EINVAL)]))
+    assert drive_failures(text, "fio: bad option\n", [("/dev/sdd", "/dev/sdd")]) == []
+    assert drive_failures("", "fio: pid=1, err=22/file:ioengines.c\n", [("/dev/sdd", "/dev/sdd")]) == []
+
+
+def test_stored_failure_heads_check_and_show(tmp_path):
+    store = Store.in_dir(tmp_path)
+    run_id = store.create_run(target_spec="/dev/sdd", target={"kind": "block", "path": "/dev/sdd"}, host={},
+                              profile_name="tiny", profile={"profile": {"name": "tiny"}}, tests=["iops"],
+                              options={}, engine="fio")
+    store.set_test(run_id, "iops", "drive-failed")
+    [f] = drive_failures(OUTPUT, STDERR, [("/dev/sdd", "/dev/sdd")], ["[16.5] critical medium error, dev sdd"])
+    f.test = "iops"
+    store.record_drive_failure(run_id, f)
+    store.set_run_status(run_id, "drive-failed", f.line())
+    assert store.drive_failures(run_id) == [DriveFailure.from_dict(f.to_dict())]
+    run = load_run(store, run_id)
+    verdict = check(run, store)
+    assert not verdict.conformant and [x.deviation.rule for x in verdict.findings] == ["drive-failed"]
+    lines = verdict.lines()
+    assert lines[0].startswith("DRIVE FAILED: drive /dev/sdd failed (iops, cell r): 2 I/O error(s)")
+    text = render_text(run, verdict).splitlines()
+    assert text[0].startswith(f"run {run_id} — drive-failed: drive /dev/sdd failed")
+    assert any(line.startswith("DRIVE FAILED") for line in text[:8])

@@ -1,0 +1,146 @@
+"""A failing drive is a result (docs/faults.md): faults injected under a real kernel while ssdpts runs, each
+once some rounds are stored. scsi_debug gives medium errors on an LBA range (reads); `blockdev --setro` a
+drive that turns read-only; QEMU pulls a hot-plugged NVMe drive out (`device_del`) mid-round; dm-delay holds
+I/O for seconds, far less than the hang watch's grace. The expected outcomes come from the kernel's and fio's
+own words (errno values as fio reports them for each fault).
+
+Three runs go at once, in one guest command (fault_run.py), each on its own drives: a medium error on a
+lone drive, a stall, and a parallel run of three drives where one turns read-only and one is pulled out.
+Under TCG a run's start-up alone is half a minute of guest time: two faults share the parallel run."""
+
+from __future__ import annotations
+
+import errno
+import json
+import shlex
+import threading
+import time
+
+import pytest
+
+from vm.testbed import GUEST_XFER, HERE, Drive
+
+SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
+STALL_MS = 2000
+# waits until I/O is in flight on a disk: a fault injected then lands inside a cell
+IN_FLIGHT = "until [ \"$(tr -d ' ' < /sys/block/$(basename $(readlink -f {disk}))/inflight)\" != 00 ]; do sleep 0.05; done"
+VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (64,))   # as large as the others of its parallel run
+
+
+@pytest.fixture(scope="module")
+def faults(vm):
+    """Every fault's outcome ({run name: what fault_run.py reports}), the runs made once for the module: a
+    medium error on a lone drive, a stall on another, and a parallel run of three drives of which one turns
+    read-only and one is pulled out (the third goes on alone)."""
+    # a 32 MiB scsi_debug disk whose reads of sectors 16384-20479 fail with a medium error once opts is 2
+    vm.run("modprobe -r scsi_debug; modprobe scsi_debug dev_size_mb=32 medium_error_start=16384 "
+           "medium_error_count=4096 opts=0 && udevadm settle 2>/dev/null; sleep 1", check=True)
+    sd = "/dev/" + vm.run("ls /sys/bus/pseudo/drivers/scsi_debug/adapter0/host*/target*/*/block/",
+                          check=True).out.split()[0]
+    vanish, readonly, healthy = vm.plug_nvme(VANISH), vm.disk("nvme"), vm.disk("scsi")
+    stall_disk = vm.disk("spare")
+    size = vm.run(f"blockdev --getsz {stall_disk}", check=True).out.strip()
+    linear, delay = f"0 {size} linear {stall_disk} 0", f"0 {size} delay {stall_disk} 0 {STALL_MS}"
+    vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
+    ready, pulled, progress = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled", vm.xfer / "faults.log"
+    specs = [
+        {"name": "errors", "targets": [sd], "inject": f"echo 2 > {SD_OPTS}"},
+        # read-only, then the host pulls the NVMe drive out (QMP device_del) once the next round's I/O is on it
+        {"name": "parallel", "targets": [readonly, vanish, healthy],
+              "inject": f"blockdev --setro {readonly}; {IN_FLIGHT.format(disk=vanish)}; touch {GUEST_XFER}/{ready.name}; "
+                   f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
+        {"name": "stall", "targets": ["/dev/mapper/tbstall"],
+         # while a round's I/O is in flight, so that the cell, not the pause between rounds, waits
+         "inject": f"{IN_FLIGHT.format(disk='/dev/mapper/tbstall')}; "
+                   f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && sleep 3 && "
+                   f"dmsetup load tbstall --table '{linear}' && dmsetup resume tbstall"},
+    ]
+    result: dict = {}
+    guest = threading.Thread(target=lambda: result.update(r=vm.run(
+        " ".join(["python", shlex.quote(str(HERE / "fault_run.py")), "/tmp/faults", "1",
+                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=900)), daemon=True)
+    guest.start()
+    try:
+        while guest.is_alive():
+            if ready.exists() and not pulled.exists():
+                vm.qmp("device_del", id=f"tb{VANISH.name}")
+                pulled.write_text("")
+            time.sleep(0.2)
+        print(progress.read_text())
+        r = result["r"].check()
+        got = json.loads(r.out.strip().splitlines()[-1])
+        for name, o in got.items():
+            print(f"--- {name}: run exit {o['rc']}; {o['err'].strip()}\n{o['show']['out'][:2000]}\n"
+                  f"{o['check']['out'][:1200]}")
+        got["drives"] = {"errors": sd, "readonly": readonly, "vanish": vanish, "healthy": healthy}
+        yield got
+    finally:
+        vm.run(f"echo 0 > {SD_OPTS}; blockdev --setrw {readonly}; dmsetup remove tbstall; modprobe -r scsi_debug")
+
+
+def assert_drive_failed(got: dict, drive: str, errnos: set[int], kernel: str | None) -> dict:
+    assert got["injected"] is not None, f"the run ended before the fault was injected: {got['err']}"
+    assert got["rc"] == 1 and "Traceback" not in got["err"] and "internal error" not in got["err"], got["err"]
+    assert f"drive {drive} failed" in got["err"]
+    doc = got["doc"]
+    assert doc["run"]["status"] == "drive-failed"
+    [f] = [f for f in doc["conformance"]["drive_failures"] if f["drive"] == drive]
+    assert f["test"] == "iops" and f["cell"] == "rnd_4K_65-35" and f["errno"] in errnos, f
+    assert f["errors"] > 0 or f["errno"] == errno.ENODEV, f     # a drive gone between fio's I/Os: none counted
+    if kernel is not None:
+        assert any(kernel in line for line in f["kernel_log"]), f["kernel_log"]
+    # every round completed before the fault is kept
+    assert len([c for c in got["cells"] if not c[0].startswith("healthy/")]) >= got["rounds_before"] >= 1
+    assert got["check"]["rc"] == 1 and got["check"]["out"].startswith("DRIVE FAILED: drive ")
+    assert f"DRIVE FAILED: drive {drive} failed" in got["check"]["out"].split("conformance:")[0]
+    assert got["show"]["rc"] == 0 and "Traceback" not in got["show"]["out"] + got["check"]["out"]
+    assert f"drive {drive} failed" in got["show"]["out"].splitlines()[0]
+    assert got["show"]["out"].splitlines()[0].startswith(f"run {got['run_id']} — drive-failed: drive ")
+    return f
+
+
+def test_medium_errors_on_a_range(faults):
+    got = faults["errors"]
+    f = assert_drive_failed(got, faults["drives"]["errors"], {errno.ENODATA}, "critical medium error")
+    assert 16384 * 512 <= f["offset"] < (16384 + 4096) * 512
+    assert [f["drive"] for f in got["doc"]["conformance"]["drive_failures"]] == [faults["drives"]["errors"]]
+
+
+def test_drive_turns_read_only(faults):
+    """`blockdev --setro` mid-run (one drive of the parallel run): the block device refuses the write itself
+    (EPERM) and the kernel logs nothing."""
+    assert_drive_failed(faults["parallel"], faults["drives"]["readonly"], {errno.EPERM, errno.EROFS}, None)
+
+
+def test_drive_vanishes_mid_round(faults):
+    """QEMU pulls the NVMe controller out (PCI hot-unplug, one drive of the parallel run): the I/O in flight
+    and after it fails (ENOSPC from a removed disk's queue, EIO/ENODEV/ENXIO by timing)."""
+    got, drive = faults["parallel"], faults["drives"]["vanish"]
+    assert got["injected"]["rc"] == 0, got["injected"]
+    f = assert_drive_failed(got, drive, {errno.EIO, errno.ENXIO, errno.ENODEV, errno.ENOSPC}, None)
+    # fio counted the I/O that failed; or, where the unplug landed after fio's last I/O on it, the device is
+    # missing when the round ends
+    assert f["message"].startswith(f"io_u error on file {drive}: ") or (
+        f["errno"] == errno.ENODEV and f["message"] == f"{drive} is gone: the kernel removed the drive during cell "
+                                                       f"{f['cell']}"), f
+
+
+def test_parallel_run_goes_on_without_the_failed_drives(faults):
+    got, drives = faults["parallel"], faults["drives"]
+    failed = {f["drive"] for f in got["doc"]["conformance"]["drive_failures"]}
+    assert failed == {drives["readonly"], drives["vanish"]}
+    assert f"drive {drives['healthy']} failed" not in got["check"]["out"] + got["show"]["out"] + got["err"]
+    # the test ran again on the healthy drive alone, to its end, under phase healthy/: its results exist
+    [iops] = got["doc"]["tests"]
+    assert iops["status"] == "drive-failed" and iops["summary"] is not None
+    assert any(c[0].startswith("healthy/") for c in got["cells"])
+
+
+def test_stall_shorter_than_the_grace_is_latency(faults):
+    """dm-delay holds every I/O STALL_MS for 3 s: the run completes, and a cell's max latency shows it."""
+    got = faults["stall"]
+    assert got["injected"] is not None and got["injected"]["rc"] == 0, got["injected"]
+    assert got["rc"] == 0 and "Traceback" not in got["err"], got["err"]
+    assert got["doc"]["run"]["status"] == "completed" and not got["doc"]["conformance"]["drive_failures"]
+    assert "stall" not in got["check"]["out"] + got["err"]
+    assert max(c[3] for c in got["cells"]) >= STALL_MS * 1e6
