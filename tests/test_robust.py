@@ -330,20 +330,39 @@ def _writes(dev: str) -> int:
     return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[4])
 
 
+def _running_cell_of(fio_pids: set[int], ssdpts_pid: int, runtime: str, dev: str) -> bool:
+    """A forked job process (a fio whose parent is fio) of a job file with cells of `runtime` has `dev` open:
+    past its gate (a job still waiting there would end with ssdpts's gatekeeper anyway)."""
+    holding = {int(h.split()[0]) for h in _holders(dev)}
+    for p in fio_pids & holding:
+        parent = _proc_field(p, "ppid")
+        if parent in ("", str(ssdpts_pid)):
+            continue
+        try:
+            job = Path(f"/proc/{p}/cmdline").read_text().split("\0")[-2]
+            if f"runtime={runtime}" in Path(job).read_text():
+                return True
+        except (OSError, IndexError):
+            continue
+    return False
+
+
 @requires_devices
-def test_kill_9_of_a_parallel_loop_run_leaves_no_fio_writing(loop_factory, results):
+def test_kill_9_of_a_parallel_loop_run_leaves_no_fio_writing(loop_factory, results, tiny, tmp_path):
     """Several drives with a loop device among them run fio with a process per job (thread=0), and those job
-    processes outlive fio's main process: when ssdpts is killed with SIGKILL its reaper ends them all."""
+    processes outlive fio's main process (they call setsid(), out of its process group, and have no death
+    signal): when ssdpts is killed with SIGKILL in the middle of a 10-minute cell, its reaper ends them all."""
+    long_cells = tmp_path / "long.toml"
+    long_cells.write_text(f'[profile]\nextends = "{tiny}"\n[tests.iops]\ncell_runtime = "10m"\n')
     a, b = loop_factory(), loop_factory()
-    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", a, b, "--profile", "quick", "--tests", "iops",
-                             "--destroy-data", "--results", str(results), "-q"],
+    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", a, b, "--profile", str(long_cells),
+                             "--tests", "iops", "--destroy-data", "--results", str(results), "-q"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 300
         fio: set[int] = set()
-        # until a forked job process (a fio whose parent is fio) is writing
-        while not any(_proc_field(p, "ppid") not in ("", str(proc.pid)) for p in fio):
-            assert proc.poll() is None and time.monotonic() < deadline, "the run never started fio's job processes"
+        while not _running_cell_of(fio, proc.pid, "600000ms", a):   # past preconditioning, in a long cell
+            assert proc.poll() is None and time.monotonic() < deadline, "the run never started its long cells"
             fio = _fio_below(proc.pid)
             time.sleep(0.05)
         before = _writes(a), _writes(b)
@@ -353,6 +372,8 @@ def test_kill_9_of_a_parallel_loop_run_leaves_no_fio_writing(loop_factory, resul
         fio |= _fio_below(proc.pid)
         proc.kill()
         proc.wait()
+        # a few seconds, however loaded the machine (without the reaper they would write for 10 minutes)
+        deadline = time.monotonic() + 30
         while alive := {str(p) for p in fio if _alive(p)} | set(_holders(a)) | set(_holders(b)):
             assert time.monotonic() < deadline, f"still running after ssdpts was killed: {sorted(alive)}"
             time.sleep(0.05)
