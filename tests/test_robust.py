@@ -296,3 +296,97 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(loopdev, results, tiny, tmp_pa
     assert out.stdout.strip().splitlines()[-1] == rid
     assert store.run(rid)["status"] == "completed"
     assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, 7))
+
+
+# --- kill -9 of a parallel run whose fio forks its jobs ------------------------------------------------
+
+def _fio_below(pid: int) -> set[int]:
+    """fio processes below `pid` (fio's main processes and their forked job processes)."""
+    from ssdpts.engines.fio import _descendants
+
+    return {p for p in _descendants(pid) if _proc_field(p, "comm") == "fio"}
+
+
+def _proc_field(pid: int, name: str) -> str:
+    """`comm` or `ppid` of process `pid`, "" when it has ended."""
+    try:
+        if name == "comm":
+            return Path(f"/proc/{pid}/comm").read_text().strip()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()[1]
+    except (OSError, IndexError):
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Not ended (a killed process adopted by init may be a zombie for a moment: that one is ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] not in "ZX"
+    except (OSError, IndexError):
+        return False
+
+
+def _writes(dev: str) -> int:
+    """Writes completed on `dev`, as the block layer counts them."""
+    return int(Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()[4])
+
+
+def _running_cell_of(fio_pids: set[int], ssdpts_pid: int, runtime: str, dev: str) -> bool:
+    """A forked job process (a fio whose parent is fio) of a job file with cells of `runtime` has `dev` open:
+    past its gate (a job still waiting there would end with ssdpts's gatekeeper anyway)."""
+    holding = {int(h.split()[0]) for h in _holders(dev)}
+    for p in fio_pids & holding:
+        parent = _proc_field(p, "ppid")
+        if parent in ("", str(ssdpts_pid)):
+            continue
+        try:
+            job = Path(f"/proc/{p}/cmdline").read_text().split("\0")[-2]
+            if f"runtime={runtime}" in Path(job).read_text():
+                return True
+        except (OSError, IndexError):
+            continue
+    return False
+
+
+@requires_devices
+def test_kill_9_of_a_parallel_loop_run_leaves_no_fio_writing(loop_factory, results, tiny, tmp_path):
+    """Several drives with a loop device among them run fio with a process per job (thread=0), and those job
+    processes outlive fio's main process (they call setsid(), out of its process group, and have no death
+    signal): when ssdpts is killed with SIGKILL in the middle of a 10-minute cell, its reaper ends them all."""
+    long_cells = tmp_path / "long.toml"
+    long_cells.write_text(f'[profile]\nextends = "{tiny}"\n[tests.iops]\ncell_runtime = "10m"\n')
+    a, b = loop_factory(), loop_factory()
+    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", a, b, "--profile", str(long_cells),
+                             "--tests", "iops", "--destroy-data", "--results", str(results), "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        fio: set[int] = set()
+        while not _running_cell_of(fio, proc.pid, "600000ms", a):   # past preconditioning, in a long cell
+            assert proc.poll() is None and time.monotonic() < deadline, "the run never started its long cells"
+            fio = _fio_below(proc.pid)
+            time.sleep(0.05)
+        before = _writes(a), _writes(b)
+        while (_writes(a), _writes(b)) == before:   # the job processes really write
+            assert time.monotonic() < deadline, "fio's job processes never wrote"
+            time.sleep(0.05)
+        fio |= _fio_below(proc.pid)
+        proc.kill()
+        proc.wait()
+        # a few seconds, however loaded the machine (without the reaper they would write for 10 minutes)
+        deadline = time.monotonic() + 30
+        while alive := {str(p) for p in fio if _alive(p)} | set(_holders(a)) | set(_holders(b)):
+            assert time.monotonic() < deadline, f"still running after ssdpts was killed: {sorted(alive)}"
+            time.sleep(0.05)
+        for dev in (a, b):   # nothing in flight and nothing holds the device: its write counter stands still
+            while Path(f"/sys/block/{Path(dev).name}/inflight").read_text().split() != ["0", "0"]:
+                assert time.monotonic() < deadline, f"{dev} never drained"
+                time.sleep(0.05)
+        settled = _writes(a), _writes(b)
+        time.sleep(1)
+        assert (_writes(a), _writes(b)) == settled
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)   # its helpers, if the test failed before killing it
+        except ProcessLookupError:
+            pass
+        proc.wait()

@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -67,17 +68,54 @@ def _io_uring_usable(binary: str) -> bool:
     return "io_uring" in engines
 
 
-def ioengine_for(members: Sequence, binary: str) -> str:
-    """fio's libaio, except for one drive whose I/O goes through a loop device: there this kernel (6.18) leaves
-    libaio completions undelivered, now and then, when the fio process runs a hook (the gates' exec_prerun/
-    exec_postrun) while its other jobs have I/O in flight, and fio waits for them for good; io_uring's arrive.
-    Several drives in one fio process stay on libaio: there fio 3.33's io_uring crashed (heap corruption) in 4
-    of 7 parallel quick runs (docs/testing.md, "Stalls": the measurements and a reproduction with fio alone)."""
-    if len(members) != 1 or getattr(members[0], "kind", "") == "sim" or getattr(members[0], "host", None):
-        return "libaio"
-    stat = stat_path_for(members[0].path)
-    on_loop = stat is not None and stat.parent.name.startswith("loop")
-    return "io_uring" if on_loop and _io_uring_usable(binary) else "libaio"
+@dataclass(frozen=True)
+class FioIo:
+    """How a fio process does its I/O, as its job file says (`ioengine=`, `thread=`)."""
+
+    ioengine: str            # "libaio" or "io_uring"
+    threads: bool = True     # False: fio forks a process per job (thread=0)
+
+
+def ioengine_for(members: Sequence, binary: str) -> FioIo:
+    """fio's libaio in threads, except where this kernel (6.18) loses libaio completions: on a loop device,
+    now and then, when the fio process runs a hook (the gates' exec_prerun/exec_postrun, system()) while its
+    other jobs, threads of the same process, have I/O in flight, and fio waits for them for good.
+    One drive behind a loop device: io_uring (its completions arrive). Several drives in one fio process of
+    which one is behind a loop device: libaio with a process per job (thread=0), as fio 3.33's io_uring
+    crashed (heap corruption) there in 4 of 7 parallel quick runs; with no other job in the process beside
+    a hook, none was lost (docs/testing.md, "Stalls": the counts and a reproduction with fio alone). Those
+    job processes outlive a killed fio main process: `_FioProcess` kills its whole process group, and a
+    reaper does it when ssdpts itself dies."""
+    if any(getattr(m, "kind", "") == "sim" or getattr(m, "host", None) for m in members):
+        return FioIo("libaio")
+    stats = [stat_path_for(m.path) for m in members]
+    on_loop = any(st is not None and st.parent.name.startswith("loop") for st in stats)
+    if not on_loop:
+        return FioIo("libaio")
+    if len(members) > 1:
+        return FioIo("libaio", threads=False)
+    return FioIo("io_uring") if _io_uring_usable(binary) else FioIo("libaio")
+
+
+def _start_reaper(pid: int) -> subprocess.Popen:
+    """A shell that kills fio process `pid` and what it forked when ssdpts ends without telling it to go:
+    it reads a line from a pipe only ssdpts holds, and the pipe closes (end of file, `read` fails) however
+    ssdpts dies, kill -9 included. fio is stopped first so that its job processes are still its children
+    when they are looked for (see `kill_fio`). `_stop_reaper` sends the line. Its own session: a Ctrl-C at
+    the terminal does not reach it."""
+    script = (f"read line || {{ kill -STOP {pid}; jobs=$(pgrep -P {pid}); kill -STOP $jobs; "
+              f"for j in $jobs; do hooks=\"$hooks $(pgrep -P $j)\"; done; kill -KILL {pid} $jobs $hooks; }}")
+    return subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _stop_reaper(reaper: subprocess.Popen) -> None:
+    try:
+        reaper.stdin.write(b"done\n")
+        reaper.stdin.close()
+    except OSError:
+        pass
+    reaper.wait()
 
 
 class FioEngine:
@@ -122,29 +160,73 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
     return max(found, key=lambda d: d.ms or 0.0)
 
 
-def _fio_preexec(in_background: bool):
+def _fio_preexec(in_background: bool, dies_with_ssdpts: bool = True):
     def preexec() -> None:
-        die_with_parent()
+        if dies_with_ssdpts:   # forked job processes do not: a reaper kills them, fio included (_start_reaper)
+            die_with_parent()
         if in_background:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     return preexec
 
 
-def _to_foreground(pid: int, nice: int) -> None:
-    """Give every thread of fio process `pid` and the hook shells its threads started the normal policy
-    at priority `nice` (the engine's own)."""
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        ids = [task.name]
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`. fio's forked job processes (thread=0) call setsid(): neither fio's process
+    group nor its session holds them, only the parent links do (until fio ends and init adopts them)."""
+    children: dict[int, list[int]] = {}
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            ids += (task / "children").read_text().split()
-        except OSError:
-            pass
-        for i in ids:
-            try:
-                os.sched_setscheduler(int(i), os.SCHED_OTHER, os.sched_param(0))
-                os.setpriority(os.PRIO_PROCESS, int(i), nice)
-            except (ProcessLookupError, PermissionError):
-                continue
+            ppid = int((proc / "stat").read_text().rsplit(") ", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue   # ended meanwhile
+        children.setdefault(ppid, []).append(int(proc.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def _fio_tasks(pid: int) -> list[Path]:
+    """/proc/PID/task/TID of every thread of fio process `pid` and of the processes below it: its job
+    processes (thread=0) and the hook shells its jobs started."""
+    tasks = []
+    for p in [pid, *_descendants(pid)]:
+        tasks += Path(f"/proc/{p}/task").glob("*")
+    return sorted(tasks, key=lambda t: int(t.name))
+
+
+def _signal(pids, sig: int) -> None:
+    for p in pids:
+        try:
+            os.kill(p, sig)
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def kill_fio(pid: int) -> None:
+    """SIGKILL fio process `pid` (leader of its process group), its job processes and their hook shells.
+    Everything is stopped first: fio forks no more jobs and they stay its children while they are looked
+    for (a killed fio's job processes go to init, and keep writing to the device)."""
+    _signal([pid], signal.SIGSTOP)
+    below = _descendants(pid)
+    _signal(below, signal.SIGSTOP)
+    _signal({*below, *_descendants(pid)}, signal.SIGKILL)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _to_foreground(pid: int, nice: int) -> None:
+    """Give every thread of fio process `pid` and of the processes below it (its job processes, the hook
+    shells its jobs started) the normal policy at priority `nice` (the engine's own)."""
+    for task in _fio_tasks(pid):
+        try:
+            os.sched_setscheduler(int(task.name), os.SCHED_OTHER, os.sched_param(0))
+            os.setpriority(os.PRIO_PROCESS, int(task.name), nice)
+        except (ProcessLookupError, PermissionError):
+            continue
 
 
 class RoundStalled(SsdptsError):
@@ -163,7 +245,8 @@ def _read(path: Path) -> str:
 
 
 def stall_evidence(pid: int, members: Sequence) -> str:
-    """Where a stalled fio process is: every thread's kernel stack and wait channel (root reads the stacks),
+    """Where a stalled fio process is: every thread's kernel stack and wait channel, its job processes'
+    included (root reads the stacks),
     and the requests in flight on each device below it (0 in flight while fio waits: a completion was lost)."""
     lines = [f"fio pid {pid}, {time.strftime('%Y-%m-%d %H:%M:%S %z')}"]
     for m in members:
@@ -171,8 +254,8 @@ def stall_evidence(pid: int, members: Sequence) -> str:
         if stat is not None:
             lines.append(f"{m.path}: in flight (read write) {_read(stat.parent / 'inflight')}; "
                          f"stat {_read(stat)}")
-    for task in sorted(Path(f"/proc/{pid}/task").glob("*"), key=lambda t: int(t.name)):
-        lines.append(f"\n--- thread {task.name} ({_read(task / 'comm')}) state "
+    for task in _fio_tasks(pid):
+        lines.append(f"\n--- thread {task.name} of {task.parent.parent.name} ({_read(task / 'comm')}) state "
                      f"{_read(task / 'stat').split(') ')[-1][:1]} wchan {_read(task / 'wchan')}")
         lines.append(_read(task / "stack"))
     return "\n".join(lines)
@@ -211,6 +294,7 @@ class _FioProcess:
         self.interval_s = interval_s
         self.on_progress = on_progress
         self.proc = None
+        self.reaper: subprocess.Popen | None = None
         self.started_at = time.time()
         self.launch_error = ""
         self.hung = ""              # why the engine killed this process, if it did
@@ -275,7 +359,7 @@ class _FioProcess:
             self._launched.set()
             return
         members = s.members
-        job = render_on(self.cells, members, ioengine=s.ioengine, place=s.streams.place)
+        job = render_on(self.cells, members, ioengine=s.io.ioengine, place=s.streams.place, threads=s.io.threads)
         for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
@@ -300,7 +384,9 @@ class _FioProcess:
         background = s.engine.background_set_up and self.wait_gate is not None
         self.proc = subprocess.Popen(
             self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, preexec_fn=_fio_preexec(background))
+            start_new_session=True, preexec_fn=_fio_preexec(background, dies_with_ssdpts=s.io.threads))
+        # forked job processes outlive fio's main process: a reaper, not PR_SET_PDEATHSIG, ends them all
+        self.reaper = None if s.io.threads else _start_reaper(self.proc.pid)
         if background:
             threading.Thread(target=self._foreground_when_set_up, daemon=True).start()
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
@@ -342,6 +428,8 @@ class _FioProcess:
 
     def _release_on_exit(self) -> None:
         self.proc.wait()
+        if self.reaper is not None:
+            _stop_reaper(self.reaper)
         for gid in self.gates:
             self.session.gates.open_unfinished(gid)
 
@@ -383,10 +471,7 @@ class _FioProcess:
             return
         (self.dir / "stall.txt").write_text(f"{why}\n\n{stall_evidence(self.proc.pid, self.session.members)}")
         self.hung, self.hung_cell = why, cell
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_fio(self.proc.pid)
 
     def keep(self) -> Path:
         """Copy this process's files (job file, output, stderr, evidence) where they outlive the session."""
@@ -415,10 +500,7 @@ class _FioProcess:
         if self.proc is None:
             return
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            kill_fio(self.proc.pid)
         self._wait_killed()
 
     def _raise_if_drive_failed(self, text: str, stderr: str) -> None:
@@ -625,7 +707,7 @@ class FioSession:
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.members = list(target.drives())
-        self.ioengine = ioengine_for(self.members, engine.binary)
+        self.io = ioengine_for(self.members, engine.binary)
         # the device's own idle at every transition, from the block layer (blockidle.py)
         reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
             ["not measured: device-idle sampling switched off"]

@@ -147,13 +147,14 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
 
 
 def render(cells: Sequence[Workload], filename: str, capacity: int, align: int = 4096,
-           ioengine: str = "libaio") -> FioJob:
-    """A job file running `cells` one after another on `filename` (engines decide how they are chained)."""
+           ioengine: str = "libaio", threads: bool = True) -> FioJob:
+    """A job file running `cells` one after another on `filename` (engines decide how they are chained).
+    `threads`: fio's jobs are threads of one process (they start faster); False forks a process per job."""
     g = {
         "ioengine": ioengine,
         "filename": filename_value(filename) if filename else "",
         "group_reporting": "1",
-        "thread": "1",            # threads start faster than forked processes
+        "thread": "1" if threads else "0",
         "disk_util": "0",
         "allow_mounted_write": "0",
         "invalidate": "0",
@@ -165,14 +166,15 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
 
 
 def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio",
-              place: Callable[[Workload, int], Workload] | None = None) -> FioJob:
+              place: Callable[[Workload, int], Workload] | None = None, threads: bool = True) -> FioJob:
     """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`.
     `place(cell, target index)` may give each target's copy its own stream position."""
     place = place or (lambda w, i: w)
     if len(targets) == 1:
         t = targets[0]
-        return render([place(w, 0) for w in cells], t.fio_filename, t.size_bytes, t.logical_block_size, ioengine)
-    job = render([], "", 0, 4096, ioengine)
+        return render([place(w, 0) for w in cells], t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
+                      threads)
+    job = render([], "", 0, 4096, ioengine, threads)
     del job.global_options["filename"]
     for w in cells:
         for i, t in enumerate(targets):
