@@ -24,7 +24,11 @@ SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
 STALL_MS = 2000
 # waits until I/O is in flight on a disk: a fault injected then lands inside a cell
 IN_FLIGHT = "until [ \"$(tr -d ' ' < /sys/block/$(basename $(readlink -f {disk}))/inflight)\" != 00 ]; do sleep 0.05; done"
-VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (64,))   # as large as the others of its parallel run
+# the parallel run's drives are 32 MiB each (its rounds, and the re-run on the healthy one, cost guest time by
+# the byte): two hot-plugged NVMe drives (one turns read-only, one is pulled out) and the session's spare disk
+READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
+VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (32,))
+STALL_MIB = 32      # the stall's dm-delay device: the first 32 MiB of the session's NVMe drive
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +41,8 @@ def faults(vm):
            "medium_error_count=4096 opts=0 && udevadm settle 2>/dev/null; sleep 1", check=True)
     sd = "/dev/" + vm.run("ls /sys/bus/pseudo/drivers/scsi_debug/adapter0/host*/target*/*/block/",
                           check=True).out.split()[0]
-    vanish, readonly, healthy = vm.plug_nvme(VANISH), vm.disk("nvme"), vm.disk("scsi")
-    stall_disk = vm.disk("spare")
-    size = vm.run(f"blockdev --getsz {stall_disk}", check=True).out.strip()
+    readonly, vanish, healthy = vm.plug_nvme(READONLY), vm.plug_nvme(VANISH), vm.disk("spare")
+    stall_disk, size = vm.disk("nvme"), STALL_MIB * 2048
     linear, delay = f"0 {size} linear {stall_disk} 0", f"0 {size} delay {stall_disk} 0 {STALL_MS}"
     vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
     ready, pulled, progress = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled", vm.xfer / "faults.log"
@@ -75,7 +78,8 @@ def faults(vm):
         got["drives"] = {"errors": sd, "readonly": readonly, "vanish": vanish, "healthy": healthy}
         yield got
     finally:
-        vm.run(f"echo 0 > {SD_OPTS}; blockdev --setrw {readonly}; dmsetup remove tbstall; modprobe -r scsi_debug")
+        vm.run(f"echo 0 > {SD_OPTS}; dmsetup remove tbstall; modprobe -r scsi_debug")
+        vm.qmp("device_del", id=f"tb{READONLY.name}")
 
 
 def assert_drive_failed(got: dict, drive: str, errnos: set[int], kernel: str | None) -> dict:
