@@ -9,6 +9,8 @@ packages the importing module is not itself inside).
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -133,3 +135,12 @@ def test_no_import_cycles():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_command_line_starts_without_plotting_libraries():
+    """`ssdpts --help`, list, show and check draw nothing: matplotlib and numpy (most of a second of CPU, half a
+    minute in the emulated test-bed guest) are imported where a chart is drawn, not by `import ssdpts.cli`."""
+    code = ("import sys, ssdpts.cli; "
+            "print(sorted(m for m in ('matplotlib', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

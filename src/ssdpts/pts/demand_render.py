@@ -12,9 +12,7 @@ from __future__ import annotations
 import textwrap
 from typing import Callable, Sequence
 
-import numpy as np
 from markupsafe import Markup, escape
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ..engines.results import merge_bins, percentile_from_bins
 from ..report import plots
@@ -141,6 +139,7 @@ def _mark_ops(ax, s: DemandSummary, x: Callable[[DemandPoint], float], y: Callab
 
 def log_x(ax) -> None:
     """Log x axis labelled like the report's log y axes (1k, 20k, 1M; minor 2x/5x ticks on short spans)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(plots._thousands))
     lo, hi = ax.get_xlim()
@@ -153,6 +152,7 @@ def log_x(ax) -> None:
 
 def histogram(ax, bins: dict[int, int] | None, label: str, color: str, per_decade: int = 20) -> None:
     """fio json+ bins (ns -> count) re-binned on a log µs axis, drawn as steps (counts, log y)."""
+    import numpy as np
     if not bins:
         return
     v = np.array(sorted(bins), dtype=float) / 1000
@@ -393,6 +393,7 @@ def directions_of(points: Sequence[DemandPoint]) -> list[str]:
 
 def _scale(ax, axis: str, values: Sequence[float]) -> None:
     """Log scale (labelled 1k, 20k, 1M) where the values span more than a decade, else linear from the data."""
+    from matplotlib.ticker import FuncFormatter
     pos = [v for v in values if v and v > 0]
     if pos and max(pos) / min(pos) > 10:
         if axis == "x":

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
-
-import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from typing import TYPE_CHECKING, Sequence
 
 from .. import metrics
+
+if TYPE_CHECKING:       # numpy and matplotlib are imported where a chart is drawn (commands that draw none start fast)
+    from matplotlib.figure import Figure
 
 
 def fit_inside(fig: Figure, pad_in: float = 0.05, reserved_top: float = 0.0, reserved_bottom: float = 0.0) -> None:
@@ -62,6 +61,7 @@ def _thousands(v, _pos=None) -> str:
 
 def log_y(ax) -> None:
     """Log y axis with readable labels: minor ticks (2x, 3x, 5x) are labelled when the span is short."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     lo, hi = ax.get_ylim()
@@ -84,6 +84,7 @@ def series_plot(fig: Figure, series: dict[str, tuple[Sequence[float], Sequence[f
                 xticklabels: Sequence[str] | None = None, styles: dict[str, dict] | None = None,
                 ylim0: bool = False) -> None:
     """Lines, one per series (label -> (x, y)); the workhorse for convergence, IOPS vs BS, time series."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
     ax = fig.add_subplot(1, 1, 1)
     many = max((len(x) for x, _ in series.values()), default=0) > 60
     for label, (x, y) in series.items():
@@ -115,6 +116,8 @@ def window_plots(fig: Figure, panels: Sequence[dict]) -> None:
     panel: {label, unit, rounds, values, average, slope, intercept} in display units; draws the data,
     the average, the ±10 % band (90 %..110 % of the average) and the least-squares line.
     """
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
     n = len(panels)
     cols = min(n, 3)
     rows = math.ceil(n / cols)
@@ -146,6 +149,8 @@ def window_plots(fig: Figure, panels: Sequence[dict]) -> None:
 def bar_plot(fig: Figure, groups: Sequence[str], series: dict[str, Sequence[float | None]], xlabel: str,
              ylabel: str, logy: bool = False, annotate: bool = True, dashed: Sequence[str] = ()) -> None:
     """Grouped bars: one group per x label, one bar per series; `dashed` series (spec sheets) hatched, unfilled."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
     ax = fig.add_subplot(1, 1, 1)
     n = max(len(series), 1)
     width = 0.8 / n
@@ -181,6 +186,7 @@ def _short(v: float) -> str:
 def heatmap(fig: Figure, rows: Sequence[str], cols: Sequence[str], values: Sequence[Sequence[float | None]],
             xlabel: str, ylabel: str, unit: str) -> None:
     """A BS x mix heat map with the value in each cell (log colour scale)."""
+    import numpy as np
     from matplotlib.colors import LogNorm
 
     ax = fig.add_subplot(1, 1, 1)
@@ -212,6 +218,7 @@ def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Seq
     """A grid of line plots sharing axes labels: (panel title, {series: (x, y)}) each; the legend in an empty
     grid slot, else on the first panel;
     `dashed` series (spec sheets) drawn dashed, and every series keeps its colour across panels."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
     n = len(panels)
     cols = min(n, 4)
     rows = math.ceil(n / cols)
@@ -251,6 +258,7 @@ def stacked_steps(fig: Figure, starts: Sequence[float], widths: Sequence[float],
     """Stacked bars, one per time step, as wide as the step (so many steps read as an area); series in order,
     the first at the bottom. The legend sits outside on the right: there is one entry per series. More than
     ten series take tab20's colours, so none repeats."""
+    import numpy as np
     from matplotlib import colormaps
 
     ax = fig.add_subplot(1, 1, 1)
@@ -274,6 +282,8 @@ def bars_3d(fig: Figure, rows: Sequence[str], cols: Sequence[str], values: Seque
             xlabel: str, ylabel: str, zlabel: str) -> None:
     """A rows x cols matrix as 3-D bars (matplotlib mplot3d bar3d), coloured by value like the heat map;
     linear height, as the reviewers' 3-D IOPS charts (seed 004) draw it. Missing cells: no bar."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
     from matplotlib import colormaps
     from matplotlib.colors import Normalize
 
@@ -308,6 +318,7 @@ def bars_3d(fig: Figure, rows: Sequence[str], cols: Sequence[str], values: Seque
 def over_time(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Sequence[float], Sequence[float | None]]]]],
               xlabel: str) -> None:
     """Stacked panels sharing the time axis: (y label with unit, {series: (t, y)}) each; None values skipped."""
+    from matplotlib.ticker import FuncFormatter
     first = None
     for i, (ylabel, series) in enumerate(panels):
         ax = fig.add_subplot(len(panels), 1, i + 1, sharex=first)
@@ -328,6 +339,7 @@ def over_time(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Sequence[
 def twin_plot(fig: Figure, left: tuple[Sequence[float], Sequence[float]], right: tuple[Sequence[float], Sequence[float]],
               xlabel: str, left_label: str, right_label: str) -> None:
     """Two quantities over one x axis (e.g. IOPS and temperature over time): left axis blue, right axis red."""
+    from matplotlib.ticker import FuncFormatter
     ax = fig.add_subplot(1, 1, 1)
     ax.plot(left[0], left[1], color="#1f77b4", marker="o", markersize=3, linewidth=1.3, label=left_label)
     ax.set_ylim(bottom=0)

@@ -13,26 +13,36 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, Sequence
 
-import matplotlib
+from markupsafe import Markup, escape
 
-matplotlib.use("Agg", force=False)
+from ..pts.results import CellWindow
+from .plots import fit_inside
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from markupsafe import Markup, escape  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-from ..pts.results import CellWindow  # noqa: E402
-from .plots import fit_inside  # noqa: E402
 
-# One look for every plot; set once, no pyplot state.
-matplotlib.rcParams.update({
-    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
-    "axes.grid": True, "grid.alpha": 0.3, "svg.fonttype": "none", "svg.hashsalt": "ssdpts",
-    "axes.prop_cycle": matplotlib.cycler(color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]),
-})
+@cache
+def _matplotlib():
+    """matplotlib, imported at the first figure: it is most of a second of CPU (half a minute in an emulated
+    guest), and commands that draw nothing (list, show, check, --help) must not pay it. One look for every
+    plot, set once, no pyplot state. (Figure, FigureCanvasAgg)"""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    matplotlib.rcParams.update({
+        "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
+        "axes.grid": True, "grid.alpha": 0.3, "svg.fonttype": "none", "svg.hashsalt": "ssdpts",
+        "axes.prop_cycle": matplotlib.cycler(color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]),
+    })
+    return Figure, FigureCanvasAgg
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -108,8 +118,9 @@ class Artifacts:
         """A cleared figure of this size; figures are reused between plots (cheap, no pyplot)."""
         fig = self._figs.get(size)
         if fig is None:
-            fig = Figure(figsize=size, dpi=self.dpi)
-            FigureCanvasAgg(fig)
+            figure, canvas = _matplotlib()
+            fig = figure(figsize=size, dpi=self.dpi)
+            canvas(fig)
             self._figs[size] = fig
         fig.clear()
         fig.ssdpts_right = 0.97

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Callable
 
 from markupsafe import Markup, escape
-from matplotlib.ticker import FuncFormatter
 
 from ...report import plots
 from ...report.context import CompareContext, SectionContext
@@ -42,6 +41,7 @@ def time_axis(seconds: list[float]) -> tuple[float, str]:
 
 def lin_log(fig, series: dict, xlabel: str, ylabel: str, secondary=None, styles: dict | None = None) -> list:
     """Two panels side by side with the same series: linear y (from 0) and log y."""
+    from matplotlib.ticker import FuncFormatter
     axes = []
     for i, title in enumerate(("linear scale", "log scale")):
         ax = fig.add_subplot(1, 2, i + 1)
