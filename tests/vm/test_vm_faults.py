@@ -22,6 +22,8 @@ from vm.testbed import GUEST_XFER, HERE, Drive
 
 SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
 STALL_MS = 2000
+# the three runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6
+GUEST_LIMIT_S = 1800
 # waits until I/O is in flight on a disk: a fault injected then lands inside a cell
 IN_FLIGHT = "until [ \"$(tr -d ' ' < /sys/block/$(basename $(readlink -f {disk}))/inflight)\" != 00 ]; do sleep 0.05; done"
 # the parallel run's drives are 32 MiB each (its rounds, and the re-run on the healthy one, cost guest time by
@@ -61,7 +63,7 @@ def faults(vm):
     result: dict = {}
     guest = threading.Thread(target=lambda: result.update(r=vm.run(
         " ".join(["python", shlex.quote(str(HERE / "fault_run.py")), "/tmp/faults", "1",
-                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=900)), daemon=True)
+                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=GUEST_LIMIT_S)), daemon=True)
     guest.start()
     try:
         while guest.is_alive():
