@@ -83,8 +83,12 @@ log("runs ended")
 injected = {}
 for name, p in injections.items():
     if p is not None:
-        out, err = p.communicate(timeout=300)
-        injected[name] = {"rc": p.returncode, "err": err}
+        try:
+            out, err = p.communicate(timeout=60)
+            injected[name] = {"rc": p.returncode, "err": err}
+        except subprocess.TimeoutExpired:       # it waited for I/O that never came: the test says so
+            p.kill()
+            injected[name] = {"rc": None, "err": "killed: still waiting 60 s after the runs ended"}
 
 from click.testing import CliRunner  # noqa: E402  (after the runs: the guest's memory is theirs until then)
 

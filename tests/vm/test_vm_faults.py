@@ -50,9 +50,11 @@ def faults(vm):
     ready, pulled, progress = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled", vm.xfer / "faults.log"
     specs = [
         {"name": "errors", "targets": [sd], "inject": f"echo 2 > {SD_OPTS}"},
-        # read-only, then the host pulls the NVMe drive out (QMP device_del) once the next round's I/O is on it
+        # once the next round's I/O is on the drives, one turns read-only and the host pulls another out (QMP
+        # device_del), both inside that round's cell (its 3 s leave room for the host's answer); read-only
+        # first, its write failing at once, the round could end before the other drive had I/O in flight
         {"name": "parallel", "targets": [readonly, vanish, healthy],
-              "inject": f"blockdev --setro {readonly}; {IN_FLIGHT.format(disk=vanish)}; touch {GUEST_XFER}/{ready.name}; "
+         "inject": f"{IN_FLIGHT.format(disk=vanish)}; blockdev --setro {readonly}; touch {GUEST_XFER}/{ready.name}; "
                    f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
         {"name": "stall", "targets": ["/dev/mapper/tbstall"],
          # while a round's I/O is in flight, so that the cell, not the pause between rounds, waits
