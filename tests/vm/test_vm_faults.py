@@ -24,8 +24,11 @@ SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
 STALL_MS = 2000
 # the three runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6
 GUEST_LIMIT_S = 1800
-# waits until I/O is in flight on a disk: a fault injected then lands inside a cell
-IN_FLIGHT = "until [ \"$(tr -d ' ' < /sys/block/$(basename $(readlink -f {disk}))/inflight)\" != 00 ]; do sleep 0.05; done"
+# waits until the disk's I/O counters move (the next round's cell has begun): a fault injected then lands
+# inside a cell. Not /sys/block/X/inflight: under TCG the emulated drive completes I/O faster than a shell
+# loop samples it, and inflight reads 0 nearly always
+IN_FLIGHT = ("stat=/sys/block/$(basename $(readlink -f {disk}))/stat; was=$(cat $stat); "
+             "until [ \"$(cat $stat)\" != \"$was\" ]; do sleep 0.05; done")
 # the parallel run's drives are 32 MiB each (its rounds, and the re-run on the healthy one, cost guest time by
 # the byte): two hot-plugged NVMe drives (one turns read-only, one is pulled out) and the session's spare disk
 READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
