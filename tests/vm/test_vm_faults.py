@@ -22,9 +22,18 @@ from vm.testbed import GUEST_XFER, HERE, Drive
 
 SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
 STALL_MS = 2000
-# waits until I/O is in flight on a disk: a fault injected then lands inside a cell
-IN_FLIGHT = "until [ \"$(tr -d ' ' < /sys/block/$(basename $(readlink -f {disk}))/inflight)\" != 00 ]; do sleep 0.05; done"
-VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (64,))   # as large as the others of its parallel run
+# the three runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6
+GUEST_LIMIT_S = 1800
+# waits until the disk's I/O counters move (the next round's cell has begun): a fault injected then lands
+# inside a cell. Not /sys/block/X/inflight: under TCG the emulated drive completes I/O faster than a shell
+# loop samples it, and inflight reads 0 nearly always
+IN_FLIGHT = ("stat=/sys/block/$(basename $(readlink -f {disk}))/stat; was=$(cat $stat); "
+             "until [ \"$(cat $stat)\" != \"$was\" ]; do sleep 0.05; done")
+# the parallel run's drives are 32 MiB each (its rounds, and the re-run on the healthy one, cost guest time by
+# the byte): two hot-plugged NVMe drives (one turns read-only, one is pulled out) and the session's spare disk
+READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
+VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (32,))
+STALL_MIB = 32      # the stall's dm-delay device: the first 32 MiB of the session's NVMe drive
 
 
 @pytest.fixture(scope="module")
@@ -37,17 +46,18 @@ def faults(vm):
            "medium_error_count=4096 opts=0 && udevadm settle 2>/dev/null; sleep 1", check=True)
     sd = "/dev/" + vm.run("ls /sys/bus/pseudo/drivers/scsi_debug/adapter0/host*/target*/*/block/",
                           check=True).out.split()[0]
-    vanish, readonly, healthy = vm.plug_nvme(VANISH), vm.disk("nvme"), vm.disk("scsi")
-    stall_disk = vm.disk("spare")
-    size = vm.run(f"blockdev --getsz {stall_disk}", check=True).out.strip()
+    readonly, vanish, healthy = vm.plug_nvme(READONLY), vm.plug_nvme(VANISH), vm.disk("spare")
+    stall_disk, size = vm.disk("nvme"), STALL_MIB * 2048
     linear, delay = f"0 {size} linear {stall_disk} 0", f"0 {size} delay {stall_disk} 0 {STALL_MS}"
     vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
     ready, pulled, progress = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled", vm.xfer / "faults.log"
     specs = [
         {"name": "errors", "targets": [sd], "inject": f"echo 2 > {SD_OPTS}"},
-        # read-only, then the host pulls the NVMe drive out (QMP device_del) once the next round's I/O is on it
+        # once the next round's I/O is on the drives, one turns read-only and the host pulls another out (QMP
+        # device_del), both inside that round's cell (its 3 s leave room for the host's answer); read-only
+        # first, its write failing at once, the round could end before the other drive had I/O in flight
         {"name": "parallel", "targets": [readonly, vanish, healthy],
-              "inject": f"blockdev --setro {readonly}; {IN_FLIGHT.format(disk=vanish)}; touch {GUEST_XFER}/{ready.name}; "
+         "inject": f"{IN_FLIGHT.format(disk=vanish)}; blockdev --setro {readonly}; touch {GUEST_XFER}/{ready.name}; "
                    f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
         {"name": "stall", "targets": ["/dev/mapper/tbstall"],
          # while a round's I/O is in flight, so that the cell, not the pause between rounds, waits
@@ -58,7 +68,7 @@ def faults(vm):
     result: dict = {}
     guest = threading.Thread(target=lambda: result.update(r=vm.run(
         " ".join(["python", shlex.quote(str(HERE / "fault_run.py")), "/tmp/faults", "1",
-                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=900)), daemon=True)
+                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=GUEST_LIMIT_S)), daemon=True)
     guest.start()
     try:
         while guest.is_alive():
@@ -75,7 +85,8 @@ def faults(vm):
         got["drives"] = {"errors": sd, "readonly": readonly, "vanish": vanish, "healthy": healthy}
         yield got
     finally:
-        vm.run(f"echo 0 > {SD_OPTS}; blockdev --setrw {readonly}; dmsetup remove tbstall; modprobe -r scsi_debug")
+        vm.run(f"echo 0 > {SD_OPTS}; dmsetup remove tbstall; modprobe -r scsi_debug")
+        vm.qmp("device_del", id=f"tb{READONLY.name}")
 
 
 def assert_drive_failed(got: dict, drive: str, errnos: set[int], kernel: str | None) -> dict:

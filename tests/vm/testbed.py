@@ -201,7 +201,7 @@ def build_initramfs(kernel: Path, dest: Path) -> Path:
 class Guest:
     workdir: Path
     drives: tuple[Drive, ...] = DRIVES
-    memory_mib: int = 1024
+    memory_mib: int = 1536        # room for three ssdpts runs at once (tests/vm/fault_run.py)
     cpus: int = 2
     proc: subprocess.Popen | None = None
     boot_seconds: float = 0.0
