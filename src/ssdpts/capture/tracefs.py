@@ -14,12 +14,14 @@ import heapq
 import os
 import re
 import stat
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import SsdptsError
+from ..realtime.timing import TOOL_TIMEOUT_S
 from .reduce import SECTOR, IoEvent, op_of_rwbs
 
 TRACEFS_MOUNTS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
@@ -84,8 +86,23 @@ def tracefs_root() -> Path:
     for root in TRACEFS_MOUNTS:
         if (root / "events" / "block" / "block_rq_issue").is_dir():
             return root
+    if _mount_tracefs(TRACEFS_MOUNTS[0]) and (TRACEFS_MOUNTS[0] / "events" / "block" / "block_rq_issue").is_dir():
+        return TRACEFS_MOUNTS[0]
     raise SsdptsError("no block tracepoints in tracefs (/sys/kernel/tracing/events/block/); mount it with "
                       "'mount -t tracefs nodev /sys/kernel/tracing' (a kernel with CONFIG_BLK_DEV_IO_TRACE)")
+
+
+def _mount_tracefs(where: Path) -> bool:
+    """Mount tracefs where the kernel offers its mount point and nothing is mounted (a fresh machine without
+    systemd's sys-kernel-tracing.mount): what the refusal would otherwise ask a root user to do by hand. The
+    mount stays, as systemd would have left it."""
+    if os.geteuid() != 0 or not where.is_dir() or os.path.ismount(where):
+        return False
+    try:
+        return subprocess.run(["mount", "-t", "tracefs", "nodev", str(where)], capture_output=True,
+                              timeout=TOOL_TIMEOUT_S).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def parse_line(line: str, device: BlockDevice) -> IoEvent | None:
