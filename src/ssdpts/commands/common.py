@@ -33,9 +33,7 @@ def results_dir(value: str | None, writing: bool = False) -> Path:
 
 
 def open_store(results: str | None, must_exist: bool = True) -> Store:
-    d = results_dir(results)
-    if d.exists() and not d.is_dir():
-        raise SsdptsError(f"--results {d} is a file; give the directory that holds ssdpts.db")
+    d = results_dir(results)          # refuses a file
     if must_exist and not (d / "ssdpts.db").exists():
         raise SsdptsError(f"no results database in {d}/; run 'ssdpts run' first or pass --results DIR")
     return Store.in_dir(d)

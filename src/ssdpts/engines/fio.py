@@ -21,6 +21,7 @@ the block-layer sampler (blockidle.py), stored next to them (docs/device-idle.md
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -51,8 +52,9 @@ log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
 
 
+@functools.cache
 def _io_uring_usable(binary: str) -> bool:
-    """fio was built with io_uring and the kernel lets this process use it (io_uring_disabled: 0 all,
+    """(Asked once per fio binary: every test's session would otherwise start `fio --enghelp` again.) fio was built with io_uring and the kernel lets this process use it (io_uring_disabled: 0 all,
     1 only privileged processes, 2 none; the file is absent before Linux 6.6)."""
     try:
         disabled = int(Path("/proc/sys/kernel/io_uring_disabled").read_text())
@@ -84,8 +86,8 @@ def ioengine_for(members: Sequence, binary: str) -> FioIo:
     which one is behind a loop device: libaio with a process per job (thread=0), as fio 3.33's io_uring
     crashed (heap corruption) there in 4 of 7 parallel quick runs; with no other job in the process beside
     a hook, none was lost (docs/testing.md, "Stalls": the counts and a reproduction with fio alone). Those
-    job processes outlive a killed fio main process: `_FioProcess` kills its whole process group, and a
-    reaper does it when ssdpts itself dies."""
+    job processes outlive a killed fio main process (they call setsid()): `kill_fio` kills fio's whole process
+    tree, and a reaper does it when ssdpts itself dies."""
     if any(getattr(m, "kind", "") == "sim" or getattr(m, "host", None) for m in members):
         return FioIo("libaio")
     stats = [stat_path_for(m.path) for m in members]
