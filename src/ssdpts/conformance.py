@@ -202,8 +202,13 @@ def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     return out
 
 
+def _stimulus(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    """Cells whose I/O reached the device otherwise than asked (export/stimulus.py)."""
+    return t.stimulus.deviations() if t.stimulus is not None else []
+
+
 TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations,
-                                                                              _io_mode]
+                                                                              _io_mode, _stimulus]
 
 
 def check(run: RunResult, store: Store) -> Verdict:

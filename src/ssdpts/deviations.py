@@ -31,3 +31,8 @@ PURGE_SOURCE = ("PTS 2.0.2 step 1 'Purge the device' (py-sss-pts run.py); SNIA p
 WRITE_CACHE_SOURCE = "PTS 2.0.2 2.1.1/3.1.1 (py-sss-pts run.py): PTS-E WCD, PTS-C WCE"
 STALL_SOURCE = ("ssdpts engine (docs/testing.md, 'Stalls'): a time-based cell not ended HANG_GRACE_S after its due "
                 "end is killed and its round run again; the device saw the stalled attempt's I/O before the re-run")
+
+# Stimulus (issue 26, item 1; docs/conformance.md, 'Stimulus at the device')
+STIMULUS_SOURCE = ("ssdpts stimulus check (docs/conformance.md, 'Stimulus at the device'): each cell's I/O as the block "
+                   "layer (/sys/block/DEV/stat) or the simulator counted it, against the block size, read/write mix "
+                   "and threads × iodepth the cell asked for")

@@ -47,6 +47,7 @@ from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
 from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
+from .stimulus import BlockCounters, not_available
 
 log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
@@ -669,6 +670,7 @@ class FioRound:
         if len(all_gates) == len(cells):
             for cell, gid in zip(cells, all_gates):
                 cell.host_cpu = gates.host_cpu(gid)
+                cell.stimulus = self.session.stimulus(gid)
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
         idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
@@ -715,7 +717,13 @@ class FioSession:
             ["not measured: device-idle sampling switched off"]
         self.idle_note = "; ".join(dict.fromkeys(reasons))
         stats = [] if reasons else list(dict.fromkeys(stat_path_for(m.path) for m in self.members))
-        self.gates = Gates(self.dir / "gates", hang_grace_s=engine.hang_grace_s, on_late=self._cell_late)
+        # what each cell's I/O looked like at the block layer (stimulus.py), on every target that has one
+        block_reasons = [r for m in self.members if (r := unavailable_reason(m))]
+        self.block = None if block_reasons else BlockCounters(
+            list(dict.fromkeys(stat_path_for(m.path) for m in self.members)))
+        self.block_note = "; ".join(dict.fromkeys(block_reasons))
+        self.gates = Gates(self.dir / "gates", hang_grace_s=engine.hang_grace_s, on_late=self._cell_late,
+                           block_snapshot=self.block.snapshot if self.block else None)
         self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
         self._last_gate: int | None = None
         self._count = 0
@@ -736,6 +744,12 @@ class FioSession:
                                 f"{w.runtime_s:g} s run; fio stopped making progress (an I/O lost below fio? "
                                 "see the kernel log)")
                     return
+
+    def stimulus(self, gid: int):
+        """The block layer's record of gate `gid`'s cell."""
+        if self.block is None:
+            return not_available(self.block_note)
+        return self.block.between(*self.gates.block_between(gid))
 
     def restart_from(self, stalled: FioRound) -> None:
         """Run a stalled round again, and every round submitted after it (they may have run meanwhile: a
@@ -761,6 +775,8 @@ class FioSession:
         for r in self._rounds:
             r.cancel()
         self.gates.close()
+        if self.block is not None:
+            self.block.close()
         for sp in self.samplers:
             sp.close()
         self.kernel_log.close()

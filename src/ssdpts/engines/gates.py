@@ -31,6 +31,12 @@ class Gates:
     clones: dict[int, int] = field(default_factory=dict)         # gid -> clones of its cell
     # /proc/stat ticks when a cell's first clone was released and when its last one ended (host CPU per cell)
     cpu_ticks: dict[int, list] = field(default_factory=dict)
+    # the block layer's counters (engines/stimulus.py) at each cell's start and end: its start is its first
+    # clone's release, its end its last clone's report or its successor's release, whichever comes first (a
+    # time-based cell's successor is let go at its predicted end), so consecutive cells never share I/O
+    block_snapshot: Callable[[], object] | None = None
+    block_marks: dict[int, list] = field(default_factory=dict)
+    waits_on: dict[int, int | None] = field(default_factory=dict)   # gid -> the gate its cell waits for
 
     def __post_init__(self) -> None:
         self.cpus = cpu_count()
@@ -72,16 +78,36 @@ class Gates:
                     self.starts.setdefault(int(w[1]), []).append(int(w[2]))
                     if int(w[1]) not in self.cpu_ticks:      # the first clone's release only: /proc/stat once
                         self.cpu_ticks[int(w[1])] = [read_ticks(), None]
+                        self._block_mark(int(w[1]))
                 elif w[0] == "f":
                     self.fires.setdefault(int(w[1]), []).append(int(w[2]))
                     gid = int(w[1])
                     # the last clone's end closes the cell (each clone reports one: read /proc/stat then, not per clone)
                     if gid in self.cpu_ticks and len(self.fires[gid]) >= self.clones.get(gid, 0):
                         self.cpu_ticks[gid][1] = read_ticks()
+                        self._block_end(gid, None)
                 self._cond.notify_all()
         with self._cond:
             self._acks.add("gone")
             self._cond.notify_all()
+
+    def _block_mark(self, gid: int) -> None:
+        """Gate `gid`'s first clone was released: its cell starts, the one it waited for ends (if still open)."""
+        if self.block_snapshot is None:
+            return
+        snap = self.block_snapshot()
+        self.block_marks[gid] = [snap, None]
+        self._block_end(self.waits_on.get(gid), snap)
+
+    def _block_end(self, gid: int | None, snap) -> None:
+        mark = self.block_marks.get(gid) if gid is not None else None
+        if mark is not None and mark[1] is None:
+            mark[1] = snap if snap is not None else self.block_snapshot()
+
+    def block_between(self, gid: int) -> tuple:
+        """(start, end) snapshots of gate `gid`'s cell; None for one not seen."""
+        start, end = self.block_marks.get(gid) or (None, None)
+        return start, end
 
     def _send(self, line: str) -> None:
         with self._write_lock:
@@ -120,6 +146,7 @@ class Gates:
             gid = self._next
             self._next += 1
             self.fires[gid], self.starts[gid], self.clones[gid] = [], [], clones
+            self.waits_on[gid] = wait
         self._send(f"new {gid} {clones} {int((runtime_s or 0) * 1e9)} {-1 if wait is None else wait}")
         self._await(f"n {gid}")     # the keeper holds the pipe before any job can look for it
         if gid not in self._fds:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from .hostcpu import HostCpu
+from .stimulus import Stimulus
 
 
 @dataclass
@@ -40,6 +41,7 @@ class CellResult:
     errors: int = 0                  # I/O and verify errors fio counted and went past (continue_on_error)
     parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
     host_cpu: HostCpu | None = None    # whole-host CPU over the cell (None: not measured, e.g. simulated)
+    stimulus: Stimulus | None = None   # what the device saw during the cell (engines/stimulus.py); None: not stored
 
     @property
     def iops(self) -> float:

@@ -21,6 +21,7 @@ from ..workload.streams import StreamPositions
 from .blockidle import UNAVAILABLE_SIM
 from .fiojson import parse_job
 from .results import Interval, RoundOutput, combine
+from .stimulus import Stimulus, from_sim
 
 
 def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
@@ -57,18 +58,21 @@ class SimRound:
         if self._result is None:
             self.cancelled = True
 
-    def _run(self, w: Workload) -> tuple[dict, dict]:
+    def _run(self, w: Workload) -> tuple[dict, dict, Stimulus]:
+        """(job, fio-shaped result, what the drive's own counters saw of it)."""
         s = self.session
         s.counter += 1
         placed = s.streams.place(w)
         job = sim_job(placed, s.target.size_bytes, s.target.logical_block_size,
                       seed=zlib.crc32(f"{w.name}/{s.counter}".encode()))
+        before = s.target.drive.counters()
         res = s.target.drive.run_job(job)
+        seen = from_sim(before, s.target.drive.counters(), res)
         if placed.stream:
             cell = parse_job(res)
             s.streams.advance(placed, 0, cell.read.bytes + cell.write.bytes, s.target.size_bytes,
                               s.target.logical_block_size)
-        return job, res
+        return job, res, seen
 
     def intervals(self):
         """Run each cell in slices of `interval_s` simulated seconds, back to back (no idle between)."""
@@ -97,9 +101,10 @@ class SimRound:
                 # each slice continues the cell's random stream: a seeded cell's slices get their own
                 # seeds (derived from it), or every slice would rewrite the same LBAs
                 seed = None if w.seed is None else zlib.crc32(f"{w.seed}/{len(slices)}".encode())
-                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
-                                             seed=seed if len(slices) else w.seed))
+                job, res, seen = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
+                                                   seed=seed if len(slices) else w.seed))
                 cell = parse_job(res)
+                cell.stimulus = seen
                 slices.append((job, res, cell))
                 written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)
                 yield Interval(idx, w.name, len(slices), elapsed_ms, cell.runtime_ms, cell, res)
@@ -120,8 +125,9 @@ class SimRound:
     def _sequential_intervals(self, idx: int, w: Workload):
         from .results import CellResult, DirStats
 
-        job, res = self._run(w.with_(log_interval_ms=int(self.interval_s * 1000), idle_before_s=0.0))
+        job, res, seen = self._run(w.with_(log_interval_ms=int(self.interval_s * 1000), idle_before_s=0.0))
         whole = parse_job(res)
+        whole.stimulus = seen
         self._streamed.append([(job, res, whole)])
         prev_t, elapsed = 0, 0.0
         for n, iv in enumerate(res.get("intervals", []), start=1):
@@ -152,16 +158,20 @@ class SimRound:
                 jobs += [j for j, _, _ in slices]
                 raw += [r for _, r, _ in slices]
                 cells.append(combine([c for _, _, c in slices], w.name))
+                cells[-1].stimulus = sum((c.stimulus for _, _, c in slices[1:]), slices[0][2].stimulus) if slices \
+                    else None
         else:
             for w in self.cells:
                 if w.idle_before_s:
                     drive.idle(w.idle_before_s)
-                if w.ramp_s:   # fio ramp_time: the I/O runs first and is not counted
-                    self._run(w.with_(runtime_s=w.ramp_s, ramp_s=0.0))
-                job, res = self._run(w)
+                ramp = None
+                if w.ramp_s:   # fio ramp_time: the I/O runs first and is not counted (the device sees it)
+                    ramp = self._run(w.with_(runtime_s=w.ramp_s, ramp_s=0.0))[2]
+                job, res, seen = self._run(w)
                 jobs.append(job)
                 raw.append(res)
                 cells.append(parse_job(res))
+                cells[-1].stimulus = seen if ramp is None else ramp + seen
         gaps = [w.idle_before_s * 1000 for w in self.cells]
         return RoundOutput(cells=cells, engine="sim", job_text=json.dumps(jobs, indent=1),
                            command=["ssdsim", "run_job", t.path], raw_output=json.dumps({"jobs": raw}),

@@ -12,7 +12,8 @@ from .model import RunResult, TestResult
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
-    return ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+    idle = ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+    return idle + (t.stimulus.lines() if t.stimulus is not None and t.rounds else [])
 
 
 def _test_lines(t: TestResult) -> list[str]:
