@@ -222,7 +222,12 @@ class Mismatch:
     """One way a cell's stimulus differs from what it asked for."""
 
     kind: str        # split | mix | volume | queue
-    evidence: str
+    what: str        # the finding, the same words for every cell it applies to
+    detail: str = ""     # this cell's figures
+
+    @property
+    def evidence(self) -> str:
+        return f"{self.what} ({self.detail})" if self.detail else self.what
 
 
 def split_cause(s: Stimulus, asked: int) -> str:
@@ -256,15 +261,15 @@ def judge(w: Workload, cell: CellResult, s: Stimulus) -> list[Mismatch]:
         if asked and seen and fio.ios and seen < asked * (1 - REQUEST_SIZE_TOLERANCE):
             shown = size_label(asked) if not w.bssplit else f"{size_label(asked)} mean"
             out.append(Mismatch("split", f"{shown} {direction}s reached the device as {size_label(seen)} requests: "
-                                f"{split_cause(s, int(w.max_bs if w.bssplit else w.bs))} ({fio.ios:,} I/Os, "
-                                f"{getattr(s, direction + '_ios'):,} requests)"))
+                                f"{split_cause(s, int(w.max_bs if w.bssplit else w.bs))}",
+                                f"{fio.ios:,} I/Os, {getattr(s, direction + '_ios'):,} requests"))
         allowance = BYTES_TOLERANCE * fio.bytes + 2 * outstanding * w.max_bs * s.devices + FOREIGN_BYTES
         ramp = (w.runtime_s + w.ramp_s) / w.runtime_s if w.ramp_s and w.runtime_s else 1.0
         device = getattr(s, f"{direction}_bytes")
         if fio.bytes and not fio.bytes - allowance <= device <= fio.bytes * ramp + allowance:
-            out.append(Mismatch("volume", f"fio {direction} {size_label(fio.bytes)}, the device "
-                                f"{size_label(device)} ({'less' if device < fio.bytes else 'more'} than "
-                                f"{BYTES_TOLERANCE:.0%} plus the in-flight I/O apart)"))
+            out.append(Mismatch("volume", f"the device saw {'less' if device < fio.bytes else 'more'} {direction} "
+                                f"bytes than fio moved (beyond {BYTES_TOLERANCE:.0%} plus the I/O in flight)",
+                                f"fio {size_label(fio.bytes)}, the device {size_label(device)}"))
     share = s.read_share
     fio_total = cell.read.bytes + cell.write.bytes
     if share is not None and fio_total:
@@ -272,13 +277,14 @@ def judge(w: Workload, cell: CellResult, s: Stimulus) -> list[Mismatch]:
         n = max(1, cell.read.ios + cell.write.ios)
         band = max(MIX_TOLERANCE_PTS, 100 * MIX_SIGMAS * math.sqrt(expected * (1 - expected) / n))
         if abs(100 * (share - expected)) > band:
-            out.append(Mismatch("mix", f"asked {100 * expected:.0f} % reads, the device saw {100 * share:.1f} % "
-                                f"of its bytes read (tolerance ±{band:.1f} points)"))
+            out.append(Mismatch("mix", f"asked {100 * expected:.0f} % reads, the device's read share differs "
+                                f"beyond the tolerance", f"{100 * share:.1f} % of its bytes read, ±{band:.1f} points"))
     qd, fio_ios = s.queue_depth, cell.read.ios + cell.write.ios
     requests = s.read_ios + s.write_ios
     if qd is not None and fio_ios and requests:
         per_io = qd * fio_ios / requests       # a split I/O's pieces in flight together count once
         if per_io > outstanding * QUEUE_DEPTH_EXCESS + QUEUE_DEPTH_SLACK:
             out.append(Mismatch("queue", f"asked {w.threads} × {w.iodepth} = {outstanding} outstanding, the device "
-                                f"held {per_io:.1f} of the cell's I/Os in flight on average (another process's I/O?)"))
+                                "held more of the cell's I/Os in flight (another process's I/O?)",
+                                f"{per_io:.1f} on average"))
     return out

@@ -66,13 +66,14 @@ class StimulusSummary:
         return [head] + flags
 
     def deviations(self) -> list[Deviation]:
-        """One `stimulus` deviation per kind of mismatch, with its first cell as the evidence."""
-        by_kind: dict[str, list[tuple[CellStimulus, Mismatch]]] = defaultdict(list)
+        """One `stimulus` deviation per finding (the same words in every cell), its first cell as the example."""
+        by_finding: dict[str, list[tuple[CellStimulus, Mismatch]]] = defaultdict(list)
         for c in self.cells:
             for m in c.mismatches:
-                by_kind[m.kind].append((c, m))
-        return [Deviation("stimulus", f"{len(found)} of {len(self.measured)} cells ({kind}): {found[0][1].evidence}, "
-                          f"e.g. {found[0][0].where}", STIMULUS_SOURCE) for kind, found in by_kind.items()]
+                by_finding[m.what].append((c, m))
+        return [Deviation("stimulus", f"{what}: {len(found)} of {len(self.measured)} cells, e.g. {found[0][0].where}"
+                          + (f" ({found[0][1].detail})" if found[0][1].detail else ""), STIMULUS_SOURCE)
+                for what, found in by_finding.items()]
 
     def to_data(self) -> dict:
         return {"cells": [{"phase": c.phase, "kind": c.kind, "round": c.round, "cell": c.cell, "asked": c.asked,
