@@ -113,6 +113,8 @@ def test_max_sectors_kb_below_the_block_size_is_named(loop_factory, results):
     assert "NOT as asked" in text and "MISMATCH" in text
     check = ssdpts("check", rid, "--results", str(results), check=False)
     assert check.returncode == 1 and "[stimulus]" in check.stdout
+    report = Path(ssdpts("report", rid, "--results", str(results), "--out", str(results / "rep")).stdout.strip())
+    assert "NOT as asked" in report.read_text() and "max_sectors_kb=64" in report.read_text()
 
 
 @requires_devices

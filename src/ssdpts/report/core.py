@@ -36,6 +36,7 @@ from .drives import member_rows
 from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
+from .stimulus import stimulus_block
 from .toolkit import Artifacts, Cell
 from ..workload.spec import io_mode_label
 
@@ -274,6 +275,7 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                                      f'{"them" if len(failed["targets"]) > 1 else "it"} from then on.</p>') + sec["body"]
             sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
             sec["body"] += bench_block(ctx)    # temperature, throttling, host CPU per cell
+            sec["body"] += stimulus_block(ctx)   # each cell's I/O at the device
         except Exception as e:  # one broken section must not lose the rest of the report
             if strict:
                 raise
