@@ -723,7 +723,7 @@ class FioSession:
             list(dict.fromkeys(stat_path_for(m.path) for m in self.members)))
         self.block_note = "; ".join(dict.fromkeys(block_reasons))
         self.gates = Gates(self.dir / "gates", hang_grace_s=engine.hang_grace_s, on_late=self._cell_late,
-                           block_snapshot=self.block.snapshot if self.block else None)
+                           block_stats=self.block.paths if self.block else [])
         self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
         self._last_gate: int | None = None
         self._count = 0
@@ -749,7 +749,9 @@ class FioSession:
         """The block layer's record of gate `gid`'s cell."""
         if self.block is None:
             return not_available(self.block_note)
-        return self.block.between(*self.gates.block_between(gid))
+        record = self.block.between(*self.gates.block_between(gid))
+        record.overlap_ms = self.gates.overlap_ms(gid)
+        return record
 
     def restart_from(self, stalled: FioRound) -> None:
         """Run a stalled round again, and every round submitted after it (they may have run meanwhile: a
@@ -775,8 +777,6 @@ class FioSession:
         for r in self._rounds:
             r.cancel()
         self.gates.close()
-        if self.block is not None:
-            self.block.close()
         for sp in self.samplers:
             sp.close()
         self.kernel_log.close()
