@@ -5,7 +5,6 @@ Resumable at any point: completed tests are skipped, a test continues from its l
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import shutil
@@ -17,7 +16,7 @@ from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for
-from .engines.drivefault import DriveFailed, DriveFailure
+from .engines.drivefault import DriveFailed, vanished
 from .engines.fio_versions import check_options
 from .errors import SsdptsError
 from .deviations import Deviation
@@ -544,13 +543,14 @@ def _drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, tar
         progress.message(f"{f.line()}; evidence kept in 'ssdpts show {run_id}'")
     gone = {f.drive for f in failed.failures}
     healthy = [m for m in target.drives() if m.label_id not in gone]
-    for m in [m for m in healthy if m.kind == "block" and m.host is None and not os.path.exists(m.path)]:
+    for m in [m for m in healthy if m.kind == "block" and m.host is None]:
         # pulled out while the round ended for another drive's failure: fio saw no error on it, it is gone
-        cell = failed.failures[0].cell
-        vanished = DriveFailure(drive=m.label_id, cell=cell, errors=0, errno=errno.ENODEV, test=name,
-                                message=f"{m.path} is gone: the kernel removed the drive during cell {cell}")
-        store.record_drive_failure(run_id, vanished)
-        progress.message(f"{vanished.line()}; evidence kept in 'ssdpts show {run_id}'")
+        gone = vanished(m.label_id, m.path, failed.failures[0].cell)
+        if gone is None:
+            continue
+        gone.test = name
+        store.record_drive_failure(run_id, gone)
+        progress.message(f"{gone.line()}; evidence kept in 'ssdpts show {run_id}'")
         healthy.remove(m)
     if len(healthy) == len(target.drives()) or not healthy or target.kind != "set":
         store.set_test(run_id, name, "drive-failed")

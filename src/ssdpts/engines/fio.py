@@ -41,7 +41,7 @@ from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIM
 from ..workload import Workload, render_on
 from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
-from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names
+from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
 from .fiolog import intervals_from_logs
 from .fiojson import parse_output
@@ -509,6 +509,11 @@ class _FioProcess:
         """fio failed because a drive failed I/O: raise DriveFailed with the evidence (drivefault.py)."""
         members = self.session.members
         failures = drive_failures(text, stderr, [(m.label_id, m.fio_filename) for m in members])
+        failed = {f.drive for f in failures}
+        for m in members:
+            if m.label_id not in failed and m.kind == "block" and m.host is None:
+                gone = vanished(m.label_id, m.path, self.cells[0].name)
+                failures += [gone] if gone else []
         if failures:
             names = [n for m in members if m.label_id in {f.drive for f in failures} for n in kernel_names(m.path)]
             kept = str(self.keep())
