@@ -31,3 +31,9 @@ PURGE_SOURCE = ("PTS 2.0.2 step 1 'Purge the device' (py-sss-pts run.py); SNIA p
 WRITE_CACHE_SOURCE = "PTS 2.0.2 2.1.1/3.1.1 (py-sss-pts run.py): PTS-E WCD, PTS-C WCE"
 STALL_SOURCE = ("ssdpts engine (docs/testing.md, 'Stalls'): a time-based cell not ended HANG_GRACE_S after its due "
                 "end is killed and its round run again; the device saw the stalled attempt's I/O before the re-run")
+
+# Resume (docs/conformance.md, 'Resume'): the pause across a stop is judged by the idle-gap rule; this one is
+# for a drive written behind the run's back while it was stopped
+RESUME_WRITTEN_SOURCE = ("PTS 2.0.2: Purge -> WIPC -> WDPC rounds with no pause; the rounds after a resume measure the "
+                         "preconditioned state only if nothing wrote to the drive between the stop and the resume "
+                         "(ssdpts reads the block layer's write and discard counters at both)")

@@ -142,6 +142,8 @@ class FioEngine:
         self.nice = os.getpriority(os.PRIO_PROCESS, 0)
         self.background_set_up = os.geteuid() == 0
         self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
+        # the block layer's last I/O when a session ended by an exception (a stop): where a resume's pause begins
+        self.last_io_at: float | None = None
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
@@ -160,6 +162,19 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
     if any(f.ms is None for f in found):
         return DeviceIdle(None)
     return max(found, key=lambda d: d.ms or 0.0)
+
+
+def _first_io(samplers: Sequence[IdleSampler]) -> float | None:
+    """A session's first I/O at the block layer (the latest among several devices: the longest pause before
+    it), where every device was quiet when sampling began."""
+    found = [sp.first_io() for sp in samplers]
+    return max(found) / 1e9 if found and None not in found else None
+
+
+def _last_io(samplers: Sequence[IdleSampler]) -> float | None:
+    """The last I/O before the devices went quiet (the earliest among several: the longest pause after it)."""
+    found = [sp.last_io() for sp in samplers]
+    return min(found) / 1e9 if found and None not in found else None
 
 
 def _fio_preexec(in_background: bool, dies_with_ssdpts: bool = True):
@@ -621,9 +636,11 @@ class FioRound:
 
         proc = self.procs[iv.cell_index]
         now = time.time()
+        first = proc.wait_gate is None and iv.cell_index == 0 and iv.index == 1   # the session's first I/O in it
         return RoundOutput(cells=[iv.result], engine="fio", job_text=proc.job_text, command=proc.command,
                            raw_output=_json.dumps(iv.raw or {}), started_at=now - iv.duration_ms / 1000,
-                           ended_at=now, fio_version=self.session.engine.version)
+                           ended_at=now, fio_version=self.session.engine.version,
+                           first_io_at=_first_io(self.session.samplers) if first else None)
 
     def result(self) -> RoundOutput:
         if self._result is not None:
@@ -687,7 +704,8 @@ class FioRound:
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=gates.gate_gap_ms(self.procs[0].wait_gate), gaps_inside_ms=inside,
             device_idle_before=_device_idle(gates, samplers, self.procs[0].wait_gate), device_idle_inside=idle_inside,
-            device_idle_note=self.session.idle_note, fio_version=version, stalls=list(self.stalls))
+            device_idle_note=self.session.idle_note, fio_version=version, stalls=list(self.stalls),
+            first_io_at=_first_io(samplers) if self.procs[0].wait_gate is None else None)
         for sp in samplers:      # every transition of this round is judged; later rounds' come after it began
             sp.forget_before(int(self.started_at * 1e9))
         return self._result
@@ -775,4 +793,8 @@ class FioSession:
         return self
 
     def __exit__(self, *exc) -> None:
+        if exc[0] is not None:       # a stop: its processes are killed first, then the device's last I/O is read
+            for r in self._rounds:
+                r.cancel()
+            self.engine.last_io_at = _last_io(self.samplers)
         self.close()

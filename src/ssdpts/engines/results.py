@@ -96,6 +96,7 @@ class DeviceIdle:
     ms: float | None
     last_io: float | None = None     # wall clock (s since epoch) of those two samples
     next_io: float | None = None
+    cause: str = ""                  # "resume": the pause across a stop and its resume (pts/resume.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -159,6 +160,9 @@ class RoundOutput:
     device_idle_before: DeviceIdle | None = None
     device_idle_inside: list[DeviceIdle] = field(default_factory=list)
     device_idle_note: str = ""       # why device idle is not measured, if it is not
+    # a session's first round: the block layer's first I/O after the session began (wall clock), where the
+    # device was quiet when sampling began; how long a resumed run's drive idled (pts/resume.py)
+    first_io_at: float | None = None
     fio_version: str = ""
     logs: dict[str, str] = field(default_factory=dict)   # fio log files (e.g. *_iops.1.log), by name
     stalls: list[Stall] = field(default_factory=list)     # stalled attempts before the one these cells are from

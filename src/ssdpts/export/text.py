@@ -7,12 +7,14 @@ import time
 from ..conformance import Verdict
 from ..doctor import recorded_checks
 from ..pts.results import SteadyResult
+from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from .model import RunResult, TestResult
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
-    return ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+    resumed = ["  " + line for line in resume_lines(t.steps)]
+    return (["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []) + resumed
 
 
 def _test_lines(t: TestResult) -> list[str]:

@@ -26,6 +26,7 @@ from ..health.report import health_block
 from ..pts.registry import find
 from ..pts.results import SteadyResult
 from ..store import Store
+from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..targets.writecache import spec_words
 from ..units import bs_label
@@ -166,6 +167,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
         ("Steady state", f"{ss.rule} rule, {ss.window}-round window, range ≤ {ss.max_range * 100:g} %, "
                          f"slope ≤ {ss.max_slope * 100:g} %, max {ss.max_rounds} rounds"),
+        *[("Resume", line) for line in resume_lines(view.steps("resume"))],
     ]
     wls = view.store.first_round_workloads(run["id"], view.name)
     rounds = view.rounds(with_cells=False)
