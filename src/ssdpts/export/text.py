@@ -8,11 +8,12 @@ from ..conformance import Verdict
 from ..doctor import recorded_checks
 from ..pts.results import SteadyResult
 from ..targets.purge import PurgeRecord
+from .coverage import coverage_lines
 from .model import RunResult, TestResult
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
-    return ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+    return (["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []) + coverage_lines(t.coverage)
 
 
 def _test_lines(t: TestResult) -> list[str]:
