@@ -511,15 +511,11 @@ class FioRound:
         self.cells = list(cells)
         self.tag = tag
         self.interval_s = interval_s
-        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock
-        # (below); a continuing stream's cell needs its output file: progress is given up for those
-        self.on_progress = None if interval_s or any(c.stream for c in self.cells) else on_progress
+        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock (below)
+        self.on_progress = None if interval_s else on_progress
         if interval_s or self.on_progress:
             # one cell per process: fio's status dump waits for every running job, so a job gated in
             # exec_prerun behind another job of the same process would deadlock the dump
-            chunks = [[c] for c in self.cells]
-        elif any(c.stream for c in self.cells):
-            # a continuing stream's cell is started late (once its position is known): its own process
             chunks = [[c] for c in self.cells]
         else:
             chunks = [self.cells[i:i + MAX_CELLS_PER_PROCESS] for i in range(0, len(self.cells), MAX_CELLS_PER_PROCESS)]
