@@ -160,6 +160,7 @@ pub struct Coverage {
     pub start: u64,
     pub len: u64,
     pub granule: u64,
+    shift: u32,
     bits: Vec<u64>,
     pub lowest: u64,
     pub highest_end: u64,
@@ -173,25 +174,39 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 impl Coverage {
     pub fn new(start: u64, len: u64, unit: u64) -> Coverage {
-        let mut granule = unit.max(1);
-        while len / granule > MAX_COVERAGE_BITS {
-            granule *= 2;
+        // a power of two dividing `unit` (its lowest set bit), so marking shifts instead of dividing
+        let mut shift = unit.max(1).trailing_zeros();
+        while len >> shift > MAX_COVERAGE_BITS {
+            shift += 1;
         }
-        let nbits = (len + granule - 1) / granule;
-        Coverage { start, len, granule, bits: vec![0; ((nbits + 63) / 64) as usize], lowest: u64::MAX, highest_end: 0 }
+        let granule = 1u64 << shift;
+        let nbits = (len + granule - 1) >> shift;
+        Coverage { start, len, granule, shift, bits: vec![0; ((nbits + 63) / 64) as usize], lowest: u64::MAX, highest_end: 0 }
     }
     #[inline(always)]
     pub fn mark(&mut self, off: u64, bs: u64) {
         self.lowest = self.lowest.min(off);
         self.highest_end = self.highest_end.max(off + bs);
-        let mut i = (off - self.start) / self.granule;
-        let b = (off + bs - self.start + self.granule - 1) / self.granule;
+        let mut i = (off - self.start) >> self.shift;
+        let b = (off + bs - self.start + self.granule - 1) >> self.shift;
+        if b == i + 1 {
+            self.bits[(i >> 6) as usize] |= 1u64 << (i & 63);
+            return;
+        }
         while i < b {
             let lo = i & 63;
             let n = (64 - lo).min(b - i);
             let mask = if n == 64 { !0u64 } else { ((1u64 << n) - 1) << lo };
             self.bits[(i >> 6) as usize] |= mask;
             i += n;
+        }
+    }
+    /// Prefetch the bitmap word of an I/O generated ahead (random jobs: the word is a cache miss otherwise).
+    #[inline(always)]
+    pub fn prefetch(&self, off: u64) {
+        let w = ((off - self.start) >> self.shift >> 6) as usize;
+        if w < self.bits.len() {
+            crate::model::prefetch_w(&self.bits[w]);
         }
     }
     /// Bytes of the range touched at least once (whole granules).
@@ -448,6 +463,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     model.prefetch_rmap(la0[slot].0);
                     la1[slot] = gen!(&mut clones[ci]);
                     model.prefetch_map(la1[slot].0);
+                    coverage.prefetch(la1[slot].0);
                     io
                 } else {
                     gen!(&mut clones[ci])
