@@ -14,6 +14,7 @@ from typing import Callable
 
 from .deviations import RUN_WIDE, Deviation
 from .engines.drivefault import DriveFailure
+from .export.coverage import coverage_rule
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .store import Store
@@ -198,7 +199,7 @@ def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
 
 
 TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations,
-                                                                              _io_mode]
+                                                                              _io_mode, coverage_rule]
 
 
 def check(run: RunResult, store: Store) -> Verdict:

@@ -29,6 +29,10 @@ class Deviation:
 PURGE_SOURCE = ("PTS 2.0.2 step 1 'Purge the device' (py-sss-pts run.py); SNIA ptstest page: PURGE via SECURITY "
                 "ERASE, FORMAT UNIT or equivalent; TRIM/zero-fill are not purges")
 WRITE_CACHE_SOURCE = "PTS 2.0.2 2.1.1/3.1.1 (py-sss-pts run.py): PTS-E WCD, PTS-C WCE"
+# LBA coverage (docs/conformance.md "coverage"): the cells' I/O walks the whole active range
+COVERAGE_SOURCE = ("PTS 2.0.2: test I/O over the ActiveRange (SEQ walks it, RND spreads uniformly over it); "
+                   "ssdpts bound: a cell touches at least 90 % of min(transferred, range) (SEQ) or of "
+                   "1 - e^-passes of the range (uniform RND); docs/conformance.md 'coverage'")
 STALL_SOURCE = ("ssdpts engine (docs/testing.md, 'Stalls'): a time-based cell not ended HANG_GRACE_S after its due "
                 "end is killed and its round run again; the device saw the stalled attempt's I/O before the re-run")
 

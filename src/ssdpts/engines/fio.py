@@ -39,7 +39,6 @@ from ..errors import SsdptsError
 from ..realtime import die_with_parent
 from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
 from ..workload import Workload, render_on
-from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
@@ -323,50 +322,7 @@ class _FioProcess:
         self._stdout: list[str] = []        # streaming: only the text since the last complete document
         self.last_doc: dict | None = None   # streaming: the latest status document (fio's are cumulative)
         self.kept: Path | None = None       # where this process's files were kept after a failure
-        # a cell continuing a stream starts where the stream's previous cell stopped: its process is
-        # written and started once that cell's process has ended (the gates keep the device busy meanwhile)
-        streams = {w.stream for w in cells if w.stream and not w.random}
-        before = {s.stream_procs[x] for x in streams if x in s.stream_procs}
-        for x in streams:
-            s.stream_procs[x] = self
-        if before:
-            threading.Thread(target=self._launch_after, args=(before,), daemon=True).start()
-        else:
-            self._launch()
-
-    def _launch_after(self, before: set) -> None:
-        try:
-            for p in before:
-                p._launched.wait()
-                if p.proc is not None:
-                    p.proc.wait()
-                    p.advance_streams()
-            self._launch()
-            if self.proc is not None:
-                # PR_SET_PDEATHSIG fires when the *thread* that started fio ends: outlive the process
-                self.proc.wait()
-        except BaseException as e:   # never leave the round (or the cells after it) waiting
-            self.launch_error = f"{type(e).__name__}: {e}"
-            for gid in self.gates:
-                self.session.gates.open_unfinished(gid)
-            self._launched.set()
-
-    def advance_streams(self) -> None:
-        """After this process ended: move its streams by the bytes each target's job really transferred."""
-        s = self.session
-        if not any(w.stream for w in self.cells) or not self.out_path.exists():
-            return
-        try:
-            _, parsed = parse_output(self.out_path.read_text(errors="replace"))
-        except (ValueError, SsdptsError):
-            return
-        n = len(s.members)
-        for k, w in enumerate(self.cells):
-            for i, m in enumerate(s.members):
-                if w.stream and k * n + i < len(parsed):
-                    c = parsed[k * n + i]
-                    s.streams.advance(s.streams.place(w, i), i, c.read.bytes + c.write.bytes, m.size_bytes,
-                                      m.logical_block_size)
+        self._launch()
 
     def _launch(self) -> None:
         s = self.session
@@ -376,7 +332,7 @@ class _FioProcess:
             self._launched.set()
             return
         members = s.members
-        job = render_on(self.cells, members, ioengine=s.io.ioengine, place=s.streams.place, threads=s.io.threads)
+        job = render_on(self.cells, members, ioengine=s.io.ioengine, threads=s.io.threads)
         for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
@@ -575,15 +531,11 @@ class FioRound:
         self.cells = list(cells)
         self.tag = tag
         self.interval_s = interval_s
-        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock
-        # (below); a continuing stream's cell needs its output file: progress is given up for those
-        self.on_progress = None if interval_s or any(c.stream for c in self.cells) else on_progress
+        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock (below)
+        self.on_progress = None if interval_s else on_progress
         if interval_s or self.on_progress:
             # one cell per process: fio's status dump waits for every running job, so a job gated in
             # exec_prerun behind another job of the same process would deadlock the dump
-            chunks = [[c] for c in self.cells]
-        elif any(c.stream for c in self.cells):
-            # a continuing stream's cell is started late (once its position is known): its own process
             chunks = [[c] for c in self.cells]
         else:
             chunks = [self.cells[i:i + MAX_CELLS_PER_PROCESS] for i in range(0, len(self.cells), MAX_CELLS_PER_PROCESS)]
@@ -742,8 +694,6 @@ class FioSession:
         self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
         self._last_gate: int | None = None
         self._count = 0
-        self.streams = StreamPositions()          # where each continuing sequential stream stands
-        self.stream_procs: dict[str, _FioProcess] = {}   # stream -> process running its latest cell
         self._rounds: list[FioRound] = []
         self.kernel_log = KernelLog()     # what the kernel says about the drives while rounds run
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from .coverage import Coverage
 from .hostcpu import HostCpu
 
 
@@ -40,6 +41,7 @@ class CellResult:
     errors: int = 0                  # I/O and verify errors fio counted and went past (continue_on_error)
     parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
     host_cpu: HostCpu | None = None    # whole-host CPU over the cell (None: not measured, e.g. simulated)
+    coverage: Coverage | None = None   # LBAs the cell touched (simulator, or run --trace-stimulus)
 
     @property
     def iops(self) -> float:

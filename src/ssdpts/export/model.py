@@ -10,6 +10,7 @@ from ..pts.registry import find
 from ..pts.spec import TestSpec
 from ..store import DeviceIdleSummary, Store, device_idle_summary
 from ..store.idle import JUDGED_KINDS
+from .coverage import cell_coverages
 
 
 @dataclass
@@ -50,6 +51,7 @@ class TestResult:
     rounds: list[RoundInfo] = field(default_factory=list)
     steps: list[StepInfo] = field(default_factory=list)
     device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
+    coverage: list = field(default_factory=list)   # export/coverage.py CellCoverage: cells' LBA coverage
 
 
 @dataclass
@@ -91,5 +93,6 @@ def load_run(store: Store, run_id: str) -> RunResult:
         result.tests.append(TestResult(
             name=t["name"], title=spec.title if spec else t["name"], status=t["status"], started=t["started"],
             ended=t["ended"], spec=spec, summary=spec.decode(t["summary"]) if spec else None, rounds=rounds,
-            steps=steps, device_idle=device_idle_summary(records, store.round_workloads)))
+            steps=steps, device_idle=device_idle_summary(records, store.round_workloads),
+            coverage=cell_coverages(store, run["id"], t["name"])))
     return result
