@@ -362,7 +362,8 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
     verdict = check(load_run(store, run_id), store)
     if as_json:
         click.echo(json.dumps({"run": verdict.run_id, "conformant": verdict.conformant, "spec": verdict.spec,
-                               "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]}, indent=2))
+                               "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],
+                               "notes": verdict.notes}, indent=2))
     else:
         click.echo("\n".join(verdict.lines()))
     sys.exit(0 if verdict.conformant else 1)

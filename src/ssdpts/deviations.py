@@ -31,3 +31,13 @@ PURGE_SOURCE = ("PTS 2.0.2 step 1 'Purge the device' (py-sss-pts run.py); SNIA p
 WRITE_CACHE_SOURCE = "PTS 2.0.2 2.1.1/3.1.1 (py-sss-pts run.py): PTS-E WCD, PTS-C WCE"
 STALL_SOURCE = ("ssdpts engine (docs/testing.md, 'Stalls'): a time-based cell not ended HANG_GRACE_S after its due "
                 "end is killed and its round run again; the device saw the stalled attempt's I/O before the re-run")
+
+# Figures that cannot be trusted (src/ssdpts/plausibility.py; docs/conformance.md "Plausibility"): thresholds there
+IMPLAUSIBLE_CELL_SOURCE = ("ssdpts plausibility rule (docs/conformance.md, 'Plausibility: implausible-cell'): a cell "
+                           "far below the other cells of the same workload in its test, or with a mean latency "
+                           "beyond the stated bound, is not a measurement of the drive's behaviour")
+ABOVE_INTERFACE_SOURCE = ("ssdpts plausibility rule (docs/conformance.md, 'Plausibility: above-interface'): no drive "
+                          "moves data faster than its link (PCIe GT/s × lanes after encoding, SATA 6 Gb/s = 600 MB/s) "
+                          "or a simulated drive faster than its preset's link and controller")
+HOST_LIMITED_SOURCE = ("ssdpts plausibility rule (docs/conformance.md, 'Plausibility: host-limited'): a cell whose "
+                       "host CPU was saturated while the device queue was not full measured the host, not the drive")
