@@ -151,20 +151,20 @@ def test_study_cells_are_judged_a_near_zero_trim_study_cell_is_flagged(loop_fact
     assert not [f for f in verdict.findings if f.deviation.rule in ("implausible-cell", "above-interface")]
     assert verdict.notes == [f"above-interface not judged: no interface maximum is known ({dev} is a loop device: "
                              "it has no link of its own)"]
-    after = store.rounds(rid, "trim-study", kind="round")[-1]
-    read_wl = next(w for w in after.workloads if w["rw"] == "randread")
+    after, read_wl = next((r, w) for r in reversed(store.rounds(rid, "trim-study", kind="round"))
+                          for w in r.workloads if w["rw"] == "randread")
     w = Workload.from_dict(read_wl)
     with read_iops_limit(dev, 1) as inside:
         slow = run_fio(dev, "--rw=randread", f"--bs={w.bs}", "--ioengine=libaio", f"--iodepth={w.iodepth}",
                        runtime=1, prefix=inside)
     slow.cell.name = w.name
-    store.save_round(rid, "trim-study", after.phase, "round", after.round + 1,
+    store.save_round(rid, "trim-study", after.phase, "round", after.round + 1000,
                      RoundOutput(cells=[slow.cell], engine="fio"), [read_wl])
     p = ssdpts("check", rid, "--results", str(results), check=False)
     assert p.returncode == 1
     line = next(x for x in p.stdout.splitlines() if "[implausible-cell]" in x)
     assert line.startswith("  - [implausible-cell] trim-study: 1 cells are not plausible drive figures: "
-                           f"{w.name} ({after.phase} round {after.round + 1}): ")
+                           f"{w.name} ({after.phase} round {after.round + 1000}): ")
     assert f"{slow.job['read']['iops']:,.2f} IOPS" in line and "below the median" in line
     assert ("mean latency" in line) == (slow.job["read"]["lat_ns"]["mean"] / 1e9 > LAT_MEAN_BOUND_S)
     assert "[implausible-cell] trim-study" in ssdpts("show", rid, "--results", str(results)).stdout
