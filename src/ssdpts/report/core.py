@@ -324,7 +324,8 @@ def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:
     if verdict.conformant:
         head = Markup(f'<p class="ss ok">Conformant to {escape(verdict.spec or "the spec")}: no deviation found '
                       f'(<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
-        return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + notes + Markup("</section>")
+        return (Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + notes
+                + Markup("</section>"))
     head = Markup(f'<p class="ss bad"><strong>NOT conformant</strong> to {escape(verdict.spec or "the spec")}: '
                   f'{len(verdict.findings)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
     table = art.table("conformance", ["Rule", "Test", "Deviation and evidence", "Source"],
