@@ -160,6 +160,19 @@ def listed(verdict, rule: str, test: str) -> list[str]:
     return re.findall(r"(?:: |; )(\S+ \(\w+ round \d+\)):", found[0]) if found else []
 
 
+def test_the_issues_fs_vs_raw_file_cell_is_implausible():
+    """The issue's figures: fs-vs-raw's raw cell (over the file's span) and its file cell (the whole file) are the
+    same workload; the file cell at 0.16 IOPS and 24.5 s mean latency trips both parts of the rule."""
+    raw = Workload("rnd_4K_100-0", "randrw", read_pct=100, iodepth=4, range_size=0.7, runtime_s=60)
+    on_file = Workload("rnd_4K_100-0", "randrw", read_pct=100, iodepth=4, range_size=1.0, runtime_s=60)
+    fast = CellResult(raw.name, DirStats(ios=600_000, iops=10_000, lat_mean_ns=400e3), DirStats(), runtime_ms=60e3)
+    slow = CellResult(raw.name, DirStats(ios=10, iops=0.16, lat_mean_ns=24.5e9), DirStats(), runtime_ms=60e3)
+    [d] = implausible_cells([StoredCell("raw", "round", 1, raw, fast), StoredCell("file", "round", 1, on_file, slow)])
+    assert d.evidence == ("1 cells are not plausible drive figures: rnd_4K_100-0 (file round 1): 0.16 IOPS, "
+                          "31,250× below the median 5,000 IOPS of the same workload's 2 cells in this test (bound "
+                          "100×), mean latency 24.5 s > 5 s (0.16 IOPS)")
+
+
 @requires_devices
 @needs_blkio
 def test_study_cells_are_judged_a_near_zero_trim_study_cell_is_flagged(loop_factory, tmp_path):
