@@ -15,6 +15,7 @@ from typing import Callable
 from .deviations import RUN_WIDE, Deviation
 from .engines.drivefault import DriveFailure
 from .export.coverage import coverage_rule
+from .plausibility import interface_notes, judge_stored
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .store import Store
@@ -45,6 +46,7 @@ class Verdict:
     spec: str
     findings: list[Finding] = field(default_factory=list)
     drive_failures: list[DriveFailure] = field(default_factory=list)   # they head every verdict
+    notes: list[str] = field(default_factory=list)    # what a rule could not judge, and why (not deviations)
 
     @property
     def conformant(self) -> bool:
@@ -58,7 +60,7 @@ class Verdict:
         head = (f"conformance: {'CONFORMANT' if self.conformant else 'NOT CONFORMANT'} to {self.spec or 'the spec'}"
                 f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.findings)} deviations"))
         return [head] + [f"  - [{f.deviation.rule}] {f.test + ': ' if f.test else ''}{f.deviation.evidence} "
-                         f"({f.deviation.source})" for f in self.findings]
+                         f"({f.deviation.source})" for f in self.findings] + [f"  note: {n}" for n in self.notes]
 
     def test_line(self, t: TestResult) -> str:
         """One test's verdict as the console ends it: steady state (which trackers), its deviations."""
@@ -198,8 +200,13 @@ def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     return out
 
 
+def _plausibility(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    """Figures that cannot be trusted: implausible cells, above the interface, host-limited (plausibility.py)."""
+    return judge_stored(store, run.id, t.name, run.target)
+
+
 TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations,
-                                                                              _io_mode, coverage_rule]
+                                                                              _io_mode, coverage_rule, _plausibility]
 
 
 def check(run: RunResult, store: Store) -> Verdict:
@@ -210,6 +217,7 @@ def check(run: RunResult, store: Store) -> Verdict:
     verdict.findings += [Finding(f.test, Deviation("drive-failed", f.evidence(), DRIVE_FAILED_SOURCE))
                          for f in verdict.drive_failures]
     verdict.findings += [Finding("", d) for d in recorded.get(RUN_WIDE, [])]
+    verdict.notes += interface_notes(run.target)
     for t in run.tests:
         verdict.findings += [Finding(t.name, d) for d in recorded.get(t.name, [])]
         if t.status == "drive-failed":

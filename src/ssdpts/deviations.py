@@ -41,3 +41,13 @@ STALL_SOURCE = ("ssdpts engine (docs/testing.md, 'Stalls'): a time-based cell no
 RESUME_WRITTEN_SOURCE = ("PTS 2.0.2: Purge -> WIPC -> WDPC rounds with no pause; the rounds after a resume measure the "
                          "preconditioned state only if nothing wrote to the drive between the stop and the resume "
                          "(ssdpts reads the block layer's write and discard counters at both)")
+
+# Figures that cannot be trusted (src/ssdpts/plausibility.py; docs/conformance.md "Plausibility"): thresholds there
+IMPLAUSIBLE_CELL_SOURCE = ("ssdpts plausibility rule (docs/conformance.md, 'Plausibility: implausible-cell'): a cell "
+                           "far below the other cells of the same workload in its test, or with a mean latency "
+                           "beyond the stated bound, is not a measurement of the drive's behaviour")
+ABOVE_INTERFACE_SOURCE = ("ssdpts plausibility rule (docs/conformance.md, 'Plausibility: above-interface'): no drive "
+                          "moves data faster than its link (PCIe GT/s × lanes after encoding, SATA 6 Gb/s = 600 MB/s) "
+                          "or a simulated drive faster than its preset's link and controller")
+HOST_LIMITED_SOURCE = ("ssdpts plausibility rule (docs/conformance.md, 'Plausibility: host-limited'): a cell whose "
+                       "host CPU was saturated while the device queue was not full measured the host, not the drive")

@@ -32,7 +32,7 @@ def document(run: RunResult, verdict: Verdict) -> dict:
         "profile": run.profile,
         "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
                         "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],
-                        "drive_failures": [f.to_dict() for f in verdict.drive_failures]},
+                        "drive_failures": [f.to_dict() for f in verdict.drive_failures], "notes": verdict.notes},
         "tests": tests,
     }
 

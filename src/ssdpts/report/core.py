@@ -322,17 +322,20 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
 
 def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:
     """The run's conformance verdict at the head of the report: every deviation with its evidence and source."""
+    notes = Markup("").join(Markup(f'<p class="ss">Note: {escape(n)}</p>') for n in verdict.notes)
     if verdict.conformant:
         head = Markup(f'<p class="ss ok">Conformant to {escape(verdict.spec or "the spec")}: no deviation found '
                       f'(<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
-        return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + Markup("</section>")
+        return (Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + notes
+                + Markup("</section>"))
     head = Markup(f'<p class="ss bad"><strong>NOT conformant</strong> to {escape(verdict.spec or "the spec")}: '
                   f'{len(verdict.findings)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
     table = art.table("conformance", ["Rule", "Test", "Deviation and evidence", "Source"],
                       [[f.deviation.rule, f.test or "run", f.deviation.evidence, f.deviation.source]
                        for f in verdict.findings],
                       caption="Every deviation from the spec the profile claims")
-    return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + Markup("</section>")
+    return (Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + notes
+            + Markup("</section>"))
 
 
 def section_errors(path: Path) -> list[str]:
