@@ -15,6 +15,7 @@ from typing import Iterator
 from ..engines.results import CellResult, DirStats
 from ..metrics import BANDWIDTH, IOPS, LATENCY
 from ..store import Store
+from .coverage import coverage_metrics
 from .stimulus import tidy_metrics
 
 
@@ -69,6 +70,7 @@ def cell_metrics(cell: CellResult) -> Iterator[tuple[str, float, str]]:
     yield from _direction_metrics("read", cell.read)
     yield from _direction_metrics("write", cell.write)
     yield from tidy_metrics(cell.stimulus)      # what the device saw of it (export/stimulus.py)
+    yield from coverage_metrics(cell.coverage)
 
 
 def _serials(target: dict) -> tuple[str | None, dict[str, str | None]]:

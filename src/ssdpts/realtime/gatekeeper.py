@@ -196,7 +196,11 @@ class _Keeper:
             return
         if g.fires == g.clones and g.due_ns is None:
             self.look(now, now + LOOK_AFTER_NS)      # an end nobody could predict: look from now on
-        if g.fires == g.clones and (g.due_ns is None or not g.timed):
+        if g.fires == g.clones and g.timed and g.delay_ns and g.due_ns is not None and g.due_ns < now + g.delay_ns:
+            # a time-based cell whose I/O ran past its predicted end (a busy host): the idle asked for is counted
+            # from its real end, or the device would idle less than asked
+            self.schedule(gid, now + g.delay_ns, True)
+        elif g.fires == g.clones and (g.due_ns is None or not g.timed):
             if g.delay_ns:
                 self.schedule(gid, now + g.delay_ns, True)
             else:

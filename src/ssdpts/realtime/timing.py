@@ -38,6 +38,10 @@ Periods: how often something is looked at; nothing ends when they pass.
                                                                  tests/test_device_idle.py
   CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
                                                                  tests/test_metadata.py (0 s and 1e9 s)
+
+Bounds used to judge stored results (nothing is stopped by them).
+  LAT_MEAN_BOUND_S    a cell whose mean latency exceeds this is `implausible-cell` (src/ssdpts/plausibility.py
+                      says why this value)                       tests/test_plausibility.py (a throttled device)
 """
 
 from __future__ import annotations
@@ -61,3 +65,7 @@ SLOW_SAMPLE_PERIOD_NS = 2_000_000   # while it is busy and no transition is near
 MIN_IDLE_RUN_NS = 200_000           # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
 CHECKPOINT_EVERY_S = 5.0            # a snapshot of a large simulated drive is tens of MB
+
+# the kernel gives up on one I/O after 30 s (block-layer, nvme io_timeout and sd defaults); 1,024 outstanding 4 KiB
+# I/Os (TC32/QD32, the deepest cell a profile asks) wait this long only below 1 MB/s (plausibility.py)
+LAT_MEAN_BOUND_S = 5.0

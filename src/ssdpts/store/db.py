@@ -15,6 +15,7 @@ from urllib.request import pathname2url
 from ..deviations import Deviation
 from ..engines.drivefault import DriveFailure
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
+from ..engines.coverage import from_data as coverage_from_data
 from ..engines.hostcpu import HostCpu
 from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
@@ -127,7 +128,8 @@ def cell_from_dict(d: dict) -> CellResult:
                       intervals=d.get("intervals", []),
                       parts={k: cell_from_dict(v) for k, v in (d.get("parts") or {}).items()},
                       host_cpu=HostCpu(**d["host_cpu"]) if d.get("host_cpu") else None,
-                      stimulus=Stimulus.from_dict(d["stimulus"]) if d.get("stimulus") else None)
+                      stimulus=Stimulus.from_dict(d["stimulus"]) if d.get("stimulus") else None,
+                      coverage=coverage_from_data(d.get("coverage")))
 
 
 @dataclass
