@@ -73,7 +73,7 @@ def _same_workload(w: Workload) -> Workload:
     """What makes two cells the same workload: everything the I/O does, not where (the raw device's span or a
     file's), how long, with which seed, or after how much idle (HIR's wait states ask the same writes)."""
     return dataclasses.replace(w, name="", range_start=0.0, range_size=1.0, runtime_s=1.0, io_size=None, ramp_s=0.0,
-                               seed=None, stream="", stream_offset=0, log_interval_ms=0, idle_before_s=0.0,
+                               seed=None, log_interval_ms=0, idle_before_s=0.0,
                                percentiles=())
 
 
