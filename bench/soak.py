@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -133,13 +134,14 @@ def committed(db: Path, tests: list[str]) -> Committed:
         store.close()
 
 
-INTERRUPTED_LINE = "interrupted; continue it with 'ssdpts resume"
+# the one line Ctrl-C gives: "ssdpts: error: run ID interrupted (what the stop lost); continue it with 'ssdpts resume ID'"
+INTERRUPTED_LINE = re.compile(r"ssdpts: error: run \S+ interrupted( \(.*\))?; continue it with 'ssdpts resume ")
 
 
 def error_lines(text: str) -> list[str]:
     """Error lines in ssdpts's output, but for the one line Ctrl-C is expected to give."""
     return [line for line in text.splitlines()
-            if ("ssdpts: error" in line or "Traceback" in line) and INTERRUPTED_LINE not in line]
+            if ("ssdpts: error" in line or "Traceback" in line) and not INTERRUPTED_LINE.match(line)]
 
 
 def watch(proc: subprocess.Popen, dev: str, db: Path, tests: list[str], err_log: Path, args,

@@ -80,8 +80,9 @@ def test_stored_failure_heads_check_and_show(tmp_path):
 @requires_devices
 def test_a_drive_whose_node_vanishes_between_rounds_is_a_drive_failure(loopdev, results, tiny, tmp_path):
     """What udev does when a drive is pulled out: its device node goes. The next round's fio fails at open
-    and counts no I/O error; the run still ends as `drive-failed` (exit 1), naming the drive, not as fio's
-    own failure (exit 2). The node is put back (same major:minor) before the loop device is released."""
+    and counts no I/O error (it must not create a regular file there: fio's default for a missing file); the
+    run still ends as `drive-failed` (exit 1), naming the drive, not as fio's own failure (exit 2). The node
+    is put back (same major:minor) before the loop device is released."""
     st = os.stat(loopdev)
     never_steady = tmp_path / "never.toml"
     never_steady.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = 25\n')
@@ -93,12 +94,17 @@ def test_a_drive_whose_node_vanishes_between_rounds_is_a_drive_failure(loopdev, 
         assert rid, f"the run never committed a round: {proc.kill() or proc.communicate()}"
         os.unlink(loopdev)
         out, err = proc.communicate(timeout=300)
+        # fio, given a path that is gone, would create a regular file there and write the cell into /dev (RAM)
+        left_in_its_place = os.path.exists(loopdev)
+        if left_in_its_place and not stat.S_ISBLK(os.stat(loopdev).st_mode):
+            os.unlink(loopdev)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         if not os.path.exists(loopdev):
             os.mknod(loopdev, stat.S_IFBLK | 0o660, st.st_rdev)
+    assert not left_in_its_place, f"something was created at {loopdev} after its node was removed"
     assert proc.returncode == 1, (proc.returncode, err)
     assert "Traceback" not in err and f"drive {loopdev} failed (iops, cell" in err, err
     store = Store.in_dir(results)

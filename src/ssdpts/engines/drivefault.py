@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import SsdptsError
+from ..realtime.timing import VANISH_SETTLE_S
 from .fiojson import load_document
 
 # errnos a drive (or its driver) returns for an I/O: media errors, a device gone, read-only media, timeouts
@@ -123,27 +124,50 @@ def drive_failures(output: str, stderr: str, drives: Sequence[tuple[str, str]],
 _GONE_ERRNOS = frozenset({errno.ENOENT, errno.ENODEV, errno.ENXIO, errno.ENOMEDIUM})
 
 
-def vanished(label: str, path: str, cell: str) -> DriveFailure | None:
-    """The drive at `path` as a failure if the kernel no longer has it (pulled out, removed while fio opened
-    it: fio then fails at open, e.g. 'destination does not support O_DIRECT', and counts no I/O error);
-    None while it is there, and for anything that is not a local block device node."""
+def _presence(path: str) -> str | None:
+    """'gone' (no node, no device under it), 'going' (its capacity zeroed or it no longer opens: the kernel is
+    removing it), 'present', or None for anything that is not a local block device node."""
     try:
-        mode = os.stat(path).st_mode
+        st = os.stat(path)
     except FileNotFoundError:
-        mode = None
+        return "gone"
     except OSError:
         return None
-    if mode is not None:
-        if not stat.S_ISBLK(mode):
-            return None
-        try:
-            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
-            return None
-        except OSError as e:
-            if e.errno not in _GONE_ERRNOS:
-                return None
-    return DriveFailure(drive=label, cell=cell, errors=0, errno=errno.ENODEV,
-                        message=f"{path} is gone: the kernel removed the drive during cell {cell}")
+    if not stat.S_ISBLK(st.st_mode):
+        return None
+    size = Path(f"/sys/dev/block/{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}/size")
+    try:
+        if int(size.read_text()) == 0:
+            return "going"        # a removed NVMe namespace's capacity is set to 0 first (fio: no O_DIRECT)
+    except FileNotFoundError:
+        return "gone"
+    except (OSError, ValueError):
+        pass
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError as e:
+        return "gone" if e.errno in _GONE_ERRNOS else "going"
+    return "present"
+
+
+def vanished(label: str, path: str, cell: str, settle_s: float = VANISH_SETTLE_S) -> DriveFailure | None:
+    """The drive at `path` as a failure if the kernel no longer has it, or is removing it (pulled out while fio
+    opened it: fio then fails at open, e.g. 'destination does not support O_DIRECT', and counts no I/O
+    error); a drive being removed is given `settle_s` to go. None while it is there and usable, and for
+    anything that is not a local block device node."""
+    state = _presence(path)
+    deadline = time.monotonic() + settle_s
+    while state == "going" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        state = _presence(path)
+    if state == "gone":
+        return DriveFailure(drive=label, cell=cell, errors=0, errno=errno.ENODEV,
+                            message=f"{path} is gone: the kernel removed the drive during cell {cell}")
+    if state == "going":
+        return DriveFailure(drive=label, cell=cell, errors=0, errno=errno.ENODEV,
+                            message=f"{path} is going: its capacity is 0 or it no longer opens (the kernel is "
+                                    f"removing the drive) since cell {cell}")
+    return None
 
 
 class KernelLog:

@@ -26,6 +26,8 @@ Timeouts: exceeding one ends or changes something.
   STORE_LOCK_WAIT_S   how long a write to the results database waits for another program's write lock before
                       the command stops naming the holder (reads do not wait: WAL)
                                                                  tests/test_store_medium.py (lock held until it answers)
+  VANISH_SETTLE_S     after fio failed, how long a drive the kernel is removing (capacity 0, no longer opens) is
+                      given to go before it is recorded as going   tests/test_drive_faults.py (node removed)
 
 Periods: how often something is looked at; nothing ends when they pass.
   ACK_POLL_S          the engine waits for the gatekeeper's acknowledgement as long as the keeper lives,
@@ -55,6 +57,7 @@ READER_JOIN_S = 2.0          # the helper has exited by then: its output ends at
 PURGE_TIMEOUT_S = 24 * 3600.0
 TOOL_TIMEOUT_S = 60.0
 STORE_LOCK_WAIT_S = 5.0      # ssdpts's own transactions last milliseconds
+VANISH_SETTLE_S = 3.0        # QEMU's PCI hot-unplug of an NVMe drive completes in under a second
 
 ACK_POLL_S = 1.0
 SET_UP_POLL_S = 0.25

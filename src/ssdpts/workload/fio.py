@@ -167,12 +167,21 @@ def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "lib
     """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`."""
     if len(targets) == 1:
         t = targets[0]
-        return render(list(cells), t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
-                      threads)
+        job = render(list(cells), t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
+                     threads)
+        job.global_options.update(_no_file_for_a_device(t))
+        return job
     job = render([], "", 0, 4096, ioengine, threads)
     del job.global_options["filename"]
     for w in cells:
         for i, t in enumerate(targets):
-            opts = {"filename": filename_value(t.fio_filename), **cell_options(w, t.size_bytes, t.logical_block_size)}
+            opts = {"filename": filename_value(t.fio_filename), **_no_file_for_a_device(t),
+                    **cell_options(w, t.size_bytes, t.logical_block_size)}
             job.sections.append((f"{w.name}@{i}", opts))
     return job
+
+
+def _no_file_for_a_device(target) -> dict[str, str]:
+    """A block device's node gone (the drive pulled out, udev removed it): fio would create a regular file of that
+    name in /dev (RAM) and write the cell's bytes into it. Refused: fio fails at open, the drive's failure."""
+    return {"allow_file_create": "0"} if getattr(target, "kind", "") == "block" else {}
