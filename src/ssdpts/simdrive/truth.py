@@ -57,16 +57,27 @@ def waf_between(before: DriveTruth, after: DriveTruth) -> float | None:
     return (after.nand_write_bytes - before.nand_write_bytes) / host if host > 0 else None
 
 
+SEQUENTIAL = ("read", "write", "rw")
+
+
 def sample_job(drive, job: dict, step_s: float) -> list[DriveTruth]:
-    """Run `job` (a `SimDrive.run_job` dict with `runtime_ns`) in slices of `step_s` simulated seconds, back to
-    back, and read the truth after each: the drive's state over time (the SLC cache filling, the free pool
-    falling). Each slice is its own job: a sequential job restarts at its offset."""
+    """Run `job` (a `SimDrive.run_job` dict with `runtime_ns`, `offset` and `size`) in slices of `step_s`
+    simulated seconds, back to back, and read the truth after each: the drive's state over time (the SLC cache
+    filling, the free pool falling). A sequential job's next slice starts where the last one stopped."""
     total_ns = int(job["runtime_ns"])
     step_ns = max(1, int(step_s * 1e9))
+    job = dict(job)
     out, done = [], 0
     while done < total_ns:
         ns = min(step_ns, total_ns - done)
-        drive.run_job(dict(job, runtime_ns=ns))
+        # a sequential slice stops at the range's end (a timed job would wrap to its start)
+        res = drive.run_job(dict(job, runtime_ns=ns, **({"io_size": job["size"]} if job["rw"] in SEQUENTIAL else {})))
         done += ns
         out.append(truth(drive))
+        if job["rw"] in SEQUENTIAL:
+            moved = res["read"]["io_bytes"] + res["write"]["io_bytes"]
+            if moved >= job["size"]:
+                break
+            job["offset"] += moved
+            job["size"] -= moved
     return out
