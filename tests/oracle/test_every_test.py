@@ -100,3 +100,20 @@ def test_endurance_waf_is_nand_bytes_over_host_bytes(tmp_path):
     assert truth.nand_write_bytes == truth.host_write_bytes + truth.gc_moved_bytes
     assert s.projection.waf == pytest.approx(truth.waf, rel=0.02)
     assert truth.waf > 2
+
+
+@pytest.mark.slow
+def test_rw_over_time_4k_is_the_same_first_or_after_another_block_size(tmp_path):
+    """The symptom of issue 26: the same 4K random-write-over-time series whether it runs first or after 128K
+    (each block size from its own purge)."""
+    series = {}
+    for sizes in (["4k"], ["128k", "4k"]):
+        profile = tmp_path / f"{len(sizes)}.toml"
+        profile.write_text(f'[profile]\nextends = "{ORACLE_PROFILE}"\n\n[tests.rw-over-time]\n'
+                           f'block_sizes = {sizes!r}\nduration = "3s"\ninterval = "250ms"\n'.replace("'", '"'))
+        rid, store = run_completed(SMALL_SIM, tmp_path / f"r{len(sizes)}", str(profile), "rw-over-time", "--seed", SEED)
+        (t,) = store.tests(rid)
+        runs = registry.get("rw-over-time").decode(t["summary"]).block_sizes
+        series[len(sizes)] = [(p.t_s, p.mb_s) for p in runs[-1].series]
+        assert runs[-1].block_size == 4096
+    assert len(series[1]) == 12 and series[1] == series[2]
