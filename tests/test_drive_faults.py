@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
+from conftest import requires_devices, wait_for_rounds
 from ssdpts.conformance import check
 from ssdpts.engines.drivefault import DriveFailure, drive_failures
 from ssdpts.export.model import load_run
@@ -67,3 +72,37 @@ def test_stored_failure_heads_check_and_show(tmp_path):
     text = render_text(run, verdict).splitlines()
     assert text[0].startswith(f"run {run_id} — drive-failed: drive /dev/sdd failed")
     assert any(line.startswith("DRIVE FAILED") for line in text[:8])
+
+
+# --- a drive removed while fio opens it -------------------------------------------------------------------
+
+
+@requires_devices
+def test_a_drive_whose_node_vanishes_between_rounds_is_a_drive_failure(loopdev, results, tiny, tmp_path):
+    """What udev does when a drive is pulled out: its device node goes. The next round's fio fails at open
+    and counts no I/O error; the run still ends as `drive-failed` (exit 1), naming the drive, not as fio's
+    own failure (exit 2). The node is put back (same major:minor) before the loop device is released."""
+    st = os.stat(loopdev)
+    never_steady = tmp_path / "never.toml"
+    never_steady.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = 25\n')
+    proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", str(never_steady),
+                             "--tests", "iops", "--destroy-data", "--results", str(results), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        rid = wait_for_rounds(results / "ssdpts.db", "iops", 1)
+        assert rid, f"the run never committed a round: {proc.kill() or proc.communicate()}"
+        os.unlink(loopdev)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if not os.path.exists(loopdev):
+            os.mknod(loopdev, stat.S_IFBLK | 0o660, st.st_rdev)
+    assert proc.returncode == 1, (proc.returncode, err)
+    assert "Traceback" not in err and f"drive {loopdev} failed (iops, cell" in err, err
+    store = Store.in_dir(results)
+    assert store.run(rid)["status"] == "drive-failed"
+    [f] = store.drive_failures(rid)
+    assert (f.drive, f.errno, f.errors) == (loopdev, errno.ENODEV, 0) and f"{loopdev} is gone" in f.message
+    assert len(store.rounds(rid, "iops", with_cells=False)) >= 1     # the rounds before the removal are kept

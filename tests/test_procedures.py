@@ -16,7 +16,6 @@ from ssdpts.pts import registry
 from ssdpts.pts.common import round_seed
 from ssdpts.units import bs_label
 from ssdpts.workload import Workload, render
-from ssdpts.workload.streams import StreamPositions
 
 
 # --- latency: block-size inner loop 8 -> 4 -> 0.5 KiB --------------------------------------------------
@@ -60,44 +59,6 @@ def test_throughput_tracking_follows_the_profiles_spec(tmp_path):
     for bs in ("128K", "1024K"):
         assert trackers(e11, bs) == [f"seq_{bs}_0-100 write_bw"]
         assert trackers(pts2, bs) == [f"seq_{bs}_100-0 read_bw", f"seq_{bs}_0-100 write_bw"]
-
-
-def test_stream_positions_wrap_like_fio():
-    w = Workload(name="w", rw="write", bs=128 * 1024, runtime_s=1, stream="s")
-    cap, mib = 64 * 2**20, 2**20
-    pos = StreamPositions()
-    a = pos.place(w)
-    assert a.stream_offset == 0
-    assert pos.advance(a, 0, 10 * mib, cap, 512) == 10 * mib
-    b = pos.place(w)
-    assert b.stream_offset == 10 * mib
-    # 60 MiB from 10 MiB: 54 MiB to the end, then fio wraps to where this cell began (10 MiB): 16 MiB
-    assert pos.advance(b, 0, 60 * mib, cap, 512) == 16 * mib
-    opts = render([pos.place(w)], "/dev/x", cap).sections[0][1]
-    assert (int(opts["offset"]), int(opts["size"])) == (16 * mib, 48 * mib)
-    assert pos.place(Workload(name="r", rw="randwrite", runtime_s=1, stream="s")).stream_offset == 0
-
-
-def _offsets(job_text: str, section: str) -> int:
-    body = job_text.split(f"[{section}]", 1)[1].split("\n[", 1)[0]
-    return int(re.search(r"^offset=(\d+)$", body, re.M).group(1))
-
-
-def test_throughput_stream_continues_across_rounds_on_fio(loopdev, results, tiny):
-    rid, store = run_completed(loopdev, results, tiny, "throughput", "--purge", "trim")
-    rounds = store.rounds(rid, "throughput", "bs=128K")
-    assert len(rounds) >= 5
-    size = 64 * 2**20
-    for name in ("seq_128K_100-0", "seq_128K_0-100"):
-        expected = 0
-        for r in rounds:
-            cell = r.cell(name)
-            start = _offsets(r.job_text, name)
-            assert start == expected, (name, r.round)   # where the stream stood, not the range's start
-            span = size - start
-            done = cell.read.bytes + cell.write.bytes
-            expected = (start + done % span) // (128 * 1024) * (128 * 1024) % size
-        assert any(_offsets(r.job_text, name) for r in rounds[1:])
 
 
 # --- repeatable random streams ------------------------------------------------------------------------

@@ -83,8 +83,10 @@ pub struct JobSpec {
     pub numjobs: u32,
     pub iodepth: u32,
     pub offset: u64,
-    /// 0 = to the end of the device
+    /// 0 = to the end of the device; with `offset_increment`, each clone's own slice
     pub size: u64,
+    /// clone c streams over [offset + c * offset_increment, + size) (fio offset_increment)
+    pub offset_increment: u64,
     pub runtime_ns: u64,
     pub io_size: u64,
     /// (pct of I/O, pct of range)
@@ -107,6 +109,7 @@ impl Default for JobSpec {
             iodepth: 1,
             offset: 0,
             size: 0,
+            offset_increment: 0,
             runtime_ns: 0,
             io_size: 0,
             zones: vec![],
@@ -146,10 +149,77 @@ pub struct JobResult {
     pub write: DirStats,
     pub intervals: Vec<Interval>,
     pub percentiles: Vec<f64>,
+    pub coverage: Coverage,
+}
+
+/// The LBAs a job touched, one bit per granule of its whole range (all clones' slices): the granule is the
+/// largest unit every I/O's offset and length are multiples of, coarsened only when the range would need
+/// more than MAX_COVERAGE_BITS (a partly touched granule then counts whole; `granule` says so).
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    pub start: u64,
+    pub len: u64,
+    pub granule: u64,
+    shift: u32,
+    bits: Vec<u64>,
+    pub lowest: u64,
+    pub highest_end: u64,
+}
+
+pub const MAX_COVERAGE_BITS: u64 = 1 << 28; // 32 MiB of bitmap at most
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+impl Coverage {
+    pub fn new(start: u64, len: u64, unit: u64) -> Coverage {
+        // a power of two dividing `unit` (its lowest set bit), so marking shifts instead of dividing
+        let mut shift = unit.max(1).trailing_zeros();
+        while len >> shift > MAX_COVERAGE_BITS {
+            shift += 1;
+        }
+        let granule = 1u64 << shift;
+        let nbits = (len + granule - 1) >> shift;
+        Coverage { start, len, granule, shift, bits: vec![0; ((nbits + 63) / 64) as usize], lowest: u64::MAX, highest_end: 0 }
+    }
+    #[inline(always)]
+    pub fn mark(&mut self, off: u64, bs: u64) {
+        self.lowest = self.lowest.min(off);
+        self.highest_end = self.highest_end.max(off + bs);
+        let mut i = (off - self.start) >> self.shift;
+        let b = (off + bs - self.start + self.granule - 1) >> self.shift;
+        if b == i + 1 {
+            self.bits[(i >> 6) as usize] |= 1u64 << (i & 63);
+            return;
+        }
+        while i < b {
+            let lo = i & 63;
+            let n = (64 - lo).min(b - i);
+            let mask = if n == 64 { !0u64 } else { ((1u64 << n) - 1) << lo };
+            self.bits[(i >> 6) as usize] |= mask;
+            i += n;
+        }
+    }
+    /// Prefetch the bitmap word of an I/O generated ahead (random jobs: the word is a cache miss otherwise).
+    #[inline(always)]
+    pub fn prefetch(&self, off: u64) {
+        let w = ((off - self.start) >> self.shift >> 6) as usize;
+        if w < self.bits.len() {
+            crate::model::prefetch_w(&self.bits[w]);
+        }
+    }
+    /// Bytes of the range touched at least once (whole granules).
+    pub fn touched_bytes(&self) -> u64 {
+        let n: u64 = self.bits.iter().map(|w| w.count_ones() as u64).sum();
+        (n * self.granule).min(self.len)
+    }
 }
 
 struct CloneState {
     rng: Rng,
+    start: u64,
+    end: u64,
     seq_pos: u64,
     issued: u64,
     inflight: u32,
@@ -186,8 +256,12 @@ impl JobSpec {
             return Err(format!("offset {} must be a multiple of 512 below capacity {capacity}", self.offset));
         }
         let size = if self.size == 0 { capacity - self.offset } else { self.size };
-        if self.offset + size > capacity {
-            return Err(format!("offset+size {} exceeds capacity {capacity}", self.offset + size));
+        if self.offset_increment % 512 != 0 {
+            return Err(format!("offset_increment {} must be a multiple of 512", self.offset_increment));
+        }
+        let last = self.offset + self.offset_increment * (self.numjobs as u64 - 1) + size;
+        if last > capacity {
+            return Err(format!("offset+size {last} (of the last clone) exceeds capacity {capacity}"));
         }
         let maxbs = self.bssplit.iter().map(|x| x.0).max().unwrap();
         if maxbs > size {
@@ -250,12 +324,20 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
     let n_fixed = if fixed_bs != 0 { (size - fixed_bs) / align + 1 } else { 0 };
     let t0 = model.clock;
     let nclones = job.numjobs as usize;
+    let inc = job.offset_increment;
+    let mut unit = job.bssplit.iter().fold(gcd(start, inc), |g, x| gcd(g, x.0));
+    if unit == 0 {
+        unit = align;
+    }
+    let mut coverage = Coverage::new(start, inc * (nclones as u64 - 1) + size, unit);
     let qd = job.iodepth as usize;
     let nslots = nclones * qd;
     let mut clones: Vec<CloneState> = (0..nclones)
         .map(|c| CloneState {
             rng: Rng::new(job.seed ^ (c as u64).wrapping_mul(0x9e3779b97f4a7c15).wrapping_add(c as u64)),
-            seq_pos: start,
+            start: start + inc * c as u64,
+            end: start + inc * c as u64 + size,
+            seq_pos: start + inc * c as u64,
             issued: 0,
             inflight: 0,
             period_start: t0,
@@ -318,7 +400,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             let off = if rand {
                 if zones.is_empty() {
                     let n = if fixed_bs != 0 { n_fixed } else { (size - bs) / align + 1 };
-                    start + c.rng.below(n) * align
+                    c.start + c.rng.below(n) * align
                 } else {
                     let r = c.rng.next_u64() >> 32;
                     let mut zi = zones.len() - 1;
@@ -331,11 +413,11 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     let (_, zs, zl) = zones[zi];
                     let zl = zl.max(bs).min(end - zs);
                     let n = (zl - bs) / align + 1;
-                    zs + c.rng.below(n) * align
+                    c.start - start + zs + c.rng.below(n) * align
                 }
             } else {
-                if c.seq_pos + bs > end {
-                    c.seq_pos = start;
+                if c.seq_pos + bs > c.end {
+                    c.seq_pos = c.start; // fio wraps to the clone's offset
                 }
                 let o = c.seq_pos;
                 c.seq_pos += bs;
@@ -381,6 +463,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     model.prefetch_rmap(la0[slot].0);
                     la1[slot] = gen!(&mut clones[ci]);
                     model.prefetch_map(la1[slot].0);
+                    coverage.prefetch(la1[slot].0);
                     io
                 } else {
                     gen!(&mut clones[ci])
@@ -388,6 +471,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 let c = &mut clones[ci];
                 c.issued += bs;
                 c.inflight += 1;
+                coverage.mark(off, bs);
                 let done = if is_read { model.read_io(t, off, bs) } else { model.write_io(t, off, bs) };
                 sub_t[slot] = t;
                 sub_bytes[slot] = bs;
@@ -523,5 +607,6 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         write: wr,
         intervals,
         percentiles: job.percentiles.clone(),
+        coverage,
     })
 }

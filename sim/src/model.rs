@@ -204,7 +204,7 @@ impl FastDiv {
 
 /// Prefetch a line that is about to be written.
 #[inline(always)]
-fn prefetch_w<T>(p: *const T) {
+pub(crate) fn prefetch_w<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     unsafe {
         core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_ET0)

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 const META_KEYS: &[&str] = &["name", "description", "source", "scale", "base"];
 
 const JOB_KEYS: &[&str] = &[
-    "name", "rw", "rwmixread", "bs", "bssplit", "numjobs", "iodepth", "offset", "size", "runtime_ns",
+    "name", "rw", "rwmixread", "bs", "bssplit", "numjobs", "iodepth", "offset", "size", "offset_increment", "runtime_ns",
     "io_size", "zones", "thinktime_ns", "thinktime_iotime_ns", "seed", "log_interval_ns", "percentiles",
 ];
 
@@ -84,6 +84,7 @@ fn parse_job(d: &Bound<'_, PyDict>) -> PyResult<JobSpec> {
             "iodepth" => j.iodepth = num_u64(&v, &key)? as u32,
             "offset" => j.offset = num_u64(&v, &key)?,
             "size" => j.size = num_u64(&v, &key)?,
+            "offset_increment" => j.offset_increment = num_u64(&v, &key)?,
             "runtime_ns" => j.runtime_ns = num_u64(&v, &key)?,
             "io_size" => j.io_size = num_u64(&v, &key)?,
             "zones" => j.zones = pairs(&v, &key)?,
@@ -163,6 +164,20 @@ fn dir_dict<'py>(py: Python<'py>, s: &DirStats, runtime_ns: u64, plist: &[f64]) 
     Ok(d)
 }
 
+/// The LBAs the job touched (engine.rs `Coverage`), in bytes: its range, the distinct bytes touched, the
+/// lowest offset and highest end, and the granule the bitmap counted in.
+fn coverage_dict<'py>(py: Python<'py>, r: &JobResult) -> PyResult<Bound<'py, PyDict>> {
+    let c = &r.coverage;
+    let d = PyDict::new_bound(py);
+    d.set_item("range_offset", c.start)?;
+    d.set_item("range_bytes", c.len)?;
+    d.set_item("touched_bytes", c.touched_bytes())?;
+    d.set_item("lowest", if c.highest_end > 0 { c.lowest } else { 0 })?;
+    d.set_item("highest_end", c.highest_end)?;
+    d.set_item("granule", c.granule)?;
+    Ok(d)
+}
+
 fn result_dict<'py>(py: Python<'py>, r: &JobResult, c: &Counters) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);
     d.set_item("jobname", &r.name)?;
@@ -187,6 +202,7 @@ fn result_dict<'py>(py: Python<'py>, r: &JobResult, c: &Counters) -> PyResult<Bo
         iv.append(e)?;
     }
     d.set_item("intervals", iv)?;
+    d.set_item("coverage", coverage_dict(py, r)?)?;
     Ok(d)
 }
 

@@ -350,7 +350,8 @@ def show(run_id, results, as_json):
 def check_run(run_id, results, as_json, criteria_file, junit_file):
     """The run's conformance verdict: every deviation from the spec its profile claims (non-SNIA purge,
     write-cache mismatch, steady state not reached, device idle over 10 ms, percentiles from too few I/Os,
-    shortened durations), each with its evidence and source. Exit 0 when conformant, 1 when not.
+    shortened durations, implausible cells, figures above the interface, host-limited cells), each with its
+    evidence and source. Exit 0 when conformant, 1 when not.
     With --criteria: each acceptance rule with its evidence; exit 0 when all hold, 1 when any fails."""
     if junit_file and not criteria_file:
         raise click.UsageError("--junit needs --criteria RULES.toml (the rules the JUnit file reports)")
@@ -362,7 +363,8 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
     verdict = check(load_run(store, run_id), store)
     if as_json:
         click.echo(json.dumps({"run": verdict.run_id, "conformant": verdict.conformant, "spec": verdict.spec,
-                               "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings]}, indent=2))
+                               "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],
+                               "notes": verdict.notes}, indent=2))
     else:
         click.echo("\n".join(verdict.lines()))
     sys.exit(0 if verdict.conformant else 1)

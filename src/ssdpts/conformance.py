@@ -14,10 +14,12 @@ from typing import Callable
 
 from .deviations import RUN_WIDE, Deviation
 from .engines.drivefault import DriveFailure
+from .export.coverage import coverage_rule
+from .plausibility import interface_notes, judge_stored
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .store import Store
-from .store.idle import GAP_LIMIT_MS
+from .store.idle import GAP_LIMIT_MS, JUDGED_KINDS, judged_transitions
 
 IDLE_LIMIT_MS = GAP_LIMIT_MS   # ssdpts's bound for "no pause" between phases and rounds (store/idle.py)
 SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
@@ -44,6 +46,7 @@ class Verdict:
     spec: str
     findings: list[Finding] = field(default_factory=list)
     drive_failures: list[DriveFailure] = field(default_factory=list)   # they head every verdict
+    notes: list[str] = field(default_factory=list)    # what a rule could not judge, and why (not deviations)
 
     @property
     def conformant(self) -> bool:
@@ -57,7 +60,7 @@ class Verdict:
         head = (f"conformance: {'CONFORMANT' if self.conformant else 'NOT CONFORMANT'} to {self.spec or 'the spec'}"
                 f" (profile {self.profile})" + ("" if self.conformant else f", {len(self.findings)} deviations"))
         return [head] + [f"  - [{f.deviation.rule}] {f.test + ': ' if f.test else ''}{f.deviation.evidence} "
-                         f"({f.deviation.source})" for f in self.findings]
+                         f"({f.deviation.source})" for f in self.findings] + [f"  note: {n}" for n in self.notes]
 
     def test_line(self, t: TestResult) -> str:
         """One test's verdict as the console ends it: steady state (which trackers), its deviations."""
@@ -101,32 +104,27 @@ def _steady(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
 
 
 def _gaps(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
-    """Unintended idle: the idle before a round beyond the idle its first cell asks for (HIR's wait states).
-    The device's own idle (block layer, `device_idle_before_ms`) where it was measured, else the engine's
-    gate-side figure (a lower bound of the device's idle); the evidence says which."""
-    over = []
-    for kind in ("precondition", "round"):
-        for r in store.rounds(run.id, t.name, kind=kind, with_cells=False):
-            device = r.device_idle_before.ms if r.device_idle_before else None
-            idle, source = (device, "device") if device is not None else (r.gap_before_ms, "gate")
-            if idle is None or idle <= IDLE_LIMIT_MS:
-                continue      # only a long idle needs its cells read: did the first one ask for that idle?
-            first = (store.round_workloads(r.id) or [{}])[0]
-            asked = 1000.0 * float(first.get("idle_before_s") or 0.0)
-            if idle - asked > IDLE_LIMIT_MS:
-                over.append((idle - asked, source, r))
+    """Unintended idle: every transition (before a round, between its cells, across a resume) idling beyond the
+    idle its next cell asks for (HIR's wait states); the same transitions `show` counts (judged_transitions).
+    The device's own idle (block layer) where it was measured, else the engine's gate-side figure (a lower
+    bound of the device's idle); the evidence says which."""
+    rounds = [r for kind in JUDGED_KINDS for r in store.rounds(run.id, t.name, kind=kind, with_cells=False)]
+    over = [x for x in judged_transitions(rounds, store.round_workloads) if x.over_limit]
     if not over:
         return []
-    extra, source, worst = max(over, key=lambda x: x[0])
-    by_device = sum(1 for o in over if o[1] == "device")
+    worst = max(over, key=lambda x: x.excess_ms)
+    by_device = sum(1 for o in over if o.source == "device")
     how = ("device idle measured at the block layer" if by_device == len(over) else
            "gate-side figure (device idle not measured)" if not by_device else
            f"{by_device} by device idle measured at the block layer, {len(over) - by_device} by gate-side figure "
            "(device idle not measured)")
-    measured = "device idle" if source == "device" else "gate-side figure"
+    measured = "device idle" if worst.source == "device" else "gate-side figure"
+    resumed = [o for o in over if o.across_resume]
+    across = (f"; {len(resumed)} across a stop and its resume (longest {max(o.excess_ms for o in resumed) / 1000:.1f} s"
+              f", {resumed[0].where})" if resumed else "")
     return [Deviation("idle-gap", f"{len(over)} transitions left the device idle for more than "
-                      f"{IDLE_LIMIT_MS:g} ms ({how}): longest {extra:.1f} ms ({measured}, beyond any requested "
-                      f"idle) before {worst.phase or 'round'} {worst.round}", "PTS 2.0.2 IOPS step 3: no pause "
+                      f"{IDLE_LIMIT_MS:g} ms ({how}): longest {worst.excess_ms:.1f} ms ({measured}, beyond any "
+                      f"requested idle) {worst.where}{across}", "PTS 2.0.2 IOPS step 3: no pause "
                       f"between WIPC and WDPC or between rounds; ssdpts bound {IDLE_LIMIT_MS:g} ms")]
 
 
@@ -202,8 +200,19 @@ def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     return out
 
 
+def _stimulus(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    """Cells whose I/O reached the device otherwise than asked (export/stimulus.py)."""
+    return t.stimulus.deviations() if t.stimulus is not None else []
+
+
+def _plausibility(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
+    """Figures that cannot be trusted: implausible cells, above the interface, host-limited (plausibility.py)."""
+    return judge_stored(store, run.id, t.name, run.target)
+
+
 TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations,
-                                                                              _io_mode]
+                                                                              _io_mode, coverage_rule, _plausibility,
+                                                                              _stimulus]
 
 
 def check(run: RunResult, store: Store) -> Verdict:
@@ -214,6 +223,7 @@ def check(run: RunResult, store: Store) -> Verdict:
     verdict.findings += [Finding(f.test, Deviation("drive-failed", f.evidence(), DRIVE_FAILED_SOURCE))
                          for f in verdict.drive_failures]
     verdict.findings += [Finding("", d) for d in recorded.get(RUN_WIDE, [])]
+    verdict.notes += interface_notes(run.target)
     for t in run.tests:
         verdict.findings += [Finding(t.name, d) for d in recorded.get(t.name, [])]
         if t.status == "drive-failed":

@@ -20,6 +20,7 @@ from .units import format_duration
 if TYPE_CHECKING:
     from .engines.results import IoProgress, RoundOutput
     from .pts.plan import TestPlan
+    from .pts.resume import WorkDone
 
 log = logging.getLogger("ssdpts")
 
@@ -74,6 +75,7 @@ class Progress:
         self._round_started = 0.0
         self._round_seconds: float | None = None
         self._max_rounds = 0
+        self._round_no = 0
         self._cells: list[tuple[str, float]] = []
         self._bounds: dict[str, PlanBounds] = {}
         self._tests: list[str] = []
@@ -118,7 +120,22 @@ class Progress:
             clock = f" {bar} round {format_duration(max(self._round_seconds - elapsed, 0))} left"
         else:
             clock = f" {format_duration(elapsed)} elapsed"
-        return f"{self._desc}{cell}{clock}; {self.eta()}  {self._status}"
+        lost = self.stop_cost()
+        return f"{self._desc}{cell}{clock}; {self.eta()}{'; a stop now loses ' + lost if lost else ''}  {self._status}"
+
+    def stop_cost(self) -> str:
+        """What a stop now would lose: the round in flight ('round 3: 34m of 56m measured'), or the running
+        preconditioning's bytes; "" between rounds. A resume runs it again from its start."""
+        if not self._desc:
+            return ""
+        if self._io is not None:
+            total = f" of {mb(self._io.bytes_total)}" if self._io.bytes_total else ""
+            return f"the preconditioning in flight: {mb(self._io.bytes_done)}{total} written"
+        if not self._round_seconds:
+            return ""
+        elapsed = min(time.monotonic() - self._round_started, self._round_seconds)
+        what = f"round {self._round_no}" if self._round_no else "the preconditioning in flight"
+        return f"{what}: {format_duration(elapsed)} of {format_duration(self._round_seconds)} measured"
 
     def _render(self):
         from rich.text import Text
@@ -187,8 +204,10 @@ class Progress:
         self._tests = list(tests)
         self._bounds = {b.test: b for b in bounds}
 
-    def test_started(self, test: str, title: str, index: int, count: int) -> None:
-        self._test, self._spent, self._written, self._io = test, 0.0, 0, None
+    def test_started(self, test: str, title: str, index: int, count: int, done: "WorkDone | None" = None) -> None:
+        """`done`: what a resumed test stored before (its finished preconditioning and rounds leave the ETA)."""
+        self._test, self._io = test, None
+        self._spent, self._written = (done.seconds, done.size_bound_bytes) if done is not None else (0.0, 0)
         self._mark = time.monotonic()
         self._desc = ""
         b = self._bounds.get(test)
@@ -197,6 +216,10 @@ class Progress:
             planned = f" (planned {span(b.seconds_min, b.seconds_max)}" + (
                 f" + writing {mb(b.size_bound_bytes)}" if b.size_bound_bytes else "") + ")"
         self._print(f"== test {index}/{count}: {title}{planned}")
+        if done is not None and (done.seconds or done.size_bound_bytes):
+            self._print(f"   resumed: {format_duration(done.seconds)} of rounds" + (
+                f" and {mb(done.size_bound_bytes)} of preconditioning" if done.size_bound_bytes else "")
+                + f" already stored, left out of the ETA; {self.eta()}")
 
     def round_started(self, test: str, phase: str, round_no: int, max_rounds: int, seconds: float | None,
                       what: str, cells: list[tuple[str, float]] | None = None, window: int | None = None) -> None:
@@ -207,6 +230,7 @@ class Progress:
         self._round_seconds = seconds
         self._cells = list(cells or [])
         self._max_rounds = max_rounds
+        self._round_no = round_no
         self._io = None
         if round_no:
             self._mark = self._round_started

@@ -5,7 +5,6 @@ Resumable at any point: completed tests are skipped, a test continues from its l
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import shutil
@@ -17,7 +16,7 @@ from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for
-from .engines.drivefault import DriveFailed, DriveFailure
+from .engines.drivefault import DriveFailed, vanished
 from .engines.fio_versions import check_options
 from .errors import SsdptsError
 from .deviations import Deviation
@@ -28,7 +27,7 @@ from .owner import RunOwner
 from .profiles import load_profile, profile_tests
 from .export.model import load_run
 from .progress import Progress, PlanBounds
-from .pts import registry
+from .pts import registry, resume as resumes
 from .pts.common import TestContext, choose_seed
 from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
@@ -296,6 +295,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     check_options(engine.version, planned_workloads(plans))
+    resumes.resuming(store, run["id"], target)      # the device's counters before any I/O of ours
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
     return run["id"]
@@ -439,7 +439,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                     continue
                 spec = registry.get(name)
                 store.set_test(run_id, name, "running")
-                progress.test_started(name, spec.title, index, len(run["tests"]))
+                progress.test_started(name, spec.title, index, len(run["tests"]), resumes.work_done(store, run_id, name))
                 try:
                     summary = _run_test(store, run_id, name, target, engine, profile, progress, purge_method)
                 except DriveFailed as e:
@@ -472,10 +472,16 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
                          f"'ssdpts show {run_id}' for the results")
     except KeyboardInterrupt:
         interrupts.acknowledge()
+        lost = progress.stop_cost()
+        try:
+            resumes.record_stop(store, run_id, engine, target, lost)
+        except SsdptsError as e:      # the results medium: the resume then reads the last stored round's end
+            log.error("run %s: stop not recorded: %s", run_id, e)
         _record_stop(store, run_id, "interrupted", interrupts.reason())
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
-        raise SsdptsError(f"run {run_id} interrupted; continue it with 'ssdpts resume {run_id}'", exit_code=130)
+        cost = f" (the stop lost {lost}: the resume runs it again)" if lost else ""
+        raise SsdptsError(f"run {run_id} interrupted{cost}; continue it with 'ssdpts resume {run_id}'", exit_code=130)
     except DriveFailedRun:
         raise
     except ResultsMediumError as e:
@@ -544,13 +550,14 @@ def _drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, tar
         progress.message(f"{f.line()}; evidence kept in 'ssdpts show {run_id}'")
     gone = {f.drive for f in failed.failures}
     healthy = [m for m in target.drives() if m.label_id not in gone]
-    for m in [m for m in healthy if m.kind == "block" and m.host is None and not os.path.exists(m.path)]:
+    for m in [m for m in healthy if m.kind == "block" and m.host is None]:
         # pulled out while the round ended for another drive's failure: fio saw no error on it, it is gone
-        cell = failed.failures[0].cell
-        vanished = DriveFailure(drive=m.label_id, cell=cell, errors=0, errno=errno.ENODEV, test=name,
-                                message=f"{m.path} is gone: the kernel removed the drive during cell {cell}")
-        store.record_drive_failure(run_id, vanished)
-        progress.message(f"{vanished.line()}; evidence kept in 'ssdpts show {run_id}'")
+        gone = vanished(m.label_id, m.path, failed.failures[0].cell)
+        if gone is None:
+            continue
+        gone.test = name
+        store.record_drive_failure(run_id, gone)
+        progress.message(f"{gone.line()}; evidence kept in 'ssdpts show {run_id}'")
         healthy.remove(m)
     if len(healthy) == len(target.drives()) or not healthy or target.kind != "set":
         store.set_test(run_id, name, "drive-failed")

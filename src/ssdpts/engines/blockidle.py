@@ -83,6 +83,8 @@ class IdleSampler:
         self.runs: list[IdleRun] = []          # ordered by last_busy_ns
         self.quiet_since: int | None = None    # last busy sample of the idle run in progress, if any
         self.seen_ns = 0                       # every run that ended before this time is in `runs`
+        self.started_ns: int | None = None     # when the child began sampling
+        self.first_io_ns: int | None = None    # the first I/O it saw, if the device was quiet until then
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -92,8 +94,12 @@ class IdleSampler:
             if len(parts) < 2:
                 continue
             with self._cond:
-                if parts[0] == "r" and len(parts) == 3:
+                if parts[0] == "s":
+                    self.started_ns = int(parts[1])
+                elif parts[0] == "r" and len(parts) == 3:
                     run = IdleRun(int(parts[1]), int(parts[2]))
+                    if self.first_io_ns is None and run.last_busy_ns == self.started_ns:
+                        self.first_io_ns = run.first_busy_ns
                     self.runs.append(run)
                     self.quiet_since = None
                     self.seen_ns = max(self.seen_ns, run.first_busy_ns)
@@ -127,6 +133,20 @@ class IdleSampler:
         if best is None:     # the window itself, so that an outside check can look at the same place
             return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
         return DeviceIdle(round(best.ms, 3), best.last_busy_ns / 1e9, best.first_busy_ns / 1e9)
+
+    def first_io(self) -> int | None:
+        """The first I/O since sampling began (ns), where the device was quiet until then; None if it was busy
+        when sampling began or has not been seen yet (waits briefly for the sampler's report)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.first_io_ns is not None or self.runs, IDLE_REPORT_WAIT_S)
+            return self.first_io_ns
+
+    def last_io(self) -> int | None:
+        """The last I/O before the device went quiet (ns): once nothing is left to run (its processes ended),
+        the last I/O the device saw. None if it is still busy (waits briefly for the sampler's report)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.quiet_since is not None, IDLE_REPORT_WAIT_S)
+            return self.quiet_since
 
     def forget_before(self, ns: int) -> None:
         """Drop idle runs that ended before `ns` (no transition left to judge there): a session can run for

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -115,6 +116,34 @@ def drive_failures(output: str, stderr: str, drives: Sequence[tuple[str, str]],
             message=first[0].group(0) if first else f"fio job {cell} ended with error {errno_}",
             offset=int(first[0].group("offset")) if first else None, kernel_log=list(kernel_log)))
     return failures
+
+
+# what opening a block device whose drive the kernel removed answers: its node gone (udev removed it), or
+# the node left behind with no device under it
+_GONE_ERRNOS = frozenset({errno.ENOENT, errno.ENODEV, errno.ENXIO, errno.ENOMEDIUM})
+
+
+def vanished(label: str, path: str, cell: str) -> DriveFailure | None:
+    """The drive at `path` as a failure if the kernel no longer has it (pulled out, removed while fio opened
+    it: fio then fails at open, e.g. 'destination does not support O_DIRECT', and counts no I/O error);
+    None while it is there, and for anything that is not a local block device node."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError:
+        return None
+    if mode is not None:
+        if not stat.S_ISBLK(mode):
+            return None
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+            return None
+        except OSError as e:
+            if e.errno not in _GONE_ERRNOS:
+                return None
+    return DriveFailure(drive=label, cell=cell, errors=0, errno=errno.ENODEV,
+                        message=f"{path} is gone: the kernel removed the drive during cell {cell}")
 
 
 class KernelLog:

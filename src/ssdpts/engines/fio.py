@@ -39,14 +39,14 @@ from ..errors import SsdptsError
 from ..realtime import die_with_parent
 from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
 from ..workload import Workload, render_on
-from ..workload.streams import StreamPositions
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
-from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names
+from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
 from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
 from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
+from .stimulus import BlockCounters, not_available
 
 log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
@@ -142,6 +142,8 @@ class FioEngine:
         self.nice = os.getpriority(os.PRIO_PROCESS, 0)
         self.background_set_up = os.geteuid() == 0
         self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
+        # the block layer's last I/O when a session ended by an exception (a stop): where a resume's pause begins
+        self.last_io_at: float | None = None
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
@@ -160,6 +162,19 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
     if any(f.ms is None for f in found):
         return DeviceIdle(None)
     return max(found, key=lambda d: d.ms or 0.0)
+
+
+def _first_io(samplers: Sequence[IdleSampler]) -> float | None:
+    """A session's first I/O at the block layer (the latest among several devices: the longest pause before
+    it), where every device was quiet when sampling began."""
+    found = [sp.first_io() for sp in samplers]
+    return max(found) / 1e9 if found and None not in found else None
+
+
+def _last_io(samplers: Sequence[IdleSampler]) -> float | None:
+    """The last I/O before the devices went quiet (the earliest among several: the longest pause after it)."""
+    found = [sp.last_io() for sp in samplers]
+    return min(found) / 1e9 if found and None not in found else None
 
 
 def _fio_preexec(in_background: bool, dies_with_ssdpts: bool = True):
@@ -308,50 +323,7 @@ class _FioProcess:
         self._stdout: list[str] = []        # streaming: only the text since the last complete document
         self.last_doc: dict | None = None   # streaming: the latest status document (fio's are cumulative)
         self.kept: Path | None = None       # where this process's files were kept after a failure
-        # a cell continuing a stream starts where the stream's previous cell stopped: its process is
-        # written and started once that cell's process has ended (the gates keep the device busy meanwhile)
-        streams = {w.stream for w in cells if w.stream and not w.random}
-        before = {s.stream_procs[x] for x in streams if x in s.stream_procs}
-        for x in streams:
-            s.stream_procs[x] = self
-        if before:
-            threading.Thread(target=self._launch_after, args=(before,), daemon=True).start()
-        else:
-            self._launch()
-
-    def _launch_after(self, before: set) -> None:
-        try:
-            for p in before:
-                p._launched.wait()
-                if p.proc is not None:
-                    p.proc.wait()
-                    p.advance_streams()
-            self._launch()
-            if self.proc is not None:
-                # PR_SET_PDEATHSIG fires when the *thread* that started fio ends: outlive the process
-                self.proc.wait()
-        except BaseException as e:   # never leave the round (or the cells after it) waiting
-            self.launch_error = f"{type(e).__name__}: {e}"
-            for gid in self.gates:
-                self.session.gates.open_unfinished(gid)
-            self._launched.set()
-
-    def advance_streams(self) -> None:
-        """After this process ended: move its streams by the bytes each target's job really transferred."""
-        s = self.session
-        if not any(w.stream for w in self.cells) or not self.out_path.exists():
-            return
-        try:
-            _, parsed = parse_output(self.out_path.read_text(errors="replace"))
-        except (ValueError, SsdptsError):
-            return
-        n = len(s.members)
-        for k, w in enumerate(self.cells):
-            for i, m in enumerate(s.members):
-                if w.stream and k * n + i < len(parsed):
-                    c = parsed[k * n + i]
-                    s.streams.advance(s.streams.place(w, i), i, c.read.bytes + c.write.bytes, m.size_bytes,
-                                      m.logical_block_size)
+        self._launch()
 
     def _launch(self) -> None:
         s = self.session
@@ -361,7 +333,7 @@ class _FioProcess:
             self._launched.set()
             return
         members = s.members
-        job = render_on(self.cells, members, ioengine=s.io.ioengine, place=s.streams.place, threads=s.io.threads)
+        job = render_on(self.cells, members, ioengine=s.io.ioengine, threads=s.io.threads)
         for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
@@ -509,6 +481,11 @@ class _FioProcess:
         """fio failed because a drive failed I/O: raise DriveFailed with the evidence (drivefault.py)."""
         members = self.session.members
         failures = drive_failures(text, stderr, [(m.label_id, m.fio_filename) for m in members])
+        failed = {f.drive for f in failures}
+        for m in members:
+            if m.label_id not in failed and m.kind == "block" and m.host is None:
+                gone = vanished(m.label_id, m.path, self.cells[0].name)
+                failures += [gone] if gone else []
         if failures:
             names = [n for m in members if m.label_id in {f.drive for f in failures} for n in kernel_names(m.path)]
             kept = str(self.keep())
@@ -555,15 +532,11 @@ class FioRound:
         self.cells = list(cells)
         self.tag = tag
         self.interval_s = interval_s
-        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock
-        # (below); a continuing stream's cell needs its output file: progress is given up for those
-        self.on_progress = None if interval_s or any(c.stream for c in self.cells) else on_progress
+        # progress needs fio's status dumps, which a job gated behind another of its process would deadlock (below)
+        self.on_progress = None if interval_s else on_progress
         if interval_s or self.on_progress:
             # one cell per process: fio's status dump waits for every running job, so a job gated in
             # exec_prerun behind another job of the same process would deadlock the dump
-            chunks = [[c] for c in self.cells]
-        elif any(c.stream for c in self.cells):
-            # a continuing stream's cell is started late (once its position is known): its own process
             chunks = [[c] for c in self.cells]
         else:
             chunks = [self.cells[i:i + MAX_CELLS_PER_PROCESS] for i in range(0, len(self.cells), MAX_CELLS_PER_PROCESS)]
@@ -616,9 +589,11 @@ class FioRound:
 
         proc = self.procs[iv.cell_index]
         now = time.time()
+        first = proc.wait_gate is None and iv.cell_index == 0 and iv.index == 1   # the session's first I/O in it
         return RoundOutput(cells=[iv.result], engine="fio", job_text=proc.job_text, command=proc.command,
                            raw_output=_json.dumps(iv.raw or {}), started_at=now - iv.duration_ms / 1000,
-                           ended_at=now, fio_version=self.session.engine.version)
+                           ended_at=now, fio_version=self.session.engine.version,
+                           first_io_at=_first_io(self.session.samplers) if first else None)
 
     def result(self) -> RoundOutput:
         if self._result is not None:
@@ -669,6 +644,7 @@ class FioRound:
         if len(all_gates) == len(cells):
             for cell, gid in zip(cells, all_gates):
                 cell.host_cpu = gates.host_cpu(gid)
+                cell.stimulus = self.session.stimulus(gid)
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
         idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
@@ -682,7 +658,8 @@ class FioRound:
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=gates.gate_gap_ms(self.procs[0].wait_gate), gaps_inside_ms=inside,
             device_idle_before=_device_idle(gates, samplers, self.procs[0].wait_gate), device_idle_inside=idle_inside,
-            device_idle_note=self.session.idle_note, fio_version=version, stalls=list(self.stalls))
+            device_idle_note=self.session.idle_note, fio_version=version, stalls=list(self.stalls),
+            first_io_at=_first_io(samplers) if self.procs[0].wait_gate is None else None)
         for sp in samplers:      # every transition of this round is judged; later rounds' come after it began
             sp.forget_before(int(self.started_at * 1e9))
         return self._result
@@ -715,12 +692,16 @@ class FioSession:
             ["not measured: device-idle sampling switched off"]
         self.idle_note = "; ".join(dict.fromkeys(reasons))
         stats = [] if reasons else list(dict.fromkeys(stat_path_for(m.path) for m in self.members))
-        self.gates = Gates(self.dir / "gates", hang_grace_s=engine.hang_grace_s, on_late=self._cell_late)
+        # what each cell's I/O looked like at the block layer (stimulus.py), on every target that has one
+        block_reasons = [r for m in self.members if (r := unavailable_reason(m))]
+        self.block = None if block_reasons else BlockCounters(
+            list(dict.fromkeys(stat_path_for(m.path) for m in self.members)))
+        self.block_note = "; ".join(dict.fromkeys(block_reasons))
+        self.gates = Gates(self.dir / "gates", hang_grace_s=engine.hang_grace_s, on_late=self._cell_late,
+                           block_stats=self.block.paths if self.block else [])
         self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
         self._last_gate: int | None = None
         self._count = 0
-        self.streams = StreamPositions()          # where each continuing sequential stream stands
-        self.stream_procs: dict[str, _FioProcess] = {}   # stream -> process running its latest cell
         self._rounds: list[FioRound] = []
         self.kernel_log = KernelLog()     # what the kernel says about the drives while rounds run
 
@@ -736,6 +717,14 @@ class FioSession:
                                 f"{w.runtime_s:g} s run; fio stopped making progress (an I/O lost below fio? "
                                 "see the kernel log)")
                     return
+
+    def stimulus(self, gid: int):
+        """The block layer's record of gate `gid`'s cell."""
+        if self.block is None:
+            return not_available(self.block_note)
+        record = self.block.between(*self.gates.block_between(gid))
+        record.overlap_ms = self.gates.overlap_ms(gid)
+        return record
 
     def restart_from(self, stalled: FioRound) -> None:
         """Run a stalled round again, and every round submitted after it (they may have run meanwhile: a
@@ -770,4 +759,8 @@ class FioSession:
         return self
 
     def __exit__(self, *exc) -> None:
+        if exc[0] is not None:       # a stop: its processes are killed first, then the device's last I/O is read
+            for r in self._rounds:
+                r.cancel()
+            self.engine.last_io_at = _last_io(self.samplers)
         self.close()

@@ -14,6 +14,14 @@ from ..realtime import spawn
 from ..realtime.timing import ACK_POLL_S, KEEPER_EXIT_WAIT_S, READER_JOIN_S, SET_UP_POLL_S
 from ..realtime.window import create as create_window
 from .hostcpu import HostCpu, cpu_count, read_ticks
+from .stimulus import Snapshot
+
+
+def _snapshot(words: list[str]) -> Snapshot | None:
+    """The block-layer counters the keeper appended to an `s`/`f` report (None: none were)."""
+    if len(words) < 5:
+        return None
+    return Snapshot(int(words[3]), tuple(tuple(int(x) for x in tok.split(",")) for tok in words[4:]))
 
 
 @dataclass
@@ -31,6 +39,13 @@ class Gates:
     clones: dict[int, int] = field(default_factory=dict)         # gid -> clones of its cell
     # /proc/stat ticks when a cell's first clone was released and when its last one ended (host CPU per cell)
     cpu_ticks: dict[int, list] = field(default_factory=dict)
+    # the block layer's counters (engines/stimulus.py) at each cell's start and end, read by the keeper the
+    # moment a report arrives: its start is its first clone's release, its end its last clone's report or its
+    # successor's release, whichever comes first (a time-based cell's successor is let go at its predicted end),
+    # so consecutive cells never share I/O
+    block_stats: list[Path] = field(default_factory=list)    # stat files the keeper reads at each report
+    block_marks: dict[int, list] = field(default_factory=dict)
+    waits_on: dict[int, int | None] = field(default_factory=dict)   # gid -> the gate its cell waits for
 
     def __post_init__(self) -> None:
         self.cpus = cpu_count()
@@ -51,6 +66,8 @@ class Gates:
         self._reader.start()
         if self.hang_grace_s:
             self._send(f"grace {int(self.hang_grace_s * 1e9)}")
+        for path in self.block_stats:
+            self._send(f"stat {path}")
 
     def _read(self) -> None:
         for line in self.proc.stdout:
@@ -72,16 +89,42 @@ class Gates:
                     self.starts.setdefault(int(w[1]), []).append(int(w[2]))
                     if int(w[1]) not in self.cpu_ticks:      # the first clone's release only: /proc/stat once
                         self.cpu_ticks[int(w[1])] = [read_ticks(), None]
+                        self._block_mark(int(w[1]), _snapshot(w))
                 elif w[0] == "f":
                     self.fires.setdefault(int(w[1]), []).append(int(w[2]))
                     gid = int(w[1])
                     # the last clone's end closes the cell (each clone reports one: read /proc/stat then, not per clone)
                     if gid in self.cpu_ticks and len(self.fires[gid]) >= self.clones.get(gid, 0):
                         self.cpu_ticks[gid][1] = read_ticks()
+                        self._block_end(gid, _snapshot(w))
                 self._cond.notify_all()
         with self._cond:
             self._acks.add("gone")
             self._cond.notify_all()
+
+    def _block_mark(self, gid: int, snap: Snapshot | None) -> None:
+        """Gate `gid`'s first clone was released: its cell starts, the one it waited for ends (if still open)."""
+        if snap is None:
+            return
+        self.block_marks[gid] = [snap, None]
+        self._block_end(self.waits_on.get(gid), snap)
+
+    def _block_end(self, gid: int | None, snap: Snapshot | None) -> None:
+        mark = self.block_marks.get(gid) if gid is not None else None
+        if mark is not None and mark[1] is None:
+            mark[1] = snap
+
+    def block_between(self, gid: int) -> tuple:
+        """(start, end) snapshots of gate `gid`'s cell; None for one not seen."""
+        start, end = self.block_marks.get(gid) or (None, None)
+        return start, end
+
+    def overlap_ms(self, gid: int) -> float:
+        """How long the cell before gate `gid`'s ran on after this cell's release (its last end report)."""
+        prev = self.waits_on.get(gid)
+        if prev is None or not self.fires.get(prev) or not self.starts.get(gid):
+            return 0.0
+        return max(0.0, (max(self.fires[prev]) - min(self.starts[gid])) / 1e6)
 
     def _send(self, line: str) -> None:
         with self._write_lock:
@@ -120,6 +163,7 @@ class Gates:
             gid = self._next
             self._next += 1
             self.fires[gid], self.starts[gid], self.clones[gid] = [], [], clones
+            self.waits_on[gid] = wait
         self._send(f"new {gid} {clones} {int((runtime_s or 0) * 1e9)} {-1 if wait is None else wait}")
         self._await(f"n {gid}")     # the keeper holds the pipe before any job can look for it
         if gid not in self._fds:

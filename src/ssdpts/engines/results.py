@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from .coverage import Coverage
 from .hostcpu import HostCpu
+from .stimulus import Stimulus
 
 
 @dataclass
@@ -40,6 +42,8 @@ class CellResult:
     errors: int = 0                  # I/O and verify errors fio counted and went past (continue_on_error)
     parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
     host_cpu: HostCpu | None = None    # whole-host CPU over the cell (None: not measured, e.g. simulated)
+    stimulus: Stimulus | None = None   # what the device saw during the cell (engines/stimulus.py); None: not stored
+    coverage: Coverage | None = None   # LBAs the cell touched (simulator, or run --trace-stimulus)
 
     @property
     def iops(self) -> float:
@@ -96,6 +100,7 @@ class DeviceIdle:
     ms: float | None
     last_io: float | None = None     # wall clock (s since epoch) of those two samples
     next_io: float | None = None
+    cause: str = ""                  # "resume": the pause across a stop and its resume (pts/resume.py)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -159,6 +164,9 @@ class RoundOutput:
     device_idle_before: DeviceIdle | None = None
     device_idle_inside: list[DeviceIdle] = field(default_factory=list)
     device_idle_note: str = ""       # why device idle is not measured, if it is not
+    # a session's first round: the block layer's first I/O after the session began (wall clock), where the
+    # device was quiet when sampling began; how long a resumed run's drive idled (pts/resume.py)
+    first_io_at: float | None = None
     fio_version: str = ""
     logs: dict[str, str] = field(default_factory=dict)   # fio log files (e.g. *_iops.1.log), by name
     stalls: list[Stall] = field(default_factory=list)     # stalled attempts before the one these cells are from

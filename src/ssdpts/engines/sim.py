@@ -17,19 +17,20 @@ from typing import Sequence
 from .._sim import version as sim_version
 from ..capabilities import Capability
 from ..workload import Workload
-from ..workload.streams import StreamPositions
 from .blockidle import UNAVAILABLE_SIM
+from .coverage import access_of, from_sim
 from .fiojson import parse_job
-from .results import Interval, RoundOutput, combine
+from .results import CellResult, Interval, RoundOutput, combine
+from .stimulus import Stimulus
+from .stimulus import from_sim as stimulus_from_sim
 
 
 def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
-    offset, size = w.region(capacity, lbs)
-    if w.stream_offset:   # a continuing sequential stream starts where the previous cell stopped
-        offset, size = offset + w.stream_offset, size - w.stream_offset
+    # as fio: each SEQ clone walks its own slice from its start and wraps back to it (workload/fio.py)
+    offset, size, increment = w.clone_slices(capacity, lbs)
     job = {
         "name": w.name, "rw": w.rw, "rwmixread": w.reads, "bs": w.bs, "numjobs": w.threads, "iodepth": w.iodepth,
-        "offset": offset, "size": size,
+        "offset": offset, "size": size, "offset_increment": increment,
         "runtime_ns": int((w.runtime_s or 0) * 1e9), "io_size": int(w.io_size or 0),
         "thinktime_ns": int(w.thinktime_us * 1000), "thinktime_iotime_ns": int(w.thinktime_iotime_s * 1e9),
         "seed": w.seed if w.seed is not None else seed, "log_interval_ns": int(w.log_interval_ms * 1e6),
@@ -41,6 +42,14 @@ def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
     if w.distribution.startswith("zoned:"):
         job["zones"] = [[float(a), float(b)] for a, b in (z.split("/") for z in w.distribution[6:].split(":"))]
     return job
+
+
+def sim_cell(res: dict) -> CellResult:
+    """A simulated job's result as fio's parser reads it, with the simulator's own LBA coverage."""
+    cell = parse_job(res)
+    cell.coverage = from_sim(res.get("coverage"), res.get("access", ""), cell.read.bytes + cell.write.bytes,
+                             res.get("active_range"))
+    return cell
 
 
 class SimRound:
@@ -57,18 +66,19 @@ class SimRound:
         if self._result is None:
             self.cancelled = True
 
-    def _run(self, w: Workload) -> tuple[dict, dict]:
+    def _run(self, w: Workload) -> tuple[dict, dict, Stimulus]:
+        """(job, fio-shaped result, what the drive's own counters saw of it)."""
         s = self.session
         s.counter += 1
-        placed = s.streams.place(w)
-        job = sim_job(placed, s.target.size_bytes, s.target.logical_block_size,
+        job = sim_job(w, s.target.size_bytes, s.target.logical_block_size,
                       seed=zlib.crc32(f"{w.name}/{s.counter}".encode()))
+        before = s.target.drive.counters()
         res = s.target.drive.run_job(job)
-        if placed.stream:
-            cell = parse_job(res)
-            s.streams.advance(placed, 0, cell.read.bytes + cell.write.bytes, s.target.size_bytes,
-                              s.target.logical_block_size)
-        return job, res
+        seen = stimulus_from_sim(before, s.target.drive.counters(), res)
+        # read back by sim_cell: coverage is judged against the cell's active range, not the job's
+        res["access"] = access_of(w.rw, w.distribution)
+        res["active_range"] = list(w.region(s.target.size_bytes, s.target.logical_block_size))
+        return job, res, seen
 
     def intervals(self):
         """Run each cell in slices of `interval_s` simulated seconds, back to back (no idle between)."""
@@ -97,9 +107,10 @@ class SimRound:
                 # each slice continues the cell's random stream: a seeded cell's slices get their own
                 # seeds (derived from it), or every slice would rewrite the same LBAs
                 seed = None if w.seed is None else zlib.crc32(f"{w.seed}/{len(slices)}".encode())
-                job, res = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
-                                             seed=seed if len(slices) else w.seed))
-                cell = parse_job(res)
+                job, res, seen = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
+                                                   seed=seed if len(slices) else w.seed))
+                cell = sim_cell(res)
+                cell.stimulus = seen
                 slices.append((job, res, cell))
                 written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)
                 yield Interval(idx, w.name, len(slices), elapsed_ms, cell.runtime_ms, cell, res)
@@ -118,10 +129,11 @@ class SimRound:
                            fio_version=self.session.engine.version)
 
     def _sequential_intervals(self, idx: int, w: Workload):
-        from .results import CellResult, DirStats
+        from .results import DirStats
 
-        job, res = self._run(w.with_(log_interval_ms=int(self.interval_s * 1000), idle_before_s=0.0))
-        whole = parse_job(res)
+        job, res, seen = self._run(w.with_(log_interval_ms=int(self.interval_s * 1000), idle_before_s=0.0))
+        whole = sim_cell(res)
+        whole.stimulus = seen
         self._streamed.append([(job, res, whole)])
         prev_t, elapsed = 0, 0.0
         for n, iv in enumerate(res.get("intervals", []), start=1):
@@ -152,16 +164,20 @@ class SimRound:
                 jobs += [j for j, _, _ in slices]
                 raw += [r for _, r, _ in slices]
                 cells.append(combine([c for _, _, c in slices], w.name))
+                cells[-1].stimulus = sum((c.stimulus for _, _, c in slices[1:]), slices[0][2].stimulus) if slices \
+                    else None
         else:
             for w in self.cells:
                 if w.idle_before_s:
                     drive.idle(w.idle_before_s)
-                if w.ramp_s:   # fio ramp_time: the I/O runs first and is not counted
-                    self._run(w.with_(runtime_s=w.ramp_s, ramp_s=0.0))
-                job, res = self._run(w)
+                ramp = None
+                if w.ramp_s:   # fio ramp_time: the I/O runs first and is not counted (the device sees it)
+                    ramp = self._run(w.with_(runtime_s=w.ramp_s, ramp_s=0.0))[2]
+                job, res, seen = self._run(w)
                 jobs.append(job)
                 raw.append(res)
-                cells.append(parse_job(res))
+                cells.append(sim_cell(res))
+                cells[-1].stimulus = seen if ramp is None else ramp + seen
         gaps = [w.idle_before_s * 1000 for w in self.cells]
         return RoundOutput(cells=cells, engine="sim", job_text=json.dumps(jobs, indent=1),
                            command=["ssdsim", "run_job", t.path], raw_output=json.dumps({"jobs": raw}),
@@ -186,7 +202,6 @@ class SimSession:
         self.target = target
         self.queue: list[SimRound] = []
         self.counter = 0
-        self.streams = StreamPositions()
 
     def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None,
                on_progress=None) -> SimRound:

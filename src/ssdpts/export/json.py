@@ -21,7 +21,8 @@ def document(run: RunResult, verdict: Verdict) -> dict:
         summary = t.spec.encode(t.summary) if t.spec is not None and t.summary is not None else None
         tests.append({"name": t.name, "title": t.title, "status": t.status, "started": t.started, "ended": t.ended,
                       "summary": summary, "rounds": to_data(t.rounds), "steps": to_data(t.steps),
-                      "device_idle": to_data(t.device_idle)})
+                      "device_idle": to_data(t.device_idle), "coverage": to_data(t.coverage),
+                      "stimulus": t.stimulus.to_data() if t.stimulus is not None else None})
     return {
         "schema": SCHEMA,
         "run": {"id": run.id, "status": run.status, "message": run.message, "created": run.created,
@@ -32,7 +33,7 @@ def document(run: RunResult, verdict: Verdict) -> dict:
         "profile": run.profile,
         "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
                         "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],
-                        "drive_failures": [f.to_dict() for f in verdict.drive_failures]},
+                        "drive_failures": [f.to_dict() for f in verdict.drive_failures], "notes": verdict.notes},
         "tests": tests,
     }
 

@@ -9,12 +9,15 @@ from ..metrics import unit_of
 from ..pts.registry import find
 from ..pts.spec import TestSpec
 from ..store import DeviceIdleSummary, Store, device_idle_summary
+from ..store.idle import JUDGED_KINDS
+from .coverage import cell_coverages
+from .stimulus import StimulusSummary, test_summary
 
 
 @dataclass
 class RoundInfo:
     phase: str
-    kind: str                       # precondition | round
+    kind: str                       # precondition | round | resume (a round re-run unmeasured after a resume)
     round: int
     started: float
     ended: float
@@ -49,6 +52,8 @@ class TestResult:
     rounds: list[RoundInfo] = field(default_factory=list)
     steps: list[StepInfo] = field(default_factory=list)
     device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
+    stimulus: StimulusSummary | None = None        # each cell's I/O as the device saw it (export/stimulus.py)
+    coverage: list = field(default_factory=list)   # export/coverage.py CellCoverage: cells' LBA coverage
 
 
 @dataclass
@@ -80,8 +85,7 @@ def load_run(store: Store, run_id: str) -> RunResult:
                        target={k: v for k, v in run["target"].items() if k != "drive"}, profile=run["profile"])
     for t in store.tests(run["id"]):
         spec = find(t["name"])
-        records = [r for kind in ("precondition", "round")
-                   for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]
+        records = [r for kind in JUDGED_KINDS for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]
         rounds = [RoundInfo(r.phase, r.kind, r.round, r.started, r.ended, r.gap_before_ms,
                             r.device_idle_before.ms if r.device_idle_before else None,
                             [d.ms for d in r.device_idle_inside], r.tracking, r.engine, r.command,
@@ -91,5 +95,6 @@ def load_run(store: Store, run_id: str) -> RunResult:
         result.tests.append(TestResult(
             name=t["name"], title=spec.title if spec else t["name"], status=t["status"], started=t["started"],
             ended=t["ended"], spec=spec, summary=spec.decode(t["summary"]) if spec else None, rounds=rounds,
-            steps=steps, device_idle=device_idle_summary(records)))
+            steps=steps, device_idle=device_idle_summary(records, store.round_workloads),
+            coverage=cell_coverages(store, run["id"], t["name"]), stimulus=test_summary(store, run["id"], t["name"])))
     return result

@@ -7,12 +7,17 @@ import time
 from ..conformance import Verdict
 from ..doctor import recorded_checks
 from ..pts.results import SteadyResult
+from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
+from .coverage import coverage_lines
 from .model import RunResult, TestResult
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
-    return ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+    resumed = ["  " + line for line in resume_lines(t.steps)]
+    idle = ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
+    stimulus = t.stimulus.lines() if t.stimulus is not None and t.rounds else []
+    return idle + resumed + stimulus + coverage_lines(t.coverage)
 
 
 def _test_lines(t: TestResult) -> list[str]:

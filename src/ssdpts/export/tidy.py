@@ -15,6 +15,8 @@ from typing import Iterator
 from ..engines.results import CellResult, DirStats
 from ..metrics import BANDWIDTH, IOPS, LATENCY
 from ..store import Store
+from .coverage import coverage_metrics
+from .stimulus import tidy_metrics
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,8 @@ def cell_metrics(cell: CellResult) -> Iterator[tuple[str, float, str]]:
     yield "sys_cpu", cell.sys_cpu, PERCENT
     yield from _direction_metrics("read", cell.read)
     yield from _direction_metrics("write", cell.write)
+    yield from tidy_metrics(cell.stimulus)      # what the device saw of it (export/stimulus.py)
+    yield from coverage_metrics(cell.coverage)
 
 
 def _serials(target: dict) -> tuple[str | None, dict[str, str | None]]:

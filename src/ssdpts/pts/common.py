@@ -24,6 +24,7 @@ from ..targets.purge import PurgeRecord, purge
 from ..settings import TestSettings
 from ..units import bs_label
 from ..workload import Workload
+from . import resume
 from .results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResult
 
 log = logging.getLogger("ssdpts")
@@ -139,6 +140,7 @@ class TestContext:
             return from_data(PurgeRecord, done)
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
         self.flush_page_cache()     # any test's direct=false cells may have left dirty pages behind
+        resume.purged(self.store, self.run_id, self.test)
         rec = purge(self.target, self.purge_method)
         if not rec.snia_purge:
             # prominently: the test's results do not start from a purged (FOB) device
@@ -175,7 +177,11 @@ class TestContext:
         return out
 
     def _save_round(self, phase: str, kind: str, round_no: int, out, workloads: list[dict],
-                    tracking: dict | None = None, steady: dict | None = None, force: bool = False) -> None:
+                    tracking: dict | None = None, steady: dict | None = None, force: bool = False,
+                    rerun: str = "nothing re-run before measuring") -> None:
+        record = resume.attach_pause(self.store, self.run_id, self.test, phase, kind, round_no, out, rerun)
+        if record is not None:
+            self.progress.message(f"{self.test}: {record.line()}")
         for stall in out.stalls:
             self.progress.message(f"{self.test}: {phase} {kind} {round_no}: {stall.why}; killed and run again "
                                   f"(evidence: {stall.evidence_file})")
@@ -213,12 +219,18 @@ class TestContext:
         need_pc = precondition is not None and not done and not self.store.rounds(
             self.run_id, self.test, self._ph(phase), kind="precondition", with_cells=False)
         round_no = len(done) + 1
+        # after a stop the drive idled far beyond the bound: the interrupted round runs again, unmeasured, and
+        # the next measured round follows it with no pause (pts/resume.py)
+        rerun = not need_pc and resume.rerun_needed(self.store, self.run_id, self.test,
+                                                    isinstance(self.target, SimTarget))
         round_seconds = sum(c.runtime_s or 0 for c in cells)
         if precondition is not None:
             precondition = self.seeded([precondition], phase, 0)[0]
         with self.engine.session(self.target) as session:
             pc = session.submit([precondition], tag=f"{phase} precondition",
                                 on_progress=lambda p: self.progress.io_progress(self.test, phase, p)) if need_pc else None
+            again = self.seeded(cells, f"{phase}/resume", round_no) if rerun else []
+            warm = session.submit(again, tag=f"{phase} round {round_no} re-run") if rerun else None
             round_cells = self.seeded(cells, phase, round_no)
             pending = session.submit(round_cells, tag=f"{phase} round {round_no}")
             if pc is not None:
@@ -226,6 +238,14 @@ class TestContext:
                 out = pc.result()
                 self._save_round(self._ph(phase), "precondition", 0, out, [precondition.to_dict()])
                 self.progress.precondition_done(self.test, phase, IoProgress.of(out.cells))
+            if warm is not None:
+                self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds,
+                                            f"round {round_no} re-run unmeasured after the resume's pause",
+                                            cells=[(c.name, c.runtime_s or 0) for c in cells])
+                out = warm.result()
+                self._save_round(self._ph(phase), resume.RESUME_CAUSE, round_no, out, [c.to_dict() for c in again],
+                                 rerun=f"round {round_no} re-run unmeasured (stored as re-run round {round_no}), "
+                                 "the measured round right behind it")
             while pending is not None:
                 self.progress.round_started(self.test, phase, round_no, max_rounds, round_seconds, "",
                                             cells=[(c.name, c.runtime_s or 0) for c in cells], window=kw["window"])

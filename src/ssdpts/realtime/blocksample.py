@@ -2,6 +2,7 @@
 what it measures and how the engine uses it).
 
 Protocol on stdout, one line each, times CLOCK_REALTIME ns (what `time.time_ns()` returns):
+  s START                sampling began (first line): a run whose LAST_BUSY is START was quiet from the start
   q LAST_BUSY            the device has been idle for MIN_RUN_NS since LAST_BUSY (sent once per run)
   r LAST_BUSY FIRST_BUSY an idle run ended (the device was busy again at FIRST_BUSY)
   h NOW                  heartbeat: every run that ended before NOW has been reported
@@ -42,6 +43,8 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
     had_quiet = quiet_reported = False
     next_heartbeat = last_busy + HEARTBEAT_NS
     write, flush = out.write, out.flush
+    write(f"s {last_busy}\n")
+    flush()
     while True:
         time.sleep(period)
         n_inflight, n_done = _counters(read(fd, 4096, 0))

@@ -26,10 +26,14 @@ Protocol, one line each. Engine -> keeper (stdin):
   grace NS                    a time-based cell whose end reports have not all come NS after its
                               predicted end is reported `late GID T` (fio stopped making progress)
   sync N                      acknowledged `y N` once every report received before it is out
+  stat PATH                   append the block-layer counters of PATH (/sys/block/DEV/stat) to every `s`
+                              and `f` report: read here, the moment the report arrives, not when the
+                              engine's thread gets to it (engines/stimulus.py)
 fio's hooks -> keeper (the ctl FIFO): `wGID` (a clone of GID's cell is set up and waits), `sGID` (it
 was let go), `GID` (it finished).
-Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T`, `f GID T`, `o GID T` (gate
-opened), `late GID T`.
+Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T [STAT]`, `f GID T [STAT]`, `o GID T`
+(gate opened), `late GID T`. STAT, after `stat` commands: CLOCK_MONOTONIC ns, then each file's fields joined
+by commas.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ class _Keeper:
         self.spans: list[tuple[int, int]] = []      # when the samplers must look closely (from, until)
         self.grace_ns = 0                           # 0: no watch for cells that never end
         self.watch: list[tuple[int, int]] = []      # (predicted end + grace, gid)
+        self.stat_fds: list[int] = []               # block-layer counters appended to s/f reports
 
     def look(self, from_ns: int, until_ns: int) -> None:
         self.spans.append((from_ns, until_ns))
@@ -133,6 +138,8 @@ class _Keeper:
             os.set_blocking(w, False)
             self.gates[gid] = _Gate((r, w), clones, runtime, wait)
             self.say(f"n {gid} {w}")
+        elif op == "stat":
+            self.stat_fds.append(os.open(" ".join(words[1:]), os.O_RDONLY))
         elif op == "delay":
             g = self.gates[int(words[1])]
             g.delay_ns = int(words[2])
@@ -149,6 +156,15 @@ class _Keeper:
         elif op == "sync":
             self.say(f"y {words[1]}")
 
+    def stat_words(self) -> str:
+        if not self.stat_fds:
+            return ""
+        try:
+            return f" {time.monotonic_ns()} " + " ".join(b",".join(os.pread(fd, 4096, 0).split()).decode()
+                                                       for fd in self.stat_fds)
+        except OSError:
+            return ""      # the device went away: that boundary has no counters (the engine says so)
+
     def report(self, word: str, now: int) -> None:
         if word.startswith("w"):          # a clone is set up and at its gate (for the engine only)
             if word[1:].isdigit():
@@ -159,7 +175,7 @@ class _Keeper:
             return
         gid = int(word[started:])
         g = self.gates.get(gid)
-        self.say(f"{'s' if started else 'f'} {gid} {now}")
+        self.say(f"{'s' if started else 'f'} {gid} {now}{self.stat_words()}")
         if g is None:
             return
         if not started:
@@ -180,7 +196,11 @@ class _Keeper:
             return
         if g.fires == g.clones and g.due_ns is None:
             self.look(now, now + LOOK_AFTER_NS)      # an end nobody could predict: look from now on
-        if g.fires == g.clones and (g.due_ns is None or not g.timed):
+        if g.fires == g.clones and g.timed and g.delay_ns and g.due_ns is not None and g.due_ns < now + g.delay_ns:
+            # a time-based cell whose I/O ran past its predicted end (a busy host): the idle asked for is counted
+            # from its real end, or the device would idle less than asked
+            self.schedule(gid, now + g.delay_ns, True)
+        elif g.fires == g.clones and (g.due_ns is None or not g.timed):
             if g.delay_ns:
                 self.schedule(gid, now + g.delay_ns, True)
             else:

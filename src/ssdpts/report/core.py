@@ -26,6 +26,7 @@ from ..health.report import health_block
 from ..pts.registry import find
 from ..pts.results import SteadyResult
 from ..store import Store
+from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..targets.writecache import spec_words
 from ..units import bs_label
@@ -36,6 +37,7 @@ from .drives import member_rows
 from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
+from .stimulus import stimulus_block
 from .toolkit import Artifacts, Cell
 from ..workload.spec import io_mode_label
 
@@ -166,6 +168,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
         ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
         ("Steady state", f"{ss.rule} rule, {ss.window}-round window, range ≤ {ss.max_range * 100:g} %, "
                          f"slope ≤ {ss.max_slope * 100:g} %, max {ss.max_rounds} rounds"),
+        *[("Resume", line) for line in resume_lines(view.steps("resume"))],
     ]
     wls = view.store.first_round_workloads(run["id"], view.name)
     rounds = view.rounds(with_cells=False)
@@ -274,6 +277,7 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
                                      f'{"them" if len(failed["targets"]) > 1 else "it"} from then on.</p>') + sec["body"]
             sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
             sec["body"] += bench_block(ctx)    # temperature, throttling, host CPU per cell
+            sec["body"] += stimulus_block(ctx)   # each cell's I/O at the device
         except Exception as e:  # one broken section must not lose the rest of the report
             if strict:
                 raise
@@ -320,17 +324,20 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
 
 def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:
     """The run's conformance verdict at the head of the report: every deviation with its evidence and source."""
+    notes = Markup("").join(Markup(f'<p class="ss">Note: {escape(n)}</p>') for n in verdict.notes)
     if verdict.conformant:
         head = Markup(f'<p class="ss ok">Conformant to {escape(verdict.spec or "the spec")}: no deviation found '
                       f'(<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
-        return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + Markup("</section>")
+        return (Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + notes
+                + Markup("</section>"))
     head = Markup(f'<p class="ss bad"><strong>NOT conformant</strong> to {escape(verdict.spec or "the spec")}: '
                   f'{len(verdict.findings)} deviations (<code>ssdpts check {escape(verdict.run_id)}</code>).</p>')
     table = art.table("conformance", ["Rule", "Test", "Deviation and evidence", "Source"],
                       [[f.deviation.rule, f.test or "run", f.deviation.evidence, f.deviation.source]
                        for f in verdict.findings],
                       caption="Every deviation from the spec the profile claims")
-    return Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + Markup("</section>")
+    return (Markup('<section class="test" id="conformance"><h2>Conformance</h2>') + head + table + notes
+            + Markup("</section>"))
 
 
 def section_errors(path: Path) -> list[str]:

@@ -15,7 +15,9 @@ from urllib.request import pathname2url
 from ..deviations import Deviation
 from ..engines.drivefault import DriveFailure
 from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
+from ..engines.coverage import from_data as coverage_from_data
 from ..engines.hostcpu import HostCpu
+from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
 from ..owner import RunOwner
 from ..realtime.timing import STORE_LOCK_WAIT_S
@@ -125,7 +127,9 @@ def cell_from_dict(d: dict) -> CellResult:
                       usr_cpu=d["usr_cpu"], sys_cpu=d["sys_cpu"], latency_source=d.get("latency_source", "lat"),
                       intervals=d.get("intervals", []),
                       parts={k: cell_from_dict(v) for k, v in (d.get("parts") or {}).items()},
-                      host_cpu=HostCpu(**d["host_cpu"]) if d.get("host_cpu") else None)
+                      host_cpu=HostCpu(**d["host_cpu"]) if d.get("host_cpu") else None,
+                      stimulus=Stimulus.from_dict(d["stimulus"]) if d.get("stimulus") else None,
+                      coverage=coverage_from_data(d.get("coverage")))
 
 
 @dataclass

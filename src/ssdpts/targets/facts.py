@@ -7,6 +7,7 @@ Stored with the run in `Target.info["facts"]` (`DeviceFacts.to_dict`), decoded w
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from .identify import (LbaFormat, PowerState, ata_trim, current_power_state, lba_formats, nvme_dsm,
@@ -14,6 +15,7 @@ from .identify import (LbaFormat, PowerState, ata_trim, current_power_state, lba
 from .sysfs import PciFunction, PciLink, SysRoots, pci_function
 
 NA = "not available"
+SATA_ENCODING = 8 / 10     # SATA (1.5, 3 and 6 Gb/s) sends 10 line bits per data byte's 8
 
 
 @dataclass
@@ -47,6 +49,13 @@ class DeviceFacts:
     def link_mb_s(self) -> float | None:
         """The raw PCIe link limit as negotiated, MB/s (None: not a PCIe link, or not readable)."""
         return self.controller.link.mb_s if self.controller and self.controller.link else None
+
+    @property
+    def sata_link_mb_s(self) -> float | None:
+        """The negotiated SATA link's data rate, MB/s: the line rate less 8b/10b encoding (6.0 Gb/s → 600 MB/s);
+        None when the drive is not SATA or smartctl gave no speed."""
+        m = re.match(r"\s*(\d+(?:\.\d+)?)\s*Gb/s", self.sata_link)
+        return float(m.group(1)) * 1000 * SATA_ENCODING / 8 if m else None
 
     def rows(self) -> list[tuple[str, str]]:
         c = self.controller

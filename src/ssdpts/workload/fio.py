@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 from .spec import Workload
 
@@ -77,11 +77,9 @@ def _pct(p: float) -> str:
 
 def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     """fio options for one workload cell (the job's own section)."""
+    # a SEQ cell starts at its (each clone's) slice start: fio wraps a sequential job back to its `offset`,
+    # so a cell started mid-slice would cycle over the slice's tail only (docs/coverage.md)
     offset, size, increment = w.clone_slices(capacity, align)
-    if w.stream_offset:
-        # continue the stream: start inside the slice (fio wraps back to this start, not to the slice's,
-        # when one cell runs past the slice's end; StreamPositions accounts for exactly that)
-        offset, size = offset + w.stream_offset, size - w.stream_offset
     o: dict[str, str] = {"rw": w.rw}
     if w.rw in ("randrw", "rw"):
         o["rwmixread"] = str(w.reads)
@@ -165,19 +163,16 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
     return job
 
 
-def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio",
-              place: Callable[[Workload, int], Workload] | None = None, threads: bool = True) -> FioJob:
-    """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`.
-    `place(cell, target index)` may give each target's copy its own stream position."""
-    place = place or (lambda w, i: w)
+def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio", threads: bool = True) -> FioJob:
+    """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`."""
     if len(targets) == 1:
         t = targets[0]
-        return render([place(w, 0) for w in cells], t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
+        return render(list(cells), t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
                       threads)
     job = render([], "", 0, 4096, ioengine, threads)
     del job.global_options["filename"]
     for w in cells:
         for i, t in enumerate(targets):
-            opts = {"filename": filename_value(t.fio_filename), **cell_options(place(w, i), t.size_bytes, t.logical_block_size)}
+            opts = {"filename": filename_value(t.fio_filename), **cell_options(w, t.size_bytes, t.logical_block_size)}
             job.sections.append((f"{w.name}@{i}", opts))
     return job

@@ -62,10 +62,6 @@ class Workload:
     log_interval_ms: int = 0             # >0: per-interval IOPS/bandwidth/latency logs
     idle_before_s: float = 0.0           # the device is left idle this long before the cell starts
     align: int = 0                       # random I/O offsets aligned to this many bytes (0: the block size)
-    # sequential cells naming the same `stream` continue where the previous one stopped (engines carry the
-    # position); `stream_offset` is where this cell starts, in bytes into each clone's slice of the range
-    stream: str = ""
-    stream_offset: int = 0
     verify: str = ""                     # fio verify= checksum: written blocks are read back and checked ("": none)
     continue_on_error: bool = False      # I/O and verify errors are counted (fio total_err), the job goes on
     # a file target that is absent or too small: fio writes it out in full before a write cell (fio `overwrite=1`)
@@ -150,6 +146,9 @@ class Workload:
     @classmethod
     def from_dict(cls, d: dict) -> "Workload":
         d = dict(d)
+        # stored before SEQ cells began at their slice start (docs/coverage.md): a stream's name and position
+        d.pop("stream", None)
+        d.pop("stream_offset", None)
         d["bssplit"] = tuple(tuple(x) for x in d.get("bssplit", ()))
         d["write_bssplit"] = tuple(tuple(x) for x in d.get("write_bssplit", ()))
         d["random_pct"] = tuple(d.get("random_pct", (100, 100)))

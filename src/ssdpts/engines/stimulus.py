@@ -1,0 +1,288 @@
+"""What the device saw during each cell (its *stimulus*), from the block layer, and how it compares with what
+the cell asked for.
+
+At every cell boundary (the gates know them, engines/gates.py) the engine reads the kernel's counters of the
+device, `/sys/block/DEV/stat` (Documentation/block/stat.rst): reads/writes/discards completed, sectors moved,
+io_ticks (field 10: ms with at least one request in flight) and time_in_queue (field 11: the sum of every
+request's time in flight, ms). Their differences over a cell are its `Stimulus`: requests and bytes per
+direction, mean request size, read share, mean queue depth (Little's law: time in queue / elapsed) and
+utilisation (io_ticks / elapsed). The simulated drive gives the same record from its own counters (host bytes,
+clock) and its per-job request counts and latencies.
+
+`judge` compares a record with the cell's workload and fio's own counts; the tolerances below say why they are
+what they are (docs/conformance.md, 'Stimulus').
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from ..workload import Workload
+
+if TYPE_CHECKING:
+    from .results import CellResult
+
+SECTOR = 512          # /sys/block/DEV/stat counts 512-byte sectors whatever the device's block size
+
+# Tolerances, measured on loop devices (kernel 6.18, direct-io loop, scheduler none and mq-deadline, fio
+# io_uring and libaio; docs/conformance.md 'Stimulus' has the table):
+# random 4K at QD 1-32 and sequential 4K/128K reached the device as requests of exactly the block size (0 merges,
+# requests = fio's total_ios); 1 MiB I/O was split into 512 KiB requests at the default limits (max_segments=128
+# of 4 KiB pages) and into 64 KiB ones at max_sectors_kb=64. A split at least halves a request, so 10 % leaves
+# room for a few foreign requests without hiding any split.
+REQUEST_SIZE_TOLERANCE = 0.10
+# Read share by bytes (merges and splits change request counts, never bytes): fio's rwmixread=70 gave 69.96 %.
+# 5 points, or 4 binomial standard deviations where a cell has too few I/Os for that.
+MIX_TOLERANCE_PTS = 5.0
+MIX_SIGMAS = 4.0
+# Device bytes against fio's: equal over whole fio runs on loop devices. A time-based cell's successor is let go
+# at its predicted end, and fio counts its runtime from its own start a little after its release: with 200 ms
+# cells on a loaded 2-core host up to 12 % of a cell's bytes completed in the next cell's window. 25 % plus the
+# in-flight I/O of both neighbours (2 x threads x iodepth x block size) still catches I/O that never reached
+# the device (page cache, another device) and foreign I/O of the cell's size.
+BYTES_TOLERANCE = 0.25
+# A direction the cell did not use is judged by the mix only; others get FOREIGN_BYTES more: udev probes a block
+# device (blkid reads its first and last blocks) each time a process that opened it for writing closes it.
+FOREIGN_BYTES = 1 << 20
+# Mean queue depth, in the cell's own I/Os (a split I/O counts once): the device cannot hold more than the cell's
+# threads x iodepth. Below that is common (a loop device at QD 32 kept 17-21 in flight: host time between a
+# completion and the next submission), not a stimulus mismatch; docs/conformance.md says what judges it.
+QUEUE_DEPTH_EXCESS = 1.25
+# A cell whose predecessor ran on into its window for more than this share of it is judged by that alone: its
+# record holds both cells' I/O (fio's teardown, 10-25 ms, is counted in the overlap: 10 % of a 200 ms cell).
+OVERLAP_SHARE = 0.10
+QUEUE_DEPTH_SLACK = 1.0
+
+
+@dataclass
+class Stimulus:
+    """The I/O the device completed during one cell, from the block layer or the simulator's counters. `note`
+    set: not measured (why, e.g. 'not available: remote target ...'); the figures are then 0/None."""
+
+    source: str = ""              # "block layer: loop3" | "simulator counters"
+    note: str = ""
+    elapsed_ms: float = 0.0
+    read_ios: int = 0
+    read_bytes: int = 0
+    write_ios: int = 0
+    write_bytes: int = 0
+    discard_ios: int = 0
+    discard_bytes: int = 0
+    busy_ms: float | None = None      # field 10, io_ticks (None: the simulator has no such counter)
+    in_queue_ms: float | None = None  # field 11, time_in_queue; simulator: the sum of its requests' latencies
+    devices: int = 1
+    # the request-size limits of the device's queue when the cell ran (sysfs queue/), None where unknown
+    max_sectors_kb: int | None = None
+    max_segments: int | None = None
+    page_size: int | None = None
+    # the cell before ran on into this one's window by this much (its last clone reported its end this long
+    # after this cell's release; fio's teardown included): their I/O is mixed in both records
+    overlap_ms: float = 0.0
+
+    @property
+    def measured(self) -> bool:
+        return not self.note
+
+    def request_bytes(self, direction: str) -> float | None:
+        ios = getattr(self, f"{direction}_ios")
+        return getattr(self, f"{direction}_bytes") / ios if ios else None
+
+    @property
+    def read_share(self) -> float | None:
+        """Reads' share of the bytes read and written (0..1)."""
+        total = self.read_bytes + self.write_bytes
+        return self.read_bytes / total if total else None
+
+    @property
+    def queue_depth(self) -> float | None:
+        """Mean requests in flight (per device where several carry the cell)."""
+        if self.in_queue_ms is None or self.elapsed_ms <= 0:
+            return None
+        return self.in_queue_ms / self.elapsed_ms / self.devices
+
+    @property
+    def utilisation(self) -> float | None:
+        """Share of the cell's time with at least one request in flight (0..1, mean over devices)."""
+        if self.busy_ms is None or self.elapsed_ms <= 0:
+            return None
+        return min(1.0, self.busy_ms / self.elapsed_ms / self.devices)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Stimulus":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def __add__(self, other: "Stimulus") -> "Stimulus":
+        """Consecutive slices of one cell (the simulator's streamed intervals)."""
+        def add(a, b):
+            return None if a is None or b is None else a + b
+        return Stimulus(self.source, self.note or other.note, self.elapsed_ms + other.elapsed_ms,
+                        *(getattr(self, k) + getattr(other, k) for k in COUNTS),
+                        add(self.busy_ms, other.busy_ms), add(self.in_queue_ms, other.in_queue_ms), self.devices,
+                        self.max_sectors_kb, self.max_segments, self.page_size, self.overlap_ms)
+
+
+COUNTS = ("read_ios", "read_bytes", "write_ios", "write_bytes", "discard_ios", "discard_bytes")
+
+
+def not_available(reason: str) -> Stimulus:
+    return Stimulus(note=reason)
+
+
+# -- the block layer ------------------------------------------------------------------------------------------
+
+def _queue_dir(stat: Path) -> Path:
+    """A partition's queue/ is its disk's."""
+    return stat.parent / "queue" if (stat.parent / "queue").is_dir() else stat.parent.parent / "queue"
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Every device's stat fields at one instant (monotonic clock)."""
+
+    t_ns: int
+    fields: tuple[tuple[int, ...], ...]
+
+
+class BlockCounters:
+    """The stat files of the devices under a target (the gatekeeper reads them at each cell boundary) and their
+    queues' request-size limits."""
+
+    def __init__(self, stat_paths: Sequence[Path]):
+        self.paths = list(stat_paths)
+        self.names = [p.parent.name for p in self.paths]
+        queues = [_queue_dir(p) for p in self.paths]
+        sectors = [_read_int(q / "max_sectors_kb") for q in queues]
+        segments = [_read_int(q / "max_segments") for q in queues]
+        self.max_sectors_kb = min((s for s in sectors if s), default=None)
+        self.max_segments = min((s for s in segments if s), default=None)
+
+    def between(self, start: Snapshot | None, end: Snapshot | None) -> Stimulus:
+        if start is None or end is None:
+            return not_available("not measured: no block-layer counters at the cell's start or end (the device "
+                                 "could not be read, or the cell never reported)")
+        d = [0] * 17
+        for a, b in zip(start.fields, end.fields):
+            for i, (x, y) in enumerate(zip(a, b)):
+                if i < len(d):
+                    d[i] += y - x
+        return Stimulus(source="block layer: " + ", ".join(self.names), elapsed_ms=(end.t_ns - start.t_ns) / 1e6,
+                        read_ios=d[0], read_bytes=d[2] * SECTOR, write_ios=d[4], write_bytes=d[6] * SECTOR,
+                        discard_ios=d[11], discard_bytes=d[13] * SECTOR, busy_ms=float(d[9]),
+                        in_queue_ms=float(d[10]), devices=len(self.paths), max_sectors_kb=self.max_sectors_kb,
+                        max_segments=self.max_segments, page_size=os.sysconf("SC_PAGE_SIZE"))
+
+
+# -- the simulated drive --------------------------------------------------------------------------------------
+
+def from_sim(before: dict, after: dict, job_result: dict) -> Stimulus:
+    """A simulated cell's record: bytes and elapsed time from the drive's own counters (before and after the
+    job), requests from its per-job counts, time in flight from its latencies (each request's, summed)."""
+    def ios(direction: str) -> int:
+        return int(job_result.get(direction, {}).get("total_ios", 0))
+
+    in_queue_ns = sum(ios(k) * float(job_result.get(k, {}).get("lat_ns", {}).get("mean", 0.0)) for k in ("read", "write"))
+    return Stimulus(source="simulator counters", elapsed_ms=(after["clock_ns"] - before["clock_ns"]) / 1e6,
+                    read_ios=ios("read"), read_bytes=after["host_read_bytes"] - before["host_read_bytes"],
+                    write_ios=ios("write"), write_bytes=after["host_write_bytes"] - before["host_write_bytes"],
+                    in_queue_ms=in_queue_ns / 1e6)
+
+
+# -- judging --------------------------------------------------------------------------------------------------
+
+def size_label(n: float) -> str:
+    """512 KiB, 1 MiB, 4 KiB, 6.5 KiB."""
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One way a cell's stimulus differs from what it asked for."""
+
+    kind: str        # split | mix | volume | queue
+    what: str        # the finding, the same words for every cell it applies to
+    detail: str = ""     # this cell's figures
+
+    @property
+    def evidence(self) -> str:
+        return f"{self.what} ({self.detail})" if self.detail else self.what
+
+
+def split_cause(s: Stimulus, asked: int) -> str:
+    """Which queue limit made `asked`-byte I/O into smaller requests."""
+    if s.max_sectors_kb and s.max_sectors_kb * 1024 < asked:
+        return f"max_sectors_kb={s.max_sectors_kb}"
+    if s.max_segments and s.page_size and s.max_segments * s.page_size < asked:
+        return (f"max_segments={s.max_segments} × {size_label(s.page_size)} pages = "
+                f"{size_label(s.max_segments * s.page_size)}")
+    return (f"no queue limit explains it (max_sectors_kb={s.max_sectors_kb}, max_segments={s.max_segments}): "
+            "a stacked device or the file system split them")
+
+
+def _asked_size(w: Workload, direction: str, cell: CellResult) -> float | None:
+    """The mean I/O size the cell asked for in a direction: its block size, or fio's own mean for a split."""
+    d = getattr(cell, direction)
+    if w.bssplit:
+        return d.bytes / d.ios if d.ios else None
+    return float(w.bs)
+
+
+def judge(w: Workload, cell: CellResult, s: Stimulus) -> list[Mismatch]:
+    """How the device's record of a cell differs from the cell's workload and fio's counts (empty: it matches)."""
+    if not s.measured or not w.direct:     # buffered cells: the page cache lies between (the io-mode rule says so)
+        return []
+    if s.elapsed_ms and s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
+        return [Mismatch("overlap", "the cell before ran on into the cell's window (its I/O and this cell's are mixed "
+                         "at the device)", f"{s.overlap_ms:.0f} ms of {s.elapsed_ms:.0f} ms")]
+    out: list[Mismatch] = []
+    outstanding = w.threads * w.iodepth
+    for direction in ("read", "write"):
+        asked, seen = _asked_size(w, direction, cell), s.request_bytes(direction)
+        fio = getattr(cell, direction)
+        if asked and seen and fio.ios and seen < asked * (1 - REQUEST_SIZE_TOLERANCE):
+            shown = size_label(asked) if not w.bssplit else f"{size_label(asked)} mean"
+            out.append(Mismatch("split", f"{shown} {direction}s reached the device as {size_label(seen)} requests: "
+                                f"{split_cause(s, int(w.max_bs if w.bssplit else w.bs))}",
+                                f"{fio.ios:,} I/Os, {getattr(s, direction + '_ios'):,} requests"))
+        allowance = BYTES_TOLERANCE * fio.bytes + 2 * outstanding * w.max_bs * s.devices + FOREIGN_BYTES
+        ramp = (w.runtime_s + w.ramp_s) / w.runtime_s if w.ramp_s and w.runtime_s else 1.0
+        device = getattr(s, f"{direction}_bytes")
+        if fio.bytes and not fio.bytes - allowance <= device <= fio.bytes * ramp + allowance:
+            out.append(Mismatch("volume", f"the device saw {'less' if device < fio.bytes else 'more'} {direction} "
+                                f"bytes than fio moved (beyond {BYTES_TOLERANCE:.0%} plus the I/O in flight)",
+                                f"fio {size_label(fio.bytes)}, the device {size_label(device)}"))
+    share = s.read_share
+    fio_total = cell.read.bytes + cell.write.bytes
+    if share is not None and fio_total:
+        expected = cell.read.bytes / fio_total if (w.write_bssplit or w.verify) else w.reads / 100
+        n = max(1, cell.read.ios + cell.write.ios)
+        band = max(MIX_TOLERANCE_PTS, 100 * MIX_SIGMAS * math.sqrt(expected * (1 - expected) / n))
+        if abs(100 * (share - expected)) > band:
+            out.append(Mismatch("mix", f"asked {100 * expected:.0f} % reads, the device's read share differs "
+                                f"beyond the tolerance", f"{100 * share:.1f} % of its bytes read, ±{band:.1f} points"))
+    qd, fio_ios = s.queue_depth, cell.read.ios + cell.write.ios
+    requests = s.read_ios + s.write_ios
+    if qd is not None and fio_ios and requests:
+        per_io = qd * fio_ios / requests       # a split I/O's pieces in flight together count once
+        if per_io > outstanding * QUEUE_DEPTH_EXCESS + QUEUE_DEPTH_SLACK:
+            out.append(Mismatch("queue", f"asked {w.threads} × {w.iodepth} = {outstanding} outstanding, the device "
+                                "held more of the cell's I/Os in flight (another process's I/O?)",
+                                f"{per_io:.1f} on average"))
+    return out

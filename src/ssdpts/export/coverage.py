@@ -1,0 +1,88 @@
+"""The LBA coverage of a test's cells (engines/coverage.py), for `show`, `show --json`, the report, the tidy
+table and the `coverage` rule of `ssdpts check` (docs/conformance.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..deviations import COVERAGE_SOURCE, Deviation
+from ..engines.coverage import Coverage
+from ..store import Store
+
+# A cell falls short when it touched less than this share of what its I/O should touch (expected_pct). A uniform
+# random cell's distinct count spreads by well under 1 % of the range once the range holds thousands of blocks,
+# and a SEQ cell touches exactly min(transferred, range): 10 % below either is a cell that missed part of its range.
+SHORT_FRACTION = 0.9
+
+
+@dataclass
+class CellCoverage:
+    phase: str
+    kind: str
+    round: int
+    cell: str
+    coverage: Coverage
+    expected_pct: float | None      # what the cell's I/O should touch (Coverage.expected_pct)
+
+    @property
+    def short(self) -> bool:
+        return self.expected_pct is not None and self.coverage.touched_pct < SHORT_FRACTION * self.expected_pct
+
+    @property
+    def ratio(self) -> float:
+        """Touched over expected (1.0: as expected; a skewed cell, with no expectation, counts as 1.0)."""
+        return self.coverage.touched_pct / self.expected_pct if self.expected_pct else 1.0
+
+    def where(self) -> str:
+        return f"{self.cell} ({' '.join(str(x) for x in (self.phase, self.kind, self.round) if x != '')})"
+
+
+def cell_coverages(store: Store, run_id: str, test: str) -> list[CellCoverage]:
+    """Every stored cell of the test that has a coverage record, in round order."""
+    return [CellCoverage(r.phase, r.kind, r.round, c.name, c.coverage, c.coverage.expected_pct())
+            for kind in ("precondition", "round") for r in store.rounds(run_id, test, kind=kind)
+            for c in r.cells if c.coverage is not None]
+
+
+def coverage_lines(cells: list[CellCoverage]) -> list[str]:
+    """`show`: how much of the range the cells touched, the least covered one, and any that fell short."""
+    if not cells:
+        return []
+    least = min(cells, key=lambda c: c.ratio)
+    short = [c for c in cells if c.short]
+    expected = f"; expected {least.expected_pct:.1f} %" if least.expected_pct is not None else ""
+    out = [f"  coverage ({cells[0].coverage.source}): {len(cells)} cells, {len(short)} short; least covered for its "
+           f"I/O {least.where()}: {least.coverage.line()}{expected}"]
+    out += [f"  coverage short: {c.where()}: {c.coverage.line()}; expected {c.expected_pct:.1f} %" for c in short[:5]]
+    return out
+
+
+def coverage_metrics(cov: Coverage | None) -> Iterator[tuple[str, float, str]]:
+    """Tidy-table rows of one cell's coverage (none when it has no record)."""
+    if cov is None:
+        return
+    yield "coverage_touched", cov.touched_pct, "%"
+    expected = cov.expected_pct()
+    if expected is not None:
+        yield "coverage_expected", expected, "%"
+    yield "coverage_passes", cov.passes, "passes"
+    yield "coverage_touched_bytes", cov.touched_bytes, "B"
+    yield "coverage_range_bytes", cov.range_bytes, "B"
+    if cov.seen_pct is not None:
+        yield "coverage_events_seen", cov.seen_pct, "%"
+
+
+def coverage_deviations(cells: list[CellCoverage]) -> list[Deviation]:
+    short = [c for c in cells if c.short]
+    if not short:
+        return []
+    worst = min(short, key=lambda c: c.ratio)
+    return [Deviation("coverage", f"{len(short)} cells touched less of their active range than their I/O should, "
+                      f"e.g. {worst.where()}: {worst.coverage.line()}; expected {worst.expected_pct:.1f} % "
+                      f"(short below {SHORT_FRACTION:.0%} of that)", COVERAGE_SOURCE)]
+
+
+def coverage_rule(run, t, store: Store) -> list[Deviation]:
+    """`ssdpts check`'s rule over a loaded test (export/model.py `TestResult.coverage`)."""
+    return coverage_deviations(t.coverage)

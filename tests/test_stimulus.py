@@ -1,0 +1,167 @@
+"""Each cell's stimulus as the device saw it (engines/stimulus.py): checked against /sys/block/DEV/stat read by the
+test itself, fio's own per-job counts in the stored raw output, and the simulator's counters; a device whose
+max_sectors_kb is below the block size is named, one with default limits is not flagged."""
+
+import contextlib
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import requires_devices, run_completed, ssdpts
+from ssdpts.engines.results import CellResult, DirStats
+from ssdpts.engines.stimulus import Stimulus, judge
+from ssdpts.workload import Workload
+
+HERE = Path(__file__).parent
+TINY = str(HERE / "profiles" / "tiny.toml")
+SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
+
+
+@contextlib.contextmanager
+def max_sectors_kb(dev: str, kb: int | None = None):
+    """The device's request-size limit at `kb` (None: the default, its hardware limit) for the block; put back
+    after: a loop device keeps its queue limits across detach and attach, so the next test's device would."""
+    queue = Path(f"/sys/block/{Path(dev).name}/queue")
+    old = (queue / "max_sectors_kb").read_text().strip()
+    (queue / "max_sectors_kb").write_text(str(kb) if kb else (queue / "max_hw_sectors_kb").read_text().strip())
+    try:
+        yield
+    finally:
+        (queue / "max_sectors_kb").write_text(old)
+
+
+def block_stat(dev: str) -> list[int]:
+    return [int(x) for x in Path(f"/sys/block/{Path(dev).name}/stat").read_text().split()]
+
+
+def fio_jobs(store, round_id: int) -> dict[str, dict]:
+    """fio's own job documents of a stored round, by job name (one JSON document per fio process)."""
+    text, jobs = store.raw_output(round_id), {}
+    decoder, i = json.JSONDecoder(), text.find("{")
+    while i != -1:
+        doc, end = decoder.raw_decode(text, i)
+        jobs.update({j["jobname"]: j for j in doc.get("jobs", [])})
+        i = text.find("{", end)
+    return jobs
+
+
+def show_json(rid: str, results: Path) -> dict:
+    return json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
+
+
+def stimulus_deviations(doc: dict, what: str = "") -> list[str]:
+    """The run's `stimulus` findings (those containing `what`)."""
+    return [d["evidence"] for d in doc["conformance"]["deviations"] if d["rule"] == "stimulus" and what in d["evidence"]]
+
+
+@requires_devices
+def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_factory, results):
+    dev = loop_factory(64 * 2**20)
+    with max_sectors_kb(dev):
+        before = block_stat(dev)
+        rid, store = run_completed(dev, results, TINY, "iops", "--purge", "trim")
+        after = block_stat(dev)
+    seen = {"read_ios": 0, "write_ios": 0, "read_bytes": 0, "write_bytes": 0}
+    fio_ios = {"read": 0, "write": 0}
+    cells = 0
+    for kind in ("precondition", "round"):
+        for r in store.rounds(rid, "iops", kind=kind):
+            jobs = fio_jobs(store, r.id)
+            overran_before = True      # a round's first cell: the previous round's last one may have overrun
+            for c in r.cells:
+                cells += 1
+                s = c.stimulus
+                assert s is not None and s.measured and s.source == f"block layer: {Path(dev).name}", (r.round, c.name)
+                for k in seen:
+                    seen[k] += getattr(s, k)
+                job = jobs[c.name]
+                for d in ("read", "write"):
+                    fio_ios[d] += job[d]["total_ios"]
+                    # per cell: the cell's I/O, unless fio ran the cell past its successor's release (a time-based
+                    # cell's successor is let go at its predicted end; on a loaded host fio overran a 200 ms cell
+                    # by up to 175 ms, and that tail is the next cell's window); the sums below hold to 1 %
+                    overran = job["job_runtime"] > s.elapsed_ms + 10
+                    overran_near = overran or overran_before
+                    if job[d]["total_ios"] >= 1000 and not overran:
+                        assert getattr(s, f"{d}_bytes") == pytest.approx(job[d]["io_bytes"], rel=0.25), (r.round, c.name, d)
+                overran_before = job["job_runtime"] > s.elapsed_ms + 10
+                # 1 x 8 outstanding; an overrun neighbour (above) adds its own 8 at most
+                assert 0 < s.queue_depth <= (16 if overran_near else 8) * 1.05 and 0 < s.utilisation <= 1, (c.name, s)
+    assert cells == 1 + 6 * 4 or cells >= 1 + 5 * 4
+    # the cells' windows never overlap: together they hold no more than the device did in all, and fio's I/O
+    assert seen["read_ios"] <= after[0] - before[0] and seen["write_ios"] <= after[4] - before[4]
+    assert seen["read_bytes"] <= (after[2] - before[2]) * 512 and seen["write_bytes"] <= (after[6] - before[6]) * 512
+    assert seen["write_ios"] == pytest.approx(fio_ios["write"], rel=0.01)
+    assert seen["read_ios"] == pytest.approx(fio_ios["read"], rel=0.01)
+    doc = show_json(rid, results)
+    # default limits, 4K and 64K: no request split (must not trip); the whole run's other findings may only be
+    # a loaded host's overrun cells (see above)
+    assert stimulus_deviations(doc, "requests") == []
+    rows = next(t for t in doc["tests"] if t["name"] == "iops")["stimulus"]["cells"]
+    assert len(rows) == cells and all(m["kind"] != "split" for r in rows for m in r["mismatches"])
+    assert any(r["write_request_bytes"] == pytest.approx(4096, rel=0.01) for r in rows)
+    text = ssdpts("show", rid, "--results", str(results)).stdout
+    assert f"stimulus at the device (block layer: {Path(dev).name}): {cells} of {cells} cells measured" in text
+    tidy = ssdpts("export", rid, "--format", "tidy-json", "--out", str(results / "x"), "--results", str(results))
+    lines = [json.loads(x) for f in (results / "x").glob("*.jsonl") for x in f.read_text().splitlines()]
+    assert tidy.returncode == 0 and any(x["metric"] == "device_queue_depth" for x in lines)
+    assert sum(x["value"] for x in lines if x["metric"] == "device_write_ios") == seen["write_ios"]
+
+
+@requires_devices
+def test_max_sectors_kb_below_the_block_size_is_named(loop_factory, results):
+    dev = loop_factory(64 * 2**20)
+    with max_sectors_kb(dev, 64):
+        rid, store = run_completed(dev, results, TINY, "throughput", "--purge", "trim")
+    found = stimulus_deviations(show_json(rid, results))
+    assert any("128 KiB writes reached the device as 64 KiB requests: max_sectors_kb=64" in e for e in found), found
+    assert any("128 KiB reads reached the device as 64 KiB requests: max_sectors_kb=64" in e for e in found), found
+    text = ssdpts("show", rid, "--results", str(results)).stdout
+    assert "NOT as asked" in text and "MISMATCH" in text
+    check = ssdpts("check", rid, "--results", str(results), check=False)
+    assert check.returncode == 1 and "[stimulus]" in check.stdout
+    report = Path(ssdpts("report", rid, "--results", str(results), "--out", str(results / "rep")).stdout.strip())
+    assert "NOT as asked" in report.read_text() and "max_sectors_kb=64" in report.read_text()
+
+
+@requires_devices
+def test_default_limits_with_128k_are_not_flagged(loop_factory, results):
+    dev = loop_factory(64 * 2**20)
+    with max_sectors_kb(dev):
+        rid, _ = run_completed(dev, results, TINY, "throughput", "--purge", "trim")
+    assert stimulus_deviations(show_json(rid, results), "requests") == []
+
+
+def test_simulated_drive_gives_the_record_from_its_counters(results):
+    rid, store = run_completed(SIM_SMALL, results, TINY, "throughput")
+    for kind in ("precondition", "round"):
+        for r in store.rounds(rid, "throughput", kind=kind):
+            jobs = fio_jobs(store, r.id)
+            for c in r.cells:
+                s = c.stimulus
+                assert s.source == "simulator counters" and s.utilisation is None
+                # bytes from the drive's host counters, requests from its per-job counts
+                assert (s.read_bytes, s.write_bytes) == (c.read.bytes, c.write.bytes)
+                assert (s.read_ios, s.write_ios) == (jobs[c.name]["read"]["total_ios"], jobs[c.name]["write"]["total_ios"])
+                assert 0 < s.queue_depth <= 8.001
+    assert stimulus_deviations(show_json(rid, results)) == []
+
+
+def _cell(read: int, write: int, bs: int) -> CellResult:
+    return CellResult("c", DirStats(ios=read, bytes=read * bs), DirStats(ios=write, bytes=write * bs), runtime_ms=1000)
+
+
+def test_judge_trips_on_a_mix_and_a_queue_that_are_not_the_cells():
+    w = Workload("c", "randrw", bs=4096, read_pct=70, threads=1, iodepth=4, runtime_s=1)
+    cell = _cell(7000, 3000, 4096)
+    asked = Stimulus(source="t", elapsed_ms=1000, read_ios=7000, read_bytes=7000 * 4096, write_ios=3000,
+                     write_bytes=3000 * 4096, busy_ms=900, in_queue_ms=3500)
+    assert judge(w, cell, asked) == []
+    skewed = Stimulus(**{**asked.to_dict(), "read_ios": 3000, "read_bytes": 3000 * 4096, "write_ios": 7000,
+                         "write_bytes": 7000 * 4096})
+    assert {m.kind for m in judge(w, cell, skewed)} >= {"mix"}
+    crowded = Stimulus(**{**asked.to_dict(), "in_queue_ms": 9000})
+    assert [m.kind for m in judge(w, cell, crowded)] == ["queue"]
+    # buffered cells are not judged: the page cache lies between fio and the device
+    assert judge(w.with_(direct=False), cell, skewed) == []
