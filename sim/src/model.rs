@@ -10,6 +10,9 @@ pub const PAGE: u64 = 4096;
 pub const NIL: u32 = u32::MAX;
 /// Foreground GC moves pages in batches of this many (see `gc_credit`).
 const GC_BATCH: u64 = 16;
+/// Seed of the model's service-time random stream (jitter, read retry): a new drive and a purged one
+/// start from it, so a purge leaves the same state whatever ran before.
+pub(crate) const RNG_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 pub(crate) const ST_FREE: u8 = 0;
 pub(crate) const ST_OPEN: u8 = 1;
@@ -78,6 +81,10 @@ pub struct Counters {
     pub suspend_count: u64,
     /// NAND reads that needed read retry (lifetime)
     pub read_retry_count: u64,
+    /// free superblocks of the native pool (the GC's free pool; `free_blocks` adds the static SLC ones)
+    pub free_native_blocks: u64,
+    /// simulated time the host left the drive idle (lifetime; think time and `idle`)
+    pub idle_ns: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -136,9 +143,9 @@ pub struct Model {
     /// top bit whether that write came soon after the one before
     pub(crate) epoch: Vec<u16>,
     pub epoch_pages: u64,
-    /// host pages written (lifetime); the clock of data age
+    /// host pages written since the purge; the clock of data age
     pub(crate) host_pages: u64,
-    /// host pages classified hot (lifetime)
+    /// host pages classified hot (since the purge)
     pub(crate) hot_writes: u64,
     pub(crate) live_pages: u64,
     pub(crate) dyn_slc_blocks: u32,
@@ -166,6 +173,7 @@ pub struct Model {
     pub(crate) erased_pages: u64,
     pub(crate) erase_total: u64,
     pub(crate) gc_moved_pages: u64,
+    pub(crate) idle_ns: u64,
 }
 
 /// Exact division of 32-bit numerators by a runtime constant (Lemire).
@@ -324,7 +332,7 @@ impl Model {
             die_rd: vec![0; dies as usize],
             plane_rd: vec![0; (dies * p.planes) as usize],
             ch_free: vec![0; p.channels as usize],
-            rng: 0x9e37_79b9_7f4a_7c15,
+            rng: RNG_SEED,
             suspends: 0,
             read_retries: 0,
             ctrl_free: 0,
@@ -336,6 +344,7 @@ impl Model {
             erased_pages: 0,
             erase_total: 0,
             gc_moved_pages: 0,
+            idle_ns: 0,
             p,
         };
         for b in n_nat..n_blocks {
@@ -1094,21 +1103,36 @@ impl Model {
         }
     }
 
-    /// Fresh-out-of-box: unmap everything, erase all used blocks. Lifetime
-    /// counters (host/NAND bytes, erase counts) are kept. The clock advances
-    /// by the erase time.
+    /// Fresh-out-of-box: unmap everything, erase all used blocks, and reset
+    /// every piece of state that shapes later performance to what a new drive
+    /// has (GC progress, program-unit positions, the hot/cold classifier, the
+    /// service-time random stream), so the same workload after a purge gives
+    /// the same result whatever ran before. What a real purge keeps is kept:
+    /// wear (erase counts) and the lifetime counters (host/NAND bytes, idle
+    /// time, suspends, retries), and the clock, which advances by the erase
+    /// time (all resources are free from then on, as on a new drive at 0).
     pub fn purge(&mut self) {
         let t0 = self.busy_until();
         for v in self.map.iter_mut() {
             *v = NIL;
         }
         self.live_pages = 0;
-        self.gc.victim = NIL;
+        self.gc = GcState { victim: NIL, ..Default::default() };
         self.open = [NIL; N_STREAMS];
+        self.upos = [0; N_STREAMS];
+        for e in self.epoch.iter_mut() {
+            *e = 0;
+        }
+        self.host_pages = 0;
+        self.hot_writes = 0;
+        self.rng = RNG_SEED;
         for s in 0..3 {
             let n = self.bk[s].head.len() - 1;
             self.bk[s] = Buckets::new(n);
         }
+        // the bucket links of the closed blocks (stale once the buckets are emptied)
+        self.next.fill(NIL);
+        self.prev.fill(NIL);
         let mut erased = 0u64;
         self.free_nat.clear();
         self.free_static.clear();
@@ -1167,6 +1191,7 @@ impl Model {
     /// fold SLC data and run GC until `idle_free_target_percent` is reached,
     /// at most at `idle_gc_mb_s` (page moves are issued paced at that rate).
     pub fn background(&mut self, t_start: u64, t_end: u64) {
+        self.idle_ns += t_end.saturating_sub(t_start);
         let mut now = t_start.saturating_add(self.p.idle_delay_ns);
         if now >= t_end {
             return;
@@ -1243,6 +1268,8 @@ impl Model {
             gc_moved_bytes: self.gc_moved_pages * PAGE,
             suspend_count: self.suspends,
             read_retry_count: self.read_retries,
+            free_native_blocks: self.free_nat.len() as u64,
+            idle_ns: self.idle_ns,
         }
     }
 
@@ -1398,7 +1425,7 @@ pub struct Pools {
     pub cold_physical_pages: u64,
     pub cold_live_pages: u64,
     pub free_pages: u64,
-    /// host pages written / classified hot (lifetime)
+    /// host pages written / classified hot (since the last purge)
     pub host_pages: u64,
     pub hot_writes: u64,
 }

@@ -129,6 +129,8 @@ fn counters_dict<'py>(py: Python<'py>, c: &Counters) -> PyResult<Bound<'py, PyDi
     d.set_item("gc_moved_bytes", c.gc_moved_bytes)?;
     d.set_item("suspend_count", c.suspend_count)?;
     d.set_item("read_retry_count", c.read_retry_count)?;
+    d.set_item("free_native_blocks", c.free_native_blocks)?;
+    d.set_item("idle_ns", c.idle_ns)?;
     Ok(d)
 }
 
@@ -345,6 +347,28 @@ impl SimDrive {
 
     fn snapshot<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new_bound(py, &crate::snapshot::snapshot(&self.m))
+    }
+
+    /// The snapshot of what determines future performance (wear, lifetime counters and the clock
+    /// left out): equal for a new drive and a purged one of the same parameters.
+    fn performance_state<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new_bound(py, &crate::snapshot::performance_state(&self.m))
+    }
+
+    /// Hot/cold pools and host-page counts since the purge (`Model::pools`), and the unwritten pages of
+    /// the native pool (free blocks and open-block tails).
+    fn pools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = self.m.pools();
+        let d = PyDict::new_bound(py);
+        d.set_item("hot_physical_pages", p.hot_physical_pages)?;
+        d.set_item("hot_live_pages", p.hot_live_pages)?;
+        d.set_item("cold_physical_pages", p.cold_physical_pages)?;
+        d.set_item("cold_live_pages", p.cold_live_pages)?;
+        d.set_item("free_pages", p.free_pages)?;
+        d.set_item("host_pages", p.host_pages)?;
+        d.set_item("hot_writes", p.hot_writes)?;
+        d.set_item("empty_pages", self.m.empty_pages())?;
+        Ok(d)
     }
 
     #[staticmethod]

@@ -4,7 +4,9 @@ use crate::model::{Buckets, GcState, Model};
 use crate::params::Params;
 use std::collections::BTreeMap;
 
-const MAGIC: &[u8; 8] = b"SSDSIM\x02\x00";
+const MAGIC: &[u8; 8] = b"SSDSIM\x03\x00";
+/// Version 2 (before the idle-time counter) is still read; its idle time starts at 0.
+const MAGIC_V2: &[u8; 8] = b"SSDSIM\x02\x00";
 
 struct W(Vec<u8>);
 impl W {
@@ -150,15 +152,43 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
     w.u64(m.suspends);
     w.u64(m.read_retries);
     for v in [m.ctrl_free, m.link_free, m.clock, m.host_write_bytes, m.host_read_bytes, m.nand_write_pages,
-        m.erased_pages, m.erase_total, m.gc_moved_pages]
+        m.erased_pages, m.erase_total, m.gc_moved_pages, m.idle_ns]
     {
         w.u64(v);
     }
     w.0
 }
 
+/// The snapshot of the state that determines the drive's future performance: wear (erase counts) and the
+/// lifetime counters zeroed, and every time relative to the clock (a purged drive and a new one differ
+/// only in those, by design; see `Model::purge`).
+pub fn performance_state(m: &Model) -> Vec<u8> {
+    let mut c = m.clone();
+    let now = c.clock;
+    for t in c.die_prog.iter_mut().chain(c.die_rd.iter_mut()).chain(c.plane_rd.iter_mut()).chain(c.ch_free.iter_mut())
+    {
+        *t = t.saturating_sub(now);
+    }
+    c.ctrl_free = c.ctrl_free.saturating_sub(now);
+    c.link_free = c.link_free.saturating_sub(now);
+    c.clock = 0;
+    for e in c.erase_cnt.iter_mut() {
+        *e = 0;
+    }
+    c.suspends = 0;
+    c.read_retries = 0;
+    c.host_write_bytes = 0;
+    c.host_read_bytes = 0;
+    c.nand_write_pages = 0;
+    c.erased_pages = 0;
+    c.erase_total = 0;
+    c.gc_moved_pages = 0;
+    c.idle_ns = 0;
+    snapshot(&c)
+}
+
 pub fn restore(b: &[u8]) -> Result<Model, String> {
-    if b.len() < 8 || &b[..8] != MAGIC {
+    if b.len() < 8 || (&b[..8] != MAGIC && &b[..8] != MAGIC_V2) {
         return Err("not an ssdsim snapshot (bad magic/version)".into());
     }
     let mut r = R { b, i: 8 };
@@ -234,6 +264,9 @@ pub fn restore(b: &[u8]) -> Result<Model, String> {
     m.erased_pages = r.u64()?;
     m.erase_total = r.u64()?;
     m.gc_moved_pages = r.u64()?;
+    if &b[..8] == MAGIC {
+        m.idle_ns = r.u64()?;
+    }
     if r.i != b.len() {
         return Err("snapshot corrupt (trailing bytes)".into());
     }

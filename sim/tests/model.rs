@@ -147,3 +147,36 @@ fn params_without_the_newer_keys_keep_the_old_behaviour() {
     m.remove("t_prog_ns");
     assert!(Params::from_map(&m).unwrap_err().contains("missing parameter 't_prog_ns'"));
 }
+
+/// A purge returns the drive to the state of a new one (wear, lifetime counters and the clock aside), with
+/// hot/cold separation, SLC, jitter and read retry on, and the same job then gives the same result.
+#[test]
+fn purge_restores_the_fresh_performance_state() {
+    let p = Params {
+        hot_cold: 1,
+        slc_static_bytes: 4 << 20,
+        slc_dynamic_max_bytes: 16 << 20,
+        t_jitter_percent: 8.0,
+        read_retry_percent: 1.0,
+        ..wa_params(7.0, GIB / 4)
+    };
+    let probe = |m: &mut Model| {
+        let cap = m.capacity_bytes();
+        let j = JobSpec { size: cap, seed: 7, runtime_ns: 2_000_000_000, ..job(Rw::RandRw, 4096, 8, 0) };
+        run_job(m, &j).unwrap()
+    };
+    let mut fresh = Model::new(p.clone()).unwrap();
+    let mut used = Model::new(p).unwrap();
+    let cap = used.capacity_bytes();
+    run_job(&mut used, &JobSpec { size: cap, seed: 3, ..job(Rw::RandWrite, 65536, 4, cap * 2) }).unwrap();
+    used.idle(300_000_000);
+    used.purge();
+    fresh.purge();
+    used.check_invariants().unwrap();
+    assert!(used.counters().erase_count_total > 0 && used.counters().idle_ns > 0);
+    let (u, f) = (ssdsim::snapshot::performance_state(&used), ssdsim::snapshot::performance_state(&fresh));
+    let first_difference = u.iter().zip(&f).position(|(a, b)| a != b);
+    assert!(u.len() == f.len() && first_difference.is_none(), "states differ at byte {first_difference:?} of {}", u.len());
+    let (a, b) = (probe(&mut fresh), probe(&mut used));
+    assert_eq!((a.read.ios, a.write.ios, a.write.bytes), (b.read.ios, b.write.ios, b.write.bytes));
+}

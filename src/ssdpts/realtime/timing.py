@@ -40,6 +40,9 @@ Periods: how often something is looked at; nothing ends when they pass.
                                                                  tests/test_device_idle.py
   CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
                                                                  tests/test_metadata.py (0 s and 1e9 s)
+  SLC_INTERVAL_MIN_S, SLC_INTERVAL_MAX_S   the bounds of slc-cache's automatic sample interval (the time to
+                      write a small share of the capacity at a fast link's speed; slc_cache/resolution.py)
+                                                                 tests/oracle/test_slc_cache.py
 
 Bounds used to judge stored results (nothing is stopped by them).
   LAT_MEAN_BOUND_S    a cell whose mean latency exceeds this is `implausible-cell` (src/ssdpts/plausibility.py
@@ -68,6 +71,8 @@ SLOW_SAMPLE_PERIOD_NS = 2_000_000   # while it is busy and no transition is near
 MIN_IDLE_RUN_NS = 200_000           # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
 CHECKPOINT_EVERY_S = 5.0            # a snapshot of a large simulated drive is tens of MB
+SLC_INTERVAL_MIN_S = 0.01           # finer status documents cost fio more than they tell
+SLC_INTERVAL_MAX_S = 1.0            # the seed's sampling (MiB/s per second)
 
 # the kernel gives up on one I/O after 30 s (block-layer, nvme io_timeout and sd defaults); 1,024 outstanding 4 KiB
 # I/Os (TC32/QD32, the deepest cell a profile asks) wait this long only below 1 MB/s (plausibility.py)

@@ -24,7 +24,7 @@ def html(ctx: SectionContext) -> Markup:
         out.append(Markup(
             f"<p><b>SLC cache estimate: {s.cache_gib:.2f} GiB</b> ({s.cache_bytes / 1e9:.2f} GB) written at "
             f"{s.cache_speed_mib_s:.0f} MiB/s before the first drop at {s.first_drop_s:.1f} s "
-            f"(then {s.after_drop_mib_s:.0f} MiB/s); {share_text(s)}.</p>"))
+            f"(then {s.after_drop_mib_s:.0f} MiB/s); {share_text(s)}; {escape(resolution_text(s))}.</p>"))
     else:
         out.append(Markup(f'<p class="note">No drop detected: {escape(s.note)}</p>'))
     ref = s.reference
@@ -95,6 +95,15 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
+def resolution_text(s: SlcCacheSummary) -> str:
+    """The estimate's resolution: one interval's bytes at the cache's speed, as a share of the estimate."""
+    how = "automatic" if s.interval_auto else "profile"
+    if s.resolution_fraction is None:
+        return f"sampled every {s.interval_s * 1000:g} ms ({how})"
+    return (f"resolution ±{s.resolution_fraction * 100:.1f} % (one {s.interval_s * 1000:g} ms interval, {how})"
+            + (": too coarse for this cache, see the slc-resolution deviation" if s.resolution_fraction > 0.05 else ""))
+
+
 def text(s: SlcCacheSummary) -> list[str]:
     lines = [f"  wrote {s.written_bytes / 2**30:.2f} GiB of {s.planned_bytes / 2**30:.2f} GiB planned in "
              f"{s.elapsed_s:,.1f} s ({s.intervals} intervals), stopped: {s.stop_reason}"]
@@ -102,7 +111,7 @@ def text(s: SlcCacheSummary) -> list[str]:
         lines.append(f"  SLC cache estimate: {s.cache_gib:.2f} GiB ({s.cache_bytes / 1e9:.2f} GB) at "
                      f"{s.cache_speed_mib_s:.0f} MiB/s before the first drop at {s.first_drop_s:.1f} s "
                      f"(then {s.after_drop_mib_s:.0f} MiB/s)")
-        lines.append(f"  {share_text(s)}")
+        lines.append(f"  {share_text(s)}; {resolution_text(s)}")
     else:
         lines.append(f"  no drop detected: {s.note}")
     if s.reference is not None and s.reference.slc_capacity_bytes:

@@ -20,9 +20,11 @@ from ...units import bs_label, format_duration
 from ...workload import Workload
 from ..common import TestContext, stored_once
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
+from .resolution import auto_interval, deviation, resolution
 from .summary import FillLevel, SeriesPoint, SlcCacheSummary, SlcReference
 
 PHASE = "seq"
+STEP_BINS = 500
 FILL_PCT = Setting("a fill level, % of the capacity from 0 to below 100", lambda v: PCT.check(v) and v < 100,
                    float, "%")
 
@@ -30,7 +32,8 @@ FILL_PCT = Setting("a fill level, % of the capacity from 0 to below 100", lambda
 @dataclass(frozen=True)
 class SlcCacheSettings(TestSettings):
     block_size: int = key(BLOCK_SIZE, "1m", "block size of the sequential write")
-    interval: float = key(DURATION, "1s", "one stored throughput sample")
+    interval: float | None = key(DURATION, None, "one stored throughput sample (default: automatic, from the "
+                                                  "capacity: resolution.py)")
     time_limit: float = key(DURATION, "24h", "the write stops after this long")
     capacity_percent: float = key(ACTIVE_RANGE, 100, "share of the capacity written")
     min_drop: float = key(FRACTION, DEFAULT_MIN_DROP, "a throughput drop of at least this share ends the cache")
@@ -62,7 +65,12 @@ def _setup(ctx: TestContext) -> tuple[int, float, float, int]:
     """(block size, interval s, time limit s, bytes to write)."""
     s = ctx.settings
     bs = s.block_size
-    return bs, s.interval, s.time_limit, int(s.capacity_percent / 100.0 * ctx.target.size_bytes) // bs * bs
+    return bs, interval_s(ctx), s.time_limit, int(s.capacity_percent / 100.0 * ctx.target.size_bytes) // bs * bs
+
+
+def interval_s(ctx: TestContext) -> float:
+    """The profile's sample interval, else the automatic one for the drive's capacity."""
+    return ctx.settings.interval or auto_interval(ctx.target.size_bytes)
 
 
 def _write(ctx: TestContext, bs: int, written: int, remaining: int, seconds_left: float) -> Workload:
@@ -123,9 +131,14 @@ def _estimate(ctx: TestContext, series: list[dict]) -> tuple[dict, list, list]:
     """The plateaus of stored intervals: (estimate, times, MiB/s)."""
     times, mibs, durs = ([s["end_s"] for s in series], [s["mib_s"] for s in series],
                          [s["end_s"] - s["start_s"] for s in series])
-    times, mibs, durs = rebin(times, mibs, durs, ctx.settings.interval)   # no-op when the rounds already are intervals
-    return (estimate(times, mibs, durations=durs, min_drop=ctx.settings.min_drop, min_points=ctx.settings.min_points),
-            times, mibs)
+    times, mibs, durs = rebin(times, mibs, durs, interval_s(ctx))   # no-op when the rounds already are intervals
+    st = ctx.settings
+    result = estimate(times, mibs, durations=durs, min_drop=st.min_drop, min_points=st.min_points)
+    # the cache size comes from the fine intervals; the steps from at most STEP_BINS bins (a fine interval sees
+    # the folding's own rhythm, tens of ms, as a dozen steps where the drive has two speeds)
+    times, mibs, durs = rebin(times, mibs, durs, max(interval_s(ctx), sum(durs) / STEP_BINS))
+    result["steps"] = estimate(times, mibs, durations=durs, min_drop=st.min_drop, min_points=st.min_points)["steps"]
+    return result, times, mibs
 
 
 def bits_per_cell(ctx: TestContext) -> tuple[int | None, str]:
@@ -150,7 +163,7 @@ def _fill_level(ctx: TestContext, scope: str, pct: float, bs: int, limit_s: floa
     probe_totals = {"bytes": 0, "seconds": 0.0}
     fill_track, probe_track = _interval_tracker(totals), _interval_tracker(probe_totals)
     ctx.progress.round_started(ctx.test, phases[0], 1, 0, None, f"fill level {pct:g} %")
-    ctx.stream(phases, cells, ctx.settings.interval,
+    ctx.stream(phases, cells, interval_s(ctx),
                lambda phase, *a: (probe_track if phase.endswith("/probe") else fill_track)(phase, *a))
     series = [r.tracking for r in ctx.store.rounds(ctx.run_id, ctx.test, ctx._ph(phases[-1]), with_cells=False)]
     result, _, _ = _estimate(ctx, series)
@@ -197,6 +210,9 @@ def run(ctx: TestContext) -> SlcCacheSummary:
     bits, bits_source = bits_per_cell(ctx)
     if reference is not None and reference.slc_capacity_bytes and cache:
         reference.error = cache / reference.slc_capacity_bytes - 1
+    res = resolution(cache, result["cache_speed_mib_s"], interval)
+    if (dev := deviation(res)) is not None:
+        ctx.store.record_deviation(ctx.run_id, ctx.test, dev)
     return SlcCacheSummary(
         purge=purge, block_size=bs, iodepth=ctx.settings.iodepth, threads=1, capacity_bytes=cap,
         planned_bytes=total * drives, written_bytes=written, elapsed_s=series[-1]["end_s"] if series else 0.0,
@@ -206,4 +222,5 @@ def run(ctx: TestContext) -> SlcCacheSummary:
         first_drop_s=result["first_drop_s"], cache_speed_mib_s=result["cache_speed_mib_s"],
         after_drop_mib_s=result["after_drop_mib_s"], note=result.get("note", ""), reference=reference,
         series=[SeriesPoint(t, m) for t, m in zip(times, mibs)], drives=drives, notes=notes,
-        bits_per_cell=bits, bits_per_cell_source=bits_source, fill_levels=levels)
+        bits_per_cell=bits, bits_per_cell_source=bits_source, fill_levels=levels,
+        resolution_fraction=None if res is None else res.fraction, interval_auto=ctx.settings.interval is None)

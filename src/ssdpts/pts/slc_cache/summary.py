@@ -74,6 +74,9 @@ class SlcCacheSummary(Summary):
     bits_per_cell: int | None = None   # native cell (3: TLC), for the share "in native terms"
     bits_per_cell_source: str = ""
     fill_levels: list[FillLevel] = field(default_factory=list)   # empty: no fill levels asked for
+    # one interval's bytes at the cache's speed / the cache estimate (resolution.py); above 5 %: a deviation
+    resolution_fraction: float | None = None
+    interval_auto: bool = False        # the interval was chosen from the capacity (no profile value)
 
     @property
     def cache_gib(self) -> float | None:
