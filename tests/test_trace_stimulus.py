@@ -142,16 +142,13 @@ def test_a_run_stores_traced_coverage_for_every_cell_and_shows_it(loopdev, resul
     cells = [c for kind in ("precondition", "round") for r in store.rounds(rid, "throughput", kind=kind)
              for c in r.cells]
     assert cells and all(c.coverage is not None and c.coverage.source == "tracefs" for c in cells)
-    for c in cells:
+    assert all(c.coverage.events_lost == 0 for c in cells)      # a round's events fit the trace buffer many times
+    # every completion counts for one cell: the test's total is fio's own (a few requests at a time-based
+    # transition complete after the next cell is let go and count for it, so cell by cell it may differ)
+    assert sum(c.coverage.moved_bytes for c in cells) == sum(c.read.bytes + c.write.bytes for c in cells)
+    for c in cells:           # every SEQ cell starts at its range's start and stays inside it
         cov = c.coverage
-        seen = cov.events_seen / (cov.events_seen + cov.events_lost)
-        # what it moved by the events it saw is fio's own count (a few requests at each time-based transition
-        # complete after the next cell is let go and count for it: at most threads x iodepth of 128 KiB)
-        assert abs(cov.moved_bytes - seen * (c.read.bytes + c.write.bytes)) <= 2 * 8 * 128 * 1024 + 0.01 * cov.moved_bytes
-        if cov.passes >= 1:       # a SEQ cell that moved its range walked all of it, from its start
-            assert (cov.lowest, cov.highest_end, cov.touched_bytes) == (cov.range_offset,
-                                                                        cov.range_offset + cov.range_bytes,
-                                                                        cov.range_bytes)
+        assert cov.lowest == cov.range_offset and cov.highest_end <= cov.range_offset + cov.range_bytes
     shown = ssdpts("show", rid, "--results", str(results)).stdout
     assert "coverage (tracefs)" in shown and ", 0 short;" in shown and "of events seen" in shown
     doc = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)

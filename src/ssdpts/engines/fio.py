@@ -306,8 +306,8 @@ class _FioProcess:
                 s.gates.set_delay(prev, w.idle_before_s)
             self._waits.append(prev)
             self.gates.append(gid)
-            if s.tracer is not None and not interval_s:    # a streamed round's cells are stored by interval
-                s.tracer.register(gid, w)
+            if s.tracer is not None:      # a streamed round's cells are stored by interval: no record
+                s.tracer.register(gid, w, kept=not interval_s)
             prev = gid
         s._last_gate = prev
         self.job_path = self.dir / "job.fio"

@@ -82,6 +82,7 @@ class _CellTrace:
     range_offset: int
     range_bytes: int
     granule: int
+    kept: bool = True                # False: a streamed cell, only known so its events count for no other cell
     bits: bytearray | None = None    # allocated at the first event: rounds are submitted ahead of time
     moved: int = 0
     lowest: int | None = None
@@ -90,6 +91,8 @@ class _CellTrace:
     lost: int = 0
 
     def add(self, offset: int, size: int) -> None:
+        if not self.kept:
+            return
         self.seen += 1
         self.moved += size
         end = offset + size
@@ -167,11 +170,12 @@ class CoverageTracer:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
-    def register(self, gid: int, w: Workload) -> None:
+    def register(self, gid: int, w: Workload, kept: bool = True) -> None:
+        """A cell about to run; `kept` False: a cell streamed in intervals, which gets no record (its events
+        must still not count for the cell before it)."""
         offset, size = w.region(self.device_bytes, self.logical_block)
         with self._cond:
-            self.cells[gid] = _CellTrace(access_of(w.rw, w.distribution), offset, size,
-                                         granule_of(w, size))
+            self.cells[gid] = _CellTrace(access_of(w.rw, w.distribution), offset, size, granule_of(w, size), kept)
 
     def forget(self, gids) -> None:
         """Cells that will not run (a stalled round armed again under new gates)."""
@@ -187,7 +191,14 @@ class CoverageTracer:
             while self._done_until <= until and self._thread.is_alive():
                 self._cond.wait(TRACE_POLL_S)
             cells = [self.cells.pop(g, None) for g in gids]
+            for gid in [g for g, c in self.cells.items() if not c.kept and self._ended_before(g, until)]:
+                del self.cells[gid]
         return [c.record() if c is not None else None for c in cells]
+
+    def _ended_before(self, gid: int, until: float) -> bool:
+        fires = self.gates.fires.get(gid) or []
+        offset_ns = time.time_ns() - time.monotonic_ns()
+        return len(fires) >= self.gates.clones.get(gid, 1) and (max(fires) - offset_ns) / 1e9 < until
 
     def _windows(self, offset_ns: int) -> tuple[list[float], list[tuple[float, _CellTrace]]]:
         """Started cells in release order: their release and (end, cell) on CLOCK_MONOTONIC (end: inf while
