@@ -7,6 +7,7 @@ wrapper that then runs the real fio), fio's own byte counts, and the job's activ
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import stat
@@ -15,11 +16,14 @@ from pathlib import Path
 
 import pytest
 from conftest import requires_devices, run_completed, ssdpts
+from test_resume_truth import _never_steady, _stop_after_rounds
 
 from ssdpts.engines.coverage import SEQUENTIAL
 from ssdpts.engines.fio import FioEngine
-from ssdpts.engines.tracecoverage import _CellTrace, parse_completion
+from ssdpts.engines.tracecoverage import _CellTrace, check_traceable, parse_completion
+from ssdpts.errors import SsdptsError
 from ssdpts.export.coverage import CellCoverage, coverage_deviations
+from ssdpts.store import Store
 from ssdpts.targets import open_target
 from ssdpts.workload import Workload
 
@@ -159,6 +163,19 @@ def test_a_run_stores_traced_coverage_for_every_cell_and_shows_it(loopdev, resul
     assert "LBA coverage per cell (tracefs)" in html and "seq_128K_100-0" in html, report
 
 
+@requires_devices
+def test_a_resumed_run_traces_again_and_a_stop_leaves_no_trace_instance(loopdev, results, tiny, tmp_path):
+    rid, _, _ = _stop_after_rounds(loopdev, results, _never_steady(tmp_path, tiny), 2, "--trace-stimulus")
+    pid = Store.in_dir(results).run(rid)["owner"].pid
+    assert not list(Path("/sys/kernel/tracing/instances").glob(f"ssdpts-{pid}-*"))   # removed at the stop
+    ssdpts("resume", rid, "--results", str(results), "-q")
+    store = Store.in_dir(results)
+    rounds = store.rounds(rid, "iops")
+    assert len(rounds) == 8                     # never steady: max_rounds, before and after the resume
+    assert all(c.coverage is not None and c.coverage.source == "tracefs" for r in rounds for c in r.cells)
+    assert "[coverage]" not in ssdpts("check", rid, "--results", str(results), check=False).stdout
+
+
 @pytest.mark.parametrize("target", ["sim:client", "file"])
 def test_a_target_without_block_events_is_refused_before_anything_is_written(target, results, tiny, tmp_path):
     spec = str(tmp_path / "scratch.img") if target == "file" else target
@@ -170,6 +187,13 @@ def test_a_target_without_block_events_is_refused_before_anything_is_written(tar
     assert not (tmp_path / "scratch.img").exists()
     listed = ssdpts("list", "--results", str(results), check=False)
     assert "no results database" in listed.stderr or listed.stdout.strip() == "no runs yet"
+
+
+@requires_devices
+def test_without_root_the_flag_is_refused(loopdev, monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(SsdptsError, match=r"^--trace-stimulus reads .*needs root; run as root, or drop --trace-stimulus$"):
+        check_traceable(open_target(loopdev))
 
 
 @requires_devices
