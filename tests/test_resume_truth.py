@@ -24,10 +24,11 @@ def _never_steady(tmp_path, tiny: str) -> str:
     return str(p)
 
 
-def _stop_after_rounds(loopdev: str, results, profile: str, rounds: int) -> tuple[str, float, float]:
-    """Start a run, Ctrl-C it once `rounds` rounds are stored: (run id, SIGINT time, exit time)."""
+def _stop_after_rounds(loopdev: str, results, profile: str, rounds: int, *options: str) -> tuple[str, float, float]:
+    """Start a run (with these further `run` options), Ctrl-C it once `rounds` rounds are stored: (run id, SIGINT
+    time, exit time)."""
     proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", loopdev, "--profile", profile, "--tests", "iops",
-                             "--destroy-data", "--results", str(results), "-q"], stdout=subprocess.PIPE,
+                             "--destroy-data", "--results", str(results), "-q", *options], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_at_a_terminal)
     try:
         rid = wait_for_rounds(results / "ssdpts.db", "iops", rounds)

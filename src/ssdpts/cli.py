@@ -192,8 +192,11 @@ def main():
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
 @click.option("--note", "notes", multiple=True, metavar="TEXT",
               help="A set-up fact kept with the run and shown in its report (adapter, cooling); repeatable.")
+@click.option("--trace-stimulus", is_flag=True,
+              help="Read the device's block completions (tracefs, root) while each cell runs and store the LBAs "
+                   "it touched (docs/coverage.md); a local block device only. Kept for 'resume'.")
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        ignore_doctor, results, quiet, strict, notes):
+        ignore_doctor, results, quiet, strict, notes, trace_stimulus):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -220,7 +223,8 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
         run_ids.append(runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise",
                                     tests=names, size=size_bytes, destroy_data=destroy_data,
                                     purge_method=purge_method, quiet=quiet, seed=seed,
-                                    set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes))
+                                    set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
+                                    trace_stimulus=trace_stimulus))
         click.echo(run_ids[-1])
     if strict:
         exit_if_not_conformant(results, run_ids)

@@ -16,6 +16,7 @@ from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for
+from .engines.tracecoverage import check_traceable
 from .engines.drivefault import DriveFailed, vanished
 from .engines.fio_versions import check_options
 from .errors import SsdptsError
@@ -198,7 +199,8 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
 
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
-          set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = ()) -> str:
+          set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = (),
+          trace_stimulus: bool = False) -> str:
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
@@ -216,6 +218,8 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     engine = engine_for(target)              # checks fio before anything is written
     check_capabilities(specs, target, engine)
     check_options(engine.version, cells)
+    if trace_stimulus:
+        check_traceable(target)
     target_spec = " ".join(specs_)
     bench = gate(Bench(target=target, write_cache_required=required_write_cache(profile),
                        set_write_cache=set_write_cache), ignore_doctor, target_spec)   # ssdpts doctor, refuses on fail
@@ -226,7 +230,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
                  "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache,
-                 "notes": list(checked_notes(notes))},
+                 "notes": list(checked_notes(notes)), "trace_stimulus": trace_stimulus},
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -295,6 +299,8 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     check_options(engine.version, planned_workloads(plans))
+    if opts.get("trace_stimulus"):
+        check_traceable(target)
     resumes.resuming(store, run["id"], target)      # the device's counters before any I/O of ours
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
     execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
@@ -409,6 +415,8 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     progress = Progress(quiet=quiet)
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
+    if run["options"].get("trace_stimulus"):      # refused up front on engines without it (check_traceable)
+        engine.trace_stimulus = True
     handler, discarded = None, False
     reserve = SpaceReserve(_reserve_path(results_dir, run_id))
     try:

@@ -152,8 +152,9 @@ class TraceSession:
     `read()` returns the events that arrived since the last call (never blocks); `start` is the capture's
     start on the events' clock (CLOCK_MONOTONIC)."""
 
-    def __init__(self, device: BlockDevice):
+    def __init__(self, device: BlockDevice, events: tuple[str, ...] = EVENTS):
         self.device = device
+        self.names = events      # the tracepoints recorded (run --trace-stimulus reads completions only)
         self.lost = 0
         self.start = 0.0
         self._fd: int | None = None
@@ -176,10 +177,10 @@ class TraceSession:
         try:
             (self.instance / "trace_clock").write_text("mono")
             (self.instance / "buffer_size_kb").write_text(str(BUFFER_KB))
-            for name in EVENTS:
+            for name in self.names:
                 (self.instance / "events" / "block" / name / "filter").write_text(self.device.event_filter)
             self._fd = os.open(self.instance / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
-            for name in EVENTS:
+            for name in self.names:
                 (self.instance / "events" / "block" / name / "enable").write_text("1")
             self.start = time.monotonic()
         except BaseException:
@@ -189,7 +190,7 @@ class TraceSession:
 
     def stop(self) -> None:
         """Stop recording (what is in the buffer can still be read)."""
-        for name in EVENTS:
+        for name in self.names:
             try:
                 (self.instance / "events" / "block" / name / "enable").write_text("0")
             except OSError:
@@ -206,24 +207,30 @@ class TraceSession:
         while self._pending and (before is None or self._pending[0][0] < before):
             yield heapq.heappop(self._pending)[2]
 
-    def _read(self) -> None:
+    def read_lines(self) -> list[bytes]:
+        """The complete lines trace_pipe has for us now, unparsed (never blocks)."""
+        out: list[bytes] = []
         while self._fd is not None:
             try:
                 chunk = os.read(self._fd, 1 << 20)
             except BlockingIOError:
-                return
+                break
             if not chunk:
-                return
+                break
             lines = (self._tail + chunk).split(b"\n")
             self._tail = lines.pop()
-            for raw in lines:
-                line = raw.decode("ascii", "replace")
-                ev = parse_line(line, self.device)
-                if ev is not None:
-                    self._seq += 1
-                    heapq.heappush(self._pending, (ev.t, self._seq, ev))
-                else:
-                    self.lost += lost_events(line)
+            out += lines
+        return out
+
+    def _read(self) -> None:
+        for raw in self.read_lines():
+            line = raw.decode("ascii", "replace")
+            ev = parse_line(line, self.device)
+            if ev is not None:
+                self._seq += 1
+                heapq.heappush(self._pending, (ev.t, self._seq, ev))
+            else:
+                self.lost += lost_events(line)
 
     def __exit__(self, *exc) -> None:
         self.stop()

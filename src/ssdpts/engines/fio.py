@@ -47,6 +47,7 @@ from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
 from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
 from .stimulus import BlockCounters, not_available
+from .tracecoverage import CoverageTracer
 
 log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
@@ -144,6 +145,8 @@ class FioEngine:
         self.failed: dict[str, str] = {}      # local targets do not drop out one by one: a failure ends the run
         # the block layer's last I/O when a session ended by an exception (a stop): where a resume's pause begins
         self.last_io_at: float | None = None
+        # run --trace-stimulus: each cell's LBA coverage from the device's block completions (tracecoverage.py)
+        self.trace_stimulus = False
 
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
@@ -304,6 +307,8 @@ class _FioProcess:
                 s.gates.set_delay(prev, w.idle_before_s)
             self._waits.append(prev)
             self.gates.append(gid)
+            if s.tracer is not None:      # a streamed round's cells are stored by interval: no record
+                s.tracer.register(gid, w, kept=not interval_s)
             prev = gid
         s._last_gate = prev
         self.job_path = self.dir / "job.fio"
@@ -547,6 +552,8 @@ class FioRound:
 
     def arm(self) -> None:
         """Start (or, after a stall, start again) this round's processes behind everything submitted so far."""
+        if self.session.tracer is not None and getattr(self, "procs", None):
+            self.session.tracer.forget([g for p in self.procs for g in p.gates])
         self.procs = [_FioProcess(self.session, chunk, self.interval_s, self.on_progress) for chunk in self._chunks]
         self.started_at = self.procs[0].started_at
 
@@ -645,6 +652,9 @@ class FioRound:
             for cell, gid in zip(cells, all_gates):
                 cell.host_cpu = gates.host_cpu(gid)
                 cell.stimulus = self.session.stimulus(gid)
+            if self.session.tracer is not None and not self.interval_s:
+                for cell, cov in zip(cells, self.session.tracer.finish(all_gates)):
+                    cell.coverage = cov
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
         idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
         logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
@@ -700,6 +710,14 @@ class FioSession:
         self.gates = Gates(self.dir / "gates", hang_grace_s=engine.hang_grace_s, on_late=self._cell_late,
                            block_stats=self.block.paths if self.block else [])
         self.samplers = [IdleSampler(p, self.gates.window) for p in stats]
+        try:
+            self.tracer = CoverageTracer(self.members[0].path, self.gates, target.size_bytes,
+                                         target.logical_block_size) if engine.trace_stimulus else None
+        except BaseException:
+            self.gates.close()
+            for sp in self.samplers:
+                sp.close()
+            raise
         self._last_gate: int | None = None
         self._count = 0
         self._rounds: list[FioRound] = []
@@ -752,6 +770,8 @@ class FioSession:
         self.gates.close()
         for sp in self.samplers:
             sp.close()
+        if self.tracer is not None:
+            self.tracer.close()
         self.kernel_log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 

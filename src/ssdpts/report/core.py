@@ -32,6 +32,7 @@ from ..targets.writecache import spec_words
 from ..units import bs_label
 from . import plots
 from .claimed import claimed_section, load_claims
+from .coverage import coverage_block
 from .context import RunView, SectionContext, device_label, steady_block
 from .drives import member_rows
 from .headline import headline_block, headline_data, headlines_of_run
@@ -278,6 +279,7 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
             sec["body"] += health_block(ctx)   # SMART / NVMe / simulator deltas around every test
             sec["body"] += bench_block(ctx)    # temperature, throttling, host CPU per cell
             sec["body"] += stimulus_block(ctx)   # each cell's I/O at the device
+            sec["body"] += coverage_block(ctx)  # LBA coverage per cell (report/coverage.py)
         except Exception as e:  # one broken section must not lose the rest of the report
             if strict:
                 raise
