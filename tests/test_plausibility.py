@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import time
@@ -96,9 +97,10 @@ def run_fio(dev: str, *io: str, runtime: float = 1.0, hogs: int = 0, prefix: lis
     # the CPU hogs run in a process of their own, busy before the measured fio starts and until it ends: inside
     # one fio process they start with the I/O job, and the second of fio's own set-up around a 1-2 s run
     # (measured: 80-88 % host busy on a quiet host) falls outside the saturation the test needs
-    hog = subprocess.Popen(["fio", "--name=hog", "--ioengine=cpuio", "--cpuload=100", f"--numjobs={hogs}",
-                            "--time_based", "--runtime=600"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL) if hogs else None
+    # (threads of one process in a session of its own: killing its group leaves no forked hog running on)
+    hog = subprocess.Popen(["fio", "--name=hog", "--ioengine=cpuio", "--cpuload=100", f"--numjobs={hogs}", "--thread",
+                            "--time_based", f"--runtime={int(runtime) + 60}"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True) if hogs else None
     try:
         if hog is not None:
             _wait_busy()
@@ -107,7 +109,7 @@ def run_fio(dev: str, *io: str, runtime: float = 1.0, hogs: int = 0, prefix: lis
         ticks1, cpu1, stat1 = read_ticks(), _cpu_line(), _dev_stat(dev)
     finally:
         if hog is not None:
-            hog.kill()
+            os.killpg(hog.pid, signal.SIGKILL)
             hog.wait()
     doc = json.loads(out[out.index("{"):])
     job = next(j for j in doc["jobs"] if j["jobname"] == "io")
