@@ -15,7 +15,7 @@ from typing import Callable
 from .deviations import RUN_WIDE, Deviation
 from .engines.drivefault import DriveFailure
 from .export.coverage import coverage_rule
-from .plausibility import interface_notes, judge_stored
+from .plausibility import cells_of, interface_notes, judge
 from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .store import Store
@@ -207,7 +207,7 @@ def _stimulus(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
 
 def _plausibility(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     """Figures that cannot be trusted: implausible cells, above the interface, host-limited (plausibility.py)."""
-    return judge_stored(store, run.id, t.name, run.target)
+    return judge(cells_of(t.cell_rounds), run.target)
 
 
 TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_steady, _gaps, _percentiles, _durations,

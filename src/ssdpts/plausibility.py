@@ -21,6 +21,7 @@ from .deviations import ABOVE_INTERFACE_SOURCE, HOST_LIMITED_SOURCE, IMPLAUSIBLE
 from .engines.results import CellResult
 from .realtime.timing import LAT_MEAN_BOUND_S
 from .store import Store
+from .store.idle import CELL_KINDS
 from .targets.facts import DeviceFacts
 from .workload import Workload
 
@@ -56,10 +57,14 @@ class StoredCell:
         return f"{self.result.name} ({self.phase + ' ' if self.phase else ''}{self.kind} {self.round})"
 
 
-def stored_cells(store: Store, run_id: str, test: str) -> list[StoredCell]:
+def cells_of(rounds) -> list[StoredCell]:
+    """The cells of stored rounds (read with their cells), each with the workload it asked for."""
     return [StoredCell(r.phase, r.kind, r.round, Workload.from_dict(w), c)
-            for kind in ("precondition", "round") for r in store.rounds(run_id, test, kind=kind)
-            for c, w in zip(r.cells, r.workloads)]
+            for r in rounds for c, w in zip(r.cells, r.workloads)]
+
+
+def stored_cells(store: Store, run_id: str, test: str) -> list[StoredCell]:
+    return cells_of([r for kind in CELL_KINDS for r in store.rounds(run_id, test, kind=kind)])
 
 
 def _listed(items: list[str]) -> str:
@@ -253,6 +258,4 @@ def judge(cells: list[StoredCell], target: dict) -> list[Deviation]:
     return implausible_cells(cells) + above_interface(cells, interface_max(target)) + host_limited(cells)
 
 
-def judge_stored(store: Store, run_id: str, test: str, target: dict) -> list[Deviation]:
-    return judge(stored_cells(store, run_id, test), target)
 

@@ -38,11 +38,10 @@ class CellCoverage:
         return f"{self.cell} ({' '.join(str(x) for x in (self.phase, self.kind, self.round) if x != '')})"
 
 
-def cell_coverages(store: Store, run_id: str, test: str) -> list[CellCoverage]:
-    """Every stored cell of the test that has a coverage record, in round order."""
+def cell_coverages(rounds) -> list[CellCoverage]:
+    """Every cell of these stored rounds (with their cells) that has a coverage record, in their order."""
     return [CellCoverage(r.phase, r.kind, r.round, c.name, c.coverage, c.coverage.expected_pct())
-            for kind in ("precondition", "round") for r in store.rounds(run_id, test, kind=kind)
-            for c in r.cells if c.coverage is not None]
+            for r in rounds for c in r.cells if c.coverage is not None]
 
 
 def coverage_lines(cells: list[CellCoverage]) -> list[str]:

@@ -9,9 +9,9 @@ from ..metrics import unit_of
 from ..pts.registry import find
 from ..pts.spec import TestSpec
 from ..store import DeviceIdleSummary, Store, device_idle_summary
-from ..store.idle import JUDGED_KINDS
+from ..store.idle import CELL_KINDS, JUDGED_KINDS
 from .coverage import cell_coverages
-from .stimulus import StimulusSummary, test_summary
+from .stimulus import StimulusSummary, summarise
 
 
 @dataclass
@@ -54,6 +54,8 @@ class TestResult:
     device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
     stimulus: StimulusSummary | None = None        # each cell's I/O as the device saw it (export/stimulus.py)
     coverage: list = field(default_factory=list)   # export/coverage.py CellCoverage: cells' LBA coverage
+    # the stored rounds of CELL_KINDS with their cells, read once: the per-cell records and rules use them
+    cell_rounds: list = field(default_factory=list)
 
 
 @dataclass
@@ -92,9 +94,10 @@ def load_run(store: Store, run_id: str) -> RunResult:
                             {label: unit_of(label).stored for label in r.tracking if unit_of(label).stored})
                   for r in records]
         steps = [StepInfo(s["key"], s["kind"], s["at"], s["data"]) for s in store.steps(run["id"], t["name"])]
+        cell_rounds = [r for kind in CELL_KINDS for r in store.rounds(run["id"], t["name"], kind=kind)]
         result.tests.append(TestResult(
             name=t["name"], title=spec.title if spec else t["name"], status=t["status"], started=t["started"],
             ended=t["ended"], spec=spec, summary=spec.decode(t["summary"]) if spec else None, rounds=rounds,
             steps=steps, device_idle=device_idle_summary(records, store.round_workloads),
-            coverage=cell_coverages(store, run["id"], t["name"]), stimulus=test_summary(store, run["id"], t["name"])))
+            coverage=cell_coverages(cell_rounds), stimulus=summarise(cell_rounds), cell_rounds=cell_rounds))
     return result

@@ -108,11 +108,6 @@ def summarise(rounds: Sequence[RoundRecord]) -> StimulusSummary:
     return out
 
 
-def test_summary(store, run_id: str, test: str) -> StimulusSummary:
-    """A stored test's summary: preconditioning passes and measurement rounds."""
-    return summarise([r for kind in ("precondition", "round") for r in store.rounds(run_id, test, kind=kind)])
-
-
 STIMULUS_UNITS = {"read_request_bytes": "B", "write_request_bytes": "B", "read_share": "%", "queue_depth": "requests",
                   "utilisation": "%"}
 

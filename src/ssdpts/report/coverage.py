@@ -8,6 +8,7 @@ import logging
 from markupsafe import Markup, escape
 
 from ..export.coverage import SHORT_FRACTION, CellCoverage, cell_coverages
+from ..store.idle import CELL_KINDS
 
 log = logging.getLogger("ssdpts")
 MIB = 2**20
@@ -25,7 +26,7 @@ def least_covered(cells: list[CellCoverage]) -> list[tuple[CellCoverage, int, in
 def coverage_block(ctx) -> Markup:
     """The test's coverage table, or a note saying why there is none. Never raises."""
     try:
-        cells = cell_coverages(ctx.store, ctx.run_id, ctx.name)
+        cells = cell_coverages([r for kind in CELL_KINDS for r in ctx.rounds(kind=kind)])
         if not cells:
             if ctx.run.get("engine") == "sim":
                 return Markup("")

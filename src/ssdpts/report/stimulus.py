@@ -9,6 +9,7 @@ from markupsafe import Markup, escape
 
 from ..engines.stimulus import size_label
 from ..export.stimulus import summarise
+from ..store.idle import CELL_KINDS
 
 log = logging.getLogger("ssdpts")
 
@@ -20,7 +21,7 @@ def _pct(v: float | None) -> float | None:
 def stimulus_block(ctx) -> Markup:
     """Never raises: a report is not lost for this block."""
     try:
-        summary = summarise([r for kind in ("precondition", "round") for r in ctx.rounds(kind=kind)])
+        summary = summarise([r for kind in CELL_KINDS for r in ctx.rounds(kind=kind)])
         if not summary.measured:
             why = "; ".join(summary.notes()) or "not recorded (stored before ssdpts recorded it)"
             return Markup(f'<p class="note">Stimulus at the device: {escape(why)}.</p>')

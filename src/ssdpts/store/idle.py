@@ -12,6 +12,7 @@ from .db import RoundRecord
 GAP_LIMIT_MS = 10.0   # SNIA: no idle between preconditioning and the test, nor between rounds; ssdpts's bound
 RESUME_CAUSE = "resume"   # DeviceIdle.cause of the pause across a stop, and the kind of a round re-run after it
 JUDGED_KINDS = ("precondition", "round", RESUME_CAUSE)   # stored round kinds whose transitions are judged
+CELL_KINDS = ("precondition", "round")       # stored round kinds whose cells are judged one by one (a re-run: not)
 
 
 @dataclass(frozen=True)
