@@ -9,7 +9,7 @@ RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system system-test python dist demo test bench clean
+.PHONY: setup system system-test python dist demo check test bench clean
 
 setup: system python
 
@@ -68,6 +68,19 @@ system-test: system
 
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
+
+# The inner loop after each edit, under 3 minutes here (about 1.5 min at rest on 2 cores): units, parsers, settings,
+# layering and timing rules, steady-state maths, the simulator's paths and its truth API, plans, criteria and the
+# synthetic report. Real fio, QEMU and the studies are left to `make test`, which runs these too. Set-up only when
+# the package is not importable yet (a `make check` right after a clone installs first).
+CHECK = tests/test_fiojson.py tests/test_fio_versions.py tests/test_layering.py tests/test_timing.py tests/test_settings.py \
+	tests/test_steady.py tests/test_profiles.py tests/test_plan_hypothetical.py tests/test_criteria.py \
+	tests/test_workload.py tests/test_analyze_workload.py tests/test_slc_analysis.py tests/sim/test_simdrive.py \
+	tests/sim/test_presets.py tests/oracle/test_truth_api.py tests/health/test_projection.py \
+	tests/health/test_erase_increments.py tests/report/test_report_synthetic.py
+check:
+	@$(PY) -c "import ssdpts, ssdpts._sim" 2>/dev/null || $(MAKE) setup
+	$(PY) -m pytest -q -p no:cacheprovider $(CHECK)
 
 # tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells, tests/vm ~3 min booting QEMU guests,
 # tests/test_resume_truth.py a real 60 s pause, tests/test_trace_stimulus.py and tests/oracle (the simulator against
