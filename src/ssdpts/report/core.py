@@ -23,6 +23,7 @@ from ..errors import SsdptsError
 from ..export.json import document
 from ..export.model import load_run
 from ..health.report import health_block
+from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find
 from ..pts.results import SteadyResult
 from ..store import Store
@@ -83,6 +84,11 @@ def _rw_short(w: Workload) -> str:
     return f"{kind} {bs_label(w.bs)} {d}"
 
 
+def _or(value, unrecorded: str):
+    """A recorded value, or what the header shows for one the run did not record."""
+    return unrecorded if value is None else value
+
+
 def _uniq(seq) -> list:
     out = []
     for x in seq:
@@ -123,27 +129,27 @@ def write_cache_text(view: RunView) -> str:
 
 
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
-    run, host, target = view.run, view.run.get("host") or {}, view.run.get("target") or {}
+    run, host, target = view.run, view.run["host"], view.run.get("target") or {}
     info = target.get("info") or {}
     t = view.test
     when = f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(t['started']))}" if t.get("started") else "–"
     if t.get("ended"):
         when += f" – {time.strftime('%Y-%m-%d %H:%M', time.localtime(t['ended']))}"
     platform = [
-        ("Host", host.get("hostname") or "–"),
-        ("CPU", f"{host.get('cpu_model', '–')} ({host.get('cpu_cores', '?')} logical CPUs)"),
-        ("Memory", f"{(host.get('memory_bytes') or 0) / 2**30:.1f} GiB"),
-        ("OS", f"{host.get('os', '–')}, kernel {host.get('kernel', '–')}"),
-        ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
+        ("Host", host.hostname or "–"),
+        ("CPU", f"{_or(host.cpu_model, '–')} ({_or(host.cpu_cores, '?')} logical CPUs)"),
+        ("Memory", f"{(host.memory_bytes or 0) / 2**30:.1f} GiB"),
+        ("OS", f"{_or(host.os, '–')}, kernel {_or(host.kernel, '–')}"),
+        ("Test software", f"{host.fio_version or run.get('engine')}, ssdpts {_or(host.ssdpts_version, __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
         ("Bench check", recorded_checks(host)),
         *platform_rows(host),
     ]
-    if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
-        na = host.get("not_available", "not available from the remote host")
-        ctl = host.get("controller") or {}
+    if host.remote_hosts:   # fio servers: their platform is not visible from here, never this machine's
+        na = host.not_available or REMOTE_NOT_AVAILABLE
+        ctl = host.controller or HostRecord()
         platform[1:4] = [("CPU", na), ("Memory", na), ("OS", na),
-                         ("Controller", f"{ctl.get('hostname', '–')} (runs ssdpts and the fio client)")]
+                         ("Controller", f"{_or(ctl.hostname, '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
         ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
