@@ -25,6 +25,7 @@ from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
 from .hostinfo import platform_record
 from .runoptions import RunOptions
+from .settings import RunDefaults
 from .owner import RunOwner
 from .profiles import load_profile, profile_tests
 from .export.model import load_run
@@ -144,7 +145,7 @@ def _same_drives(stored: dict, target: Target) -> None:
 def _write_cache_check(profile: dict, target: Target) -> dict:
     """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
     profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
-    want = profile.get("defaults", {}).get("write_cache", "unchanged")
+    want = profile.get("defaults", {}).get("write_cache", RunDefaults.write_cache)
     members = target.drives()
     have = {m.label_id: m.info.get("write_cache") for m in members}
     states = {"write back": "enabled", "write through": "disabled"}
@@ -301,7 +302,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     check_options(engine.version, planned_workloads(plans))
-    if opts.get("trace_stimulus"):
+    if opts.trace_stimulus:
         check_traceable(target)
     resumes.resuming(store, run["id"], target)      # the device's counters before any I/O of ours
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
@@ -432,7 +433,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         if dropped:
             progress.message(f"resume: {dropped} round(s) committed after the simulated drive's last "
                              "checkpoint are run again on the checkpointed state")
-        cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
+        cache_required = (profile.get("defaults") or {}).get("write_cache", RunDefaults.write_cache)
         with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
                                                     run["options"].set_write_cache):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
