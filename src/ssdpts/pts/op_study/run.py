@@ -19,7 +19,6 @@ from ..results import TrackerKey
 from .summary import ActiveRangeResult, OpStudySummary
 
 
-
 @dataclass(frozen=True)
 class OpStudySettings(TestSettings):
     block_size: int = key(BLOCK_SIZE, "4k", "block size of the random writes")
