@@ -164,8 +164,8 @@ def test_run_on_sim_keeps_notes_facts_and_the_temperature_step(tmp_path):
     run_id = res.output.strip().splitlines()[-1]
     store = Store.in_dir(tmp_path)
     run = store.run(run_id)
-    assert run["options"]["notes"] == ["AOC-SLG3-2M2 adapter", "80 mm fan"]
-    assert run["host"]["bios_vendor"]
+    assert run["options"].notes == ["AOC-SLG3-2M2 adapter", "80 mm fan"]
+    assert run["host"].bios_vendor
     assert DeviceFacts.from_dict(run["target"]["info"]["facts"]).implied_spare.startswith("none implied")
     assert [t.note for t in sampling.traces(store, run_id, "iops")] == [
         "temperature not available: the simulator models no temperature"]

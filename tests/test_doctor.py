@@ -77,7 +77,7 @@ def test_a_process_holding_the_target_fails_and_run_refuses_then_runs_with_the_o
     p = ssdpts(*args, "--ignore-doctor", "open-by", env={**os.environ, "SSDPTS_REPORT": "0"})   # no plots: time
     run = Store.in_dir(results).run(p.stdout.strip().splitlines()[-1])
     assert run["status"] == "completed"
-    recorded = {c["check"]: c for c in run["host"]["doctor"]}
+    recorded = {c["check"]: c for c in run["host"].doctor}
     assert recorded["open-by"]["status"] == "fail" and recorded["open-by"]["ignored"] is True
     assert "open-by fail (ignored)" in ssdpts("show", run["id"], "--results", str(results)).stdout
 

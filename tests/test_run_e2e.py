@@ -27,7 +27,7 @@ def test_quick_run_of_all_three_tests_on_loop(loopdev, results, tiny):
     run = store.run(rid)
     assert run["status"] == "completed"
     assert_no_stall(results, rid)
-    assert run["host"]["fio_version"].startswith("fio-") and run["host"]["cpu_cores"] >= 1
+    assert run["host"].fio_version.startswith("fio-") and run["host"].cpu_cores >= 1
     assert run["target"]["kind"] == "block" and run["target"]["info"]["transport"] == "loop"
     tests = {t["name"]: t for t in store.tests(rid)}
     assert set(tests) == {"iops", "throughput", "latency"} and all(t["status"] == "completed" for t in tests.values())

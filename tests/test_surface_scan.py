@@ -57,7 +57,7 @@ def test_read_scan_on_a_loop_device_needs_no_consent_and_writes_nothing(loop_fac
     rid = p.stdout.strip().splitlines()[-1]
     from ssdpts.store import Store
     store = Store.in_dir(tmp_path)
-    assert store.run(rid)["status"] == "completed" and store.run(rid)["options"]["destroy_data"] is False
+    assert store.run(rid)["status"] == "completed" and store.run(rid)["options"].destroy_data is False
     s = _summary(store, rid)
     assert _digest(dev) == before
     assert s.mode == "read" and s.verify is None and s.errors == 0 and len(s.regions) == 4

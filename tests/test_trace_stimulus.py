@@ -142,7 +142,7 @@ def test_the_bitmap_counts_distinct_granules_of_the_range():
 @requires_devices
 def test_a_run_stores_traced_coverage_for_every_cell_and_shows_it(loopdev, results, tiny):
     rid, store = run_completed(loopdev, results, tiny, "throughput", "--purge", "trim", "--trace-stimulus")
-    assert store.run(rid)["options"]["trace_stimulus"] is True         # what a resume reads back
+    assert store.run(rid)["options"].trace_stimulus is True         # what a resume reads back
     cells = [c for kind in ("precondition", "round") for r in store.rounds(rid, "throughput", kind=kind)
              for c in r.cells]
     assert cells and all(c.coverage is not None and c.coverage.source == "tracefs" for c in cells)

@@ -36,11 +36,11 @@ from .records import to_data
 from .pts import registry
 from .simdrive import load_params
 from .simdrive.nbd import serve, socket_file
-from .steady import evaluate
+from .steady import DEFAULT as STEADY, RULES as STEADY_RULES, evaluate
 from .store import RUN_STATUSES, RunFilter
 from .targets import open_target
 from .targets.facts import DeviceFacts
-from .targets.purge import supported_methods
+from .targets.purge import METHODS as PURGE_METHODS, supported_methods
 from .targets.remote import from_hosts_file, remote_target, split_host
 from .targets.resolve import remote_spec
 from .targets.safety import check_target
@@ -174,7 +174,7 @@ def main():
 @click.option("--size", default=None, help="Size of a file target, created if missing (e.g. 8G).")
 @click.option("--destroy-data", is_flag=True, help="Consent to overwrite the whole target device.")
 @click.option("--purge", "purge_method", default="auto", show_default=True,
-              type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none"]),
+              type=click.Choice(PURGE_METHODS),
               help="How to return the device to fresh-out-of-box before each test; 'auto' picks the strongest "
                    "supported, falling back to TRIM (recorded as not a SNIA purge).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
@@ -420,14 +420,15 @@ def safe_to_test(target, profile_name: str, results: Path) -> str:
 
 @main.command("steady-state")
 @click.argument("values", nargs=-1, required=True)
-@click.option("--window", default=5, show_default=True, help="Rounds in the measurement window.")
-@click.option("--max-range", type=FINITE, default=20.0, show_default=True,
+@click.option("--window", default=STEADY.window, show_default=True, help="Rounds in the measurement window.")
+@click.option("--max-range", type=FINITE, default=STEADY.max_range * 100, show_default=True,
               help="Allowed data excursion, % of the window average.")
-@click.option("--max-slope", type=FINITE, default=10.0, show_default=True,
+@click.option("--max-slope", type=FINITE, default=STEADY.max_slope * 100, show_default=True,
               help="Allowed slope excursion, % of the window average.")
-@click.option("--rule", type=click.Choice(["snia", "fit-band"]), default="snia", show_default=True,
+@click.option("--rule", type=click.Choice(STEADY_RULES), default=STEADY.rule, show_default=True,
               help="snia: PTS 2.0.2 §2.1.24; fit-band: the reviewers' fitted line within ±max-slope of the mean.")
-@click.option("--strict", is_flag=True, help="Require < instead of <= at the bounds.")
+@click.option("--strict", is_flag=True, default=not STEADY.inclusive,
+              help="Require < instead of <= at the bounds.")
 @click.option("--json", "as_json", is_flag=True)
 def steady_state(values, window, max_range, max_slope, rule, strict, as_json):
     """Judge steady state for per-round VALUES (last WINDOW of them), the SNIA way.

@@ -21,6 +21,7 @@ from typing import Callable
 from .engines.fio_versions import MIN_FIO, fio_binary, fio_version
 from .errors import SsdptsError
 from .health import snapshot
+from .hostinfo import HostRecord
 from .settings import RunDefaults, build
 from .targets import Target
 from .targets import sysfs, writecache
@@ -456,8 +457,8 @@ def summary(findings: list[Finding]) -> str:
     return head + (f" — {'; '.join(notes)}" if notes else "")
 
 
-def recorded_checks(host: dict) -> str:
+def recorded_checks(host: HostRecord) -> str:
     """The checks a run made before it started, from its platform record (older runs made none)."""
-    if "doctor" not in host:
+    if host.doctor is None:
         return "not recorded (the run predates ssdpts's bench checks)"
-    return summary([Finding.from_dict(f) for f in host["doctor"]])
+    return summary([Finding.from_dict(f) for f in host.doctor])

@@ -24,6 +24,8 @@ from .deviations import Deviation
 from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
 from .hostinfo import platform_record
+from .runoptions import RunOptions
+from .settings import RunDefaults
 from .owner import RunOwner
 from .profiles import load_profile, profile_tests
 from .export.model import load_run
@@ -143,7 +145,7 @@ def _same_drives(stored: dict, target: Target) -> None:
 def _write_cache_check(profile: dict, target: Target) -> dict:
     """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
     profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
-    want = profile.get("defaults", {}).get("write_cache", "unchanged")
+    want = profile.get("defaults", {}).get("write_cache", RunDefaults.write_cache)
     members = target.drives()
     have = {m.label_id: m.info.get("write_cache") for m in members}
     states = {"write back": "enabled", "write through": "disabled"}
@@ -226,11 +228,12 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     cache = _write_cache_check(profile, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
-        target_spec=target_spec, target=target.to_dict(), host={**platform_record(target, engine.version), "doctor": [f.to_dict() for f in bench]},
+        target_spec=target_spec, target=target.to_dict(),
+        host=platform_record(target, engine.version).with_checks([f.to_dict() for f in bench]),
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
-        options={"destroy_data": destroy_data, "purge": purge_method, "size": size, "results_dir": str(results_dir),
-                 "write_cache": cache, "seed": seed_record, "set_write_cache": set_write_cache,
-                 "notes": list(checked_notes(notes)), "trace_stimulus": trace_stimulus},
+        options=RunOptions(destroy_data=destroy_data, purge=purge_method, size=size, results_dir=str(results_dir),
+                           write_cache=cache, seed=seed_record, set_write_cache=set_write_cache,
+                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus),
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -287,19 +290,19 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         raise SsdptsError(f"run {run['id']} is already complete; 'ssdpts show {run['id']}' shows its results")
     # a partial run keeps its completed tests; execute() retries the failed targets
     opts = run["options"]
-    target = open_targets(reopen_specs(run["target"]), opts.get("size"))
+    target = open_targets(reopen_specs(run["target"]), opts.size)
     if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
         raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
-    check_purge_method(target, opts.get("purge", "auto"))
-    plans = plans_for(target, run["profile"], run["tests"], opts.get("purge", "auto"))
-    check_safe(target, target.kind == "file" or bool(opts.get("destroy_data"))
+    check_purge_method(target, opts.purge)
+    plans = plans_for(target, run["profile"], run["tests"], opts.purge)
+    check_safe(target, target.kind == "file" or opts.destroy_data
                or not _writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)
     engine = engine_for(target)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     check_options(engine.version, planned_workloads(plans))
-    if opts.get("trace_stimulus"):
+    if opts.trace_stimulus:
         check_traceable(target)
     resumes.resuming(store, run["id"], target)      # the device's counters before any I/O of ours
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
@@ -385,7 +388,7 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
         ctx = TestContext(run_id=run_id, test=test, store=store, target=sub, engine=engine,
                           settings=registry.get(test).settings_of(profile), progress=progress,
-                          purge_method=run["options"].get("purge", "auto"), scope=scope,
+                          purge_method=run["options"].purge, scope=scope,
                           decode_summary=registry.decode_stored)
         spec = registry.get(test)
         summary = spec.encode(spec.run(ctx))
@@ -415,7 +418,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
     progress = Progress(quiet=quiet)
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
-    if run["options"].get("trace_stimulus"):      # refused up front on engines without it (check_traceable)
+    if run["options"].trace_stimulus:      # refused up front on engines without it (check_traceable)
         engine.trace_stimulus = True
     handler, discarded = None, False
     reserve = SpaceReserve(_reserve_path(results_dir, run_id))
@@ -430,15 +433,15 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         if dropped:
             progress.message(f"resume: {dropped} round(s) committed after the simulated drive's last "
                              "checkpoint are run again on the checkpointed state")
-        cache_required = (profile.get("defaults") or {}).get("write_cache", "unchanged")
+        cache_required = (profile.get("defaults") or {}).get("write_cache", RunDefaults.write_cache)
         with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
-                                                    bool(run["options"].get("set_write_cache"))):
+                                                    run["options"].set_write_cache):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
-            note = (run["options"].get("write_cache") or {}).get("note")
+            note = (run["options"].write_cache or {}).get("note")
             if note:
                 progress.message(f"note: {note}")
-            purge_method = run["options"].get("purge", "auto")
+            purge_method = run["options"].purge
             progress.planned(run["tests"], [PlanBounds.of(p) for p in plans_for(target, profile, run["tests"],
                                                                                  purge_method)])
             for index, name in enumerate(run["tests"], start=1):

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping
 
 from .errors import SsdptsError
-from .steady import RULES as STEADY_RULES
 from .units import MAX_SIZE, SECTOR, bs_label, parse_duration, parse_size
 from .workload.spec import DATA_PATTERNS, SYNC_MODES
 
@@ -32,6 +31,8 @@ MAX_DURATION_S = 365 * 86400.0          # a year: beyond any test, and far insid
 MAX_BLOCK_SIZE = 2**30                  # fio holds one buffer of this size per I/O in flight
 MAX_INT = 2**31 - 1
 MAX_MULTIPLE = 1000.0                   # times the capacity: io_size must stay a 64-bit byte count
+# the steady-state rules `ssdpts.steady.evaluate` implements (it reads them, and their defaults, from here)
+STEADY_RULES = ("snia", "fit-band")
 
 
 def _same(v: Any) -> Any:

@@ -19,6 +19,7 @@ from ..profiles import load_profile, shipped
 from ..pts.endurance import WORKLOADS
 from ..pts.registry import get as get_test
 from ..settings import declarations
+from ..targets.purge import METHODS
 from ..store import Store
 from ..units import parse_duration, target_size
 from .common import RESULTS_HELP, results_dir as results_dir_of
@@ -83,7 +84,7 @@ def _remove_if_empty(d: Path) -> None:
 @click.option("--dwpd", type=POSITIVE, default=None, help="Rated drive writes per day (with --warranty-years).")
 @click.option("--warranty-years", type=POSITIVE, default=None, help="Warranty period for --dwpd.")
 @click.option("--purge", "purge_method", default=None,
-              type=click.Choice(["auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim"]),
+              type=click.Choice([m for m in METHODS if m != "none"]),   # no --purge: no purge
               help="Purge once before writing [default: no purge; the drive is worn as it is].")
 @click.option("--size", default=None, help="Size of a file target, created if missing (e.g. 8G).")
 @click.option("--results", default=None, help=RESULTS_HELP)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..hostinfo import HostRecord
 from ..metrics import unit_of
 from ..pts.registry import find
 from ..pts.spec import TestSpec
+from ..runoptions import RunOptions
 from ..store import DeviceIdleSummary, Store, device_idle_summary
 from ..store.idle import CELL_KINDS, JUDGED_KINDS
 from .coverage import cell_coverages
@@ -68,9 +70,9 @@ class RunResult:
     target_spec: str
     profile_name: str
     tests_requested: list[str]
-    options: dict
+    options: RunOptions
     engine: str
-    host: dict
+    host: HostRecord
     target: dict
     profile: dict
     tests: list[TestResult] = field(default_factory=list)

@@ -46,11 +46,11 @@ def render_text(run: RunResult, verdict: Verdict) -> str:
     lines = [f"run {run.id} — {run.status}" + (f": {run.message}" if run.message else ""),
              f"  target  {run.target_spec} ({info.get('model') or run.target.get('kind')}, "
              f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
-             f"  profile {run.profile_name}   engine {run.engine}   host {run.host.get('hostname')} "
-             f"({run.host.get('fio_version')})",
+             f"  profile {run.profile_name}   engine {run.engine}   host {run.host.hostname} "
+             f"({run.host.fio_version})",
              f"  bench   {recorded_checks(run.host)}",
              f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}"]
-    lines += [f"  note    {n}" for n in run.options.get("notes") or []] + [""]
+    lines += [f"  note    {n}" for n in run.options.notes] + [""]
     lines += verdict.lines()
     for t in run.tests:
         lines += _test_lines(t)

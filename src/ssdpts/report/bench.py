@@ -11,6 +11,7 @@ from markupsafe import Markup, escape
 
 from .. import sampling
 from ..engines.hostcpu import HostCpu
+from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..targets.facts import DeviceFacts, unreachable_facts
 from . import plots
 
@@ -20,16 +21,16 @@ THERMAL = (("thermal_t1_transitions", "thermal_t1_seconds", "T1 (light throttlin
            ("thermal_t2_transitions", "thermal_t2_seconds", "T2 (heavy throttling)"))
 
 
-def platform_rows(host: dict) -> list[tuple[str, str]]:
-    if host.get("remote_hosts"):
-        na = host.get("not_available", "not available from the remote host")
+def platform_rows(host: HostRecord) -> list[tuple[str, str]]:
+    if host.remote_hosts:
+        na = host.not_available or REMOTE_NOT_AVAILABLE
         return [("Board", na), ("BIOS", na)]
-    if "board_vendor" not in host:
+    if host.board_vendor is None:
         return [("Board", NOT_RECORDED), ("BIOS", NOT_RECORDED)]
     na = (lambda v: v.startswith("not available"))
-    return [("Board", host["board_vendor"] if na(host["board_vendor"]) else f"{host['board_vendor']} {host['board_name']}"),
-            ("BIOS", host["bios_vendor"] if na(host["bios_vendor"]) else
-             f"{host['bios_vendor']} {host['bios_version']} ({host['bios_date']})")]
+    return [("Board", host.board_vendor if na(host.board_vendor) else f"{host.board_vendor} {host.board_name}"),
+            ("BIOS", host.bios_vendor if na(host.bios_vendor) else
+             f"{host.bios_vendor} {host.bios_version} ({host.bios_date})")]
 
 
 def peak_mb_s(view) -> float | None:
@@ -62,7 +63,7 @@ def device_rows(view) -> list[tuple[str, str]]:
     if limit and peak:
         rows.append(("Peak vs link", f"{peak:,.0f} MB/s measured peak (one cell) = {peak / limit * 100:.1f} % of the "
                                      f"{limit:,.0f} MB/s raw link limit" + (" (links summed)" if len(members) > 1 else "")))
-    notes = (run.get("options") or {}).get("notes") or []
+    notes = run["options"].notes
     rows.append(("Set-up notes", "; ".join(notes) or "none given (ssdpts run --note)"))
     return rows
 

@@ -23,6 +23,7 @@ from ..errors import SsdptsError
 from ..export.json import document
 from ..export.model import load_run
 from ..health.report import health_block
+from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find
 from ..pts.results import SteadyResult
 from ..store import Store
@@ -40,6 +41,8 @@ from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
 from .stimulus import stimulus_block
 from .toolkit import Artifacts, Cell
+from ..records import from_data
+from ..workload import Workload
 from ..workload.spec import io_mode_label
 
 log = logging.getLogger("ssdpts")
@@ -64,17 +67,26 @@ def _gib(n: float) -> str:
     return f"{n:,.0f} B ({n / 1e9:,.2f} GB, {n / 2**30:,.2f} GiB)"
 
 
-def _rw_short(w: dict) -> str:
-    rw = w.get("rw", "")
-    kind = "RND" if rw.startswith("rand") else "SEQ"
-    rp = w.get("read_pct")
-    if rw in ("read", "randread"):
-        d = "R"
-    elif rw in ("write", "randwrite"):
-        d = "W"
-    else:
-        d = f"{rp}/{100 - rp}" if rp is not None else "R/W"
-    return f"{kind} {bs_label(w.get('bs', 0))} {d}"
+def _workloads(stored: list[dict]) -> list[Workload]:
+    """Stored cells as typed workloads: a key an older run did not store takes Workload's declared default."""
+    return [from_data(Workload, w) for w in stored]
+
+
+def _direction(w: Workload) -> str:
+    return "R" if w.rw in ("read", "randread") else "W" if w.rw in ("write", "randwrite") else "R/W"
+
+
+def _rw_short(w: Workload) -> str:
+    kind = "RND" if w.rw.startswith("rand") else "SEQ"
+    d = _direction(w)
+    if d == "R/W" and w.read_pct is not None:
+        d = f"{w.read_pct}/{100 - w.read_pct}"
+    return f"{kind} {bs_label(w.bs)} {d}"
+
+
+def _or(value, unrecorded: str):
+    """A recorded value, or what the header shows for one the run did not record."""
+    return unrecorded if value is None else value
 
 
 def _uniq(seq) -> list:
@@ -117,27 +129,27 @@ def write_cache_text(view: RunView) -> str:
 
 
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
-    run, host, target = view.run, view.run.get("host") or {}, view.run.get("target") or {}
+    run, host, target = view.run, view.run["host"], view.run.get("target") or {}
     info = target.get("info") or {}
     t = view.test
     when = f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(t['started']))}" if t.get("started") else "–"
     if t.get("ended"):
         when += f" – {time.strftime('%Y-%m-%d %H:%M', time.localtime(t['ended']))}"
     platform = [
-        ("Host", host.get("hostname") or "–"),
-        ("CPU", f"{host.get('cpu_model', '–')} ({host.get('cpu_cores', '?')} logical CPUs)"),
-        ("Memory", f"{(host.get('memory_bytes') or 0) / 2**30:.1f} GiB"),
-        ("OS", f"{host.get('os', '–')}, kernel {host.get('kernel', '–')}"),
-        ("Test software", f"{host.get('fio_version') or run.get('engine')}, ssdpts {host.get('ssdpts_version', __version__)}"),
+        ("Host", host.hostname or "–"),
+        ("CPU", f"{_or(host.cpu_model, '–')} ({_or(host.cpu_cores, '?')} logical CPUs)"),
+        ("Memory", f"{(host.memory_bytes or 0) / 2**30:.1f} GiB"),
+        ("OS", f"{_or(host.os, '–')}, kernel {_or(host.kernel, '–')}"),
+        ("Test software", f"{host.fio_version or run.get('engine')}, ssdpts {_or(host.ssdpts_version, __version__)}"),
         ("Run / date", f"{run['id']}, {when}"),
         ("Bench check", recorded_checks(host)),
         *platform_rows(host),
     ]
-    if host.get("remote_hosts"):   # fio servers: their platform is not visible from here, never this machine's
-        na = host.get("not_available", "not available from the remote host")
-        ctl = host.get("controller") or {}
+    if host.remote_hosts:   # fio servers: their platform is not visible from here, never this machine's
+        na = host.not_available or REMOTE_NOT_AVAILABLE
+        ctl = host.controller or HostRecord()
         platform[1:4] = [("CPU", na), ("Memory", na), ("OS", na),
-                         ("Controller", f"{ctl.get('hostname', '–')} (runs ssdpts and the fio client)")]
+                         ("Controller", f"{_or(ctl.hostname, '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
         ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
@@ -154,14 +166,13 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
     st = view.settings
     ss = st.steady
     pre = view.rounds(kind="precondition", with_cells=False)
-    pre_wl = [w for p in pre for w in view.store.round_workloads(p.id)]
+    pre_wl = _workloads([w for p in pre for w in view.store.round_workloads(p.id)])
     pcs = []
-    for w in _uniq([json.dumps(w, sort_keys=True) for w in pre_wl]):
-        w = json.loads(w)
+    for w in _uniq(pre_wl):
         amount = ""
-        if w.get("io_size") and target.get("size_bytes"):
-            amount = f", {w['io_size'] * w.get('threads', 1) / (w.get('range_size', 1) * target['size_bytes']):.2g}× AR"
-        pcs.append(f"{_rw_short(w)}, TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}{amount}")
+        if w.io_size and target.get("size_bytes"):
+            amount = f", {w.io_size * w.threads / (w.range_size * target['size_bytes']):.2g}× AR"
+        pcs.append(f"{_rw_short(w)}, TC{w.threads}/QD{w.iodepth}{amount}")
     setup = [
         ("Data pattern", st.data_pattern),
         ("I/O mode", io_mode_label(st.direct, st.sync)),
@@ -171,20 +182,19 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
                          f"slope ≤ {ss.max_slope * 100:g} %, max {ss.max_rounds} rounds"),
         *[("Resume", line) for line in resume_lines(view.steps("resume"))],
     ]
-    wls = view.store.first_round_workloads(run["id"], view.name)
+    wls = _workloads(view.store.first_round_workloads(run["id"], view.name))
     rounds = view.rounds(with_cells=False)
     steady = getattr(view.summary, "steady", None)
     steady = steady if isinstance(steady, SteadyResult) else None
     window = steady.window_rounds if steady else []
     tp = [
-        ("Stimulus", f"{len(wls)} cells per round: " + ", ".join(_uniq(_rw_short(w).split(" ")[0] + " " + (
-            "R" if w.get("rw") in ("read", "randread") else "W" if w.get("rw") in ("write", "randwrite") else "R/W")
-            for w in wls)) if wls else "–"),
-        ("R/W mix (outer loop)", ", ".join(_uniq(f"{w['read_pct']}/{100 - w['read_pct']}" for w in wls
-                                                if w.get("read_pct") is not None)) or "–"),
-        ("Block size (inner loop)", ", ".join(_uniq(bs_label(w["bs"]) for w in wls if w.get("bs"))) or "–"),
-        ("TOIO", ", ".join(_uniq(f"TC{w.get('threads', 1)}/QD{w.get('iodepth', 1)}" for w in wls)) or "–"),
-        ("Cell runtime", ", ".join(_uniq(f"{w['runtime_s']:g} s" for w in wls if w.get("runtime_s"))) or "–"),
+        ("Stimulus", f"{len(wls)} cells per round: " + ", ".join(_uniq(
+            ("RND" if w.rw.startswith("rand") else "SEQ") + " " + _direction(w) for w in wls)) if wls else "–"),
+        ("R/W mix (outer loop)", ", ".join(_uniq(f"{w.read_pct}/{100 - w.read_pct}" for w in wls
+                                                if w.read_pct is not None)) or "–"),
+        ("Block size (inner loop)", ", ".join(_uniq(bs_label(w.bs) for w in wls if w.bs)) or "–"),
+        ("TOIO", ", ".join(_uniq(f"TC{w.threads}/QD{w.iodepth}" for w in wls)) or "–"),
+        ("Cell runtime", ", ".join(_uniq(f"{w.runtime_s:g} s" for w in wls if w.runtime_s)) or "–"),
         ("Rounds", f"{len(rounds)} stored" + (f"; window {window[0]}–{window[-1]}" if window else "")
          + ("" if not steady else "; steady state " + ("reached" if steady.reached else "NOT reached"))),
     ]

@@ -21,7 +21,10 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
-RULES = ("snia", "fit-band")
+from ..settings import STEADY_RULES as RULES, SteadySettings
+
+# the declared defaults ([steady_state] of a profile, `ssdpts steady-state`): declared once, in SteadySettings
+DEFAULT = SteadySettings()
 # One symmetric tolerance, relative to the allowed excursion: a measured value within it of the bound is
 # "at the bound" - accepted by inclusive (<=) bounds, rejected by strict (<) ones. The arithmetic below is
 # exact (rationals), so the tolerance only absorbs the decimal-to-binary rounding of the inputs themselves.
@@ -79,13 +82,13 @@ def least_squares(x: Sequence[Fraction], y: Sequence[Fraction]) -> tuple[Fractio
 
 def evaluate(
     values: Sequence[float],
-    window: int = 5,
-    max_range: float = 0.20,
-    max_slope: float = 0.10,
+    window: int = DEFAULT.window,
+    max_range: float = DEFAULT.max_range,
+    max_slope: float = DEFAULT.max_slope,
     *,
     rounds: Sequence[int] | None = None,
-    rule: str = "snia",
-    inclusive: bool = True,
+    rule: str = DEFAULT.rule,
+    inclusive: bool = DEFAULT.inclusive,
 ) -> SteadyState:
     """Judge the last `window` values (one per round; `rounds` are their round numbers, default 1..n)."""
     if rule not in RULES:
@@ -128,7 +131,7 @@ def evaluate(
                        slope_excursion_allowed=float(slope_allowed), reason=reason, **common)
 
 
-def first_steady_round(values: Sequence[float], window: int = 5, **kw) -> int | None:
+def first_steady_round(values: Sequence[float], window: int = DEFAULT.window, **kw) -> int | None:
     """The first round x (1-based) whose window x-window+1..x is steady, as the PTS loop finds it."""
     for end in range(window, len(values) + 1):
         if evaluate(values[:end], window, **kw).reached:

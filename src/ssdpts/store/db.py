@@ -19,8 +19,10 @@ from ..engines.coverage import from_data as coverage_from_data
 from ..engines.hostcpu import HostCpu
 from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
+from ..hostinfo import HostRecord
 from ..owner import RunOwner
 from ..realtime.timing import STORE_LOCK_WAIT_S
+from ..runoptions import RunOptions
 from . import medium
 from .medium import ResultsReadOnlyError
 
@@ -347,11 +349,14 @@ class Store:
             raise
 
     # runs -----------------------------------------------------------------------------------
-    def create_run(self, *, target_spec: str, target: dict, host: dict, profile_name: str, profile: dict,
-                   tests: list[str], options: dict, engine: str, owner: RunOwner | None = None) -> str:
+    def create_run(self, *, target_spec: str, target: dict, host: HostRecord | dict, profile_name: str,
+                   profile: dict, tests: list[str], options: RunOptions | dict, engine: str,
+                   owner: RunOwner | None = None) -> str:
         """The run row and its pending tests, in one transaction (all or nothing); `owner` is the process
-        that runs it (this one unless given)."""
+        that runs it (this one unless given). `host` and `options` as records, or as their JSON."""
         owner = owner or RunOwner.current()
+        host = host if isinstance(host, HostRecord) else HostRecord.from_json(host)
+        options = options if isinstance(options, RunOptions) else RunOptions.from_json(options)
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
         now = time.time()
         with self.tx():
@@ -359,8 +364,8 @@ class Store:
                 "INSERT INTO runs (id, created, updated, status, target_spec, target_json, host_json, profile_name,"
                 " profile_json, tests_json, options_json, engine, message, owner_json)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (run_id, now, now, "running", target_spec, json.dumps(target), json.dumps(host), profile_name,
-                 json.dumps(profile), json.dumps(tests), json.dumps(options), engine, "", json.dumps(owner.to_dict())))
+                (run_id, now, now, "running", target_spec, json.dumps(target), json.dumps(host.to_json()),
+                 profile_name, json.dumps(profile), json.dumps(tests), json.dumps(options.to_json()), engine, "", json.dumps(owner.to_dict())))
             for t in tests:
                 self.db.execute("INSERT INTO tests (run_id, name, status) VALUES (?,?,?)", (run_id, t, "pending"))
         return run_id
@@ -387,6 +392,7 @@ class Store:
             d["status"], d["message"] = self.shown[d["id"]]
         for k in ("target", "host", "profile", "tests", "options"):
             d[k] = json.loads(d.pop(f"{k}_json"))
+        d["host"], d["options"] = HostRecord.from_json(d["host"]), RunOptions.from_json(d["options"])
         d["owner"] = RunOwner.from_dict(json.loads(d.pop("owner_json") or "{}"))
         return d
 

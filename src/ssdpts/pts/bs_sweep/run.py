@@ -17,6 +17,7 @@ from ...settings import BLOCK_SIZE, BLOCK_SIZES, BOOL, MULTIPLE, TestSettings, c
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext
+from ..fill import default_fill_block_size, fill as seq_fill
 from ..plan import TestPlan, once, purge_phase
 from .summary import BsSweepSummary, SweepCell
 
@@ -43,14 +44,13 @@ def cell_key(state: str, rw: str, bs: int) -> str:
 
 def _fill(ctx: TestContext, name: str, rw: str, bs: int, multiple: float) -> Workload:
     ar = ctx.active_range()
-    return Workload(name=name, rw=rw, bs=bs, threads=1, iodepth=32, range_size=ar,
-                    io_size=max(bs, int(multiple * ar * ctx.target.size_bytes) // bs * bs),
-                    data_pattern=ctx.settings.data_pattern)
+    return seq_fill(ctx, bs, ar, multiple * ar * ctx.target.size_bytes, name=name, rw=rw)
 
 
 def _fresh_fill(ctx: TestContext) -> Workload:
     """One sequential pass over the active range, so that reads return mapped data (the seed's pass of zeros)."""
-    return _fill(ctx, "fill_seq_128K", "write", 128 * 1024, 1.0)
+    bs = default_fill_block_size()
+    return _fill(ctx, f"fill_seq_{bs_label(bs)}", "write", bs, 1.0)
 
 
 def _used_fill(ctx: TestContext) -> Workload:
@@ -75,8 +75,9 @@ def plan(ctx: TestContext) -> TestPlan:
     sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
     phases = [purge_phase(ctx)]
     if ctx.settings.fresh_fill:
-        phases.append(once("precondition", "fresh drive: one sequential 128K pass over the active range (reads then "
-                                           "return mapped data, not the controller's zeros)", [_fresh_fill(ctx)]))
+        w = _fresh_fill(ctx)
+        phases.append(once("precondition", f"fresh drive: one sequential {bs_label(w.bs)} pass over the active range "
+                                           "(reads then return mapped data, not the controller's zeros)", [w]))
     for state in states:
         if state == "used":
             w = _used_fill(ctx)

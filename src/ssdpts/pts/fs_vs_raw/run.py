@@ -11,16 +11,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ...settings import BLOCK_SIZE, BLOCK_SIZES, BOOL, PCTS, ACTIVE_RANGE, TestSettings, choice, key
+from ...settings import BLOCK_SIZES, BOOL, PCTS, ACTIVE_RANGE, TestSettings, choice, key
 from ...errors import SsdptsError
 from ...targets.filesystem import FILESYSTEMS, make_test_file, mkfs_available, mkfs_command, mounted_filesystem
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext, cell_name, window_summary
+from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import FsVsRawSummary, WorkloadPair
-
-FILL_IODEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,7 @@ class FsVsRawSettings(TestSettings):
     file_size_percent: float = key(ACTIVE_RANGE, 80, "the test file's size, in % of the device capacity")
     fill_first: bool = key(BOOL, True, "write the span once (SEQ) before the workloads: reads of never-written "
                                        "blocks measure no media (a file system answers them with zeros)")
-    fill_block_size: int = key(BLOCK_SIZE, "128k", "block size of the fill")
+    fill_block_size: int = fill_block_size_key("block size of the fill")
 
 
 def workloads(ctx: TestContext, span: float) -> tuple[list[Workload], list[str]]:
@@ -53,10 +52,7 @@ def label(w: Workload) -> str:
 
 
 def fill(ctx: TestContext, span: float, size_bytes: int) -> Workload:
-    bs = ctx.settings.fill_block_size
-    return Workload(name=f"fill_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=1, iodepth=FILL_IODEPTH,
-                    range_size=span, io_size=max(bs, int(span * size_bytes) // bs * bs),
-                    data_pattern=ctx.settings.data_pattern)
+    return seq_fill(ctx, ctx.settings.fill_block_size, span, span * size_bytes)
 
 
 def file_bytes(ctx: TestContext) -> int:

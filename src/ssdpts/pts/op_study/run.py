@@ -13,12 +13,10 @@ from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, MULTIPLE, TestSettings, 
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext, window_summary
+from ..fill import fill as seq_fill
 from ..plan import TestPlan, once, purge_phase, steady_loop
 from ..results import TrackerKey
 from .summary import ActiveRangeResult, OpStudySummary
-
-
-WIPC_IODEPTH = 32     # the seed's WIPC: one job at QD32 unless [wipc] iodepth says otherwise
 
 
 @dataclass(frozen=True)
@@ -47,9 +45,9 @@ def _range_cells(ctx: TestContext, ar: float) -> tuple[Workload | None, Workload
     wbs = s.wipc.block_size
     wipc = None
     if s.wipc_first:
-        wipc = Workload(name=f"wipc_seq_{bs_label(wbs)}_write", rw="write", bs=wbs, threads=1,
-                        iodepth=s.wipc.iodepth or WIPC_IODEPTH, range_size=frac,
-                        io_size=max(wbs, int(s.wipc.multiple * frac * cap) // wbs * wbs), data_pattern=s.data_pattern)
+        # the seed's WIPC: one job at the fill's QD unless [wipc] iodepth says otherwise
+        wipc = seq_fill(ctx, wbs, frac, s.wipc.multiple * frac * cap, name=f"wipc_seq_{bs_label(wbs)}_write",
+                        iodepth=s.wipc.iodepth)
     cell = ctx.cell(f"rnd_{bs_label(bs)}_w_ar{ar:g}", "randwrite", bs, 0, range_size=frac)
     pc = cell.with_(name=f"pc_rnd_{bs_label(bs)}_ar{ar:g}", runtime_s=None,
                     io_size=max(bs, int(mult * frac * cap / cell.threads) // bs * bs))

@@ -14,10 +14,9 @@ from ...settings import BLOCK_SIZE, BOOL, Setting, TestSettings, key, list_of, s
 from ...units import bs_label, parse_size
 from ...workload import Workload
 from ..common import TestContext, window_summary
+from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import SpanPoint, SpanSweepSummary
-
-FILL_IODEPTH = 32
 
 
 def _span_ok(v) -> bool:
@@ -43,7 +42,7 @@ class SpanSweepSettings(TestSettings):
                                                "LBA spans of the random I/O, from the target's start")
     block_size: int = key(BLOCK_SIZE, "4k", "block size of the random reads (and writes)")
     writes: bool = key(BOOL, False, "also RND writes at every span (after its reads)")
-    fill_block_size: int = key(BLOCK_SIZE, "128k", "block size of the SEQ fill of the largest span")
+    fill_block_size: int = fill_block_size_key("block size of the SEQ fill of the largest span")
 
 
 def span_bytes(ctx: TestContext) -> tuple[list[int], list[str]]:
@@ -67,10 +66,7 @@ def cells(ctx: TestContext, span: int) -> list[Workload]:
 
 
 def fill(ctx: TestContext, span: int) -> Workload:
-    bs = ctx.settings.fill_block_size
-    return Workload(name=f"fill_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=1, iodepth=FILL_IODEPTH,
-                    range_size=span / ctx.target.size_bytes, io_size=max(bs, span // bs * bs),
-                    data_pattern=ctx.settings.data_pattern)
+    return seq_fill(ctx, ctx.settings.fill_block_size, span / ctx.target.size_bytes, span)
 
 
 def plan(ctx: TestContext) -> TestPlan:

@@ -19,17 +19,17 @@ from ...targets.resolve import prepare_file
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext
+from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import Phase, PlannedCell, TestPlan, once
 from .summary import AFTER, BEFORE, TrimRound, TrimStudySummary
 
-FILL_IODEPTH = 32
 TRIM_STEP = "trim"
 
 
 @dataclass(frozen=True)
 class TrimStudySettings(TestSettings):
     block_size: int = key(BLOCK_SIZE, "4k", "block size of the RND write and read cells")
-    fill_block_size: int = key(BLOCK_SIZE, "128k", "block size of the SEQ fill before the first round")
+    fill_block_size: int = fill_block_size_key("block size of the SEQ fill before the first round")
     rounds_before: int = key(POS_INT, 3, "rounds of the cells before the TRIM (their mean is the level before)")
     rounds_after: int = key(POS_INT, 5, "rounds of the cells after the TRIM (the first: its effect; the rest: recovery)")
 
@@ -40,10 +40,7 @@ def cells(ctx: TestContext) -> list[Workload]:
 
 
 def fill(ctx: TestContext) -> Workload:
-    bs = ctx.settings.fill_block_size
-    size = ctx.target.size_bytes
-    return Workload(name=f"fill_seq_{bs_label(bs)}_write", rw="write", bs=bs, threads=1, iodepth=FILL_IODEPTH,
-                    range_size=1.0, io_size=max(bs, size // bs * bs), data_pattern=ctx.settings.data_pattern)
+    return seq_fill(ctx, ctx.settings.fill_block_size, 1.0, ctx.target.size_bytes)
 
 
 def _method(ctx: TestContext) -> str:

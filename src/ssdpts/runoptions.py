@@ -1,0 +1,29 @@
+"""What `ssdpts run` was asked, stored with the run (runs.options_json): resume, the report and the exports
+read it back through `RunOptions.from_json`, so a key an older run did not store takes the default here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .records import from_data, to_data
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    destroy_data: bool = False
+    purge: str = "auto"                  # the --purge method (targets.purge.METHODS)
+    size: str | None = None              # --size of a file target, created if missing
+    results_dir: str | None = None
+    # the drive's write cache against the profile's when the run started: {"profile", "device", "matches", "note"}
+    write_cache: dict | None = None
+    seed: dict | None = None             # the run's base seed and where it came from: {"value", "source"}
+    set_write_cache: bool = False
+    notes: list[str] = field(default_factory=list)      # --note: set-up facts shown in the report
+    trace_stimulus: bool = False
+
+    def to_json(self) -> dict:
+        return to_data(self)
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> RunOptions:
+        return from_data(cls, data or {})
