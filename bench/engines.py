@@ -126,7 +126,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2, help="fio numjobs (TC)")
     ap.add_argument("--iodepth", type=int, default=16, help="fio iodepth (QD)")
     ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=3.0, help="length of a cell (a sampler round: 4 cells of a quarter)")
+    ap.add_argument("--seconds", type=float, default=3.0, help="a cell's length (a sampler round: 4 quarter cells)")
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--size", type=int, default=1 << 30, help="zram bytes")
     args = ap.parse_args()

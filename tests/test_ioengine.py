@@ -1,4 +1,4 @@
-"""fio's I/O engine as a declared setting ([defaults] ioengine, docs/engines.md): runs with io_uring on a loop
+"""fio's I/O engine as a declared setting ([defaults] ioengine, docs/bench.md "The I/O engine"): io_uring runs on a loop
 device and on zram, checked against fio's own job options and the block layer's counters, and the refusals of an
 engine the bench cannot use (one line, exit 2, no run row)."""
 

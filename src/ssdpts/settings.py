@@ -220,7 +220,7 @@ class RunDefaults:
                            "the drive's volatile write cache the spec asks for (PTS-E disabled, PTS-C enabled)")
     purge: str | None = key(STR, None, "a note on the purge the profile expects ('ssdpts run --purge' chooses it)")
     seed: int | None = key(SEED, None, "base of every cell's fio randseed (unset: drawn for the run and stored)")
-    # the spec fixes no engine; docs/engines.md has the checks and why auto is the default
+    # the spec fixes no engine; docs/bench.md "The I/O engine" has the checks and why auto is the default
     ioengine: str = key(choice(*ENGINES), "auto", "fio's I/O engine; auto: io_uring where fio, the kernel and the "
                                                  "target offer it, else libaio (the choice and why are recorded)")
     fixedbufs: bool = key(BOOL, False, "io_uring: buffers registered once (fio fixedbufs)")

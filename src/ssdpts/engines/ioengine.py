@@ -1,6 +1,6 @@
 """Which fio I/O engine a run uses: the profile's request checked against the fio in use (`fio --enghelp`),
 the kernel (io_uring may be switched off) and the targets (polled completions need poll queues; io_uring_cmd
-needs an NVMe generic character device), before anything is created. docs/engines.md.
+needs an NVMe generic character device), before anything is created. docs/bench.md "The I/O engine".
 
 `auto` takes io_uring (the least CPU per I/O: the host is less often the limit) where all of it is usable,
 else libaio, and says why. A named engine the bench cannot use is refused in one line naming what is missing.

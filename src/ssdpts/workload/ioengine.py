@@ -2,7 +2,7 @@
 
 The request is declared in settings.py (RunDefaults); engines/ioengine.py checks it against the fio in use,
 the kernel and the target and makes the choice (`IoChoice`), which is rendered into every job file and
-recorded with the run (options["io_engine"]). docs/engines.md.
+recorded with the run (options["io_engine"]). docs/bench.md "The I/O engine".
 """
 
 from __future__ import annotations
