@@ -34,7 +34,7 @@ from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.ioengine import choose
 from ssdpts.store import Store
 from ssdpts.targets import open_target
-from ssdpts.workload import Workload, render
+from ssdpts.workload import Workload, render_on
 from ssdpts.workload.ioengine import IoChoice, IoRequest
 
 WALL_RATIO_MAX = 1.10
@@ -64,7 +64,7 @@ def chained(seconds: float, threads: int, iodepth: int) -> list[Workload]:
 
 def raw_job(target, cells: list[Workload], io: IoChoice) -> str:
     """The job text ssdpts renders for `cells` with the engine it chose, without gates: what raw fio runs."""
-    job = render(cells, target.fio_filename, target.size_bytes, target.logical_block_size, io.ioengine, io.threads)
+    job = render_on(cells, [target], io.ioengine, io.threads)
     job.global_options.update(io.job_options())
     return job.text()
 

@@ -100,3 +100,13 @@ def test_the_kernel_switch_is_read(tmp_path):
     switch.write_text("0\n")
     assert kernel_refusal("io_uring", switch) is None
     assert kernel_refusal("io_uring", tmp_path / "absent") is None        # before Linux 6.6: no switch
+
+
+def test_the_simulated_drive_ignores_the_engine_and_records_it_as_not_applicable(tmp_path, results):
+    p = ssdpts("run", "sim:client", "--profile", profile(tmp_path, ioengine="io_uring", hipri=True), "--tests",
+               "latency", "--results", str(results), "-q")
+    rid = p.stdout.strip().splitlines()[-1]
+    doc = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
+    assert doc["run"]["status"] == "completed"
+    recorded = doc["run"]["options"]["io_engine"]
+    assert recorded["ioengine"] == "not applicable" and recorded["requested"] == "io_uring hipri"

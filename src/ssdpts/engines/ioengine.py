@@ -122,8 +122,8 @@ def _on_loop(members: Sequence) -> bool:
 def choose(request: IoRequest, members: Sequence, binary: str, version: str) -> IoChoice:
     """The engine for a local fio session on `members`, or SsdptsError naming what the bench lacks."""
     asked = request.describe()
-    if any(getattr(m, "kind", "") == "sim" for m in members):
-        return IoChoice(asked, "not applicable", "the simulated drive runs no fio job; its engine does the I/O")
+    if any(getattr(m, "kind", "") == "sim" for m in members):    # (a run on it has no fio engine: io_choice)
+        return IoChoice(asked, "libaio", "a simulated drive in a fio session: libaio, as always there")
     if any(getattr(m, "host", None) for m in members):
         if request.ioengine not in (AUTO, "libaio") or request.options:
             raise SsdptsError(f"ioengine = {asked} cannot be checked on a remote fio server from here; set "
