@@ -61,6 +61,7 @@ def test_io_uring_runs_as_fio_reports_it_and_the_block_layer_sees_the_io(device,
     assert recorded["options"] == list(options)
     text = ssdpts("show", rid, "--results", str(results)).stdout
     assert "  io      io_uring" in text and "the spec fixes no I/O engine (not a deviation)" in text
+    assert "I/O engine</dt><dd>io_uring" in (results / "reports" / rid / "report.html").read_text()   # setup
 
 
 @requires_devices
@@ -110,3 +111,4 @@ def test_the_simulated_drive_ignores_the_engine_and_records_it_as_not_applicable
     assert doc["run"]["status"] == "completed"
     recorded = doc["run"]["options"]["io_engine"]
     assert recorded["ioengine"] == "not applicable" and recorded["requested"] == "io_uring hipri"
+    assert "I/O engine</dt><dd>not applicable" in (results / "reports" / rid / "report.html").read_text()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import SsdptsError
 from ..targets import Target
 from ..targets.sim import SimTarget
-from ..workload.ioengine import IoChoice, IoRequest
+from ..workload.ioengine import NOT_APPLICABLE, IoChoice, IoRequest
 from .fio import FioEngine
 from .ioengine import choose
 from .remote import RemoteFioEngine
@@ -36,6 +36,6 @@ def io_choice(engine, target: Target, io_request: IoRequest) -> IoChoice:
     """fio's I/O engine for this run, as recorded with it; SsdptsError (one line) where the bench cannot use
     the requested one. The simulated drive ignores the request: its own engine does the I/O."""
     if isinstance(engine, SimEngine):
-        return IoChoice(io_request.describe(), "not applicable",
+        return IoChoice(io_request.describe(), NOT_APPLICABLE,
                         "the simulated drive's engine does the I/O in this process; no fio job is run")
     return choose(io_request, target.drives(), engine.binary, engine.version)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 AUTO = "auto"
+NOT_APPLICABLE = "not applicable"      # the simulated drive: no fio job at all
 ENGINES = (AUTO, "libaio", "io_uring", "io_uring_cmd")
 # io_uring's (and io_uring_cmd's) options a profile may switch on, each a boolean fio option of that name
 URING_OPTIONS = ("fixedbufs", "registerfiles", "hipri", "sqthread_poll")
@@ -31,7 +32,7 @@ class IoChoice:
     """The engine fio runs with, how its jobs run (threads or processes), and why it is this one."""
 
     requested: str                     # as the profile asked (IoRequest.describe)
-    ioengine: str                      # what the job files say; "not applicable": no fio job file at all
+    ioengine: str                      # what the job files say, or NOT_APPLICABLE
     reason: str
     threads: bool = True               # False: fio forks a process per job (thread=0)
     options: tuple[str, ...] = ()      # io_uring options switched on in the job files
