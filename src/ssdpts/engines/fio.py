@@ -29,14 +29,13 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
-from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
+from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
 from ..workload.ioengine import IoRequest
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
