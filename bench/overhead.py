@@ -28,12 +28,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from zram import fresh_zram
+from zram import fill, fresh_zram
 
 from ssdpts.engines.fio import FioEngine
+from ssdpts.engines.ioengine import choose
 from ssdpts.store import Store
 from ssdpts.targets import open_target
-from ssdpts.workload import Workload, render
+from ssdpts.workload import Workload, render_on
+from ssdpts.workload.ioengine import IoChoice, IoRequest
 
 WALL_RATIO_MAX = 1.10
 CPU_SHARE_MAX = 0.10
@@ -50,40 +52,66 @@ def proc_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / 100.0   # utime + stime, clock ticks (USER_HZ = 100)
 
 
+def random_reads(name: str, seconds: float, threads: int, iodepth: int) -> Workload:
+    """The bench's cell: 4 KiB random reads (CPU-bound on zram: the worst case for the harness)."""
+    return Workload(name, "randrw", bs=4096, read_pct=100, threads=threads, iodepth=iodepth, runtime_s=seconds)
+
+
+def chained(seconds: float, threads: int, iodepth: int) -> list[Workload]:
+    """A round of 4 chained cells (3 transitions: the sampler looks closely around them) lasting `seconds`."""
+    return [random_reads(f"rnd_4K_100-0_{k}", seconds / 4, threads, iodepth) for k in range(4)]
+
+
+def raw_job(target, cells: list[Workload], io: IoChoice) -> str:
+    """The job text ssdpts renders for `cells` with the engine it chose, without gates: what raw fio runs."""
+    job = render_on(cells, [target], io.ioengine, io.threads)
+    job.global_options.update(io.job_options())
+    return job.text()
+
+
+def sampler_pair(target, cells: list[Workload], pair: int, io: IoRequest = IoRequest()) -> tuple[dict, float]:
+    """The same round with and without the device-idle sampler, in the order the pair's parity says: mean cell
+    IOPS by sampler on/off (as fio measured them) and the sampler's CPU seconds."""
+    engines = {True: FioEngine(io_request=io), False: FioEngine(measure_idle=False, io_request=io)}
+    iops, sampler_cpu = {}, 0.0
+    for measured in (True, False) if pair % 2 == 0 else (False, True):
+        with engines[measured].session(target) as session:
+            s0 = [proc_cpu_s(sp.proc.pid) for sp in session.samplers]
+            out = session.submit(cells).result()
+            if measured:
+                sampler_cpu = sum(proc_cpu_s(sp.proc.pid) for sp in session.samplers) - sum(s0)
+        iops[measured] = statistics.mean(c.iops for c in out.cells)
+    return iops, sampler_cpu
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=6)
     ap.add_argument("--seconds", type=float, default=2.0)
     args = ap.parse_args()
     with fresh_zram(1 << 30) as dev, tempfile.TemporaryDirectory() as tmp:
-        # fill once so reads hit stored pages (zram answers unwritten pages much faster)
-        subprocess.run(["fio", "--name=fill", f"--filename={dev}", "--rw=write", "--bs=1M", "--direct=1",
-                        "--ioengine=libaio", "--iodepth=8", "--output=/dev/null"], check=True)
+        fill(dev)
         target = open_target(dev, probe=False)
-        w = Workload("rnd_4K_100-0", "randrw", bs=4096, read_pct=100, threads=2, iodepth=16, runtime_s=args.seconds)
+        w = random_reads("rnd_4K_100-0", args.seconds, 2, 16)
         job = Path(tmp) / "raw.fio"
-        job.write_text(render([w], target.fio_filename, target.size_bytes, target.logical_block_size).text())
+        engine = FioEngine()
+        job.write_text(raw_job(target, [w], choose(engine.io_request, [target], engine.binary, engine.version)))
         store = Store(Path(tmp) / "bench.db")
         rid = store.create_run(target_spec=dev, target=target.to_dict(), host={}, profile_name="bench", profile={},
                                tests=["bench"], options={}, engine="fio")
-        engines = {True: FioEngine(), False: FioEngine(measure_idle=False)}
-        chained = [Workload(f"rnd_4K_100-0_{k}", "randrw", bs=4096, read_pct=100, threads=2, iodepth=16,
-                            runtime_s=args.seconds / 4) for k in range(4)]
+        cells = chained(args.seconds, 2, 16)
         walls, raws, cpus, sampler_cpus, iops = [], [], [], [], {True: [], False: []}
         for i in range(args.pairs):
-            with engines[True].session(target) as session:
+            with engine.session(target) as session:
                 c0, t0 = cpu_s(), time.perf_counter()
                 out = session.submit([w]).result()
                 store.save_round(rid, "bench", "wall", "round", i + 1, out, [w.to_dict()])
                 walls.append(time.perf_counter() - t0)
                 cpus.append(cpu_s() - c0)
-            for measured in (True, False) if i % 2 == 0 else (False, True):
-                with engines[measured].session(target) as session:
-                    s0 = [proc_cpu_s(sp.proc.pid) for sp in session.samplers]
-                    out = session.submit(chained).result()
-                    if measured:
-                        sampler_cpus.append(sum(proc_cpu_s(sp.proc.pid) for sp in session.samplers) - sum(s0))
-                iops[measured].append(statistics.mean(c.iops for c in out.cells))
+            by_sampler, sampler_cpu = sampler_pair(target, cells, i)
+            sampler_cpus.append(sampler_cpu)
+            for measured, value in by_sampler.items():
+                iops[measured].append(value)
             t0 = time.perf_counter()
             subprocess.run(["fio", "--output-format=json+", str(job)], capture_output=True, check=True)
             raws.append(time.perf_counter() - t0)

@@ -94,7 +94,7 @@ def test_iops_on_zram(zram, results, tiny):
     assert store.run(rid)["status"] == "completed"
     assert_no_stall(results, rid)
     assert store.run(rid)["target"]["info"]["transport"] == "zram"
-    assert "ioengine=libaio" in store.rounds(rid, "iops")[0].job_text
+    assert "ioengine=io_uring" in store.rounds(rid, "iops")[0].job_text     # ioengine = auto (docs/bench.md)
     summary = summary_of(store.tests(rid)[0])
     assert summary.purge.method == "trim"
     assert summary.cells and all(c.iops > 0 for c in summary.cells.values())

@@ -20,6 +20,7 @@ from .export.model import RunResult, TestResult
 from .pts.results import CellWindow, SteadyResult
 from .store import Store
 from .store.idle import GAP_LIMIT_MS, JUDGED_KINDS, judged_transitions
+from .workload.ioengine import NOT_APPLICABLE
 
 IDLE_LIMIT_MS = GAP_LIMIT_MS   # ssdpts's bound for "no pause" between phases and rounds (store/idle.py)
 SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
@@ -224,6 +225,8 @@ def check(run: RunResult, store: Store) -> Verdict:
                          for f in verdict.drive_failures]
     verdict.findings += [Finding("", d) for d in recorded.get(RUN_WIDE, [])]
     verdict.notes += interface_notes(run.target)
+    if (io := run.options.io_engine) is not None and io.ioengine != NOT_APPLICABLE:
+        verdict.notes.append(f"fio ioengine {io.ioengine}: the spec fixes no I/O engine (not a deviation)")
     for t in run.tests:
         verdict.findings += [Finding(t.name, d) for d in recorded.get(t.name, [])]
         if t.status == "drive-failed":

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
-from .engines import engine_for
+from .engines import engine_for, io_choice
 from .engines.tracecoverage import check_traceable
 from .engines.drivefault import DriveFailed, vanished
 from .engines.fio_versions import check_options
@@ -34,6 +34,8 @@ from .pts import registry, resume as resumes
 from .pts.common import TestContext, choose_seed
 from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
+from .settings import run_defaults
+from .workload.ioengine import IoChoice
 from .report.core import write_report
 from .store import Store
 from .store.medium import ResultsMediumError, SpaceReserve, os_medium_error
@@ -159,6 +161,14 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
     return {"profile": want, "device": have, "matches": not mismatched, "note": note}
 
 
+def _same_io_engine(run: dict, io: IoChoice) -> None:
+    """A resumed run goes on with the I/O engine its stored rounds used."""
+    before = run["options"].io_engine
+    if before is not None and before.ioengine != io.ioengine:
+        raise SsdptsError(f"run {run['id']} ran with ioengine {before.ioengine}, this bench now gives {io.ioengine} "
+                          f"({io.reason}); restore what it lacks, or start a new run")
+
+
 def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None:
     """Every test's settings build from the profile, and their block sizes suit the target's logical block
     (one line naming the test and key, before anything is created)."""
@@ -217,7 +227,9 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     check_safe(target, destroy_data or not _writes(plans, specs), results_dir)
     cells = planned_workloads(plans)   # built once for both checks
     check_room(target, cells)
-    engine = engine_for(target)              # checks fio before anything is written
+    io_request = run_defaults(profile).io_request()
+    engine = engine_for(target, io_request)  # checks fio before anything is written
+    io = io_choice(engine, target, io_request)    # refuses an engine the bench cannot use
     check_capabilities(specs, target, engine)
     check_options(engine.version, cells)
     if trace_stimulus:
@@ -233,7 +245,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options=RunOptions(destroy_data=destroy_data, purge=purge_method, size=size, results_dir=str(results_dir),
                            write_cache=cache, seed=seed_record, set_write_cache=set_write_cache,
-                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus),
+                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=io),
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id
@@ -299,7 +311,9 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     plans = plans_for(target, run["profile"], run["tests"], opts.purge)
     check_safe(target, target.kind == "file" or opts.destroy_data
                or not _writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)
-    engine = engine_for(target)
+    io_request = run_defaults(run["profile"]).io_request()
+    engine = engine_for(target, io_request)
+    _same_io_engine(run, io_choice(engine, target, io_request))    # the bench may have changed since the run began
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     check_options(engine.version, planned_workloads(plans))
     if opts.trace_stimulus:
@@ -381,7 +395,7 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
         if not retry:
             continue
         sub = retry[0] if len(retry) == 1 else TargetSet.of(retry)
-        engine = engine_for(sub)
+        engine = engine_for(sub, run_defaults(profile).io_request())
         engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
         n = 1 + sum(1 for s in store.steps(run_id, test) if s["key"].startswith("retry"))
         scope = f"retry{n}/"
@@ -574,7 +588,7 @@ def _drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, tar
         store.set_test(run_id, name, "drive-failed")
         return None, None, {}
     rest = healthy[0] if len(healthy) == 1 else TargetSet.of(healthy)
-    engine = engine_for(rest)
+    engine = engine_for(rest, run_defaults(profile).io_request())
     engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
     progress.message(f"{name}: running again on {', '.join(m.label_id for m in healthy)} alone")
     try:

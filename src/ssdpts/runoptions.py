@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .records import from_data, to_data
+from .workload.ioengine import IoChoice
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class RunOptions:
     set_write_cache: bool = False
     notes: list[str] = field(default_factory=list)      # --note: set-up facts shown in the report
     trace_stimulus: bool = False
+    io_engine: IoChoice | None = None   # fio's engine and why (runs before the setting have none)
 
     def to_json(self) -> dict:
         return to_data(self)

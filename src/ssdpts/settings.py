@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 
 from .errors import SsdptsError
 from .units import MAX_SIZE, SECTOR, bs_label, parse_duration, parse_size
+from .workload.ioengine import ENGINES, URING_OPTIONS, IoRequest
 from .workload.spec import DATA_PATTERNS, SYNC_MODES
 
 # fio's limits (fio 3.x source): a job file holds at most REAL_MAX_JOBS = 4096 jobs (fio.h); libaio's
@@ -220,6 +221,16 @@ class RunDefaults:
                            "the drive's volatile write cache the spec asks for (PTS-E disabled, PTS-C enabled)")
     purge: str | None = key(STR, None, "a note on the purge the profile expects ('ssdpts run --purge' chooses it)")
     seed: int | None = key(SEED, None, "base of every cell's fio randseed (unset: drawn for the run and stored)")
+    # the spec fixes no engine; docs/bench.md "The I/O engine" has the checks and why auto is the default
+    ioengine: str = key(choice(*ENGINES), "auto", "fio's I/O engine; auto: io_uring where fio, the kernel and the "
+                                                 "target offer it, else libaio (the choice and why are recorded)")
+    fixedbufs: bool = key(BOOL, False, "io_uring: buffers registered once (fio fixedbufs)")
+    registerfiles: bool = key(BOOL, False, "io_uring: files registered once (fio registerfiles)")
+    hipri: bool = key(BOOL, False, "io_uring: polled completions (fio hipri); needs poll queues on the device")
+    sqthread_poll: bool = key(BOOL, False, "io_uring: a kernel thread submits and polls (fio sqthread_poll)")
+
+    def io_request(self) -> IoRequest:
+        return IoRequest(self.ioengine, tuple(o for o in URING_OPTIONS if getattr(self, o)))
 
 
 @dataclass(frozen=True)
@@ -286,6 +297,12 @@ SECTIONS: dict[str, dict[str, Any]] = {
     "steady_state": declarations(SteadySettings),
     "wipc": declarations(WipcSettings),
 }
+
+
+def run_defaults(profile: dict) -> RunDefaults:
+    """The profile's run-wide [defaults] keys, typed."""
+    name = (profile.get("profile") or {}).get("name", "?")
+    return build(RunDefaults, profile.get("defaults") or {}, f"profile {name}: defaults")
 
 
 def test_settings(profile: dict, test: str) -> dict:

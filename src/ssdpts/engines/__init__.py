@@ -10,13 +10,15 @@ from __future__ import annotations
 from ..errors import SsdptsError
 from ..targets import Target
 from ..targets.sim import SimTarget
+from ..workload.ioengine import NOT_APPLICABLE, IoChoice, IoRequest
 from .fio import FioEngine
+from .ioengine import choose
 from .remote import RemoteFioEngine
 from .sim import SimEngine
 
 
-def engine_for(target: Target) -> FioEngine | RemoteFioEngine | SimEngine:
-    """The engine that drives this target."""
+def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> FioEngine | RemoteFioEngine | SimEngine:
+    """The engine that drives this target, with fio's I/O engine as the profile asks (`io_choice` checks it)."""
     if isinstance(target, SimTarget):
         return SimEngine()
     drives = target.drives()
@@ -27,4 +29,13 @@ def engine_for(target: Target) -> FioEngine | RemoteFioEngine | SimEngine:
         engine = RemoteFioEngine()
         engine.preflight(drives)
         return engine
-    return FioEngine()
+    return FioEngine(io_request=io_request)
+
+
+def io_choice(engine, target: Target, io_request: IoRequest) -> IoChoice:
+    """fio's I/O engine for this run, as recorded with it; SsdptsError (one line) where the bench cannot use
+    the requested one. The simulated drive ignores the request: its own engine does the I/O."""
+    if isinstance(engine, SimEngine):
+        return IoChoice(io_request.describe(), NOT_APPLICABLE,
+                        "the simulated drive's engine does the I/O in this process; no fio job is run")
+    return choose(io_request, target.drives(), engine.binary, engine.version)

@@ -21,7 +21,6 @@ the block-layer sampler (blockidle.py), stored next to them (docs/device-idle.md
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import shutil
@@ -30,18 +29,19 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
-from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES, TOOL_TIMEOUT_S
+from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
+from ..workload.ioengine import IoRequest
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
+from .ioengine import choose
 from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
@@ -51,53 +51,6 @@ from .tracecoverage import CoverageTracer
 
 log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
-
-
-@functools.cache
-def _io_uring_usable(binary: str) -> bool:
-    """(Asked once per fio binary: every test's session would otherwise start `fio --enghelp` again.) fio was built with io_uring and the kernel lets this process use it (io_uring_disabled: 0 all,
-    1 only privileged processes, 2 none; the file is absent before Linux 6.6)."""
-    try:
-        disabled = int(Path("/proc/sys/kernel/io_uring_disabled").read_text())
-    except (OSError, ValueError):
-        disabled = 0
-    if disabled == 2 or (disabled == 1 and os.geteuid() != 0):
-        return False
-    try:
-        engines = subprocess.run([binary, "--enghelp"], capture_output=True, text=True,
-                                 timeout=TOOL_TIMEOUT_S).stdout.split()
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "io_uring" in engines
-
-
-@dataclass(frozen=True)
-class FioIo:
-    """How a fio process does its I/O, as its job file says (`ioengine=`, `thread=`)."""
-
-    ioengine: str            # "libaio" or "io_uring"
-    threads: bool = True     # False: fio forks a process per job (thread=0)
-
-
-def ioengine_for(members: Sequence, binary: str) -> FioIo:
-    """fio's libaio in threads, except where this kernel (6.18) loses libaio completions: on a loop device,
-    now and then, when the fio process runs a hook (the gates' exec_prerun/exec_postrun, system()) while its
-    other jobs, threads of the same process, have I/O in flight, and fio waits for them for good.
-    One drive behind a loop device: io_uring (its completions arrive). Several drives in one fio process of
-    which one is behind a loop device: libaio with a process per job (thread=0), as fio 3.33's io_uring
-    crashed (heap corruption) there in 4 of 7 parallel quick runs; with no other job in the process beside
-    a hook, none was lost (docs/testing.md, "Stalls": the counts and a reproduction with fio alone). Those
-    job processes outlive a killed fio main process (they call setsid()): `kill_fio` kills fio's whole process
-    tree, and a reaper does it when ssdpts itself dies."""
-    if any(getattr(m, "kind", "") == "sim" or getattr(m, "host", None) for m in members):
-        return FioIo("libaio")
-    stats = [stat_path_for(m.path) for m in members]
-    on_loop = any(st is not None and st.parent.name.startswith("loop") for st in stats)
-    if not on_loop:
-        return FioIo("libaio")
-    if len(members) > 1:
-        return FioIo("libaio", threads=False)
-    return FioIo("io_uring") if _io_uring_usable(binary) else FioIo("libaio")
 
 
 def _start_reaper(pid: int) -> subprocess.Popen:
@@ -129,8 +82,10 @@ class FioEngine:
                               Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM, Capability.CHECKPOINT})
 
     def __init__(self, binary: str | None = None, workdir: str | Path | None = None, measure_idle: bool = True,
-                 hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES):
+                 hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES,
+                 io_request: IoRequest = IoRequest()):
         self.binary = binary or fio_binary()
+        self.io_request = io_request     # the profile's ioengine; each session checks it on its drives (choose)
         self.hang_grace_s = hang_grace_s   # a time-based cell not ended this long after its due time is hung
         self.stall_retries = stall_retries   # re-runs of a round whose fio stalled before the run stops
         # where the files of a failed or stalled fio process are kept (job file, stderr, evidence); the runner
@@ -339,6 +294,7 @@ class _FioProcess:
             return
         members = s.members
         job = render_on(self.cells, members, ioengine=s.io.ioengine, threads=s.io.threads)
+        job.global_options.update(s.io.job_options())
         for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
             for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
                 opts["new_group"] = ""
@@ -696,7 +652,7 @@ class FioSession:
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.members = list(target.drives())
-        self.io = ioengine_for(self.members, engine.binary)
+        self.io = choose(engine.io_request, self.members, engine.binary, engine.version)
         # the device's own idle at every transition, from the block layer (blockidle.py)
         reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
             ["not measured: device-idle sampling switched off"]

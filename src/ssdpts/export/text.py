@@ -9,6 +9,7 @@ from ..doctor import recorded_checks
 from ..pts.results import SteadyResult
 from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
+from ..workload.ioengine import recorded_text
 from .coverage import coverage_lines
 from .model import RunResult, TestResult
 
@@ -49,6 +50,7 @@ def render_text(run: RunResult, verdict: Verdict) -> str:
              f"  profile {run.profile_name}   engine {run.engine}   host {run.host.hostname} "
              f"({run.host.fio_version})",
              f"  bench   {recorded_checks(run.host)}",
+             f"  io      {recorded_text(run.options.io_engine)}",
              f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}"]
     lines += [f"  note    {n}" for n in run.options.notes] + [""]
     lines += verdict.lines()

@@ -31,6 +31,7 @@ from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..targets.writecache import spec_words
 from ..units import bs_label
+from ..workload.ioengine import recorded_text
 from . import plots
 from .claimed import claimed_section, load_claims
 from .coverage import coverage_block
@@ -176,6 +177,7 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
     setup = [
         ("Data pattern", st.data_pattern),
         ("I/O mode", io_mode_label(st.direct, st.sync)),
+        ("I/O engine", recorded_text(run["options"].io_engine)),
         ("Active range", f"{st.active_range:g} %"),
         ("Pre-condition", "; ".join(_uniq(pcs)) or "none stored"),
         ("Steady state", f"{ss.rule} rule, {ss.window}-round window, range ≤ {ss.max_range * 100:g} %, "
