@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from overhead import chained, raw_job, random_reads, sampler_pair
-from zram import fill, fresh_zram
+from zram import fill, fresh_zram, loop_device
 
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.fiojson import parse_output
@@ -128,10 +128,13 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0, help="a cell's length (a sampler round: 4 quarter cells)")
     ap.add_argument("--engines", default=",".join(ENGINES))
-    ap.add_argument("--size", type=int, default=1 << 30, help="zram bytes")
+    ap.add_argument("--size", type=int, default=1 << 30, help="device bytes")
+    ap.add_argument("--device", choices=("zram", "loop"), default="zram",
+                    help="zram (CPU-bound, the worst case) or a direct-I/O loop device on /dev/shm (a kernel without zram)")
     args = ap.parse_args()
+    device = fresh_zram if args.device == "zram" else loop_device
     results, missed = [], []
-    with fresh_zram(args.size) as dev, tempfile.TemporaryDirectory() as tmp:
+    with device(args.size) as dev, tempfile.TemporaryDirectory() as tmp:
         fill(dev)
         target = open_target(dev, probe=False)
         for engine in args.engines.split(","):
@@ -142,7 +145,7 @@ def main() -> int:
                 missed.append(f"{engine} not measured")
     print(json.dumps({"threads": args.threads, "iodepth": args.iodepth, "pairs": args.pairs, "seconds": args.seconds,
                       "results": [r.__dict__ for r in results]}, indent=2))
-    print(f"\nTC{args.threads}/QD{args.iodepth}, 4 KiB random reads on zram, {args.pairs} alternated pairs (medians)\n")
+    print(f"\nTC{args.threads}/QD{args.iodepth}, 4 KiB random reads on {args.device}, {args.pairs} alternated pairs (medians)\n")
     print("| engine | IOPS ssdpts | IOPS raw fio | ssdpts / raw | I/Os per CPU s, ssdpts | I/Os per CPU s, raw | "
           "sampler cost |")
     print("|---|---:|---:|---:|---:|---:|---:|")
