@@ -102,16 +102,24 @@ def test_hir_bursts_idle_and_baseline(loopdev, results, tiny):
         c = store.rounds(rid, "hir", f"ws={label}/C")
         bursts = [cell for r in ab + c for cell in r.cells]
         assert len(bursts) == 4
-        for cell in bursts:                                  # 500 ms bursts, +-5 %
-            assert cell.runtime_ms == pytest.approx(500, rel=0.05)
+        # Timing: what is determined is asserted, not what a busy host makes of it. Each burst asks fio for
+        # 500 ms, time-based, and fio never ends one early (it ran 587 and 1632 ms beside four busy loops: its
+        # threads and the loop device's worker wait for a CPU); the stored length is fio's, as measured.
+        for r in ab + c:
+            assert r.job_text.count("runtime=500ms") == len(r.cells) == r.job_text.count("time_based=1")
+        assert all(cell.runtime_ms >= 500 * 0.95 for cell in bursts)
+        assert s.wait_states[label].burst_seconds == [cell.runtime_ms / 1000 for cell in bursts]
+        # The idle is at least the one asked for: the keeper holds the next burst that long after the previous
+        # one's real end, even when it ran late (the device idled 911 ms for 600 beside four busy loops); the
+        # 60 ms are the block-layer sampler's and the end report's resolution.
         gaps = ab[0].gaps_inside_ms
-        assert gaps and all(g == pytest.approx(idle * 1000, abs=60) for g in gaps)   # real, measured idle
-        assert all(g < 60 for g in c[0].gaps_inside_ms)     # baseline: continuous writes
+        assert gaps and all(g >= idle * 1000 - 60 for g in gaps)   # real, measured idle
+        assert all(g < 60 for g in c[0].gaps_inside_ms)     # baseline: continuous writes (gates open at the end)
         # the summary keeps what was measured: the device's own idle (block layer) where measured, else the gates'
         device = [d.ms for d in ab[0].device_idle_inside]
         measured = device if device and all(ms is not None for ms in device) else gaps
         assert len(measured) == len(gaps) and s.wait_states[label].idle_measured_ms[:len(measured)] == measured
-        assert all(ms == pytest.approx(idle * 1000, abs=60) for ms in measured)
+        assert all(ms >= idle * 1000 - 60 for ms in measured)
         # fio's own IOPS logs: nothing written between one burst's last sample and the next one's first
         windows = _log_windows(store.logs(ab[0].id))
         assert set(windows) == {"ab1", "ab2"}

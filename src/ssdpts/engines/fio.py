@@ -519,32 +519,18 @@ class FioRound:
 
     def intervals(self):
         """Streaming rounds only: yield an Interval each time fio reports, for every cell that did I/O."""
-        from .fiodiff import diff_job
-        from .results import Interval
-
-        from .results import aggregate
+        from .fiodiff import slices
+        from .results import Interval, aggregate
 
         labels = [m.label_id for m in self.session.members]
         for idx, proc in enumerate(self.procs):
-            prev: list[dict | None] = [None] * len(labels)
-            count, elapsed = 0, 0.0
-            for doc in proc.documents():
-                diffs = [diff_job(job, prev[i]) for i, job in enumerate(doc["jobs"][:len(labels)])]
-                dur = max(d for _, d in diffs)
-                ios = sum(r.read.ios + r.write.ios for r, _ in diffs)
-                # A slice without I/O is not dropped, or its time would be lost: before the cell's first I/O
-                # (gate, start-up) and at its very end it goes into the next slice (prev is kept); a whole
-                # slice without I/O after that is a drive that delivered nothing and is reported so.
-                if dur <= 0 or (ios == 0 and (count == 0 or dur < self.interval_s * 500)):
-                    continue
-                prev = list(doc["jobs"][:len(labels)])
-                count += 1
-                name = self.cells[idx].name
-                result = diffs[0][0] if len(labels) == 1 else aggregate(
-                    {label: r for label, (r, _) in zip(labels, diffs)}, name)
-                yield Interval(idx, name, count, elapsed, dur, result, doc["jobs"][0] if len(labels) == 1 else
-                               {"jobs": doc["jobs"]})
-                elapsed += dur
+            elapsed = 0.0
+            name = self.cells[idx].name
+            for count, piece in enumerate(slices(proc.documents(), len(labels), self.interval_s), 1):
+                result = piece.results[0] if len(labels) == 1 else aggregate(dict(zip(labels, piece.results)), name)
+                yield Interval(idx, name, count, elapsed, piece.duration_ms, result,
+                               piece.jobs[0] if len(labels) == 1 else {"jobs": piece.jobs})
+                elapsed += piece.duration_ms
 
     def interval_output(self, iv) -> RoundOutput:
         """A stored-round view of one interval of a streaming round."""

@@ -6,6 +6,9 @@ percentiles come from the differenced json+ bins; max/min are the extreme non-em
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
 from .fiojson import parse_job
 from .results import CellResult, DirStats, percentile_from_bins
 
@@ -45,3 +48,44 @@ def diff_job(cur: dict, prev: dict | None) -> tuple[CellResult, float]:
     write, rt_w = _dir_diff(cur.get("write") or {}, (prev or {}).get("write"), pcts)
     return CellResult(name=full.name, read=read, write=write, runtime_ms=max(rt_r, rt_w),
                       usr_cpu=full.usr_cpu, sys_cpu=full.sys_cpu, latency_source=full.latency_source), max(rt_r, rt_w)
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One interval of a continuous job: what each member's job did between two status documents."""
+
+    jobs: list[dict]            # the cumulative job documents (one per member) the slice ends at
+    results: list[CellResult]   # per member, the slice's own counts
+    duration_ms: float
+
+
+def _did_io(results: Iterable[CellResult]) -> bool:
+    """Any I/O counted since the previous slice: issued (fio's total_ios), or completed bytes. Both are
+    needed: fio adds a batch's bytes after it has counted the batch's I/Os (and their latencies), so its
+    final document can add tens of MiB with no new I/O counted (seen: +31 MiB and +0 I/Os in 19 ms)."""
+    return any(d.ios or d.bytes for r in results for d in (r.read, r.write))
+
+
+def slices(documents: Iterable[dict], members: int, interval_s: float) -> Iterator[Slice]:
+    """Cut fio's cumulative status documents (its final one last) into slices, losing neither I/O nor time.
+
+    A document without I/O since the last slice is not a slice before the job's first I/O (gate, start-up)
+    nor when shorter than half an interval: its time goes into the next slice; a whole slice without I/O
+    after the first is a drive that delivered nothing, and is one. A document with I/O but no runtime
+    gained (fio counts ms) is carried too; if no document follows it, it is the last slice all the same."""
+    prev: list[dict | None] = [None] * members
+    carried: Slice | None = None     # I/O in a document not yet in a slice
+    count = 0
+    for doc in documents:
+        jobs = list(doc["jobs"][:members])
+        diffs = [diff_job(job, before) for job, before in zip(jobs, prev)]
+        results, duration = [r for r, _ in diffs], max(d for _, d in diffs)
+        did_io = _did_io(results)
+        if duration <= 0 or (not did_io and (count == 0 or duration < interval_s * 500)):
+            carried = Slice(jobs, results, max(duration, 0.0)) if did_io else None
+            continue
+        prev, carried = jobs, None
+        count += 1
+        yield Slice(jobs, results, duration)
+    if carried is not None:
+        yield carried

@@ -15,7 +15,10 @@ then), so the client observes the model's latency and throughput. Gaps with
 no request in flight are passed to the model as idle time (background GC /
 SLC folding run). If the server cannot keep up (Python overhead is tens of
 µs per request), requests simply arrive "late"; use it at rates of a few
-thousand IOPS or a slowed-down preset.
+thousand IOPS or a slowed-down preset. ``SimNbdServer.reply_timing()`` says
+how far the host kept it from the model's time: replies sent after their due
+time, and time with nothing in flight (the client's turn-around), so a
+client's figure can be told apart from a busy host's.
 
 Data is NOT stored: writes are discarded and reads return zeros. The server
 is a timing model, not a disk.
@@ -30,6 +33,7 @@ import stat
 import struct
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SsdptsError
@@ -75,6 +79,25 @@ _OPS = {CMD_READ: "read", CMD_WRITE: "write", CMD_FLUSH: "flush", CMD_TRIM: "tri
         CMD_WRITE_ZEROES: "write"}
 
 
+@dataclass(frozen=True)
+class ReplyTiming:
+    """How well the server kept the model's time. Each reply is due at the model's completion time (on the
+    wall clock); a busy host wakes the reply thread late, and the client then sees the host, not the model."""
+
+    replies: int
+    late_total_s: float    # over all replies: sent minus due
+    late_max_s: float
+    # time with no request in flight between a reply and the next request: the client's turn-around (its own
+    # and the host's), time the model sat idle that a client keeping its queue full would not have left
+    empty_s: float
+
+    def share_of(self, seconds: float, slots: int = 1) -> float:
+        """The part of a client's `seconds` (fio's runtime) lost to the host: late replies (spread over `slots`,
+        the client's queue depth) and time with nothing in flight: about the share of the model's rate missing
+        from the client's for those reasons (an estimate: a late reply at a deep queue may cost nothing)."""
+        return (self.late_total_s / slots + self.empty_s) / seconds if seconds > 0 else 0.0
+
+
 class SimNbdServer:
     """Threaded NBD server around one ``SimDrive`` (shared by all connections).
 
@@ -97,6 +120,11 @@ class SimNbdServer:
         self.t0_wall = 0
         self.t0_sim = 0
         self.requests = 0
+        self._replies = 0
+        self._late_total_ns = 0
+        self._late_max_ns = 0
+        self._empty_ns = 0
+        self._empty_since: int | None = None   # when the last request in flight was answered
         self._sock: socket.socket | None = None
         self._threads: list[threading.Thread] = []
 
@@ -106,6 +134,12 @@ class SimNbdServer:
 
     def wall_ns_of(self, sim_ns: int) -> int:
         return self.t0_wall + (sim_ns - self.t0_sim)
+
+    def reply_timing(self) -> ReplyTiming:
+        """How late the replies sent so far were against the model's completion times."""
+        with self.lock:
+            return ReplyTiming(self._replies, self._late_total_ns / 1e9, self._late_max_ns / 1e9,
+                               self._empty_ns / 1e9)
 
     # ---------------------------------------------------------------- protocol
     @staticmethod
@@ -165,6 +199,8 @@ class SimNbdServer:
             if offset + length > self.size:
                 return now, (ENOSPC if cmd in (CMD_WRITE, CMD_WRITE_ZEROES) else EINVAL)
             if self.inflight == 1:
+                if self._empty_since is not None:
+                    self._empty_ns += time.monotonic_ns() - self._empty_since
                 # idle gap with nothing in flight: let background GC / folding run
                 clock = self.drive.clock_ns
                 if now > clock:
@@ -185,6 +221,7 @@ class SimNbdServer:
                             delay = (wake - time.monotonic_ns()) / 1e9
                             if delay <= 0:
                                 _, _, msg = heapq.heappop(heap)
+                                late = -int(delay * 1e9)
                                 break
                             cond.wait(delay)
                         elif closing[0]:
@@ -193,6 +230,11 @@ class SimNbdServer:
                             cond.wait()
                 with self.lock:
                     self.inflight -= 1
+                    self._replies += 1
+                    self._late_total_ns += late
+                    self._late_max_ns = max(self._late_max_ns, late)
+                    if self.inflight == 0:
+                        self._empty_since = time.monotonic_ns()
                 try:
                     conn.sendall(msg)
                 except OSError:
@@ -305,4 +347,4 @@ def serve(params: dict[str, Any] | Any, socket_path: str, *, ready: threading.Ev
         pass
 
 
-__all__ = ["serve", "SimNbdServer"]
+__all__ = ["serve", "SimNbdServer", "ReplyTiming"]
