@@ -7,16 +7,25 @@ run's log; None: the engine's own scratch directory's parent).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import SsdptsError
-from ..targets import Target
-from ..targets.sim import SimTarget
-from .fio import FioEngine
-from .remote import RemoteFioEngine
-from .sim import SimEngine
+
+if TYPE_CHECKING:
+    from ..targets import Target
+    from .fio import FioEngine
+    from .remote import RemoteFioEngine
+    from .sim import SimEngine
 
 
 def engine_for(target: Target) -> FioEngine | RemoteFioEngine | SimEngine:
-    """The engine that drives this target."""
+    """The engine that drives this target. The engines are imported here, not with the package: the store
+    reads result records from engines.* modules, and reading a run needs no engine (bench/startup.py)."""
+    from ..targets.sim import SimTarget
+    from .fio import FioEngine
+    from .remote import RemoteFioEngine
+    from .sim import SimEngine
+
     if isinstance(target, SimTarget):
         return SimEngine()
     drives = target.drives()
