@@ -41,6 +41,14 @@ def get(name: str) -> TestSpec:
 
 
 def find(name: str) -> TestSpec | None:
+    """The test named `name`, or None. Its package (the name with '_' for '-') is imported first alone: reading a
+    stored run then imports only the tests it holds, not all of them (bench/startup.py)."""
+    try:
+        spec = getattr(importlib.import_module(f"{__package__}.{name.replace('-', '_')}"), "TEST", None)
+    except ImportError:
+        spec = None
+    if isinstance(spec, TestSpec) and spec.name == name:
+        return spec
     return tests().get(name)
 
 
