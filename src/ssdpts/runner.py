@@ -32,7 +32,6 @@ from .pts import registry, resume as resumes
 from .pts.common import TestContext, choose_seed
 from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
-from .report.core import write_report
 from .runstatus import mark_running_tests, record_stop, settled
 from .store import Store
 from .store.medium import ResultsMediumError, SpaceReserve, os_medium_error
@@ -369,6 +368,8 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
 
 
 def _write_report(store: Store, run_id: str, progress: Progress) -> None:
+    from .report.core import write_report      # here: plan and info use the runner, and draw nothing
+
     if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
         progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")
         return

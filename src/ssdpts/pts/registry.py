@@ -34,10 +34,10 @@ def tests() -> dict[str, TestSpec]:
 
 
 def get(name: str) -> TestSpec:
-    all_tests = tests()
-    if name not in all_tests:
-        raise SsdptsError(f"unknown test {name!r}; available: {', '.join(all_tests)}")
-    return all_tests[name]
+    spec = find(name)
+    if spec is None:
+        raise SsdptsError(f"unknown test {name!r}; available: {', '.join(tests())}")
+    return spec
 
 
 def find(name: str) -> TestSpec | None:
