@@ -25,9 +25,9 @@ from dataclasses import dataclass
 # Limits: median CPU of the command / median CPU of `python -c pass`. Measured on the 2-core VM beside other
 # busy jobs (load 7-9; python -c pass: 13 ms CPU, 8.4 MiB); before lazy imports every command took 710-890 ms
 # (ratio 52-64) and 38-72 MiB at load 13.
-LIGHT_RATIO_MAX = 18.0         # --help 156 ms (12.0), list 160 ms (12.3), the others' --help 143-196 ms (11-15)
-MODULE_HELP_RATIO_MAX = 36.0   # --help of plan 241 ms (18.5), doctor 242 ms (18.5), endurance 369 ms (28.3)
-MODULE_HELP = ("plan", "doctor", "endurance")    # their modules import profiles, settings or the doctor checks
+LIGHT_RATIO_MAX = 18.0         # --help 156 ms (12.0), list 160 ms (12.3), the others' --help 141-196 ms (11-15)
+MODULE_HELP_RATIO_MAX = 36.0   # --help of plan 241 ms (18.5), endurance 369 ms (28.3)
+MODULE_HELP = ("plan", "endurance")    # their modules import the plan records, profiles and settings up front
 RUN_READING_RATIO_MAX = 40.0   # show 382 ms (29.2), check 358 ms (27.5): the store, the run's tests, the verdict
 INFO_RATIO_MAX = 25.0          # info sim:client 215 ms (16.5): the target and the simulator's model
 PLAN_RATIO_MAX = 60.0          # plan 581 ms (44.5): validating the profile imports every test package
