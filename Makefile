@@ -104,6 +104,7 @@ bench: setup
 	$(PY) bench/sim.py
 	$(PY) bench/report.py
 	$(PY) bench/hosts.py
+	$(PY) bench/startup.py
 
 clean:
 	rm -rf build dist sim/target .pytest_cache $(VENV)

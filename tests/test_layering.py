@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ssdpts.cli import LAZY_COMMANDS
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 ROOT = "ssdpts"
 
@@ -74,6 +76,8 @@ def import_graph() -> dict[str, set[str]]:
     # the registry imports every test package by discovery (importlib): those edges are real too
     graph[f"{ROOT}.pts.registry"] |= {m for m in mods if m.count(".") == 2 and m.startswith(f"{ROOT}.pts.")
                                       and (mods[m].name == "__init__.py")}
+    # the command line imports its lazy commands' modules by name (cli.LAZY_COMMANDS): those edges are real too
+    graph[f"{ROOT}.cli"] |= {c.module for c in LAZY_COMMANDS.values()}
     return graph
 
 

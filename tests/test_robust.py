@@ -17,9 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import requires_devices, ssdpts, wait_for_rounds
-from ssdpts import cli, runner
+from ssdpts import cli, runner, runstatus
 from ssdpts.errors import SsdptsError
 from ssdpts.owner import RunOwner
+from ssdpts.pts import registry
 from ssdpts.store import Store
 from test_resume import _holders
 
@@ -213,7 +214,7 @@ def _invoke(args, monkeypatch, debug: bool = False):
 
 
 def test_an_unexpected_error_is_one_line_and_a_traceback_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "settled", lambda *a: (_ for _ in ()).throw(RuntimeError("boom\nsecond line")))
+    monkeypatch.setattr(runstatus, "settled", lambda *a: (_ for _ in ()).throw(RuntimeError("boom\nsecond line")))
     results = tmp_path / "results"
     _new_run(results)
     r = _invoke(["list", "--results", str(results)], monkeypatch)
@@ -227,7 +228,7 @@ def test_an_unexpected_error_is_one_line_and_a_traceback_file(tmp_path, monkeypa
 
 
 def test_an_unexpected_error_before_a_results_dir_exists_creates_none(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli.registry, "tests", lambda: 1 / 0)
+    monkeypatch.setattr(registry, "tests", lambda: 1 / 0)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     r = _invoke(["tests"], monkeypatch)
     assert r.exit_code == cli.EX_SOFTWARE and "ZeroDivisionError" in r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -9,43 +10,23 @@ import sys
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from . import __version__, interrupts, runner
-from .analyze import analyze
-from .commands.capture import capture
-from .commands.doctor import doctor
-from .doctor import parse_ignored
+# Commands import what they use inside their bodies, and the commands of other modules are imported only
+# when they run or show their own help: `ssdpts --help`, list, show and check start without the engines,
+# the test registry and the report (bench/startup.py measures it).
+from . import __version__, interrupts
 from .commands.common import RESULTS_HELP, RESULTS_META, open_store, results_dir
-from .commands.criteria import check_criteria
-from .commands.endurance import endurance
-from .commands.format import format_command
-from .commands.plan import plan
-from .commands.report import compare, export, report
-from .conformance import check
-from .engines.fio_versions import fio_binary, fio_version
 from .errors import SsdptsError
-from .inputs import FINITE, finite, output_file
-from .export.json import document
-from .export.model import load_run
-from .export.text import render_text
-from .profiles import explained, load_profile, profile_tests, shipped
-from .records import to_data
-from .pts import registry
-from .simdrive import load_params
-from .simdrive.nbd import serve, socket_file
-from .steady import DEFAULT as STEADY, RULES as STEADY_RULES, evaluate
-from .store import RUN_STATUSES, RunFilter
-from .targets import open_target
-from .targets.facts import DeviceFacts
-from .targets.purge import METHODS as PURGE_METHODS, supported_methods
-from .targets.remote import from_hosts_file, remote_target, split_host
-from .targets.resolve import remote_spec
-from .targets.safety import check_target
-from .units import target_size
+from .inputs import FINITE
+from .store import RUN_STATUSES
+from .settings import STEADY_RULES, SteadySettings
+from .targets.purge import METHODS as PURGE_METHODS
 
+STEADY = SteadySettings()   # the steady-state command's defaults are the run's (declared once)
 
 STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state not reached, deviations: the "
                "verdict of 'ssdpts check'). Without it a completed run exits 0 whatever its verdict.")
@@ -78,7 +59,60 @@ def _crash(e: Exception, results: Path | None) -> None:
     sys.exit(EX_SOFTWARE)
 
 
+@dataclass(frozen=True)
+class LazyCommand:
+    """A command imported only when it runs or shows its own help. `summary` is its help's opening words,
+    enough for the command listing at any width (tests/test_startup.py holds it to the command's help)."""
+    module: str
+    attribute: str
+    summary: str
+
+    def load(self) -> click.Command:
+        return getattr(importlib.import_module(self.module), self.attribute)
+
+
+LAZY_COMMANDS = {
+    "analyze": LazyCommand("ssdpts.analyze", "analyze",
+                           "Offline analyses of saved data (fio logs, SMART snapshots); nothing is run on a device."),
+    "capture": LazyCommand("ssdpts.commands.capture", "capture",
+                           "Record DEVICE's block-layer I/O and reduce it to a workload file: IO streams (size, "
+                           "read/write,"),
+    "compare": LazyCommand("ssdpts.commands.report", "compare",
+                           "Overlay the tests shared by RUN_IDS (several drives or runs): plots per run, tables "
+                           "with %"),
+    "doctor": LazyCommand("ssdpts.commands.doctor", "doctor",
+                          "Check the bench before measuring: fio, smartctl/nvme-cli, privileges, CPU governor and "
+                          "boost,"),
+    "endurance": LazyCommand("ssdpts.commands.endurance", "endurance",
+                             "Write to TARGET for a long time and watch it wear: wear per TB and per day, projected "
+                             "days"),
+    "export": LazyCommand("ssdpts.commands.report", "export",
+                          "Export RUN_ID's results as JSON, as CSV tables, or as one long (tidy) table."),
+    "format": LazyCommand("ssdpts.commands.format", "format_command",
+                          "Format an NVMe namespace into another LBA format with user-data erase (nvme format "
+                          "--lbaf=N"),
+    "plan": LazyCommand("ssdpts.commands.plan", "plan",
+                        "Dry run: what 'ssdpts run' would do on TARGET — purge method, preconditioning bytes, rounds"),
+    "report": LazyCommand("ssdpts.commands.report", "report",
+                          "Write the HTML report of RUN_ID with PNG/SVG plots and CSV tables (works offline)."),
+}
+
+
 class _Group(click.Group):
+    def list_commands(self, ctx):
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in LAZY_COMMANDS:
+            self.add_command(LAZY_COMMANDS[name].load(), name)
+        return self.commands.get(name)
+
+    def format_commands(self, ctx, formatter):
+        """The listing shows a lazy command's declared summary: it imports no command's module."""
+        listed = {name: self.commands.get(name) or click.Command(name, help=LAZY_COMMANDS[name].summary)
+                  for name in self.list_commands(ctx)}
+        click.Group(commands=listed).format_commands(ctx, formatter)
+
     def main(self, *args, **kwargs):
         """Bad command-line input is one line naming the problem and where the help is, exit 2."""
         interrupts.install()     # SIGTERM and SIGHUP act as Ctrl-C
@@ -205,6 +239,11 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     an interrupted run continues with 'ssdpts resume RUN_ID'. Several targets run in parallel
     (lock-step, one fio process; IOPS and MiB/s summed, latency kept per target) or --sequential.
     """
+    from . import runner
+    from .doctor import parse_ignored
+    from .pts import registry
+    from .units import target_size
+
     results = results_dir(results, writing=True)
     size_bytes = target_size(size)
     ignored = parse_ignored(ignore_doctor)
@@ -232,6 +271,9 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
 
 def exit_if_not_conformant(results: str | None, run_ids: list[str]) -> None:
     """--strict: exit 1 when a run is not conformant (its run id is still the last line on stdout)."""
+    from .conformance import check
+    from .export.model import load_run
+
     store = open_store(results)
     failing = [r for r in run_ids if not check(load_run(store, r), store).conformant]
     if failing:
@@ -241,6 +283,9 @@ def exit_if_not_conformant(results: str | None, run_ids: list[str]) -> None:
 
 
 def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | None, size: int | None) -> list[str]:
+    from .targets.remote import from_hosts_file, remote_target, split_host
+    from .targets.resolve import remote_spec
+
     remote = from_hosts_file(hosts_file, size) if hosts_file else []
     if hosts and not paths:
         raise SsdptsError("--host needs the target device path(s) on those hosts, e.g. --host h1 /dev/nvme0n1")
@@ -257,6 +302,8 @@ def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | No
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
 def resume(run_id, results, quiet, strict):
     """Continue an interrupted or failed run from its last committed round."""
+    from . import runner
+
     open_store(results).close()
     run_id = runner.resume(run_id, results_dir=results_dir(results, writing=True), quiet=quiet)
     click.echo(run_id)
@@ -280,6 +327,8 @@ def delete(run_ids, failed, yes, results):
     """Remove RUN_IDS (and with --failed every failed run): their rows in the results database and their
     files under the results directory (log, report, simulated-drive checkpoints). A run still running
     is refused."""
+    from . import runner
+
     if not run_ids and not failed:
         raise click.UsageError("name the runs to delete, or give --failed")
     store = open_store(results)
@@ -311,9 +360,12 @@ def delete(run_ids, failed, yes, results):
               help="Only runs started at or after this local date (YYYY-MM-DD [HH:MM]).")
 def list_runs(results, as_json, status, model, serial, profile, since):
     """List the runs in the results database, optionally filtered."""
+    from .runstatus import settled
+    from .store import RunFilter
+
     store = open_store(results)
     for r in store.runs(RunFilter(status="running")):   # a dead run's status is settled before it is filtered
-        runner.settled(store, r["id"])
+        settled(store, r["id"])
     runs = store.runs(RunFilter(status, model, serial, profile, since.timestamp() if since else None))
     if as_json:
         fields = ("id", "status", "target_spec", "profile_name", "tests", "created")
@@ -338,8 +390,14 @@ def list_runs(results, as_json, status, model, serial, profile, since):
 @click.option("--json", "as_json", is_flag=True, help="The documented results document (docs/results.md).")
 def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
+    from .conformance import check
+    from .export.json import document
+    from .export.model import load_run
+    from .export.text import render_text
+    from .runstatus import settled
+
     store = open_store(results)
-    run = load_run(store, runner.settled(store, run_id)["id"])
+    run = load_run(store, settled(store, run_id)["id"])
     verdict = check(run, store)
     click.echo(json.dumps(document(run, verdict), indent=2) if as_json else render_text(run, verdict))
 
@@ -357,12 +415,18 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
     shortened durations, implausible cells, figures above the interface, host-limited cells), each with its
     evidence and source. Exit 0 when conformant, 1 when not.
     With --criteria: each acceptance rule with its evidence; exit 0 when all hold, 1 when any fails."""
+    from .inputs import output_file
+
     if junit_file and not criteria_file:
         raise click.UsageError("--junit needs --criteria RULES.toml (the rules the JUnit file reports)")
     if junit_file:
         output_file(junit_file, "--junit")
     if criteria_file:
+        from .commands.criteria import check_criteria
         sys.exit(check_criteria(lambda: open_store(results), run_id, criteria_file, as_json, junit_file))
+    from .conformance import check
+    from .export.model import load_run
+
     store = open_store(results)
     verdict = check(load_run(store, run_id), store)
     if as_json:
@@ -382,6 +446,10 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def info(target, profile, results, as_json):
     """What ssdpts knows about TARGET before touching it (read-only)."""
+    from .targets import open_target
+    from .targets.facts import DeviceFacts
+    from .targets.purge import supported_methods
+
     t = open_target(target)
     doc = t.to_dict()
     doc.pop("drive", None)
@@ -409,10 +477,14 @@ def info(target, profile, results, as_json):
 
 def safe_to_test(target, profile_name: str, results: Path) -> str:
     """'yes, ...' or 'no: ' and the refusal a run would give (read-only, too small, busy, ...)."""
+    from .profiles import load_profile, profile_tests
+    from .runner import check_room_for
+    from .targets.safety import check_target
+
     try:
         check_target(target, destroy_data=True, results_dir=results)
         prof = load_profile(profile_name)
-        runner.check_room_for(target, prof, profile_tests(prof))
+        check_room_for(target, prof, profile_tests(prof))
     except SsdptsError as e:
         return f"no: {e}"
     return "yes, with --destroy-data" if target.kind == "block" else "yes"
@@ -435,6 +507,9 @@ def steady_state(values, window, max_range, max_slope, rule, strict, as_json):
 
     Example: ssdpts steady-state 11746 11690 11802 11650 11720
     """
+    from .inputs import finite
+    from .steady import evaluate
+
     numbers = []
     for v in values:
         try:
@@ -474,6 +549,9 @@ def sim_serve(drive, socket_path):
     Each request completes when the model says (data is not stored: reads return zeros). Test it with
     fio's nbd engine: fio --ioengine=nbd --uri='nbd+unix:///?socket=PATH' --rw=randwrite --bs=4k ...
     """
+    from .simdrive import load_params
+    from .simdrive.nbd import serve, socket_file
+
     socket_file(socket_path)
     name = drive[len("sim:"):] if drive.startswith("sim:") else drive
     try:
@@ -491,6 +569,8 @@ def sim_serve(drive, socket_path):
 @click.option("--port", default=8765, show_default=True)
 def serve_fio(bind, port):
     """Run fio's server for remote ssdpts runs (on the machine that holds the drives)."""
+    from .engines.fio_versions import fio_binary, fio_version
+
     if bind in ("0.0.0.0", "::", ""):
         click.echo("ssdpts: warning: listening on all interfaces; anyone who can reach this port can run "
                    "commands as this user", err=True)
@@ -504,6 +584,8 @@ def serve_fio(bind, port):
 @click.option("--explain", is_flag=True, help="Every key a profile may set: unit, default, what it sets, allowed values.")
 def profiles(explain):
     """List the shipped profiles."""
+    from .profiles import explained, load_profile, shipped
+
     if explain:
         click.echo(explained())
         return
@@ -515,12 +597,10 @@ def profiles(explain):
 @main.command("tests")
 def list_tests():
     """List the tests (PTS tests, reviewer studies, endurance) with what each needs."""
+    from .pts import registry
+
     for spec in registry.tests().values():
         needs = f"  [needs: {', '.join(c.name.lower() for c in sorted(spec.needs, key=lambda c: c.name))}]" \
             if spec.needs else ""
         click.echo(f"{spec.name:14} {spec.kind:9} {spec.title}{needs}")
 
-
-for command in (plan, report, compare, export, endurance, analyze, doctor, format_command):
-    main.add_command(command)
-main.add_command(capture)

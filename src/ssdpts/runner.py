@@ -36,7 +36,7 @@ from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
 from .settings import run_defaults
 from .workload.ioengine import IoChoice
-from .report.core import write_report
+from .runstatus import mark_running_tests, record_stop, settled
 from .store import Store
 from .store.medium import ResultsMediumError, SpaceReserve, os_medium_error
 from .targets import Target, open_target
@@ -251,18 +251,6 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     return run_id
 
 
-def settled(store: Store, run_id: str) -> dict:
-    """The run, with a `running` run whose process is gone marked `interrupted` (and the reason) first."""
-    run = store.run(run_id)
-    if run["status"] == "running":
-        gone = run["owner"].gone()
-        if gone:
-            if not _record_stop(store, run["id"], "interrupted", f"interrupted: {gone}"):
-                store.show_status(run["id"], "interrupted", f"interrupted: {gone}")   # the medium keeps "running"
-            run = store.run(run["id"])
-    return run
-
-
 def refuse_if_live(run: dict, doing: str) -> None:
     """A run that its process may still be running is left alone."""
     owner: RunOwner = run["owner"]
@@ -340,33 +328,14 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
                                                        "smartctl(8) RETURN VALUES; NVMe SMART/health log"))
 
 
-def _record_stop(store: Store, run_id: str, status: str, message: str) -> bool:
-    """The run's (and its running tests') new status, if the results medium takes it (it may be full,
-    read-only or locked: whoever reads the run next sees that its process is gone)."""
-    try:
-        store.set_run_status(run_id, status, message)
-        _mark_running_tests(store, run_id, status)
-        return True
-    except SsdptsError as e:
-        log.error("run %s: status %s not recorded: %s", run_id, status, e)
-        return False
-
-
 def _stopped_by_medium(store: Store, run_id: str, error: ResultsMediumError, reserve: SpaceReserve) -> None:
     """The results medium failed a write: the run is interrupted (resumable) and the command ends in one line."""
     reserve.release()          # the room to record why
     reason = f"{error.problem}; {error.fix}, then 'ssdpts resume {run_id}'"
-    recorded = _record_stop(store, run_id, "interrupted", reason)
+    recorded = record_stop(store, run_id, "interrupted", reason)
     raise SsdptsError(f"run {run_id} interrupted: {reason}" + ("" if recorded else
                       " (the status could not be written there either: 'ssdpts list' shows the run interrupted "
                       "once this process has ended)"), exit_code=error.exit_code) from None
-
-
-def _mark_running_tests(store: Store, run_id: str, status: str) -> None:
-    """A test cut short says so (resume picks it up again: only 'completed' tests are skipped)."""
-    for t in store.tests(run_id):
-        if t["status"] == "running":
-            store.set_test(run_id, t["name"], status, t["summary"])
 
 
 def _record_failures(store: Store, run_id: str, test: str, engine) -> None:
@@ -416,6 +385,8 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
 
 
 def _write_report(store: Store, run_id: str, progress: Progress) -> None:
+    from .report.core import write_report      # here: plan and info use the runner, and draw nothing
+
     if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
         progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")
         return
@@ -502,7 +473,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
             resumes.record_stop(store, run_id, engine, target, lost)
         except SsdptsError as e:      # the results medium: the resume then reads the last stored round's end
             log.error("run %s: stop not recorded: %s", run_id, e)
-        _record_stop(store, run_id, "interrupted", interrupts.reason())
+        record_stop(store, run_id, "interrupted", interrupts.reason())
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         cost = f" (the stop lost {lost}: the resume runs it again)" if lost else ""
@@ -516,7 +487,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         if discarded:
             raise SsdptsError(f"{e} (no run was kept: it had stored nothing)", exit_code=e.exit_code) from None
         store.set_run_status(run_id, "failed", str(e))
-        _mark_running_tests(store, run_id, "failed")
+        mark_running_tests(store, run_id, "failed")
         raise SsdptsError(f"{e} (run {run_id} stopped; fix the cause and 'ssdpts resume {run_id}')",
                           exit_code=e.exit_code) from None
     except Exception as e:
@@ -526,7 +497,7 @@ def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path
         log.exception("run %s failed", run_id)
         discarded = _discard_if_empty(store, run_id, retry)
         if not discarded:
-            _record_stop(store, run_id, "failed", f"{type(e).__name__}: {e}")
+            record_stop(store, run_id, "failed", f"{type(e).__name__}: {e}")
         raise
     finally:
         reserve.release()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ..runner import check_safe, exclusive
 from ..targets import open_target
 from ..targets.purge import chosen_lba_format, format_namespace
 from .common import RESULTS_HELP, results_dir
@@ -24,6 +23,8 @@ def format_command(target, lba_format, destroy_data, results):
     Run it before 'ssdpts run': a run records the sector size it finds, and changing it mid-run would
     make its results incomparable.
     """
+    from ..runner import check_safe, exclusive      # here: `format --help` starts without the runner
+
     tgt = open_target(target)
     chosen = chosen_lba_format(tgt, lba_format)
     check_safe(tgt, destroy_data, results_dir(results))

@@ -16,8 +16,6 @@ from ..profiles import load_profile, profile_tests
 from ..pts import registry
 from ..pts.plan import Estimate, Phase, TestPlan
 from ..records import to_data
-from ..report.claimed import claimed_write_speed, load_claims
-from ..runner import check_settings, plans_for
 from ..targets import Target, open_target
 from ..targets.base import HYPOTHETICAL
 from ..targets.hypothetical import LOGICAL_BLOCK_SIZES, hypothetical_target
@@ -36,6 +34,8 @@ class WriteSpeed:
 def build_plans(target: Target, profile_name: str, tests: list[str] | None, purge_method: str = "auto"
                 ) -> tuple[dict, list[tuple[str, TestPlan]]]:
     """(the merged profile, [(test title, plan)]) — reads the target, writes nothing."""
+    from ..runner import check_settings, plans_for      # here: `plan --help` starts without the runner
+
     profile = load_profile(profile_name)
     names = tests or profile_tests(profile)
     for name in names:
@@ -139,6 +139,8 @@ def write_speed(rate: str | None, claims: str | None) -> WriteSpeed | None:
         return WriteSpeed(parse_rate(rate, "--write-speed"), f"--write-speed {rate}")
     if claims is None:
         return None
+    from ..report.claimed import claimed_write_speed, load_claims    # its summaries import eight tests
+
     bps = claimed_write_speed(load_claims(claims))
     if bps is None:
         raise SsdptsError(f"claims file {claims} names no sequential write speed: add write_mb_s under [sequential], "

@@ -7,16 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..conformance import check
 from ..errors import SsdptsError
-from ..export.csv import export_csv, export_tidy_csv
-from ..export.json import document, export_tidy_json
-from ..export.model import load_run
-from ..export.tidy import tidy_records
 from ..inputs import output_dir
-from ..report.compare import load_options, write_compare
-from ..report.core import section_errors, write_report
 from .common import RESULTS_HELP, open_store
+
+# Each command imports the output stage it uses when it runs: `ssdpts report --help` starts without it.
 
 
 @click.command()
@@ -28,6 +23,8 @@ from .common import RESULTS_HELP, open_store
 @click.option("--results", default=None, help=RESULTS_HELP)
 def report(run_id, out_dir, claimed, results):
     """Write the HTML report of RUN_ID with PNG/SVG plots and CSV tables (works offline)."""
+    from ..report.core import section_errors, write_report
+
     if out_dir:
         output_dir(out_dir, "--out")
     store = open_store(results)
@@ -52,6 +49,8 @@ def report(run_id, out_dir, claimed, results):
 @click.option("--results", default=None, help=RESULTS_HELP)
 def compare(run_ids, out_dir, spec_sheets, match_mix, results):
     """Overlay the tests shared by RUN_IDS (several drives or runs): plots per run, tables with % deltas."""
+    from ..report.compare import load_options, write_compare
+
     output_dir(out_dir, "--out")
     options = load_options(spec_sheets, match_mix)     # a bad claims file or pair: one line, nothing written
     click.echo(str(write_compare(open_store(results), list(run_ids), out_dir, options=options)))
@@ -66,6 +65,12 @@ def compare(run_ids, out_dir, spec_sheets, match_mix, results):
 @click.option("--results", default=None, help=RESULTS_HELP)
 def export(run_id, fmt, out_dir, results):
     """Export RUN_ID's results as JSON, as CSV tables, or as one long (tidy) table."""
+    from ..conformance import check
+    from ..export.csv import export_csv, export_tidy_csv
+    from ..export.json import document, export_tidy_json
+    from ..export.model import load_run
+    from ..export.tidy import tidy_records
+
     output_dir(out_dir, "--out")
     store = open_store(results)
     if fmt == "json":
@@ -73,18 +78,15 @@ def export(run_id, fmt, out_dir, results):
         path = _out_file(out_dir, f"{run.id}.json")
         path.write_text(json.dumps(document(run, check(run, store)), indent=1, default=str))
         paths = [path]
-    elif fmt in TIDY_WRITERS:
+    elif fmt in ("tidy-csv", "tidy-json"):
         run_id = store.run_id(run_id)
         records = tidy_records(store, run_id)
-        write, suffix = TIDY_WRITERS[fmt]
+        write, suffix = (export_tidy_csv, "csv") if fmt == "tidy-csv" else (export_tidy_json, "jsonl")
         paths = [write(records, _out_file(out_dir, f"{run_id}.tidy.{suffix}"))]
     else:
         paths = export_csv(store, run_id, out_dir)
     for p in paths:
         click.echo(str(p))
-
-
-TIDY_WRITERS = {"tidy-csv": (export_tidy_csv, "csv"), "tidy-json": (export_tidy_json, "jsonl")}
 
 
 def _out_file(out_dir: str, name: str) -> Path:

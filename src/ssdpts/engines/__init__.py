@@ -7,18 +7,29 @@ run's log; None: the engine's own scratch directory's parent).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import SsdptsError
-from ..targets import Target
-from ..targets.sim import SimTarget
-from ..workload.ioengine import NOT_APPLICABLE, IoChoice, IoRequest
-from .fio import FioEngine
-from .ioengine import choose
-from .remote import RemoteFioEngine
-from .sim import SimEngine
+
+if TYPE_CHECKING:
+    from ..targets import Target
+    from ..workload.ioengine import IoChoice
+    from .fio import FioEngine
+    from .remote import RemoteFioEngine
+    from .sim import SimEngine
+
+from ..workload.ioengine import IoRequest
 
 
 def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> FioEngine | RemoteFioEngine | SimEngine:
-    """The engine that drives this target, with fio's I/O engine as the profile asks (`io_choice` checks it)."""
+    """The engine that drives this target, with fio's I/O engine as the profile asks (`io_choice` checks it).
+    The engines are imported here, not with the package: the store reads result records from engines.* modules,
+    and reading a run needs no engine (bench/startup.py)."""
+    from ..targets.sim import SimTarget
+    from .fio import FioEngine
+    from .remote import RemoteFioEngine
+    from .sim import SimEngine
+
     if isinstance(target, SimTarget):
         return SimEngine()
     drives = target.drives()
@@ -35,6 +46,10 @@ def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> FioEngine
 def io_choice(engine, target: Target, io_request: IoRequest) -> IoChoice:
     """fio's I/O engine for this run, as recorded with it; SsdptsError (one line) where the bench cannot use
     the requested one. The simulated drive ignores the request: its own engine does the I/O."""
+    from ..workload.ioengine import NOT_APPLICABLE, IoChoice
+    from .ioengine import choose
+    from .sim import SimEngine
+
     if isinstance(engine, SimEngine):
         return IoChoice(io_request.describe(), NOT_APPLICABLE,
                         "the simulated drive's engine does the I/O in this process; no fio job is run")

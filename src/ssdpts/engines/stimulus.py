@@ -21,9 +21,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..workload import Workload
-
 if TYPE_CHECKING:
+    from ..workload import Workload
     from .results import CellResult
 
 SECTOR = 512          # /sys/block/DEV/stat counts 512-byte sectors whatever the device's block size

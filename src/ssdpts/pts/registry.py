@@ -34,13 +34,21 @@ def tests() -> dict[str, TestSpec]:
 
 
 def get(name: str) -> TestSpec:
-    all_tests = tests()
-    if name not in all_tests:
-        raise SsdptsError(f"unknown test {name!r}; available: {', '.join(all_tests)}")
-    return all_tests[name]
+    spec = find(name)
+    if spec is None:
+        raise SsdptsError(f"unknown test {name!r}; available: {', '.join(tests())}")
+    return spec
 
 
 def find(name: str) -> TestSpec | None:
+    """The test named `name`, or None. Its package (the name with '_' for '-') is imported first alone: reading a
+    stored run then imports only the tests it holds, not all of them (bench/startup.py)."""
+    try:
+        spec = getattr(importlib.import_module(f"{__package__}.{name.replace('-', '_')}"), "TEST", None)
+    except ImportError:
+        spec = None
+    if isinstance(spec, TestSpec) and spec.name == name:
+        return spec
     return tests().get(name)
 
 

@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
-from urllib.request import pathname2url
 
 from ..deviations import Deviation
 from ..engines.drivefault import DriveFailure
@@ -258,6 +257,8 @@ class Store:
         or directory not writable): list, show, report, check and export only read."""
         if not self.read_only_because:
             return sqlite3.connect(self.path, timeout=STORE_LOCK_WAIT_S, isolation_level=None)
+        from urllib.request import pathname2url     # only here: it brings in http and e-mail parsing
+
         url = "file:" + pathname2url(str(self.path.resolve()))
         raw = sqlite3.connect(url + "?mode=ro", uri=True, timeout=STORE_LOCK_WAIT_S, isolation_level=None)
         try:

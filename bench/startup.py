@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""bench/startup: how much CPU and memory ssdpts's everyday commands cost, each as a whole process.
+
+Every command runs as its own process (`python -m ssdpts ...`, this script's interpreter), its CPU time
+(user + system) and peak RSS read by os.wait4 in a small launcher, beside `python -c pass` on the same interpreter (the
+floor: interpreter and site start-up). The commands alternate within each repetition (rotated order) so a
+change in load hits them all alike; the median of the repetitions is reported. `list`, `show` and `check`
+read a results database made first by a quick run on the simulated drive (sim:client, iops test, ~6 s of
+CPU); `info` and `plan` read the simulated drive. Target: each light command under 150 ms of CPU on the
+2-core VM; the declared limits below are ratios to `python -c pass`, so they hold on a faster or slower
+machine. Exits 1 when a command's median ratio exceeds its limit.
+
+    python3 bench/startup.py [--repeat 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+
+# Limits: median CPU of the command / median CPU of `python -c pass`. Measured on the 2-core VM beside other
+# busy jobs (load 7-9; python -c pass: 13 ms CPU, 8.4 MiB); before lazy imports every command took 710-890 ms
+# (ratio 52-64) and 38-72 MiB at load 13.
+LIGHT_RATIO_MAX = 18.0         # --help 156 ms (12.0), list 160 ms (12.3), the others' --help 141-196 ms (11-15)
+MODULE_HELP_RATIO_MAX = 36.0   # --help of plan 241 ms (18.5), endurance 369 ms (28.3)
+MODULE_HELP = ("plan", "endurance")    # their modules import the plan records, profiles and settings up front
+RUN_READING_RATIO_MAX = 40.0   # show 382 ms (29.2), check 358 ms (27.5): the store, the run's tests, the verdict
+INFO_RATIO_MAX = 25.0          # info sim:client 215 ms (16.5): the target and the simulator's model
+PLAN_RATIO_MAX = 60.0          # plan 581 ms (44.5): validating the profile imports every test package
+
+
+@dataclass(frozen=True)
+class Command:
+    label: str
+    argv: list[str]
+    ratio_max: float
+    exit_codes: tuple[int, ...] = (0,)
+
+
+@dataclass(frozen=True)
+class Sample:
+    cpu_s: float
+    max_rss_kib: int
+
+
+# A child's peak RSS counts from its parent's (Linux records the forked copy at the exec), so each command is
+# forked by this small launcher (python -S: no site, ~5 MiB) that reports the command's own rusage, not by
+# this process.
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+"""
+
+
+def measure(argv: list[str], exit_codes: tuple[int, ...]) -> Sample:
+    """One process from start to exit: its own CPU time and peak RSS (os.wait4 in the launcher)."""
+    out = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], capture_output=True, text=True, check=True)
+    code, cpu_s, max_rss_kib = out.stdout.split()
+    if int(code) not in exit_codes:
+        raise SystemExit(f"startup: {' '.join(argv)} exited {code}: {out.stderr[-500:]}")
+    return Sample(float(cpu_s), int(max_rss_kib))
+
+
+def results_with_a_run(results: str) -> str:
+    """A results database holding one completed quick run on the simulated drive; its run id."""
+    out = subprocess.run([sys.executable, "-m", "ssdpts", "run", "sim:client", "--profile", "quick",
+                          "--tests", "iops", "--results", results, "--quiet"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.split()[-1]
+
+
+def command_names() -> list[str]:
+    """The commands `ssdpts --help` lists (read in a child: this process imports nothing of ssdpts)."""
+    code = "from ssdpts.cli import main; print(*main.list_commands(None))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+
+
+def commands(results: str, run_id: str) -> list[Command]:
+    ssdpts = [sys.executable, "-m", "ssdpts"]
+    at = ["--results", results]
+    light = [Command("--help", ssdpts + ["--help"], LIGHT_RATIO_MAX),
+             Command("list", ssdpts + ["list", *at], LIGHT_RATIO_MAX),
+             Command("show RUN", ssdpts + ["show", run_id, *at], RUN_READING_RATIO_MAX),
+             Command("check RUN", ssdpts + ["check", run_id, *at], RUN_READING_RATIO_MAX, exit_codes=(0, 1)),
+             Command("info sim:client", ssdpts + ["info", "sim:client"], INFO_RATIO_MAX),
+             Command("plan", ssdpts + ["plan"], PLAN_RATIO_MAX)]
+    helps = [Command(f"{name} --help", ssdpts + [name, "--help"],
+                     MODULE_HELP_RATIO_MAX if name in MODULE_HELP else LIGHT_RATIO_MAX)
+             for name in command_names()]
+    return light + helps
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7, help="repetitions of every command (median)")
+    args = ap.parse_args()
+    floor = Command("python -c pass", [sys.executable, "-c", "pass"], 0.0)
+    with tempfile.TemporaryDirectory(prefix="ssdpts-bench-startup-") as results:
+        measured = [floor, *commands(results, results_with_a_run(results))]
+        samples: dict[str, list[Sample]] = {c.label: [] for c in measured}
+        for rep in range(args.repeat):
+            shift = rep % len(measured)
+            for c in measured[shift:] + measured[:shift]:
+                samples[c.label].append(measure(c.argv, c.exit_codes))
+    cpu = {label: statistics.median(s.cpu_s for s in runs) for label, runs in samples.items()}
+    rss = {label: statistics.median(s.max_rss_kib for s in runs) for label, runs in samples.items()}
+    base = cpu[floor.label]
+    print(f"{'command':24} {'CPU ms':>7} {'ratio':>6} {'limit':>6} {'RSS MiB':>8}")
+    missed = []
+    for c in measured:
+        ratio = cpu[c.label] / base
+        over = c is not floor and ratio > c.ratio_max
+        missed += [c.label] if over else []
+        limit = f"{c.ratio_max:6.1f}" if c is not floor else f"{'':6}"
+        print(f"{c.label:24} {cpu[c.label] * 1000:7.0f} {ratio:6.1f} {limit} {rss[c.label] / 1024:8.1f}"
+              + ("  OVER" if over else ""))
+    print(f"startup: median of {args.repeat} alternated runs each; "
+          + (f"MISSED: {', '.join(missed)}" if missed else "every command within its limit"))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

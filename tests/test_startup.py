@@ -1,0 +1,86 @@
+"""Commands start light: the command line lists every command without importing the modules that hold them,
+and neither `import ssdpts.cli` nor `--help` imports the plotting libraries (bench/startup.py measures the
+time; no timing is asserted here)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+import ssdpts.commands
+from ssdpts import cli
+
+# the plotting libraries, the heavy stages, and the modules of the commands the listing declares
+HEAVY = ("matplotlib", "numpy", "ssdpts.runner", "ssdpts.pts.registry", "ssdpts.report.core",
+         *sorted({c.module for c in cli.LAZY_COMMANDS.values()}))
+
+# Runs the command line in a fresh interpreter and reports, at exit, which of HEAVY it imported.
+PROBE = """
+import atexit, json, sys
+atexit.register(lambda: print("MODULES " + json.dumps(sorted(m for m in {heavy!r} if m in sys.modules))))
+from ssdpts.cli import main
+if {args!r} is not None:
+    sys.argv = ["ssdpts", *{args!r}]
+    main()
+"""
+
+
+def _imported(args: list[str] | None) -> tuple[list[str], str]:
+    out = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)], capture_output=True,
+                         text=True, check=True).stdout
+    listing, _, modules = out.rpartition("MODULES ")
+    return json.loads(modules), listing
+
+
+@pytest.mark.parametrize("args", [None, ["--help"], ["list", "--help"]], ids=["import", "--help", "list --help"])
+def test_the_command_line_starts_without_plotting_or_the_test_registry(args):
+    imported, _ = _imported(args)
+    assert imported == []
+
+
+def _every_command() -> dict[str, click.Command]:
+    """The commands as their modules define them: cli's own, and every command object of the modules under
+    ssdpts/commands and ssdpts.analyze (imported here, whatever the listing declares)."""
+    found = {name: cmd for name, cmd in cli.main.commands.items()}
+    modules = [importlib.import_module(f"ssdpts.commands.{m.name}")
+               for m in pkgutil.iter_modules(ssdpts.commands.__path__)] + [importlib.import_module("ssdpts.analyze")]
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, click.Command) and value.callback.__module__ == module.__name__:
+                found.setdefault(value.name, value)
+    return found
+
+
+def test_help_lists_every_command_with_its_help():
+    commands = _every_command()
+    _, listing = _imported(["--help"])
+    rows = dict(line.split(None, 1) for line in listing.split("Commands:")[1].splitlines() if line.strip())
+    assert sorted(rows) == sorted(commands)
+    for name, cmd in commands.items():
+        shown = rows[name].strip()
+        assert shown and " ".join((cmd.help or "").split()).startswith(shown.removesuffix("...")), name
+
+
+@pytest.mark.parametrize("name", sorted(cli.LAZY_COMMANDS))
+def test_a_lazy_commands_summary_is_its_help(name):
+    """The declared summary gives the listing the command's own short help at every width the listing uses
+    (max_content_width 100: limits 32 to 80 characters, the longest command name being 12)."""
+    lazy = cli.LAZY_COMMANDS[name]
+    real = lazy.load()
+    assert real.name == name
+    listed = click.Command(name, help=lazy.summary)     # what the listing shows for it
+    for limit in range(20, 81):
+        assert listed.get_short_help_str(limit) == real.get_short_help_str(limit), (name, limit)
+
+
+@pytest.mark.parametrize("name", sorted(cli.LAZY_COMMANDS))
+def test_a_lazy_command_shows_its_own_help(name):
+    r = CliRunner().invoke(cli.main, [name, "--help"])
+    assert r.exit_code == 0 and r.output.startswith(f"Usage: main {name} ")
