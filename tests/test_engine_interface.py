@@ -51,6 +51,14 @@ def test_every_engine_matches_the_interface(engine, session, round_):
             assert _shape(getattr(cls, name)) == _shape(getattr(protocol, name)), f"{cls.__name__}.{name}"
 
 
+def test_the_recording_engine_of_the_procedure_tests_is_an_engine():
+    from recording import RecordingEngine
+
+    assert isinstance(RecordingEngine(), Engine)
+    assert _shape(RecordingEngine.purge) == _shape(Engine.purge)
+    assert _shape(RecordingEngine.submit) == _shape(Session.submit)
+
+
 def test_the_capabilities_are_the_shared_flags():
     from ssdpts.capabilities import Capability
 
