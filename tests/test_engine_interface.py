@@ -67,6 +67,24 @@ def test_the_capabilities_are_the_shared_flags():
         assert isinstance(caps, frozenset) and caps and all(isinstance(c, Capability) for c in caps)
 
 
+def test_an_engine_refuses_what_its_capabilities_leave_out():
+    """The remote engine declares no streaming and no timed idle: its sessions refuse both when submitted (before
+    any host is contacted), and its rounds offer no intervals."""
+    from ssdpts.capabilities import Capability
+    from ssdpts.workload import Workload
+
+    engine = RemoteFioEngine()
+    assert not {Capability.STREAMING, Capability.TIMED_IDLE} & engine.capabilities
+    cell = Workload(name="c", rw="randread", bs=4096, runtime_s=1.0)
+    with engine.session(_remote()) as s:
+        with pytest.raises(SsdptsError, match="streaming"):
+            s.submit([cell], interval_s=1.0)
+        with pytest.raises(SsdptsError, match="timed idle"):
+            s.submit([cell.with_(idle_before_s=1.0)])
+        with pytest.raises(SsdptsError, match="streaming"):
+            next(iter(s.submit([cell]).intervals()))
+
+
 def test_a_renamed_parameter_fails_the_signature_check():
     class Renamed(SimSession):
         def submit(self, cells, label="", interval_s=None, on_progress=None):   # tag -> label
