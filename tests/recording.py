@@ -10,6 +10,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ssdpts.capabilities import Capability
 from ssdpts.engines.results import CellResult, DirStats, Interval, RoundOutput
 from typing import Any
 
@@ -61,11 +62,22 @@ class _Round:
 
 
 class RecordingEngine:
+    """An engine as engines/interface.py declares it (tests/test_engine_interface.py checks it), whose sessions
+    record what they are given."""
     name = "recording"
     version = "recording"
+    binary = None
+    capabilities = frozenset(Capability)
+    keep_dir = None
+    last_io_at = None
+    trace_stimulus = False
 
     def __init__(self):
         self.submitted: list[Submitted] = []
+        self.failed: dict[str, str] = {}
+
+    def purge(self, drive, method: str) -> None:
+        return None         # the fake drive purges itself (targets/purge.py)
 
     @contextmanager
     def session(self, target):

@@ -97,6 +97,11 @@ def test_three_hosts_one_killed_then_retried(results, tiny, tmp_path):
         assert label in rounds[0].cells[0].parts and label not in rounds[-1].cells[0].parts
         assert store.step(rid, "iops", "failed-targets")["targets"].keys() == {label}
         assert store.tests(rid)[0]["status"] == "completed"
+        # the purge ran through the remote engine: a fio trim job on every host, recorded as not a SNIA purge
+        purged = store.step(rid, "iops", "purge:")
+        assert purged["method"] == "trim" and not purged["snia_purge"]
+        assert sorted(c.split()[1] for c in purged["command"].split(" ; ")) == sorted(
+            f"--client=ip:{h.address},8765" for h in hosts.hosts)
 
         victim.start()                                                    # the host is back: resume retries it
         ssdpts("resume", rid, "--results", str(results), "-q")

@@ -16,6 +16,7 @@ from . import interrupts, sampling
 from .capabilities import missing
 from .conformance import check
 from .engines import engine_for, io_choice
+from .engines.interface import Engine
 from .engines.tracecoverage import check_traceable
 from .engines.drivefault import DriveFailed, vanished
 from .engines.fio_versions import check_options
@@ -199,7 +200,7 @@ def check_room_for(target: Target, profile: dict, names: list[str], purge_method
     check_room(target, planned_workloads(plans_for(target, profile, names, purge_method)))
 
 
-def check_capabilities(specs: list[TestSpec], target: Target, engine) -> None:
+def check_capabilities(specs: list[TestSpec], target: Target, engine: Engine) -> None:
     """Refuse up front a test whose needs the engine and target do not offer (one line naming both)."""
     offered = frozenset(engine.capabilities) & frozenset(target.capabilities)
     for spec in specs:
@@ -338,7 +339,7 @@ def _stopped_by_medium(store: Store, run_id: str, error: ResultsMediumError, res
                       "once this process has ended)"), exit_code=error.exit_code) from None
 
 
-def _record_failures(store: Store, run_id: str, test: str, engine) -> None:
+def _record_failures(store: Store, run_id: str, test: str, engine: Engine) -> None:
     """Targets that dropped out during `test` (remote hosts), so a resume can retry them."""
     failed = dict(engine.failed)
     if failed:
@@ -397,7 +398,7 @@ def _write_report(store: Store, run_id: str, progress: Progress) -> None:
         progress.message(f"report not written ({e}); retry with 'ssdpts report {run_id}'")
 
 
-def execute(store: Store, run_id: str, target: Target, engine, results_dir: Path, quiet: bool,
+def execute(store: Store, run_id: str, target: Target, engine: Engine, results_dir: Path, quiet: bool,
             retry: bool = False) -> None:
     run = store.run(run_id)
     progress = Progress(quiet=quiet)
@@ -520,7 +521,7 @@ def _stall_note(verdict, results_dir: Path, run_id: str) -> str:
             f"(evidence: {', '.join(evidence) or run_files_dir(results_dir, run_id)})")
 
 
-def _run_test(store: Store, run_id: str, name: str, target: Target, engine, profile: dict, progress: Progress,
+def _run_test(store: Store, run_id: str, name: str, target: Target, engine: Engine, profile: dict, progress: Progress,
               purge_method: str, scope: str = "") -> dict:
     """One test on `target`, its health snapshots around it; its encoded summary."""
     spec = registry.get(name)
@@ -536,7 +537,7 @@ def _run_test(store: Store, run_id: str, name: str, target: Target, engine, prof
 
 
 def _drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, target: Target, profile: dict,
-                  progress: Progress, purge_method: str) -> tuple[Target | None, object, dict]:
+                  progress: Progress, purge_method: str) -> tuple[Target | None, Engine | None, dict]:
     """Record the failed drives' evidence; with healthy drives left (a parallel run), run the test again on
     them alone (its phases under `healthy/`: the rounds stored until the failure hold every drive) and go
     on with them. (target left or None, its engine, the test's summary)."""

@@ -1,8 +1,9 @@
 """Engines run rounds of workload cells: local fio, remote fio (client/server), the simulated SSD.
 
 An engine knows nothing about which test it serves; it declares what it can do (`capabilities`).
-Every engine has `keep_dir`: where it keeps the files of a failed process (the runner sets it beside the
-run's log; None: the engine's own scratch directory's parent).
+Every engine offers the same interface (interface.py: Engine, Session, Round), e.g. `keep_dir`: where it keeps
+the files of a failed process (the runner sets it beside the run's log; None: the engine's own scratch
+directory's parent), and `purge`: a purge through the engine (the remote one's fio trim job).
 """
 
 from __future__ import annotations
@@ -14,14 +15,12 @@ from ..errors import SsdptsError
 if TYPE_CHECKING:
     from ..targets import Target
     from ..workload.ioengine import IoChoice
-    from .fio import FioEngine
-    from .remote import RemoteFioEngine
-    from .sim import SimEngine
+    from .interface import Engine
 
 from ..workload.ioengine import IoRequest
 
 
-def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> FioEngine | RemoteFioEngine | SimEngine:
+def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> Engine:
     """The engine that drives this target, with fio's I/O engine as the profile asks (`io_choice` checks it).
     The engines are imported here, not with the package: the store reads result records from engines.* modules,
     and reading a run needs no engine (bench/startup.py)."""
@@ -43,7 +42,7 @@ def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> FioEngine
     return FioEngine(io_request=io_request)
 
 
-def io_choice(engine, target: Target, io_request: IoRequest) -> IoChoice:
+def io_choice(engine: Engine, target: Target, io_request: IoRequest) -> IoChoice:
     """fio's I/O engine for this run, as recorded with it; SsdptsError (one line) where the bench cannot use
     the requested one. The simulated drive ignores the request: its own engine does the I/O."""
     from ..workload.ioengine import NOT_APPLICABLE, IoChoice

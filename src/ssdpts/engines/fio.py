@@ -106,6 +106,10 @@ class FioEngine:
     def session(self, target) -> "FioSession":
         return FioSession(self, target)
 
+    def purge(self, drive, method: str) -> None:
+        """A local drive is purged by the host's own tools (targets/purge.py), not through fio."""
+        return None
+
 
 def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None) -> DeviceIdle | None:
     """Block-layer idle of the transition at `gid` (None: no transition there or gate never opened).

@@ -19,6 +19,7 @@ from typing import Sequence
 
 from ..capabilities import Capability
 from ..errors import SsdptsError
+from ..targets.purge import PurgeRecord
 from ..targets.remote import reachable, split_host
 from ..workload import Workload, render_on
 from ..workload.fio import filename_value
@@ -30,12 +31,18 @@ from .fiojson import parse_output
 from .results import RoundOutput, aggregate
 
 
+NO_STREAMING = ("continuous (streaming) tests such as WSAT/XSR are not supported on remote hosts yet; run them "
+                "with ssdpts on each host")
+
+
 class RemoteFioEngine:
     name = "fio-remote"
     keep_dir = None      # job files stay with the remote session (failures name the host's answer)
     # cells are separated by fio's stonewall and rounds by a new client process: no gates, no timed idle,
     # no streaming; the remote side's health and block layer are out of reach
     capabilities = frozenset({Capability.PURGE})
+    last_io_at = None    # no block-layer sampler reaches the hosts: a stop's pause is measured from its time
+    trace_stimulus = False   # refused up front (check_traceable): no block layer here to trace
 
     def __init__(self, binary: str | None = None):
         self.binary = binary or fio_binary()
@@ -108,17 +115,23 @@ class RemoteFioEngine:
     def session(self, target) -> "RemoteSession":
         return RemoteSession(self, target)
 
-    def purge(self, member) -> str:
-        """TRIM of the whole remote device through a fio trim job (not a SNIA purge)."""
+    def purge(self, drive, method: str) -> PurgeRecord:
+        """TRIM of the whole remote device through a fio trim job (not a SNIA purge): the only purge fio can do
+        on another host, so any other method is refused there (recorded as no purge, saying why)."""
+        if method not in ("auto", "trim"):
+            return PurgeRecord("none", False, "", 0.0, f"{method} cannot run through fio on {drive.host}; "
+                               "purge the drive there first, or use --purge trim")
+        t0 = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="ssdpts-trim-") as tmp:
             job = Path(tmp) / "trim.fio"
-            job.write_text(f"[trim]\nfilename={filename_value(member.path)}\nrw=trim\nbs=16m\nsize={member.size_bytes}\n"
+            job.write_text(f"[trim]\nfilename={filename_value(drive.path)}\nrw=trim\nbs=16m\nsize={drive.size_bytes}\n"
                            "ioengine=psync\n")
-            cmd = [self.binary, self._client(member.host), "--output-format=json", str(job)]
+            cmd = [self.binary, self._client(drive.host), "--output-format=json", str(job)]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=PURGE_TIMEOUT_S)
             if p.returncode != 0:
-                raise SsdptsError(f"remote TRIM of {member.label_id} failed: {(p.stderr or p.stdout).strip()[-200:]}")
-            return " ".join(cmd)
+                raise SsdptsError(f"remote TRIM of {drive.label_id} failed: {(p.stderr or p.stdout).strip()[-200:]}")
+        return PurgeRecord("trim", False, " ".join(cmd), time.monotonic() - t0,
+                           "TRIM of every LBA through a remote fio trim job: not a SNIA purge")
 
 
 class RemoteRound:
@@ -162,6 +175,13 @@ class RemoteRound:
                 except ProcessLookupError:
                     pass
                 proc.wait()
+
+    def intervals(self):
+        """Not offered (no STREAMING capability): a remote session refuses a streaming round when it is submitted."""
+        raise SsdptsError(NO_STREAMING)
+
+    def interval_output(self, iv) -> RoundOutput:
+        raise SsdptsError(NO_STREAMING)
 
     def result(self) -> RoundOutput:
         if self._result is not None:
@@ -233,8 +253,7 @@ class RemoteSession:
                on_progress=None) -> RemoteRound:
         """`on_progress` is not called: a remote fio client prints its results only at the end of a round."""
         if interval_s:
-            raise SsdptsError("continuous (streaming) tests such as WSAT/XSR are not supported on remote hosts "
-                              "yet; run them with ssdpts on each host")
+            raise SsdptsError(NO_STREAMING)
         if any(w.idle_before_s for w in cells):
             raise SsdptsError("timed idle periods (HIR) cannot be scheduled on remote hosts; run HIR with ssdpts "
                               "on each host")

@@ -223,6 +223,9 @@ class SimSession:
 class SimEngine:
     name = "sim"
     keep_dir = None      # nothing to keep: the simulator runs in this process
+    binary = None        # no fio: the simulator runs each job itself
+    last_io_at = None    # a simulated drive's pause is simulated time: the stop's time stands for its last I/O
+    trace_stimulus = False   # the simulator counts each cell's coverage itself (sim_cell)
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
 
@@ -232,3 +235,7 @@ class SimEngine:
 
     def session(self, target) -> SimSession:
         return SimSession(self, target)
+
+    def purge(self, drive, method: str) -> None:
+        """The simulated drive purges itself (targets/purge.py)."""
+        return None

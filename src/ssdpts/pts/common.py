@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..deviations import PURGE_SOURCE, STALL_SOURCE, Deviation
+from ..engines.interface import Engine
 from ..engines.results import CellResult, DirStats, IoProgress, merge_bins, percentile_from_bins
 from ..records import from_data, to_data
 from ..steady import SteadyState, evaluate
@@ -65,7 +66,7 @@ class TestContext:
     test: str
     store: Store
     target: Target
-    engine: object
+    engine: Engine | None      # None: a plan (nothing runs)
     settings: TestSettings     # the test's own record (a subclass) with its keys
     progress: object
     purge_method: str = "auto"
@@ -141,7 +142,7 @@ class TestContext:
         self.progress.message(f"{self.test}: purging {self.target.path} ({self.purge_method})")
         self.flush_page_cache()     # any test's direct=false cells may have left dirty pages behind
         resume.purged(self.store, self.run_id, self.test)
-        rec = purge(self.target, self.purge_method)
+        rec = purge(self.target, self.purge_method, through=self.engine.purge)
         if not rec.snia_purge:
             # prominently: the test's results do not start from a purged (FOB) device
             self.progress.message(f"{self.test}: NOT CONFORMANT: {rec.method} is not a SNIA purge: {rec.note}")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..deviations import RESUME_WRITTEN_SOURCE, Deviation
 from ..engines.blockidle import stat_path_for
+from ..engines.interface import Engine
 from ..engines.results import DeviceIdle, RoundOutput
 from ..records import from_data, to_data
 from ..store import Store
@@ -114,12 +115,12 @@ def _record(store: Store, run_id: str, stop: StopRecord, n: int | None = None) -
     store.record_step(run_id, stop.test, f"stop:{n}", "stop", to_data(stop))
 
 
-def record_stop(store: Store, run_id: str, engine, target: Target, lost: str) -> StopRecord | None:
+def record_stop(store: Store, run_id: str, engine: Engine, target: Target, lost: str) -> StopRecord | None:
     """At a stop (Ctrl-C, SIGTERM): the running test's last I/O, from the engine's block-layer sampler."""
     running = [t["name"] for t in store.tests(run_id) if t["status"] == "running"]
     if not running:
         return None
-    last = getattr(engine, "last_io_at", None)
+    last = engine.last_io_at
     simulated = getattr(target, "kind", "") == "sim"
     stop = StopRecord(
         test=running[0], stopped_at=time.time(), last_io=last if last is not None else time.time(),

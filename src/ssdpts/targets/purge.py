@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 from dataclasses import asdict, dataclass
+from typing import Callable
 
 from ..errors import SsdptsError
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
@@ -150,26 +151,29 @@ def check_method(target: Target, method: str, roots: SysRoots | None = None) -> 
                               f"also erase other partitions or namespaces of the same drive; use {instead}")
 
 
-def purge(target: Target, method: str = "auto", roots: SysRoots | None = None) -> PurgeRecord:
-    """Purge `target` (consent and safety were checked by the caller)."""
+# a purge done by the engine that reaches the drive (engines/interface.py Engine.purge): None leaves it to this module
+ThroughEngine = Callable[[Target, str], "PurgeRecord | None"]
+
+
+def purge(target: Target, method: str = "auto", roots: SysRoots | None = None,
+          through: ThroughEngine | None = None) -> PurgeRecord:
+    """Purge `target` (consent and safety were checked by the caller). `through`: the run's engine's purge, asked
+    first for every drive (a remote host's drive can only be purged through the engine that reaches it)."""
     if method not in METHODS:
         raise SsdptsError(f"unknown purge method {method!r}; allowed: {', '.join(METHODS)}")
     t0 = time.monotonic()
     if target.kind == "set":
-        records = [purge(m, method, roots) for m in target.members]
+        records = [purge(m, method, roots, through) for m in target.members]
         return PurgeRecord(",".join(sorted({r.method for r in records})), all(r.snia_purge for r in records),
                            " ; ".join(r.command for r in records), time.monotonic() - t0,
                            " | ".join(f"{m.label_id}: {r.method}{'' if r.snia_purge else ' (not a SNIA purge)'}"
                                       for m, r in zip(target.members, records)))
+    done = through(target, method) if through is not None else None
+    if done is not None:
+        return done
     if target.host is not None:
-        if method not in ("auto", "trim"):
-            return PurgeRecord("none", False, "", 0.0, f"{method} cannot run through fio on {target.host}; "
-                               "purge the drive there first, or use --purge trim")
-        from ..engines.remote import RemoteFioEngine
-
-        cmd = RemoteFioEngine().purge(target)
-        return PurgeRecord("trim", False, cmd, time.monotonic() - t0,
-                           "TRIM of every LBA through a remote fio trim job: not a SNIA purge")
+        raise SsdptsError(f"{target.label_id} is on host {target.host}: only the remote engine can purge it; "
+                          "purge it through the run's engine (TestContext.purge)")
     if target.kind == "file":
         # empty and reallocate in place: same inode, so the run's lock on the file stays valid
         os.truncate(target.path, 0)

@@ -163,7 +163,7 @@ def _notes(ctx: TestContext, a: Applied) -> list[str]:
         out.append(f"a direction mixes random and sequential streams: fio draws size and access independently, "
                    f"so stream shares are off by up to {c.max_error_pp:.1f} percentage points"
                    + (f" and it also runs {', '.join(c.unrequested)}" if c.unrequested else ""))
-    if getattr(ctx.engine, "name", "") == "sim":
+    if ctx.engine is not None and ctx.engine.name == "sim":    # None: a plan
         out.append("the simulated drive takes one block-size split for both directions and random offsets only: "
                    "it keeps the read share and each size's share of all I/Os, not which direction or access "
                    "a size belongs to")
