@@ -345,6 +345,8 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             stopped: false,
         })
         .collect();
+    // the clone of each I/O slot (a table: a division per event costs more)
+    let clone_of: Vec<u32> = (0..nslots).map(|s| (s / qd) as u32).collect();
     let mut sub_t = vec![0u64; nslots];
     let mut sub_bytes = vec![0u64; nslots];
     let mut sub_read = vec![false; nslots];
@@ -452,7 +454,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         ($slot:expr, $t:expr) => {{
             let slot: usize = $slot;
             let t: u64 = $t;
-            let ci = slot / qd;
+            let ci = clone_of[slot] as usize;
             if clones[ci].stopped || t >= t_stop || clones[ci].issued >= io_size {
                 clones[ci].stopped = true;
                 None
@@ -500,7 +502,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             last_t = t;
         }
         let slot = (key & slot_mask) as usize;
-        let ci = slot / qd;
+        let ci = clone_of[slot] as usize;
         if key & resume_flag != 0 {
             clones[ci].period_start = clones[ci].period_start.max(t);
             match submit!(slot, t) {

@@ -116,6 +116,8 @@ pub struct Model {
     pub link_page_ns: u64,
     /// nominal read time [host, GC (/ planes)][SLC, native lower, middle, upper, (4th)]
     pub read_nominal: [[u64; 5]; 2],
+    /// t_jitter_percent / 100 (the same f64 `jitter` computed per call before)
+    pub jitter_frac: f64,
     /// read retry when (random >> 11) < this (read_retry_percent of 2^53)
     pub retry_threshold: u64,
     pub idle_target_blocks: u32,
@@ -303,7 +305,7 @@ impl Model {
         let mut m = Model {
             dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, retry_threshold, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -460,7 +462,7 @@ impl Model {
             return t;
         }
         let u = (self.rand() >> 11) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
-        let f = 1.0 + self.p.t_jitter_percent / 100.0 * (2.0 * u - 1.0);
+        let f = 1.0 + self.jitter_frac * (2.0 * u - 1.0);
         (t as f64 * f) as u64
     }
 
@@ -778,6 +780,8 @@ impl Model {
                 // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
                 // the next move) and its map update goes to `sink`
                 let mut sink = 0u32;
+                // (opaque to the optimiser: a store to a local nobody reads would become a branch again)
+                let sink: *mut u32 = std::hint::black_box(&mut sink as *mut u32);
                 while w < wend {
                     let slot = cursor;
                     cursor += 1;
@@ -805,7 +809,7 @@ impl Model {
                     let ppn = dbase + w;
                     debug_assert!(!valid || (lpn as usize) < nmap);
                     debug_assert!(valid || unsafe { *rmap.add(ppn as usize) } == NIL);
-                    let target: *mut u32 = if valid { map.wrapping_add(lpn as usize) } else { &mut sink };
+                    let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
                     unsafe {
                         *rmap.add(old as usize) = NIL;
                         *rmap.add(ppn as usize) = lpn;
