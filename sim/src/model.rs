@@ -420,6 +420,34 @@ impl Model {
         self.bk[set].count -= 1;
     }
 
+    /// Move closed block `b` from bucket `v` to the head of bucket `v - 1` (a page of it was
+    /// invalidated): `bucket_remove` then `bucket_insert`, in one step (the host-write path).
+    #[inline(always)]
+    fn bucket_down(&mut self, set: usize, b: u32, v: usize) {
+        let bi = b as usize;
+        let n = self.next[bi];
+        let pr = self.prev[bi];
+        let bk = &mut self.bk[set];
+        if pr != NIL {
+            self.next[pr as usize] = n;
+        } else {
+            bk.head[v] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = pr;
+        }
+        let h = bk.head[v - 1];
+        self.next[bi] = h;
+        self.prev[bi] = NIL;
+        if h != NIL {
+            self.prev[h as usize] = b;
+        }
+        bk.head[v - 1] = b;
+        if v - 1 < bk.min {
+            bk.min = v - 1;
+        }
+    }
+
     /// Min-valid closed block of a set (not removed).
     fn bucket_peek(&mut self, set: usize) -> Option<u32> {
         let bk = &mut self.bk[set];
@@ -684,9 +712,7 @@ impl Model {
         self.valid[bi] = v - 1;
         if self.state[bi] == ST_CLOSED {
             let s = self.set_of(b);
-            self.bucket_remove(s, b, v as usize);
-            // re-insert with v-1
-            self.bucket_insert(s, b);
+            self.bucket_down(s, b, v as usize);
         }
     }
 
