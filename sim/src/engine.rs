@@ -2,8 +2,6 @@
 
 use crate::model::Model;
 use crate::stats::DirStats;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// xoshiro256** seeded by splitmix64.
 #[derive(Clone, Debug)]
@@ -216,6 +214,48 @@ impl Coverage {
     }
 }
 
+/// The job's pending events, one at most per I/O slot (its completion or the end of its think
+/// time), in a tournament tree: leaf `slot` holds the slot's event key (u64::MAX for none) and
+/// every inner node the smaller of its children, so the root is the next event. Changing a slot's
+/// event recomputes its path (one branch-free min a level), where a binary heap's sift compares
+/// twice a level and branches. Keys are distinct, so the order of events is the same as with any
+/// other priority queue.
+struct EventTree {
+    /// leaves at [n, 2n) (n a power of two >= the slot count); node i has children 2i and 2i + 1
+    t: Vec<u64>,
+    n: usize,
+}
+
+impl EventTree {
+    fn new(slots: usize) -> EventTree {
+        let n = slots.next_power_of_two().max(2);
+        EventTree { t: vec![u64::MAX; 2 * n], n }
+    }
+    /// The next event's key (None when no slot has one).
+    #[inline(always)]
+    fn next(&self) -> Option<u64> {
+        let k = self.t[1];
+        if k == u64::MAX { None } else { Some(k) }
+    }
+    /// Set (u64::MAX: clear) the event of `slot`.
+    #[inline(always)]
+    fn set(&mut self, slot: usize, key: u64) {
+        let mut i = self.n + slot;
+        assert!(i < self.t.len());
+        let t = self.t.as_mut_ptr();
+        // SAFETY: i < 2n = t.len() (checked), and every index on the path from it to the root is smaller
+        unsafe {
+            *t.add(i) = key;
+            let mut m = key;
+            while i > 1 {
+                m = m.min(*t.add(i ^ 1));
+                i >>= 1;
+                *t.add(i) = m;
+            }
+        }
+    }
+}
+
 struct CloneState {
     rng: Rng,
     start: u64,
@@ -345,6 +385,8 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             stopped: false,
         })
         .collect();
+    // the clone of each I/O slot (a table: a division per event costs more)
+    let clone_of: Vec<u32> = (0..nslots).map(|s| (s / qd) as u32).collect();
     let mut sub_t = vec![0u64; nslots];
     let mut sub_bytes = vec![0u64; nslots];
     let mut sub_read = vec![false; nslots];
@@ -365,7 +407,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             (rel.min(max_rel) << key_bits) | $flag | $slot as u64
         }};
     }
-    let mut heap: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(nslots + 1);
+    let mut events = EventTree::new(nslots);
     let mut rd = DirStats::default();
     let mut wr = DirStats::default();
     let li = job.log_interval_ns;
@@ -452,7 +494,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         ($slot:expr, $t:expr) => {{
             let slot: usize = $slot;
             let t: u64 = $t;
-            let ci = slot / qd;
+            let ci = clone_of[slot] as usize;
             if clones[ci].stopped || t >= t_stop || clones[ci].issued >= io_size {
                 clones[ci].stopped = true;
                 None
@@ -484,13 +526,11 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
 
     for slot in 0..nslots {
         if let Some(k) = submit!(slot, t0) {
-            heap.push(Reverse(k));
+            events.set(slot, k);
         }
     }
-    // The earliest event stays at the top of the heap until it is handled;
-    // a follow-up event on the same slot replaces it (one sift instead of a
-    // pop and a push).
-    while let Some(&Reverse(k)) = heap.peek() {
+    // a handled event is replaced by the slot's next one (or cleared)
+    while let Some(k) = events.next() {
         let t = t0 + (k >> key_bits);
         let key = k & (resume_flag | slot_mask);
         if inflight == 0 && t > last_t {
@@ -500,15 +540,11 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
             last_t = t;
         }
         let slot = (key & slot_mask) as usize;
-        let ci = slot / qd;
+        let ci = clone_of[slot] as usize;
         if key & resume_flag != 0 {
             clones[ci].period_start = clones[ci].period_start.max(t);
-            match submit!(slot, t) {
-                Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
-                None => {
-                    heap.pop();
-                }
-            }
+            let nk = submit!(slot, t);
+            events.set(slot, nk.unwrap_or(u64::MAX));
             continue;
         }
         // completion
@@ -541,17 +577,17 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
         }
         let c = &mut clones[ci];
         if c.stopped {
-            heap.pop();
+            events.set(slot, u64::MAX);
             continue;
         }
         if think > 0 {
-            heap.pop();
+            events.set(slot, u64::MAX);
             let c = &mut clones[ci];
             if iotime == 0 {
                 // think after every I/O of this slot
                 let tr = t + think;
                 if tr < t_stop {
-                    heap.push(Reverse(key!(tr, slot, resume_flag)));
+                    events.set(slot, key!(tr, slot, resume_flag));
                 } else {
                     c.stopped = true;
                 }
@@ -567,7 +603,7 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                     c.period_start = tr;
                     if tr < t_stop {
                         for k in 0..qd {
-                            heap.push(Reverse(key!(tr, ci * qd + k, resume_flag)));
+                            events.set(ci * qd + k, key!(tr, ci * qd + k, resume_flag));
                         }
                     } else {
                         c.stopped = true;
@@ -576,16 +612,12 @@ pub fn run_job(model: &mut Model, job: &JobSpec) -> Result<JobResult, String> {
                 continue;
             }
             if let Some(nk) = submit!(slot, t) {
-                heap.push(Reverse(nk));
+                events.set(slot, nk);
             }
             continue;
         }
-        match submit!(slot, t) {
-            Some(nk) => *heap.peek_mut().unwrap() = Reverse(nk),
-            None => {
-                heap.pop();
-            }
-        }
+        let nk = submit!(slot, t);
+        events.set(slot, nk.unwrap_or(u64::MAX));
     }
     if li > 0 && (cur.read_ios + cur.write_ios > 0 || intervals.is_empty()) {
         cur.t_ns = (end_t - t0).max(1).min((cur_idx + 1) * li);

@@ -116,6 +116,8 @@ pub struct Model {
     pub link_page_ns: u64,
     /// nominal read time [host, GC (/ planes)][SLC, native lower, middle, upper, (4th)]
     pub read_nominal: [[u64; 5]; 2],
+    /// t_jitter_percent / 100 (the same f64 `jitter` computed per call before)
+    pub jitter_frac: f64,
     /// read retry when (random >> 11) < this (read_retry_percent of 2^53)
     pub retry_threshold: u64,
     pub idle_target_blocks: u32,
@@ -303,7 +305,7 @@ impl Model {
         let mut m = Model {
             dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, retry_threshold, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -418,6 +420,34 @@ impl Model {
         self.bk[set].count -= 1;
     }
 
+    /// Move closed block `b` from bucket `v` to the head of bucket `v - 1` (a page of it was
+    /// invalidated): `bucket_remove` then `bucket_insert`, in one step (the host-write path).
+    #[inline(always)]
+    fn bucket_down(&mut self, set: usize, b: u32, v: usize) {
+        let bi = b as usize;
+        let n = self.next[bi];
+        let pr = self.prev[bi];
+        let bk = &mut self.bk[set];
+        if pr != NIL {
+            self.next[pr as usize] = n;
+        } else {
+            bk.head[v] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = pr;
+        }
+        let h = bk.head[v - 1];
+        self.next[bi] = h;
+        self.prev[bi] = NIL;
+        if h != NIL {
+            self.prev[h as usize] = b;
+        }
+        bk.head[v - 1] = b;
+        if v - 1 < bk.min {
+            bk.min = v - 1;
+        }
+    }
+
     /// Min-valid closed block of a set (not removed).
     fn bucket_peek(&mut self, set: usize) -> Option<u32> {
         let bk = &mut self.bk[set];
@@ -460,7 +490,7 @@ impl Model {
             return t;
         }
         let u = (self.rand() >> 11) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
-        let f = 1.0 + self.p.t_jitter_percent / 100.0 * (2.0 * u - 1.0);
+        let f = 1.0 + self.jitter_frac * (2.0 * u - 1.0);
         (t as f64 * f) as u64
     }
 
@@ -682,9 +712,7 @@ impl Model {
         self.valid[bi] = v - 1;
         if self.state[bi] == ST_CLOSED {
             let s = self.set_of(b);
-            self.bucket_remove(s, b, v as usize);
-            // re-insert with v-1
-            self.bucket_insert(s, b);
+            self.bucket_down(s, b, v as usize);
         }
     }
 
@@ -773,17 +801,22 @@ impl Model {
                 let wend = w + (budget - done).min(left as u64).min((cap - w) as u64) as u32;
                 let mut unit_end = w + (u - up);
                 let page_shift = self.page_shift;
+                // the loop has no branch on whether a slot holds a valid page (13 % of the victim's
+                // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
+                // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
+                // the next move) and its map update goes to `sink`
+                let mut sink = 0u32;
+                // (opaque to the optimiser: a store to a local nobody reads would become a branch again)
+                let sink: *mut u32 = std::hint::black_box(&mut sink as *mut u32);
                 while w < wend {
                     let slot = cursor;
                     cursor += 1;
                     let old = base + slot;
                     // SAFETY: slot < end <= cap and the victim/destination
                     // superblocks lie inside rmap (checked above); lpn and
-                    // l2 are mapped logical pages (< map.len()).
+                    // l2 are mapped logical pages (< map.len()) or NIL.
                     let lpn = unsafe { *rmap.add(old as usize) };
-                    if lpn == NIL {
-                        continue;
-                    }
+                    let valid = lpn != NIL;
                     // prefetch the forward-map entry of a page a few slots ahead
                     let ahead = slot + 32;
                     if ahead < end {
@@ -791,22 +824,25 @@ impl Model {
                         prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
                     }
                     let g = slot >> page_shift;
-                    if g != last_group {
+                    if valid & (g != last_group) {
                         flush_ch!();
                         last_group = g;
                         let info = self.info_of(slot, slc);
                         self.gc_read(info, slc, now);
                         ch = self.die_ch[(info & 0xffff) as usize] as usize;
                     }
-                    pend += 1;
+                    pend += valid as u64;
                     let ppn = dbase + w;
-                    debug_assert!((lpn as usize) < nmap);
+                    debug_assert!(!valid || (lpn as usize) < nmap);
+                    debug_assert!(valid || unsafe { *rmap.add(ppn as usize) } == NIL);
+                    let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
                     unsafe {
                         *rmap.add(old as usize) = NIL;
                         *rmap.add(ppn as usize) = lpn;
-                        *map.add(lpn as usize) = ppn;
+                        *target = ppn;
                     }
-                    w += 1;
+                    w += valid as u32;
+                    // (w < unit_end after an invalid slot: unit_end moved on when w reached it)
                     if w == unit_end {
                         flush_ch!();
                         let die = self.die_of(w - 1, false);
