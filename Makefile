@@ -9,9 +9,9 @@ RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system system-test python dist demo check test bench clean
+.PHONY: setup system system-test rust python dist demo check test bench clean
 
-setup: system python
+setup: system rust python
 
 # Debian packages: fio is the load generator; the rest read SMART, purge, make test devices and boot the
 # QEMU test bed (docs/testing.md); PostgreSQL is the application tests/test_apps_capture.py captures (~13 s, 19 MB).
@@ -27,11 +27,23 @@ system:
 	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
 	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
 	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
-	if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$$HOME/.cargo/bin/cargo" ]; then missing="$$missing cargo rustc"; fi; \
+	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# Rust for the simulator core, at least sim/Cargo.toml's rust-version: Debian 12's rustc (1.63) cannot build it,
+# so rustup's stable toolchain goes into ~/.cargo (the user's, not the system's) when none new enough is found.
+rust:
+	@need=$$(sed -n 's/^rust-version = "\([0-9.]*\)".*/\1/p' sim/Cargo.toml); \
+	have=$$($(CARGO_PATH) rustc --version 2>/dev/null | awk '{print $$2}'); \
+	if [ -z "$$have" ] || [ "$$(printf '%s\n%s\n' "$$need" "$$have" | sort -V | head -n1)" != "$$need" ]; then \
+	  echo "installing Rust (rustup, stable, into ~/.cargo): found $${have:-none}, sim/ needs $$need or newer"; \
+	  init=$$(mktemp); curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs -o $$init \
+	    && sh $$init -y -q --profile minimal --no-modify-path; ok=$$?; rm -f $$init; \
+	  [ $$ok = 0 ] || { echo "Rust $$need or newer is needed and rustup could not install it: install it (https://rustup.rs), then run make again"; exit 1; }; \
 	fi
 
 $(PY):
