@@ -13,19 +13,15 @@ MATURIN := $(VENV)/bin/maturin
 
 setup: system rust python
 
-# Debian packages: fio is the load generator; the rest read SMART, purge, make test devices and boot the
-# QEMU test bed (docs/testing.md); PostgreSQL is the application tests/test_apps_capture.py captures (~13 s, 19 MB).
+# Debian packages a run uses (what `make demo` installs): fio is the load generator; the rest read SMART and
+# NVMe identify, purge, check safety, make file systems for the studies and reach remote fio servers.
 system:
 	@missing=""; \
 	for c in fio:fio smartctl:smartmontools nvme:nvme-cli blkdiscard:util-linux losetup:util-linux \
-	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils sdparm:sdparm chromium:chromium \
-	         ip:iproute2 ss:iproute2 pgrep:procps blkid:util-linux \
-	         qemu-system-x86_64:qemu-system-x86 sfdisk:fdisk mdadm:mdadm lvm:lvm2 dmsetup:dmsetup \
-	         nbd-client:nbd-client mkswap:util-linux file:file; do \
+	         flock:util-linux mkfs.ext4:e2fsprogs hdparm:hdparm sg_format:sg3-utils sdparm:sdparm \
+	         ip:iproute2 ss:iproute2 pgrep:procps blkid:util-linux; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
-	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
-	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
 	$(PYTHON) -c "import venv, ensurepip" 2>/dev/null || missing="$$missing python3-venv"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	if [ -n "$$missing" ]; then \
@@ -71,12 +67,24 @@ dist: system $(MATURIN)
 	[ dist/wheelhouse/.complete -nt pyproject.toml ] || { $(PY) -m pip download -q -d dist/wheelhouse dist/ssdpts-*.whl pip \
 	  && rm -f dist/wheelhouse/ssdpts-* && touch dist/wheelhouse/.complete; }
 
-# For the test suite only (not `make demo`): PostgreSQL's pgbench is the application tests/test_apps_capture.py
-# captures (Debian's package also sets up a default cluster).
+# For the test suite only (not `make demo`): Chromium looks at the HTML report, QEMU with the Debian kernel and a
+# static busybox boot the test bed (docs/testing.md), fdisk/mdadm/lvm2/dmsetup/nbd-client/mkswap build the devices
+# the safety tests must refuse, and PostgreSQL's pgbench is the application tests/test_apps_capture.py captures
+# (~13 s, 19 MB; Debian's package also sets up a default cluster).
 system-test: system
-	@ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || { echo "installing Debian packages: postgresql postgresql-contrib"; \
+	@missing=""; \
+	for c in chromium:chromium qemu-system-x86_64:qemu-system-x86 sfdisk:fdisk mdadm:mdadm lvm:lvm2 \
+	         dmsetup:dmsetup nbd-client:nbd-client mkswap:util-linux file:file; do \
+	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
+	done; \
+	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
+	file -L /bin/busybox 2>/dev/null | grep -q "statically linked" || missing="$$missing busybox-static"; \
+	ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || missing="$$missing postgresql postgresql-contrib"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages for the test suite:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql postgresql-contrib >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
