@@ -42,7 +42,7 @@ def passthrough(vm) -> dict:
     ng = generic(disk)
     before = stat_fields(vm, disk)
     r = vm.run(f"SSDPTS_REPORT=0 ssdpts run {ng} --profile {HERE / 'e2e.toml'} --tests latency --destroy-data "
-               f"--purge auto --results /tmp/passthrough -q | tail -1 && cp -a /tmp/passthrough {GUEST_XFER}/",
+               f"--purge auto --results /tmp/passthrough -q && cp -a /tmp/passthrough {GUEST_XFER}/",
                timeout=900, check=True)
     print(f"passthrough latency run in the guest: {r.seconds:.0f} s")
     after = stat_fields(vm, disk)
