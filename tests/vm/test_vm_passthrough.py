@@ -52,7 +52,8 @@ def passthrough(vm) -> dict:
                     str(results / "doc"), "--results", str(results)], check=True, capture_output=True, timeout=300)
     return {"disk": disk, "ng": ng, "run_id": run_id, "store": Store.in_dir(results), "before": before,
             "after": after, "doc": json.loads(next((results / "doc").glob("*.json")).read_text()),
-            "info": vm.py(INFO_ALL, ng, disk), "health": vm.py(HEALTH_BOTH, ng, disk)}
+            "info": {dev: r["doc"] for dev, r in vm.py(INFO_ALL, ng, disk).items()},
+            "health": vm.py(HEALTH_BOTH, ng, disk)}
 
 
 def test_the_guest_kernel_has_the_generic_device(vm):
@@ -79,9 +80,11 @@ def test_a_latency_run_on_the_generic_device_uses_io_uring_cmd(passthrough):
         g = docs[-1]["global options"]                                  # fio's own word on what it ran
         assert g["ioengine"] == "io_uring_cmd" and g["cmd_type"] == "nvme" and g["filename"] == p["ng"]
         total_ios += sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in docs[-1]["jobs"])
-    assert total_ios > 0
-    # what the guest's block layer saw of it: passthrough commands are not counted there
-    assert p["after"][0] == p["before"][0] and p["after"][4] == p["before"][4]
+    # what the guest's block layer saw of it: passthrough commands are not counted there (the run's own block
+    # device business, a purge or a flush, may be: 0 reads and 1 write beside thousands of fio's I/Os)
+    counted = p["after"][0] - p["before"][0] + p["after"][4] - p["before"][4]
+    print(f"fio's I/Os in the measurement rounds {total_ios}; reads + writes the block layer counted in the run {counted}")
+    assert total_ios > 100 and counted * 100 < total_ios
 
 
 def test_block_layer_records_say_not_available_not_mismatch(passthrough):

@@ -113,10 +113,9 @@ def passthrough_refusals(engine: str, members: Sequence, version: str) -> list[s
         return [f"{engine} cannot drive {ng}, an NVMe generic character device (it has no block-layer I/O path); "
                 f"set ioengine = \"{PASSTHROUGH_ENGINE}\" or \"auto\", or name the block device {m.path}"
                 for m in members if (ng := _passthrough(m))]
-    out = [f"io_uring_cmd needs an NVMe generic character device (/dev/ngXnY) as the target, {m.path} is not one; "
-           f"{_generic_node_hint(m)}set ioengine = \"io_uring\" for a block device or file"
-           for m in members if not _passthrough(m)]
-    return out
+    return [f"io_uring_cmd needs an NVMe generic character device (/dev/ngXnY) as the target, {m.path} is not one; "
+            f"{_generic_node_hint(m)}set ioengine = \"io_uring\" for a block device or file"
+            for m in members if not _passthrough(m)]
 
 
 def fio_too_old(version: str) -> str | None:

@@ -315,10 +315,10 @@ def check_target(target: Target, destroy_data: bool, results_dir: Path) -> None:
         check_not_results(member, results_dir)
         if member.kind == "block":
             check_block_device(member.path, destroy_data)
-        if member.passthrough:
-            check_passthrough_unused(member)
         elif member.kind == "file":
             check_file(member.path, destroy_data)
+        if member.passthrough:
+            check_passthrough_unused(member)
         hold.probe(member.kind, member.path)
 
 
