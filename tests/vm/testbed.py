@@ -276,7 +276,7 @@ class Guest:
         # the worktree's .venv first: the guest runs the ssdpts under test, from the shared read-only root
         env = {"PATH": f"{REPO / '.venv' / 'bin'}:{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:"
                        "/usr/sbin:/usr/bin:/sbin:/bin", "DM_DISABLE_UDEV": "1",
-               "SSDPTS_REPO": str(REPO)}
+               "SSDPTS_REPO": str(REPO), "PYTHONPATH": str(REPO / "src")}   # (a shared .venv may import another checkout)
         (self.xfer / "env.json").write_text(json.dumps(env))
         (self.xfer / "drives.json").write_text(json.dumps([{"name": d.name, "bus": d.bus, "serial": d.serial,
                                                             "sizes_mib": list(d.sizes_mib)} for d in self.drives]))

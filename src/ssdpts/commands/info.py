@@ -33,7 +33,7 @@ def info(target, profile, results, as_json):
     if as_json:
         click.echo(json.dumps(doc, indent=2, default=str))
         return
-    click.echo(f"target      {t.path} ({t.kind})")
+    click.echo(f"target      {t.path} ({t.kind}{f', tested through {t.passthrough}' if t.passthrough else ''})")
     click.echo(f"capacity    {t.size_bytes} bytes ({t.size_bytes / 1e9:.1f} GB, {t.size_bytes / 2**30:.2f} GiB)")
     click.echo(f"blocks      logical {t.logical_block_size} B, physical {t.physical_block_size} B")
     for k, v in t.info.items():

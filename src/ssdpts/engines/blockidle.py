@@ -30,6 +30,10 @@ from .results import DeviceIdle
 
 UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on another host)"
 UNAVAILABLE_SIM = "not available: simulated drive (no block device)"
+# io_uring_cmd on /dev/ngXnY: the NVMe commands never pass the block layer's accounting (measured in the QEMU
+# guest, Linux 6.1: 2048 passthrough I/Os left /sys/block/nvme0n1/stat unchanged)
+UNAVAILABLE_PASSTHROUGH = ("not available: passthrough bypasses the block layer ({ng}'s NVMe commands are not "
+                           "counted in {stat})")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ def unavailable_reason(target) -> str | None:
         return UNAVAILABLE_SIM
     if getattr(target, "host", None):
         return UNAVAILABLE_REMOTE
+    if getattr(target, "passthrough", None):
+        return UNAVAILABLE_PASSTHROUGH.format(ng=target.passthrough, stat=stat_path_for(target.path) or
+                                              f"{target.path}'s stat")
     if stat_path_for(target.path) is None:
         return f"not available: no block device under {target.path} (no /sys/dev/block entry)"
     return None

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 import subprocess
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import SsdptsError
 from ..realtime.timing import TOOL_TIMEOUT_S
+from ..targets import sysfs
+from ..targets.sysfs import SysRoots
 from ..workload.ioengine import AUTO, IoChoice, IoRequest
 from .blockidle import stat_path_for
+from .fio_versions import parse_version
 
 IO_URING_DISABLED = Path("/proc/sys/kernel/io_uring_disabled")
 LOOP_NOTE = ("libaio loses completions on loop devices on this kernel when a job thread runs a hook "
@@ -86,16 +88,51 @@ def poll_refusal(path: str) -> str | None:
             f"with the nvme module's poll_queues > 0); drop hipri, or load nvme with poll_queues=N")
 
 
-def _is_nvme_generic(path: str) -> bool:
+PASSTHROUGH_ENGINE = "io_uring_cmd"
+PASSTHROUGH_FIO = (3, 31)      # the first fio whose io_uring_cmd engine takes cmd_type=nvme
+
+
+def _passthrough(member) -> str | None:
+    """The NVMe generic character device fio opens for this member, or None (a block device or a file)."""
+    return getattr(member, "passthrough", None)
+
+
+def _generic_node_hint(member) -> str:
+    """Where io_uring_cmd was asked for a block device: the namespace's /dev/ngXnY to name instead, if it has one."""
     try:
-        return stat.S_ISCHR(os.stat(path).st_mode) and Path(path).name.startswith("ng")
+        roots = SysRoots()
+        ng = sysfs.nvme_generic_node(sysfs.device_name(member.path, roots), roots)
     except OSError:
-        return False
+        ng = None
+    return f"name its NVMe generic device /dev/{ng} as the target, or " if ng else ""
+
+
+def passthrough_refusals(engine: str, members: Sequence, version: str) -> list[str]:
+    """An NVMe generic device takes io_uring_cmd only, and io_uring_cmd only an NVMe generic device."""
+    if engine != PASSTHROUGH_ENGINE:
+        return [f"{engine} cannot drive {ng}, an NVMe generic character device (it has no block-layer I/O path); "
+                f"set ioengine = \"{PASSTHROUGH_ENGINE}\" or \"auto\", or name the block device {m.path}"
+                for m in members if (ng := _passthrough(m))]
+    return [f"io_uring_cmd needs an NVMe generic character device (/dev/ngXnY) as the target, {m.path} is not one; "
+            f"{_generic_node_hint(m)}set ioengine = \"io_uring\" for a block device or file"
+            for m in members if not _passthrough(m)]
+
+
+def fio_too_old(version: str) -> str | None:
+    """io_uring_cmd with cmd_type=nvme came with fio 3.31: an older fio is refused by its version."""
+    got = parse_version(version)
+    if got is None or got >= PASSTHROUGH_FIO:
+        return None
+    return (f"{version} cannot send NVMe commands (io_uring_cmd with cmd_type=nvme needs fio "
+            f"{'.'.join(map(str, PASSTHROUGH_FIO))} or later); install a newer fio, or name the namespace's block "
+            "device with ioengine = \"io_uring\"")
 
 
 def refusals(engine: str, request: IoRequest, members: Sequence, binary: str, version: str) -> list[str]:
     """What keeps this bench from running `engine` with the request's options: one `problem; fix` each."""
     out = []
+    if engine == PASSTHROUGH_ENGINE and (old := fio_too_old(version)):
+        return [old]
     if engine not in fio_engines(binary):
         out.append(f"{version} ({binary}) was built without the {engine} engine (fio --enghelp); install a fio "
                    f"built with it, or set ioengine = \"auto\"")
@@ -105,10 +142,7 @@ def refusals(engine: str, request: IoRequest, members: Sequence, binary: str, ve
             f"that has it" for o in request.options if o not in known]
     if engine.startswith("io_uring") and (k := kernel_refusal(engine)):
         out.append(k)
-    if engine == "io_uring_cmd":
-        out += [f"io_uring_cmd needs an NVMe generic character device (/dev/ngXnY) as the target, {m.path} is not "
-                f"one; set ioengine = \"io_uring\" for a block device or file" for m in members
-                if not _is_nvme_generic(m.path)]
+    out += passthrough_refusals(engine, members, version)
     if "hipri" in request.options:
         out += [r for m in members if (r := poll_refusal(m.path))]
     return out
@@ -130,6 +164,13 @@ def choose(request: IoRequest, members: Sequence, binary: str, version: str) -> 
                               f"ioengine = \"auto\" or \"libaio\" (without io_uring options) for remote targets")
         return IoChoice(asked, "libaio", "a remote fio server: its engines and kernel are not probed from here")
     on_loop, several = _on_loop(members), len(members) > 1
+    if request.ioengine == AUTO and any(_passthrough(m) for m in members):
+        lacking = refusals(PASSTHROUGH_ENGINE, request, members, binary, version)
+        if lacking:
+            raise SsdptsError(lacking[0])
+        return IoChoice(asked, PASSTHROUGH_ENGINE, "the target is an NVMe generic character device, which only "
+                        "io_uring_cmd drives (NVMe commands past the block layer)", options=request.options,
+                        fio_options={"cmd_type": "nvme"})
     if request.ioengine == "libaio":
         lacking = refusals("libaio", request, members, binary, version)
         if lacking:
@@ -144,7 +185,7 @@ def choose(request: IoRequest, members: Sequence, binary: str, version: str) -> 
         if lacking:
             raise SsdptsError(lacking[0])
         return IoChoice(asked, request.ioengine, "as asked", options=request.options,
-                        fio_options={"cmd_type": "nvme"} if request.ioengine == "io_uring_cmd" else {})
+                        fio_options={"cmd_type": "nvme"} if request.ioengine == PASSTHROUGH_ENGINE else {})
     if on_loop and several:
         return IoChoice(asked, "libaio", SEVERAL_ON_LOOP, threads=False)
     lacking = refusals("io_uring", request, members, binary, version)

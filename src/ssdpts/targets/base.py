@@ -21,11 +21,14 @@ class Target:
     physical_block_size: int = 4096
     info: dict = field(default_factory=dict)
 
+    host: str | None = None       # fio server "host[:port]" for remote targets; None = this machine
+    # an NVMe namespace tested through its generic character device (/dev/ngXnY): what fio opens, while `path`
+    # stays the namespace's block device (safety, identify, health and purge act on it); None: fio opens `path`
+    passthrough: str | None = None
+
     @property
     def fio_filename(self) -> str:
-        return self.path
-
-    host: str | None = None       # fio server "host[:port]" for remote targets; None = this machine
+        return self.passthrough or self.path
 
     @property
     def label_id(self) -> str:
@@ -35,7 +38,7 @@ class Target:
     @property
     def label(self) -> str:
         model = self.info.get("model")
-        return f"{model} ({self.path})" if model else self.path
+        return f"{model} ({self.fio_filename})" if model else self.fio_filename
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -50,9 +53,9 @@ class Target:
         if self.host is not None:
             return frozenset({Capability.PURGE})
         local = {Capability.PURGE, Capability.HEALTH}
-        if self.kind == "block":
+        if self.kind == "block" and not self.passthrough:     # passthrough I/O bypasses the block layer
             local.add(Capability.LOCAL_BLOCK_LAYER)
-        if self.kind in ("block", "file"):
+        if self.kind in ("block", "file") and not self.passthrough:
             local.add(Capability.LOCAL_FILE_SYSTEM)
         return frozenset(local | _ENGINE_SIDE)
 

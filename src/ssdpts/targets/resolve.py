@@ -58,14 +58,16 @@ def open_target(spec: str, size: int | None = None, roots: SysRoots | None = Non
     if os.path.isdir(path):
         raise SsdptsError(f"{spec} is a directory; name a block device or a file, e.g. {spec.rstrip('/')}/scratch.img "
                           "--size 8G")
-    if os.path.exists(path) and stat.S_ISBLK(os.stat(path).st_mode):
+    mode = os.stat(path).st_mode if os.path.exists(path) else 0
+    if stat.S_ISBLK(mode) or stat.S_ISCHR(mode):
         roots = roots or SysRoots()
-        target = _block_target(spec, canonical_node(path, roots), roots, probe)
+        target = (_block_target(spec, canonical_node(path, roots), roots, probe) if stat.S_ISBLK(mode)
+                  else _passthrough_target(spec, path, roots, probe))
         if size is not None and size > target.size_bytes:
             raise SsdptsError(f"--size {size} is larger than {spec} ({target.size_bytes} bytes); a block device is "
                               "tested whole: drop --size")
         return target
-    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+    if os.path.exists(path) and not stat.S_ISREG(mode):
         raise SsdptsError(f"{spec} is neither a block device nor a regular file; name a device like /dev/nvme0n1 or a file")
     if not os.path.exists(path) and spec.startswith("/dev/"):
         raise SsdptsError(f"{spec} does not exist; check the device name with 'lsblk'")
@@ -210,6 +212,26 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
     return Target(kind="block", spec=spec, path=path, size_bytes=info["size_bytes"],
                   logical_block_size=info["logical_block_size"], physical_block_size=info["physical_block_size"],
                   info=info)
+
+
+def _passthrough_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
+    """An NVMe namespace through its generic character device /dev/ngXnY (fio's io_uring_cmd engine): the
+    namespace's block device is the target's `path`, so size, identify, health, safety and purge are the block
+    device's, and `passthrough` is what fio opens."""
+    ng = sysfs.char_device_name(path, roots)
+    if not sysfs.is_nvme_generic(ng, roots):
+        raise SsdptsError(f"{spec} is a character device but not an NVMe generic device (/dev/ngXnY); name a block "
+                          "device like /dev/nvme0n1, an NVMe namespace's /dev/ng0n1, or a file")
+    disk = sysfs.nvme_generic_block(ng, roots)
+    if disk is None or not (roots.dev / disk).is_block_device():
+        raise SsdptsError(f"refusing {spec}: its namespace has no block device (no /dev/nvme{ng[2:]}: the kernel "
+                          "makes none for a format its block layer does not take), and ssdpts reads the size and "
+                          "checks safety there; format the namespace to a plain LBA format, or test another one")
+    target = _block_target(spec, str(roots.dev / disk), roots, probe)
+    target.passthrough = path
+    target.info["passthrough"] = (f"{path} is the NVMe generic character device of {disk}'s namespace: fio's "
+                                  "io_uring_cmd sends it NVMe commands that bypass the block layer")
+    return target
 
 
 def prepare_file(target: Target) -> None:

@@ -236,12 +236,25 @@ def check_file_unused(path: str, roots: SysRoots) -> None:
                           "process first or choose another file")
 
 
+def check_passthrough_unused(target: Target, roots: SysRoots | None = None) -> None:
+    """Holding the namespace's block device keeps mounts and other ssdpts runs off it, not a process sending NVMe
+    commands through the generic device: refuse while one has it open."""
+    users = open_by(target.passthrough, roots)
+    if users:
+        raise SsdptsError(f"refusing {target.passthrough}: it is open by {', '.join(map(str, users))} (its NVMe "
+                          "commands would reach the namespace beside the test's); stop that process first or choose "
+                          "another namespace")
+
+
 def check_distinct(drives: list[Target], roots: SysRoots | None = None) -> None:
     """The drives of one run share no bytes: not a disk and one of its partitions, not one file by two names."""
     roots = roots or SysRoots()
     local = [d for d in drives if d.host is None and d.kind in ("block", "file")]
     for i, a in enumerate(local):
         for b in local[i + 1:]:
+            if a.kind == b.kind == "block" and a.path == b.path:
+                raise SsdptsError(f"refusing {b.fio_filename}: it is the namespace of {a.fio_filename}, also named in "
+                                  "this run (its block device and its NVMe generic device); name each namespace once")
             if a.kind == b.kind == "block":
                 for disk, part in ((a, b), (b, a)):
                     name = sysfs.device_name(part.path, roots)
@@ -304,6 +317,8 @@ def check_target(target: Target, destroy_data: bool, results_dir: Path) -> None:
             check_block_device(member.path, destroy_data)
         elif member.kind == "file":
             check_file(member.path, destroy_data)
+        if member.passthrough:
+            check_passthrough_unused(member)
         hold.probe(member.kind, member.path)
 
 

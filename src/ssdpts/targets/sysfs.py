@@ -71,6 +71,45 @@ def nvme_controller(name: str, roots: SysRoots) -> str | None:
     return dev.name if dev.name.startswith("nvme") else None
 
 
+def char_device_name(dev_path: str, roots: SysRoots) -> str:
+    """Kernel name (e.g. 'ng0n1') of a character device node, via its major:minor (/sys/dev/char)."""
+    st = os.stat(dev_path)
+    link = roots.sys / "dev" / "char" / f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    return Path(os.path.realpath(link)).name if link.exists() else Path(os.path.realpath(dev_path)).name
+
+
+def _generic_dir(ng: str, roots: SysRoots) -> Path:
+    return roots.sys / "class" / "nvme-generic" / ng
+
+
+def is_nvme_generic(ng: str, roots: SysRoots) -> bool:
+    """Whether `ng` is an NVMe generic character device (Linux 5.13+: one per namespace, /dev/ngXnY)."""
+    return _generic_dir(ng, roots).exists()
+
+
+def _same_parent(ng: str, disk: str, roots: SysRoots) -> bool:
+    """The generic device and the disk hang off one controller (one subsystem with native multipath)."""
+    a, b = _generic_dir(ng, roots) / "device", block_dir(disk, roots) / "device"
+    return a.exists() and b.exists() and os.path.realpath(a) == os.path.realpath(b)
+
+
+def nvme_generic_block(ng: str, roots: SysRoots) -> str | None:
+    """The namespace block device ('nvme0n1') of generic device 'ng0n1', or None where the kernel made none (a
+    format its block layer does not take). The kernel names both after the same controller (or subsystem) and
+    namespace head instances; sysfs confirms they hang off the same controller."""
+    m = re.fullmatch(r"ng(\d+n\d+)", ng)
+    disk = f"nvme{m.group(1)}" if m else None
+    return disk if disk and _same_parent(ng, disk, roots) else None
+
+
+def nvme_generic_node(disk: str, roots: SysRoots) -> str | None:
+    """The generic device ('ng0n1') of namespace block device 'nvme0n1' (a partition's: its disk's), or None."""
+    disk = whole_disk(disk, roots)
+    m = re.fullmatch(r"nvme(\d+n\d+)", disk)
+    ng = f"ng{m.group(1)}" if m else None
+    return ng if ng and is_nvme_generic(ng, roots) and _same_parent(ng, disk, roots) else None
+
+
 def majmin(name: str, roots: SysRoots) -> str:
     return _read(block_dir(name, roots) / "dev")
 

@@ -170,15 +170,23 @@ def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "lib
         job = render(list(cells), t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
                      threads)
         job.global_options.update(_no_file_for_a_device(t))
+        for _, opts in job.sections:
+            opts.update(_passthrough_options(t))
         return job
     job = render([], "", 0, 4096, ioengine, threads)
     del job.global_options["filename"]
     for w in cells:
         for i, t in enumerate(targets):
             opts = {"filename": filename_value(t.fio_filename), **_no_file_for_a_device(t),
-                    **cell_options(w, t.size_bytes, t.logical_block_size)}
+                    **cell_options(w, t.size_bytes, t.logical_block_size), **_passthrough_options(t)}
             job.sections.append((f"{w.name}@{i}", opts))
     return job
+
+
+def _passthrough_options(target) -> dict[str, str]:
+    """An NVMe generic character device cannot be opened O_DIRECT (fio: "destination does not support O_DIRECT")
+    and needs no such flag: io_uring_cmd's NVMe commands never pass through the page cache."""
+    return {"direct": "0"} if getattr(target, "passthrough", None) else {}
 
 
 def _no_file_for_a_device(target) -> dict[str, str]:
