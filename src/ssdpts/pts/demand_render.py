@@ -21,7 +21,7 @@ from ..report.drives import drives_intro, ordered_part_labels
 from ..report.toolkit import Cell, notes_html
 from .common import window_summary
 from .demand import DemandPoint, DemandSummary
-from .results import Latency
+from ..results import Latency
 from .spec import Headline
 
 OP_ORDER = ("max", "mid", "min")

@@ -20,7 +20,7 @@ from ..pts.fresh_peak.summary import FreshPeakSummary
 from ..pts.iops.summary import IopsSummary
 from ..pts.lat_iops.summary import LatIopsSummary
 from ..pts.latency.summary import LatencySummary
-from ..pts.results import Latency
+from ..results import Latency
 from ..pts.throughput.summary import ThroughputSummary
 from ..pts.wsat.run import WORKLOADS as WSAT_WORKLOADS
 from ..pts.wsat.summary import WsatSummary

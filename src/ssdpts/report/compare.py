@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 from .. import __version__
 from ..errors import SsdptsError
 from ..pts.registry import find
-from ..pts.results import SteadyResult
+from ..results import SteadyResult
 from ..store import Store
 from ..units import bs_label
 from . import plots

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from markupsafe import Markup, escape
 
-from ..pts.results import SteadyResult, TrackerKey
+from ..results import SteadyResult, TrackerKey
 from ..settings import TestSettings, typed_settings
 from ..store import RoundRecord, Store
 from . import plots

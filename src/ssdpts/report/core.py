@@ -25,7 +25,7 @@ from ..export.model import load_run
 from ..health.report import health_block
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find
-from ..pts.results import SteadyResult
+from ..results import SteadyResult
 from ..store import Store
 from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord

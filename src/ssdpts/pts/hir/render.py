@@ -17,7 +17,7 @@ from ...report import plots
 from ...report.context import CompareContext, SectionContext
 from ...report.drives import drives_intro, ordered_part_labels
 from ...report.toolkit import Cell, notes_html
-from ..results import Latency
+from ...results import Latency
 from ..spec import Headline, Renderers
 from ..wsat.render import time_axis
 from .summary import HirSummary, WaitState

@@ -13,7 +13,7 @@ from ...report.drives import drives_intro, part_key
 from ...report.matching import Overlay, describe_bs_mix, match_note, mix_canonical, overlay
 from ...report.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
-from ..results import CellWindow, Latency
+from ...results import CellWindow, Latency
 from ..matrix import drive_labels, section_head
 from ..spec import Headline, Renderers
 from .summary import LatencySummary
