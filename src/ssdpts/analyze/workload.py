@@ -231,9 +231,9 @@ def _time_axis(result: WorkloadAnalysis) -> tuple[str, float]:
 
 def write_html(result: WorkloadAnalysis, out_dir: str | Path) -> Path:
     """DIR/workload.html with the charts (plots/*.png, *.svg) and tables (tables/*.csv) beside it."""
-    from ..report import plots
+    from ..render import plots
     from ..report.core import env
-    from ..report.toolkit import Artifacts, Cell
+    from ..render.toolkit import Artifacts, Cell
 
     out = Path(out_dir)
     art = Artifacts(out)

@@ -26,7 +26,7 @@ from ..pts.wsat.run import WORKLOADS as WSAT_WORKLOADS
 from ..pts.wsat.summary import WsatSummary
 from ..store import Store
 from ..units import bs_label, parse_size
-from .toolkit import Artifacts, Cell
+from ..render.toolkit import Artifacts, Cell
 
 # claim key suffix -> the measured statistic (µs); percentiles as fio names them ("99.9")
 LAT_STATS = {"mean": lambda lat: lat.mean_us, "max": lambda lat: lat.max_us,

@@ -15,7 +15,7 @@ from ..conformance import Verdict
 from ..pts.registry import find
 from ..results import CellWindow, SteadyResult
 from ..pts.spec import Headline
-from .toolkit import Artifacts, Cell, fmt_num
+from ..render.toolkit import Artifacts, Cell, fmt_num
 
 
 @dataclass(frozen=True)
