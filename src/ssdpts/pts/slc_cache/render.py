@@ -5,7 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ...render.toolkit import notes_html
-from ...analyze.slc_cache import MIB, Step
+from .steps import MIB, Step
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ..spec import Headline, Renderers
