@@ -1,7 +1,7 @@
 """compare a reviewer can publish, and claims by basis: two tiny simulated runs (sim:client, sim:enterprise)
 whose IOPS matrices differ on purpose (65/35 vs 70/30, an extra 64K row, another cell length).
 
-The assertions read the typed records behind the tables (report.matching.Overlay, claim_rows), not HTML."""
+The assertions read the typed records behind the tables (render.matching.Overlay, claim_rows), not HTML."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from ssdpts.pts.latency.render import LAT_STATS, latency_overlays
 from ssdpts.pts.throughput.render import throughput_overlay
 from ssdpts.report.claimed import claim_rows, info_rows, load_claims
 from ssdpts.report.compare import compare_views, load_options, section_notes
-from ssdpts.report.context import CompareContext
-from ssdpts.report.matching import MIB_PER_MB, CompareOptions
-from ssdpts.report.toolkit import Artifacts
+from ssdpts.render.context import CompareContext
+from ssdpts.render.matching import MIB_PER_MB, CompareOptions
+from ssdpts.render.toolkit import Artifacts
 
 PROFILES = HERE / "profiles"
 SHARED = "iops,throughput,latency"          # compared; the claims' saturated and point bases read A's WSAT and DIRTH

@@ -157,3 +157,54 @@ def test_targets_import_no_engine():
     upward = sorted(f"{m} -> {t}" for m, deps in graph.items() if m.startswith(f"{ROOT}.targets")
                     for t in deps if t.startswith((f"{ROOT}.engines", f"{ROOT}.pts", f"{ROOT}.runner")))
     assert not upward, "targets/ imports a higher layer: " + "; ".join(upward)
+
+
+# The stages, bottom up: a folder (a package under ssdpts/, or a top-level module) may import its own floor and
+# the floors below it, never one above. Derived from the graph: targets import workload (the job record), the
+# engines import targets and capture, the store records what the engines report, steady reads settings; the
+# render kit (contexts, plots, tables) and the result records (`ssdpts.results`) sit below the tests, so
+# `pts/*/render.py` import no output stage; above the tests the output stage (HTML report, exporters, the
+# conformance verdict), then what drives it all.
+FLOORS: list[tuple[str, ...]] = [
+    ("workload",), ("targets",), ("capture",), ("engines",), ("store",), ("steady",), ("render",), ("pts",),
+    ("report", "export", "conformance"), ("analyze",), ("criteria",), ("runner",), ("commands",), ("cli",),
+]
+# The one floor whose folders still import each other (report.core -> export.json -> conformance ->
+# export.model; export.csv -> report.core): the output stage, to be made one package. Named, so it cannot grow.
+KNOWN_KNOT = frozenset({"report", "export", "conformance"})
+
+
+def folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """ssdpts.a.b -> a: the folder-level graph (a top-level module is its own folder)."""
+    out: dict[str, set[str]] = {}
+    for m, deps in graph.items():
+        a = m.split(".")[1] if "." in m else m
+        out.setdefault(a, set()).update(d.split(".")[1] for d in deps if "." in d and d.split(".")[1] != a)
+    return out
+
+
+def test_folders_form_no_cycle_but_the_known_output_knot():
+    found = [set(c) for c in cycles(folder_graph(import_graph()))]
+    unexpected = [sorted(c) for c in found if c != KNOWN_KNOT]
+    assert not unexpected, "folder-level import cycles: " + "; ".join(" <-> ".join(c) for c in unexpected)
+
+
+def test_folders_import_only_their_floor_and_below():
+    floor = {f: i for i, fl in enumerate(FLOORS) for f in fl}
+    folders = folder_graph(import_graph())
+    assert set(floor) <= set(folders), "a declared floor names no folder: " + ", ".join(sorted(set(floor) - set(folders)))
+    upward = sorted(f"{a} -> {b}" for a, deps in folders.items() for b in deps
+                    if a in floor and b in floor and floor[b] > floor[a])
+    assert not upward, "a folder imports a higher floor: " + "; ".join(upward)
+    inside = {frozenset((a, b)) for a, deps in folders.items() for b in deps
+              if a in floor and b in floor and a != b and floor[a] == floor[b]}
+    assert all(pair <= KNOWN_KNOT for pair in inside), f"folders of one floor import each other: {inside}"
+
+
+def test_the_tests_import_no_output_stage_nor_analyses():
+    """pts/ renders with the render kit below it; the output stage and `analyze` read the tests, never the reverse."""
+    graph = import_graph()
+    above = (f"{ROOT}.report", f"{ROOT}.export", f"{ROOT}.conformance", f"{ROOT}.analyze")
+    upward = sorted(f"{m} -> {t}" for m, deps in graph.items() if m.startswith(f"{ROOT}.pts") for t in deps
+                    if t.startswith(above))
+    assert not upward, "pts/ imports a higher stage: " + "; ".join(upward)

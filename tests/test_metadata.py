@@ -16,7 +16,7 @@ from ssdpts.health.parse import parse_smartctl
 from ssdpts.pts import registry
 from ssdpts.pts.fresh_peak.summary import FreshPeakSummary, PeakResult
 from ssdpts.pts.iops.summary import IopsSummary
-from ssdpts.pts.results import CellWindow, Latency, SteadyResult
+from ssdpts.results import CellWindow, Latency, SteadyResult
 from ssdpts.pts.throughput.summary import BlockSizeResult, ThroughputSummary
 from ssdpts.report.claimed import claim_rows
 from ssdpts.store import Store

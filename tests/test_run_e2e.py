@@ -6,7 +6,7 @@ import pytest
 
 from conftest import assert_no_stall, requires_devices, ssdpts
 from ssdpts.pts import registry
-from ssdpts.pts.results import TrackerKey
+from ssdpts.results import TrackerKey
 from ssdpts.store import Store
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import requires_devices, ssdpts
 from ssdpts.pts import registry
-from ssdpts.pts.results import TrackerKey
+from ssdpts.results import TrackerKey
 from ssdpts.store import Store
 
 needs_netns = pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) is not installed")

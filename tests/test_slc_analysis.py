@@ -6,7 +6,8 @@ import random
 import pytest
 
 from conftest import ssdpts
-from ssdpts.analyze.slc_cache import estimate, find_steps, read_bw_log
+from ssdpts.analyze.slc_cache import read_bw_log
+from ssdpts.pts.slc_cache.steps import estimate, find_steps
 
 GIB = 2**30
 

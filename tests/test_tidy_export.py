@@ -17,7 +17,7 @@ from ssdpts.engines.results import CellResult, DirStats, RoundOutput, aggregate
 from ssdpts.export.tidy import FIELDS, cell_metrics, tidy_records
 from ssdpts.metrics import metric_of
 from ssdpts.progress import _fmt
-from ssdpts.pts.results import TrackerResult
+from ssdpts.results import TrackerResult
 from ssdpts.records import from_data, to_data
 from ssdpts.store import RunFilter, Store
 

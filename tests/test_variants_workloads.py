@@ -104,7 +104,7 @@ def test_a_summary_stored_before_workload_lists_still_decodes(dsync_run):
 def test_a_workload_stored_with_sync_as_a_bool_still_decodes():
     """Runs stored before `sync` had modes kept it as a bool; summaries decode their cells' workloads through the
     generic record decoder, not Workload.from_dict, so the old value is mapped where every decoder ends."""
-    from ssdpts.pts.results import CellWindow
+    from ssdpts.results import CellWindow
     from ssdpts.records import from_data
     from ssdpts.workload import Workload
 

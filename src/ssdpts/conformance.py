@@ -17,7 +17,7 @@ from .engines.drivefault import DriveFailure
 from .export.coverage import coverage_rule
 from .plausibility import cells_of, interface_notes, judge
 from .export.model import RunResult, TestResult
-from .pts.results import CellWindow, SteadyResult
+from .results import CellWindow, SteadyResult
 from .store import Store
 from .store.idle import GAP_LIMIT_MS, JUDGED_KINDS, judged_transitions
 from .workload.ioengine import NOT_APPLICABLE

@@ -19,7 +19,7 @@ from ssdpts.pts import registry
 from ssdpts.pts.common import cell_name, window_summary
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.pts.latency.summary import LatencySummary
-from ssdpts.pts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
+from ssdpts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
 from ssdpts.pts.throughput.summary import BlockSizeResult, ThroughputSummary
 from ssdpts.pts.wsat import TEST as WSAT
 from ssdpts.pts.wsat.summary import WsatInterval, WsatSummary, WsatWorkload

@@ -17,7 +17,7 @@ from ssdpts.engines.results import RoundOutput, aggregate
 from ssdpts.pts import registry
 from ssdpts.pts.common import window_summary
 from ssdpts.pts.iops.summary import IopsSummary
-from ssdpts.pts.results import SteadyResult, TrackerKey, TrackerResult
+from ssdpts.results import SteadyResult, TrackerKey, TrackerResult
 from ssdpts.report.core import write_report
 from synthetic import _cell, _wl
 from ssdpts.steady import evaluate

@@ -4,8 +4,8 @@ matplotlib's renderer (text extents in display pixels), not by looking at pixels
 
 from __future__ import annotations
 
-from ssdpts.report import plots
-from ssdpts.report.toolkit import Artifacts
+from ssdpts.render import plots
+from ssdpts.render.toolkit import Artifacts
 
 
 def outside(fig) -> list[str]:

@@ -7,8 +7,7 @@ file's counts; nothing is run on a device. Printed as text (or `--json`); `--out
 in the report style with PNG/SVG charts and CSV tables.
 
 Module-level imports stay light: `ssdpts.analyze` loads every module in it whenever one of them is imported
-(the slc-cache test imports `analyze.slc_cache` from inside the report's own import chain), so the report
-toolkit is imported inside `write_html` only.
+(`ssdpts analyze --help` among them), so the report and the render kit are imported inside `write_html` only.
 """
 
 from __future__ import annotations
@@ -231,9 +230,9 @@ def _time_axis(result: WorkloadAnalysis) -> tuple[str, float]:
 
 def write_html(result: WorkloadAnalysis, out_dir: str | Path) -> Path:
     """DIR/workload.html with the charts (plots/*.png, *.svg) and tables (tables/*.csv) beside it."""
-    from ..report import plots
+    from ..render import plots
     from ..report.core import env
-    from ..report.toolkit import Artifacts, Cell
+    from ..render.toolkit import Artifacts, Cell
 
     out = Path(out_dir)
     art = Artifacts(out)

@@ -19,7 +19,7 @@ from ..errors import SsdptsError
 from ..export.model import RunResult
 from ..pts.matrix import MatrixSummary
 from ..pts.registry import find, tests
-from ..pts.results import CellWindow, Latency, SteadyResult
+from ..results import CellWindow, Latency, SteadyResult
 from ..pts.throughput.summary import ThroughputSummary
 from ..pts.wsat.summary import WsatSummary
 from ..pts.endurance.summary import EnduranceSummary

@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 
 from ..report.core import render_sections
-from ..report.toolkit import Artifacts
+from ..render.toolkit import Artifacts
 from ..store import Store
 from .tidy import FIELDS, TidyRecord
 

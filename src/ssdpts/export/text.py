@@ -6,7 +6,7 @@ import time
 
 from ..conformance import Verdict
 from ..doctor import recorded_checks
-from ..pts.results import SteadyResult
+from ..results import SteadyResult
 from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..workload.ioengine import recorded_text

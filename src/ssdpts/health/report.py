@@ -3,7 +3,7 @@
 Two entry points for the report core (neither ever raises; both return Markup, empty when there is
 nothing to show):
 
-* `health_block(ctx)`  - one test (ctx: ssdpts.report.context.SectionContext): a small table of
+* `health_block(ctx)`  - one test (ctx: ssdpts.render.context.SectionContext): a small table of
   what the test did to the drive (host/NAND bytes, WAF, wear, errors, temperature before/after).
   Hook: in `report/core.py::render_sections`, after the section body is rendered:
       sec["body"] += health_block(ctx)

@@ -26,7 +26,7 @@ from ..settings import TestSettings
 from ..units import bs_label
 from ..workload import Workload
 from . import resume
-from .results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResult
+from ..results import CellWindow, Latency, SteadyResult, TrackerKey, TrackerResult
 
 log = logging.getLogger("ssdpts")
 

@@ -30,7 +30,7 @@ from ..targets.purge import PurgeRecord
 from ..workload import Workload
 from .common import TestContext, window_summary
 from .plan import Phase, TestPlan, once, purge_phase, steady_loop
-from .results import CellWindow, Latency, SteadyResult, TrackerKey
+from ..results import CellWindow, Latency, SteadyResult, TrackerKey
 from .spec import Summary
 
 

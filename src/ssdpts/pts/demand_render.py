@@ -15,13 +15,13 @@ from typing import Callable, Sequence
 from markupsafe import Markup, escape
 
 from ..engines.results import merge_bins, percentile_from_bins
-from ..report import plots
-from ..report.context import CompareContext, SectionContext
-from ..report.drives import drives_intro, ordered_part_labels
-from ..report.toolkit import Cell, notes_html
+from ..render import plots
+from ..render.context import CompareContext, SectionContext
+from ..render.drives import drives_intro, ordered_part_labels
+from ..render.toolkit import Cell, notes_html
 from .common import window_summary
 from .demand import DemandPoint, DemandSummary
-from .results import Latency
+from ..results import Latency
 from .spec import Headline
 
 OP_ORDER = ("max", "mid", "min")

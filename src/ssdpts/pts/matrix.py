@@ -11,12 +11,12 @@ from typing import Callable, TypeVar
 
 from markupsafe import Markup, escape
 
-from ..report.drives import ordered_part_labels
-from ..report.toolkit import bs_mix_matrix, notes_html
-from ..report.context import SectionContext
+from ..render.drives import ordered_part_labels
+from ..render.toolkit import bs_mix_matrix, notes_html
+from ..render.context import SectionContext
 from ..targets.purge import PurgeRecord
 from .common import SteadyOutcome, TestContext, rnd_matrix, tracked_cells, window_summary
-from .results import CellWindow, SteadyResult
+from ..results import CellWindow, SteadyResult
 from ..errors import SsdptsError
 from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declarations, declared_default, key
 from ..units import bs_label

@@ -16,8 +16,8 @@ from ..errors import SsdptsError
 from ..records import from_data, to_data
 from ..settings import Key, TestSettings, declarations, typed_settings
 
-if TYPE_CHECKING:   # renderers receive report contexts; the report stage imports the registry, not this
-    from ..report.context import CompareContext, SectionContext
+if TYPE_CHECKING:   # renderers receive the render kit's contexts (render/ sits below the tests; it never imports them)
+    from ..render.context import CompareContext, SectionContext
     from .common import TestContext
     from .plan import TestPlan
 

@@ -1,4 +1,4 @@
-"""Reports from the results database (no re-running): the toolkit every test's renderers use
-(`context`, `plots`, `toolkit`, `drives`), the HTML report (`core.write_report`), comparisons
-(`compare.write_compare`) and vendor claims (`claimed`).
+"""The HTML output stage, above the tests: the report (`core.write_report`), comparisons
+(`compare.write_compare`) and vendor claims (`claimed`). The kit the tests' renderers use (contexts, plots,
+tables, drive labels, matching) is `ssdpts.render`, below the tests.
 """

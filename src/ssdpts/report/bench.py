@@ -13,7 +13,7 @@ from .. import sampling
 from ..engines.hostcpu import HostCpu
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..targets.facts import DeviceFacts, unreachable_facts
-from . import plots
+from ..render import plots
 
 log = logging.getLogger("ssdpts")
 NOT_RECORDED = "not recorded (the run predates this record)"

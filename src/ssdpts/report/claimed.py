@@ -20,13 +20,13 @@ from ..pts.fresh_peak.summary import FreshPeakSummary
 from ..pts.iops.summary import IopsSummary
 from ..pts.lat_iops.summary import LatIopsSummary
 from ..pts.latency.summary import LatencySummary
-from ..pts.results import Latency
+from ..results import Latency
 from ..pts.throughput.summary import ThroughputSummary
 from ..pts.wsat.run import WORKLOADS as WSAT_WORKLOADS
 from ..pts.wsat.summary import WsatSummary
 from ..store import Store
 from ..units import bs_label, parse_size
-from .toolkit import Artifacts, Cell
+from ..render.toolkit import Artifacts, Cell
 
 # claim key suffix -> the measured statistic (µs); percentiles as fio names them ("99.9")
 LAT_STATS = {"mean": lambda lat: lat.mean_us, "max": lambda lat: lat.max_us,

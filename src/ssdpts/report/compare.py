@@ -14,15 +14,15 @@ from markupsafe import Markup, escape
 from .. import __version__
 from ..errors import SsdptsError
 from ..pts.registry import find
-from ..pts.results import SteadyResult
+from ..results import SteadyResult
 from ..store import Store
 from ..units import bs_label
-from . import plots
+from ..render import plots
 from .claimed import load_claims
-from .context import CompareContext, RunView, device_label
+from ..render.context import CompareContext, RunView, device_label
 from .core import env, require_runs
-from .matching import CompareOptions, SpecSheet, parse_mix_match
-from .toolkit import Artifacts
+from ..render.matching import CompareOptions, SpecSheet, parse_mix_match
+from ..render.toolkit import Artifacts
 
 log = logging.getLogger("ssdpts")
 

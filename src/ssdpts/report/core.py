@@ -25,23 +25,23 @@ from ..export.model import load_run
 from ..health.report import health_block
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find
-from ..pts.results import SteadyResult
+from ..results import SteadyResult
 from ..store import Store
 from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..targets.writecache import spec_words
 from ..units import bs_label
 from ..workload.ioengine import recorded_text
-from . import plots
+from ..render import plots
 from .claimed import claimed_section, load_claims
 from .coverage import coverage_block
-from .context import RunView, SectionContext, device_label, steady_block
-from .drives import member_rows
+from ..render.context import RunView, SectionContext, device_label, steady_block
+from ..render.drives import member_rows
 from .headline import headline_block, headline_data, headlines_of_run
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
 from .stimulus import stimulus_block
-from .toolkit import Artifacts, Cell
+from ..render.toolkit import Artifacts, Cell
 from ..records import from_data
 from ..workload import Workload
 from ..workload.spec import io_mode_label

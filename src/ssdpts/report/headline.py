@@ -13,9 +13,9 @@ from markupsafe import Markup, escape
 
 from ..conformance import Verdict
 from ..pts.registry import find
-from ..pts.results import CellWindow, SteadyResult
+from ..results import CellWindow, SteadyResult
 from ..pts.spec import Headline
-from .toolkit import Artifacts, Cell, fmt_num
+from ..render.toolkit import Artifacts, Cell, fmt_num
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ..pts.registry import find
-from .toolkit import Artifacts, Cell, fmt_num
+from ..render.toolkit import Artifacts, Cell, fmt_num
 
 
 def _headline_rows(test: str, summary: dict) -> list[tuple[str, str]]:

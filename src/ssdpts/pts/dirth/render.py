@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...report.context import SectionContext
+from ...render.context import SectionContext
 from ...units import bs_label
 from .. import demand_render
 from ..spec import Headline, Renderers

@@ -6,8 +6,8 @@ from markupsafe import Markup, escape
 
 from ...health.projection import TB, project, summary_lines
 from ...records import to_data
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
 from ..spec import Headline, Renderers
 from .run import polls
 from .summary import EnduranceSummary

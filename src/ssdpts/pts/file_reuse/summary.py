@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...targets.extents import FileState
-from ..results import CellWindow
+from ...results import CellWindow
 from ..spec import Summary
 
 CREATED, REUSED, RECREATED = "created", "reused", "recreated"

@@ -17,7 +17,7 @@ from ...workload import Workload
 from ..common import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..iops.summary import IopsSummary
-from ..results import Latency
+from ...results import Latency
 from .summary import FreshPeakSummary, PeakResult, SteadyReference
 
 WORKLOADS = ("randread", "randwrite", "read", "write")

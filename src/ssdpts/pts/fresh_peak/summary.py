@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...targets.purge import PurgeRecord
-from ..results import Latency
+from ...results import Latency
 from ..spec import Summary
 
 

@@ -13,11 +13,11 @@ from typing import Callable
 
 from markupsafe import Markup, escape
 
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, ordered_part_labels
-from ...report.toolkit import Cell, notes_html
-from ..results import Latency
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
+from ...render.drives import drives_intro, ordered_part_labels
+from ...render.toolkit import Cell, notes_html
+from ...results import Latency
 from ..spec import Headline, Renderers
 from ..wsat.render import time_axis
 from .summary import HirSummary, WaitState

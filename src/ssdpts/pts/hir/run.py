@@ -27,7 +27,7 @@ from ...settings import BLOCK_SIZE, BOOL, DURATION, DURATIONS, MULTIPLE, POS_INT
 from ...workload import Workload
 from ..common import TestContext, cell_name, merged_latency
 from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
-from ..results import TrackerKey
+from ...results import TrackerKey
 from .summary import HirPreconditioning, HirSummary, WaitState, span
 
 MULTIPLE_OR_NONE = Setting(f"0 (none) or {MULTIPLE.what}", lambda v: (v == 0 and not isinstance(v, bool))

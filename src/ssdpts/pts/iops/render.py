@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, part_key
-from ...report.matching import Overlay, describe_bs_mix, mix_canonical, overlay
-from ...report.toolkit import bs_mix_matrix, mix_label
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
+from ...render.drives import drives_intro, part_key
+from ...render.matching import Overlay, describe_bs_mix, mix_canonical, overlay
+from ...render.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
 from ..matrix import drive_labels, section_head
 from ..spec import Headline, Renderers

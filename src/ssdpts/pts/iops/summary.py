@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..matrix import MatrixSummary
-from ..results import CellWindow
+from ...results import CellWindow
 
 # the latency columns reviewers publish for an IOPS cell (seeds 000, 003): mean, p99, p99.9, p99.99, max
 PERCENTILES = ("99", "99.9", "99.99")

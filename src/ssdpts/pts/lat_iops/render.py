@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ...report.context import CompareContext, SectionContext
-from ...report.toolkit import notes_html
+from ...render.context import CompareContext, SectionContext
+from ...render.toolkit import notes_html
 from ...units import bs_label
 from .. import demand_render
 from ..spec import Headline, Renderers

@@ -7,13 +7,13 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, part_key
-from ...report.matching import Overlay, describe_bs_mix, match_note, mix_canonical, overlay
-from ...report.toolkit import bs_mix_matrix, mix_label
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
+from ...render.drives import drives_intro, part_key
+from ...render.matching import Overlay, describe_bs_mix, match_note, mix_canonical, overlay
+from ...render.toolkit import bs_mix_matrix, mix_label
 from ...units import bs_label
-from ..results import CellWindow, Latency
+from ...results import CellWindow, Latency
 from ..matrix import drive_labels, section_head
 from ..spec import Headline, Renderers
 from .summary import LatencySummary

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..matrix import MatrixSummary
-from ..results import Latency
+from ...results import Latency
 
 
 @dataclass

@@ -15,7 +15,7 @@ from ...workload import Workload
 from ..common import TestContext, window_summary
 from ..fill import fill as seq_fill
 from ..plan import TestPlan, once, purge_phase, steady_loop
-from ..results import TrackerKey
+from ...results import TrackerKey
 from .summary import ActiveRangeResult, OpStudySummary
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ...report.toolkit import notes_html
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
+from ...render.toolkit import notes_html
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
 from ..spec import Headline, Renderers
 from ...units import format_duration
 from .summary import BlockSizeRun, RwOverTimeSummary

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..demand import DemandSummary
-from ..results import Latency
+from ...results import Latency
 from .composite import Composite
 
 

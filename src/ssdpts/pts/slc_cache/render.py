@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ...report.toolkit import notes_html
-from ...analyze.slc_cache import MIB, Step
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
+from ...render.toolkit import notes_html
+from .steps import MIB, Step
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
 from ..spec import Headline, Renderers
 from .summary import SlcCacheSummary
 

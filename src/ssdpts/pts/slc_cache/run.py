@@ -3,7 +3,7 @@
 Purge, then SEQ 1 MiB writes (TC1, QD from the profile) over up to the whole capacity, bandwidth
 stored per interval (one continuous job cut into intervals: the drive never idles, so the cache is
 not folded behind our back). The plateaus (change points) are found by
-`ssdpts.analyze.slc_cache.estimate`; the cache size is the bytes written before the first drop.
+`ssdpts.pts.slc_cache.steps.estimate`; the cache size is the bytes written before the first drop.
 Seed 000 (KC2000): 2100 MiB/s for 32 s, then 700 MiB/s, then 500 MiB/s after 11 min -> ~65.6 GiB.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...analyze.slc_cache import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
+from .steps import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
 from ...records import from_data, to_data
 from ...targets.sim import SimTarget
 from ...settings import (ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, PCT, POS_INT, Setting, TestSettings, integer,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...analyze.slc_cache import Step
+from .steps import Step
 from ...targets.purge import PurgeRecord
 from ..spec import Summary
 

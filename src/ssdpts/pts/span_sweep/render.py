@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
 from ...units import bs_label, format_or_dash
 from ..spec import Headline, Renderers
 from .summary import SpanSweepSummary

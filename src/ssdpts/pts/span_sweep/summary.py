@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..results import CellWindow
+from ...results import CellWindow
 from ..spec import Summary
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ...report import plots
-from ...report.context import SectionContext
-from ...report.toolkit import notes_html
+from ...render import plots
+from ...render.context import SectionContext
+from ...render.toolkit import notes_html
 from ..spec import Headline, Renderers
 from .summary import ScanRegion, SurfaceScanSummary
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, ordered_part_labels
-from ...report.matching import Overlay, overlay
-from ...report.toolkit import Cell
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
+from ...render.drives import drives_intro, ordered_part_labels
+from ...render.matching import Overlay, overlay
+from ...render.toolkit import Cell
 from ...units import bs_label
 from ..spec import Headline, Renderers
 from .summary import MB_PER_MIB, ThroughputSummary

@@ -12,7 +12,7 @@ from ...settings import BLOCK_SIZES, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext, cell_name, window_summary
-from ..results import TrackerKey
+from ...results import TrackerKey
 from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from .summary import BlockSizeResult, ThroughputSummary
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ...targets.purge import PurgeRecord
 from ...units import bs_label
-from ..results import CellWindow, SteadyResult
+from ...results import CellWindow, SteadyResult
 from ..spec import Summary
 
 MB_PER_MIB = 2**20 / 1e6     # vendors quote MB/s (10^6 B/s); ssdpts measures MiB/s (2^20 B/s)

@@ -12,10 +12,10 @@ from typing import Callable
 
 from markupsafe import Markup, escape
 
-from ...report import plots
-from ...report.context import CompareContext, SectionContext
-from ...report.drives import drives_intro, ordered_part_labels
-from ...report.toolkit import Cell, notes_html
+from ...render import plots
+from ...render.context import CompareContext, SectionContext
+from ...render.drives import drives_intro, ordered_part_labels
+from ...render.toolkit import Cell, notes_html
 from ...units import bs_label
 from ..spec import Headline, Renderers
 from .run import WORKLOADS

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ...report import plots
-from ...report.context import CompareContext, RunView, SectionContext
-from ...report.toolkit import Cell, notes_html
+from ...render import plots
+from ...render.context import CompareContext, RunView, SectionContext
+from ...render.toolkit import Cell, notes_html
 from ..spec import Headline, Renderers
 from ..wsat.render import time_axis
 from .summary import XsrSummary

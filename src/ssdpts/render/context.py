@@ -18,19 +18,29 @@ to a generic section (rounds table + tracking plot + steady state) for tests tha
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from markupsafe import Markup, escape
 
-from ..pts.results import SteadyResult, TrackerKey
+from ..results import SteadyResult, TrackerKey
 from ..settings import TestSettings, typed_settings
 from ..store import RoundRecord, Store
 from . import plots
 from .toolkit import Artifacts, Cell, fmt_delta, fmt_num, pct_delta
 from .matching import CompareOptions
 
-if TYPE_CHECKING:   # the spec is passed in by the report core, which imports the registry
-    from ..pts.spec import TestSpec
+
+
+class SpecView(Protocol):
+    """What a view reads of a test's declaration (`pts.spec.TestSpec` is one): declared here, below the tests,
+    so the render kit never imports `pts/` (the report core passes the registry's spec in)."""
+
+    @property
+    def title(self) -> str: ...
+
+    def decode(self, data: dict | None) -> Any: ...
+
+    def settings_of(self, profile: dict) -> TestSettings: ...
 
 
 def device_label(run: dict) -> str:
@@ -47,7 +57,7 @@ def device_label(run: dict) -> str:
 class RunView:
     """One run's data as renderers read it: run record, test record, cached rounds."""
 
-    def __init__(self, store: Store, run: dict, test: dict, spec: "TestSpec | None" = None):
+    def __init__(self, store: Store, run: dict, test: dict, spec: SpecView | None = None):
         self.store = store
         self.run = run
         self.test = test
@@ -127,7 +137,7 @@ class _Base:
 class SectionContext(RunView, _Base):
     """One test of one run, as its module's `report_section` sees it."""
 
-    def __init__(self, store: Store, run: dict, test: dict, spec: "TestSpec | None", art: Artifacts):
+    def __init__(self, store: Store, run: dict, test: dict, spec: SpecView | None, art: Artifacts):
         RunView.__init__(self, store, run, test, spec)
         self.art = art
         self.title = spec.title if spec is not None else test["name"].upper()
@@ -146,7 +156,7 @@ class SectionContext(RunView, _Base):
 class CompareContext(_Base):
     """The same test in several runs; `views` keep the order given on the command line (first = base)."""
 
-    def __init__(self, name: str, spec: "TestSpec | None", views: list[RunView], art: Artifacts,
+    def __init__(self, name: str, spec: SpecView | None, views: list[RunView], art: Artifacts,
                  options: CompareOptions = CompareOptions()):
         self.name = name
         self.spec = spec

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from markupsafe import Markup, escape
 
-from ..pts.results import CellWindow
+from ..results import CellWindow
 from .plots import fit_inside
 
 if TYPE_CHECKING:

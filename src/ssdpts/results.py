@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..metrics import unit_of
-from ..steady import SteadyState
-from ..workload import Workload
+from .metrics import unit_of
+from .steady import SteadyState
+from .workload import Workload
 
 
 @dataclass(frozen=True)
