@@ -126,7 +126,8 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
     from ssdpts import runner
     from ssdpts.store import Store
 
-    monkeypatch.setattr(runner, "engine_for", lambda target: FioEngine(hang_grace_s=1.0))
+    monkeypatch.setattr(runner, "engine_for",
+                        lambda target, io_request: FioEngine(hang_grace_s=1.0, io_request=io_request))
     profile = tmp_path / "p.toml"
     profile.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nwindow = 3\n'
                        'max_rounds = 3\n')
