@@ -2,7 +2,8 @@
 the kernel (io_uring may be switched off) and the targets (polled completions need poll queues; io_uring_cmd
 needs an NVMe generic character device), before anything is created. docs/bench.md "The I/O engine".
 
-`auto` takes io_uring (the least CPU per I/O: the host is less often the limit) where all of it is usable,
+`auto` takes io_uring (by capability, not by a measurement on the target: on zram libaio did more I/Os per CPU
+second, docs/bench.md) where all of it is usable,
 else libaio, and says why. A named engine the bench cannot use is refused in one line naming what is missing.
 """
 
@@ -90,6 +91,7 @@ def poll_refusal(path: str) -> str | None:
 
 PASSTHROUGH_ENGINE = "io_uring_cmd"
 PASSTHROUGH_FIO = (3, 31)      # the first fio whose io_uring_cmd engine takes cmd_type=nvme
+PASSTHROUGH_OPTIONS = {"cmd_type": "nvme"}   # io_uring_cmd sends NVMe commands (not SCSI/other passthrough)
 
 
 def _passthrough(member) -> str | None:
@@ -170,7 +172,7 @@ def choose(request: IoRequest, members: Sequence, binary: str, version: str) -> 
             raise SsdptsError(lacking[0])
         return IoChoice(asked, PASSTHROUGH_ENGINE, "the target is an NVMe generic character device, which only "
                         "io_uring_cmd drives (NVMe commands past the block layer)", options=request.options,
-                        fio_options={"cmd_type": "nvme"})
+                        fio_options=PASSTHROUGH_OPTIONS)
     if request.ioengine == "libaio":
         lacking = refusals("libaio", request, members, binary, version)
         if lacking:
@@ -185,12 +187,12 @@ def choose(request: IoRequest, members: Sequence, binary: str, version: str) -> 
         if lacking:
             raise SsdptsError(lacking[0])
         return IoChoice(asked, request.ioengine, "as asked", options=request.options,
-                        fio_options={"cmd_type": "nvme"} if request.ioengine == PASSTHROUGH_ENGINE else {})
+                        fio_options=PASSTHROUGH_OPTIONS if request.ioengine == PASSTHROUGH_ENGINE else {})
     if on_loop and several:
         return IoChoice(asked, "libaio", SEVERAL_ON_LOOP, threads=False)
     lacking = refusals("io_uring", request, members, binary, version)
     if not lacking:
-        why = "fio and the kernel offer io_uring, the engine with the least CPU per I/O"
+        why = "fio, the kernel and the target offer io_uring (chosen by capability, not measured on this target)"
         return IoChoice(asked, "io_uring", why + (f" ({LOOP_NOTE})" if on_loop else ""), options=request.options)
     why = "io_uring is not usable here: " + lacking[0].split(";")[0]
     if on_loop:
