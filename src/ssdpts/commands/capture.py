@@ -257,10 +257,12 @@ def capture(devices, duration, step, out, force, allow_loss, blktrace_dir, iolog
     """
     sources = [*devices, *(s for s in (blktrace_dir, iolog) if s is not None)]
     if not sources or (len(sources) > len(devices) and len(sources) > 1):
-        raise SsdptsError("give DEVICES to capture, or one of --from-blktrace DIR and --from-iolog FILE "
+        raise SsdptsError("give one source: DEVICES to capture, or one of --from-blktrace DIR and --from-iolog FILE "
                           f"({'none' if not sources else ', '.join(sources)} given)")
     if len(set(devices)) != len(devices):
         raise SsdptsError(f"a device is named twice ({', '.join(devices)}); give each device once")
+    if devices:
+        require_root("capture")
     path = check_out(out, force)
     outs = [check_out(str(device_out(path, d)), force) for d in devices] if len(devices) > 1 else []
     total, step_s = durations(duration, step, live=bool(devices))
