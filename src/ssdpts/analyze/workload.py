@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -84,6 +84,9 @@ class WorkloadAnalysis:
     lba_min_bytes: int
     lba_max_bytes: int
     steps: list[StepRow]
+    lost_events: int = 0         # trace events the capture lost (> 0: counts are low)
+    queue_depth_from: str = "completions"
+    application: list[StreamRow] = field(default_factory=list)   # the application's request sizes (bios)
 
     @property
     def top_ios_pct(self) -> float:
@@ -151,7 +154,16 @@ def analyze(capture: WorkloadCapture, top_n: int = DEFAULT_TOP, file: str = "") 
         top=[_row(s.stream.label, [s], ios, total_bytes) for s in top],
         other=_row(OTHER, rest, ios, total_bytes) if rest else None,
         splits=splits, queue_depth=_depths(capture.queue_depth), device_size_bytes=capture.device_size_bytes,
-        lba_min_bytes=capture.lba_min_bytes, lba_max_bytes=capture.lba_max_bytes, steps=steps)
+        lba_min_bytes=capture.lba_min_bytes, lba_max_bytes=capture.lba_max_bytes, steps=steps,
+        lost_events=capture.lost_events, queue_depth_from=capture.queue_depth_from,
+        application=_application_rows(capture, top_n))
+
+
+def _application_rows(capture: WorkloadCapture, top_n: int) -> list[StreamRow]:
+    """The application's top streams (its request sizes, before the device's splits and merges)."""
+    ios = sum(s.ios for s in capture.application_streams)
+    total_bytes = sum(s.bytes for s in capture.application_streams)
+    return [_row(s.stream.label, [s], ios, total_bytes) for s in capture.application_streams[:top_n]]
 
 
 def to_json(result: WorkloadAnalysis) -> dict:
@@ -202,7 +214,12 @@ def format_text(result: WorkloadAnalysis) -> str:
              f"write {by['write'].ios_pct:.1f} % ({by['write'].bytes_pct:.1f} %); "
              f"random {by['random'].ios_pct:.1f} % ({by['random'].bytes_pct:.1f} %), "
              f"sequential {by['sequential'].ios_pct:.1f} % ({by['sequential'].bytes_pct:.1f} %)",
-             f"queue depth: mean {qd.mean:.2f}, p99 {qd.p99}, max {qd.max} ({qd.samples:,} issues)",
+             f"queue depth: mean {qd.mean:.2f}, p99 {qd.p99}, max {qd.max} "
+             + (f"({qd.samples:,} issues)" if result.queue_depth_from != "in-flight samples"
+                else f"({qd.samples:,} samples of the kernel's in-flight counter)"),
+             *([f"INCOMPLETE: {result.lost_events:,} trace events were lost while capturing: counts are low "
+                "and the stream shares may be off; capture again (ssdpts capture reads faster now) or accept it "
+                "knowingly"] if result.lost_events else []),
              "",
              f"top {len(result.top)} streams (the applied test workload) hold {result.top_ios_pct:.1f} % of the I/Os; "
              f"{result.streams_for_80pct} hold at least {COVER_PCT:g} %:",
@@ -210,6 +227,11 @@ def format_text(result: WorkloadAnalysis) -> str:
     for row in _table_rows(result):
         lines.append(f"  {_row_name(row):<20} {row.ios:>12,} {row.ios_pct:>6.1f} % {_size(row.bytes):>12} "
                      f"{row.bytes_pct:>7.1f} %")
+    if result.application:
+        lines += ["", "the application's requests (block_bio_queue, before the device's splits and merges; the "
+                      "streams above are the device's requests, which the replay applies):"]
+        lines += [f"  {row.label:<20} {row.ios:>12,} {row.ios_pct:>6.1f} % {_size(row.bytes):>12} "
+                  f"{row.bytes_pct:>7.1f} %" for row in result.application]
     if result.steps:
         lines += ["", f"  {'step':>4} {'start s':>9} {'I/Os':>10} {'IOPS':>10} {'read %':>7} {'QD mean':>8} "
                       f"{'QD p99':>7}  most I/Os"]

@@ -20,6 +20,7 @@ from ..units import bs_label
 SCHEMA = "ssdpts.workload/1"
 DAMAGED = "the file is damaged: capture again or restore it"
 DIRECTIONS = ("read", "write")
+COMPLETIONS, IN_FLIGHT_SAMPLES, NO_DEPTHS = "completions", "in-flight samples", "none"   # queue_depth_from
 ACCESSES = ("random", "sequential")
 
 
@@ -108,6 +109,18 @@ class WorkloadCapture:
     streams: list[StreamCount]   # the whole capture, most I/Os first
     queue_depth: QueueDepth
     steps: list[Step]
+    # Fields added after the first files were written: their defaults are what those files meant.
+    lost_events: int = 0         # trace events the kernel could not keep: > 0, the counts are low
+    queue_depth_from: str = COMPLETIONS   # completions (matched to issues) | in-flight samples (the kernel's
+    #                                       counter, sampled: used when events were lost) | none (imports)
+    # The application's requests (block_bio_queue: before the block layer splits them to the device's maximum
+    # transfer or merges neighbours). `streams` are the device's requests, and the replay applies those.
+    # Empty when the source has no bios (imports) or the device takes bios directly (zram, device-mapper).
+    application_streams: list[StreamCount] = field(default_factory=list)
+
+    @property
+    def lossy(self) -> bool:
+        return self.lost_events > 0
 
     @property
     def ios(self) -> int:
@@ -173,6 +186,8 @@ def _check_values(capture: "WorkloadCapture", origin: str) -> None:
     for name in ("device_size_bytes", "lba_min_bytes", "lba_max_bytes"):
         _count(getattr(capture, name), name, origin)
     _check_counts(capture.streams, "stream", origin)
+    _check_counts(capture.application_streams, "application stream", origin)
+    _count(capture.lost_events, "lost_events", origin)
     _check_depths(capture.queue_depth, "capture", origin)
     for n, step in enumerate(capture.steps, 1):
         _seconds(step.start_s, f"step {n} start_s", origin)

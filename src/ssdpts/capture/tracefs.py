@@ -46,6 +46,13 @@ class BlockDevice:
     minor: int
     first_sector: int        # a partition's start on that disk; 0 for a whole disk
     sectors: int
+    own: int = 0             # the path's own dev_t (a partition's, not its disk's): bios carry it
+    bio_based: bool = False  # no request queue (zram, device-mapper, md): its I/O is seen as bios only
+
+    @property
+    def in_flight_file(self) -> Path:
+        """The kernel's count of this device's requests in flight ("reads writes")."""
+        return Path(f"/sys/dev/block/{self.own >> 20}:{self.own & ((1 << 20) - 1)}/inflight")
 
     @property
     def size_bytes(self) -> int:
@@ -60,8 +67,9 @@ class BlockDevice:
         return f
 
 
-def block_device(path: str) -> BlockDevice:
-    """The device at `path`, or one line saying why it cannot be captured."""
+def block_device(path: str, bios: bool = False) -> BlockDevice:
+    """The device at `path`, or one line saying why it cannot be captured. `bios`: a device without a request
+    queue of its own is taken (its bios are traced) rather than refused."""
     try:
         st = os.stat(path)
     except OSError as e:
@@ -74,12 +82,16 @@ def block_device(path: str) -> BlockDevice:
     disk, first = sysfs, 0
     if (sysfs / "partition").exists():
         disk, first = sysfs.resolve().parent, int((sysfs / "start").read_text())
+    own = (os.major(st.st_rdev) << 20) | os.minor(st.st_rdev)
+    if not (disk / "mq").is_dir() and bios:
+        major, minor = (int(x) for x in (disk / "dev").read_text().split(":"))
+        return BlockDevice(path, major, minor, first, sectors, own, bio_based=True)
     if not (disk / "mq").is_dir():
         below = sorted(p.name for p in (disk / "slaves").iterdir()) if (disk / "slaves").is_dir() else []
         raise SsdptsError(f"{path} passes its I/O to other devices without a request queue of its own "
                           f"(device-mapper, md, zram); capture a disk below it{': ' + ', '.join(below) if below else ''}")
     major, minor = (int(x) for x in (disk / "dev").read_text().split(":"))
-    return BlockDevice(path, major, minor, first, sectors)
+    return BlockDevice(path, major, minor, first, sectors, own)
 
 
 def tracefs_root() -> Path:
@@ -119,6 +131,13 @@ def parse_line(line: str, device: BlockDevice) -> IoEvent | None:
 def lost_events(line: str) -> int:
     m = _LOST.search(line)
     return int(m.group(1)) if m else 0
+
+
+def require_root(what: str) -> None:
+    """One line rather than a permission error from deep in tracefs."""
+    if os.geteuid() != 0:
+        raise SsdptsError(f"{what} reads the kernel's block tracepoints (tracefs), which only root may do; "
+                          "run it as root (e.g. sudo ssdpts capture ...)")
 
 
 def _remove_stale(instances: Path) -> None:

@@ -13,6 +13,7 @@ import shlex
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from .. import interrupts
 from ..capture.imports import Imported, read_blktrace, read_iolog
 from ..capture.model import CaptureSource, WorkloadCapture
 from ..capture.reduce import Reducer
-from ..capture.tracefs import REORDER_S, TraceSession, block_device
+from ..capture.rawtrace import CaptureSession, Dispatcher, in_flight
+from ..capture.tracefs import REORDER_S, block_device, require_root
 from ..errors import SsdptsError
 from ..inputs import output_file
 from ..units import format_duration, parse_duration
@@ -32,6 +34,8 @@ MAX_STEPS = 10_000
 POLL_S = 0.2
 PRINT_EVERY_S = 60.0        # a progress line at most this often without a terminal
 INTERRUPTED = 130
+LOSSY = 1                   # events were lost and --allow-loss was not given: the file is written, but incomplete
+WORKLOAD_SUFFIX = ".workload.json"
 
 
 def check_out(out: str, force: bool) -> Path:
@@ -104,42 +108,83 @@ class _ProgressLine:
             sys.stderr.flush()
 
 
-def capture_live(device_path: str, total: float, step_s: float, quiet: bool,
-                 command: str) -> tuple[WorkloadCapture, bool]:
-    """Capture `device_path` for `total` seconds; (the capture, whether it was interrupted)."""
-    device = block_device(device_path)
+@dataclass
+class LiveCapture:
+    """What a live capture of one or more devices gave: a workload per device, the combined one (several
+    devices), and what the kernel could not keep."""
+
+    per_device: list[WorkloadCapture]
+    combined: WorkloadCapture | None
+    interrupted: bool
+    lost: int                    # trace events lost (all devices together: they share one tracefs instance)
+    events: int                  # trace events read
+
+    @property
+    def lost_pct(self) -> float:
+        return 100.0 * self.lost / (self.lost + self.events) if self.lost else 0.0
+
+
+def capture_live(device_paths: list[str], total: float, step_s: float, quiet: bool, command: str) -> LiveCapture:
+    """Capture the devices for `total` seconds into one reducer each (and a combined one for several)."""
+    require_root("capture")
+    devices = [block_device(p, bios=True) for p in device_paths]
     started_at = _now_iso()
     progress = _ProgressLine(quiet)
     interrupted = False
-    with TraceSession(device) as session:
-        reducer = Reducer(session.start, step_s)
+    shown = ", ".join(device_paths)
+    with CaptureSession(devices) as session:
+        reducers = [Reducer(session.start, step_s) for _ in devices]
+        combined = Reducer(session.start, step_s) if len(devices) > 1 else None
+        dispatch = Dispatcher(devices, reducers, combined)
+        every = reducers + ([combined] if combined is not None else [])
+        read = 0
         try:
             while (elapsed := time.monotonic() - session.start) < total:
-                for ev in session.events(before=time.monotonic() - REORDER_S):
-                    reducer.feed(ev)
-                progress.show(f"capturing {device_path}: {format_duration(elapsed)} of {format_duration(total)}, "
-                              f"{format_duration(total - elapsed)} left, {reducer.ios:,} I/Os", elapsed)
+                events = session.events(before=time.monotonic() - REORDER_S)
+                read += len(events)
+                dispatch.feed(events)
+                now = time.monotonic()
+                depths = [in_flight(d) for d in devices]
+                for reducer, depth in zip(reducers, depths):
+                    reducer.sample_in_flight(now, depth)
+                if combined is not None:
+                    combined.sample_in_flight(now, sum(depths))
+                progress.show(f"capturing {shown}: {format_duration(elapsed)} of {format_duration(total)}, "
+                              f"{format_duration(total - elapsed)} left, {sum(r.ios for r in reducers):,} I/Os", elapsed)
                 time.sleep(min(POLL_S, max(total - elapsed, 0.0)))
         except KeyboardInterrupt:
             interrupts.acknowledge()
             interrupted = True
         ended = min(time.monotonic(), session.start + total)
         session.stop()
-        for ev in session.events(before=ended):      # what is still held, up to the end of the capture
-            reducer.feed(ev)
+        events = [e for e in session.events(before=None) if e[0] < ended * 1e9]   # up to the capture's end
+        read += len(events)
+        dispatch.feed(events)
         progress.done()
         lost = session.lost
     elapsed = ended - session.start
-    notes = [reducer.note()]
+    notes = []
     if interrupted:
         notes.append(f"stopped early ({interrupts.reason()}) after {format_duration(elapsed)} of "
                      f"{format_duration(total)}: the file holds what was captured until then")
     if lost:
-        notes.append(f"{lost:,} trace events were lost (the tracefs buffer overflowed): counts are low and "
-                     "queue depths too high (missed completions stay in flight)")
-    source = CaptureSource(kind="tracefs", device=device_path, started_at=started_at, duration_s=round(elapsed, 3),
-                           step_s=step_s, command=command, note="; ".join(notes))
-    return reducer.capture(source, device.size_bytes), interrupted
+        notes.append(f"{lost:,} of {lost + read:,} trace events were lost (the tracefs buffer overflowed): "
+                     "counts are low; queue depths are the kernel's in-flight counter, sampled every "
+                     f"{POLL_S:g} s while busy, not each issue's")
+    for r in every:
+        r.lost_events = lost
+
+    def record(reducer: Reducer, what: str, size: int) -> WorkloadCapture:
+        source = CaptureSource(kind="tracefs", device=what, started_at=started_at, duration_s=round(elapsed, 3),
+                               step_s=step_s, command=command, note="; ".join([reducer.note(), *notes]))
+        return reducer.capture(source, size)
+
+    per_device = [record(r, d.path, d.size_bytes) for r, d in zip(reducers, devices)]
+    whole = None
+    if combined is not None:
+        whole = record(combined, " + ".join(device_paths) + " (combined: the devices end to end, in this order)",
+                       sum(d.size_bytes for d in devices))
+    return LiveCapture(per_device, whole, interrupted, lost, read)
 
 
 def capture_imported(imported: Imported, kind: str, step_s: float, command: str) -> WorkloadCapture:
@@ -161,51 +206,89 @@ def capture_imported(imported: Imported, kind: str, step_s: float, command: str)
     return reducer.capture(source)
 
 
+def device_out(out: Path, device: str) -> Path:
+    """The per-device file beside the combined one: app.workload.json, /dev/sdb -> app.sdb.workload.json."""
+    name = Path(device).name
+    if out.name.endswith(WORKLOAD_SUFFIX):
+        return out.with_name(out.name[:-len(WORKLOAD_SUFFIX)] + f".{name}{WORKLOAD_SUFFIX}")
+    return out.with_name(f"{out.stem}.{name}{out.suffix}")
+
+
+def summary(path: Path, result: WorkloadCapture, lost_pct: float) -> str:
+    """The line printed for a written file; a lossy capture says so in it."""
+    top = ", ".join(f"{s.stream.label} {100 * s.ios / result.ios:.1f} %" for s in result.top(4)) if result.ios else ""
+    line = (f"{path}: {result.ios:,} I/Os in {len(result.streams)} IO streams{' (' + top + ')' if top else ''}, "
+            f"mean queue depth {result.queue_depth.mean:.2f}")
+    if result.lossy:
+        line += (f"; INCOMPLETE: {result.lost_events:,} trace events lost ({lost_pct:.1f} %), counts are low, "
+                 "queue depths from in-flight samples")
+    return line
+
+
 @click.command()
-@click.argument("device", required=False)
+@click.argument("devices", nargs=-1)
 @click.option("--duration", default=None, help=f"How long to capture, e.g. 10m, 1h [default: {DEFAULT_DURATION}].")
 @click.option("--step", default=None, help=f"Length of a time step of the workload, e.g. 1m [default: {DEFAULT_STEP}].")
-@click.option("--out", required=True, metavar="FILE", help="The workload file to write, e.g. app.workload.json.")
+@click.option("--out", required=True, metavar="FILE", help="The workload file to write, e.g. app.workload.json "
+              "(several devices: the combined workload; each device's beside it, e.g. app.sdb.workload.json).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--allow-loss", is_flag=True, help="Exit 0 even when trace events were lost (the file says so).")
 @click.option("--from-blktrace", "blktrace_dir", default=None, metavar="DIR",
               help="Import blktrace files (or blkparse's text output) taken elsewhere instead of capturing.")
 @click.option("--from-iolog", "iolog", default=None, metavar="FILE",
               help="Import fio's iolog (fio --write_iolog=FILE, version 2 or 3) instead of capturing.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
-def capture(device, duration, step, out, force, blktrace_dir, iolog, quiet):
-    """Record DEVICE's block-layer I/O and reduce it to a workload file: IO streams (size, read/write,
-    random/sequential) with counts and bytes, queue depths, per time step and overall.
+def capture(devices, duration, step, out, force, allow_loss, blktrace_dir, iolog, quiet):
+    """Record the block-layer I/O of DEVICES and reduce it to a workload file: IO streams (size, read/write,
+    random/sequential) with counts and bytes, queue depths, per time step and overall. Several devices (a
+    database's data and log drives) give one file each and a combined one.
 
-    Read-only: nothing is written to DEVICE, so a mounted production device is fine. Needs root (tracefs).
+    Read-only: nothing is written to DEVICES, so a mounted production device is fine. Needs root (tracefs).
     Ctrl-C stops early: what was captured is written (the file's note says so) and the exit code is 130.
+    Trace events lost (a device too fast for the reader): the files are written and say so, the last line
+    says so, and the exit code is 1 unless --allow-loss.
 
     \b
     Examples:
       ssdpts capture /dev/nvme0n1 --duration 10m --step 1m --out app.workload.json
+      ssdpts capture /dev/nvme0n1 /dev/nvme1n1 --duration 10m --out db.workload.json
       ssdpts capture --from-iolog job.iolog --out job.workload.json
       ssdpts capture --from-blktrace ./traces --step 10s --out app.workload.json
     """
-    sources = [s for s in (device, blktrace_dir, iolog) if s is not None]
-    if len(sources) != 1:
-        raise SsdptsError("give one source: a DEVICE to capture, --from-blktrace DIR or --from-iolog FILE "
+    sources = [*devices, *(s for s in (blktrace_dir, iolog) if s is not None)]
+    if not sources or (len(sources) > len(devices) and len(sources) > 1):
+        raise SsdptsError("give one source: DEVICES to capture, or one of --from-blktrace DIR and --from-iolog FILE "
                           f"({'none' if not sources else ', '.join(sources)} given)")
+    if len(set(devices)) != len(devices):
+        raise SsdptsError(f"a device is named twice ({', '.join(devices)}); give each device once")
+    if devices:
+        require_root("capture")
     path = check_out(out, force)
-    total, step_s = durations(duration, step, live=device is not None)
+    outs = [check_out(str(device_out(path, d)), force) for d in devices] if len(devices) > 1 else []
+    total, step_s = durations(duration, step, live=bool(devices))
     # how it was taken, from the options as parsed (defaults filled in)
-    source_args = [device] if device else ["--from-blktrace", blktrace_dir] if blktrace_dir else ["--from-iolog", iolog]
+    source_args = list(devices) or (["--from-blktrace", blktrace_dir] if blktrace_dir else ["--from-iolog", iolog])
     command = shlex.join(["ssdpts", "capture", *source_args,
-                          *(["--duration", duration or DEFAULT_DURATION] if device else []),
+                          *(["--duration", duration or DEFAULT_DURATION] if devices else []),
                           "--step", step or DEFAULT_STEP, "--out", out])
-    if device is not None:
-        result, interrupted = capture_live(device, total, step_s, quiet, command)
+    lost_pct, interrupted = 0.0, False
+    if devices:
+        live = capture_live(list(devices), total, step_s, quiet, command)
+        written = list(zip(outs, live.per_device)) + [(path, live.combined or live.per_device[0])]
+        interrupted, lost_pct = live.interrupted, live.lost_pct
     elif blktrace_dir is not None:
-        result, interrupted = capture_imported(read_blktrace(blktrace_dir), "blktrace", step_s, command), False
+        written = [(path, capture_imported(read_blktrace(blktrace_dir), "blktrace", step_s, command))]
     else:
-        result, interrupted = capture_imported(read_iolog(iolog), "fio-iolog", step_s, command), False
-    write_atomically(path, result)
-    top = ", ".join(f"{s.stream.label} {100 * s.ios / result.ios:.1f} %" for s in result.top(4)) if result.ios else ""
-    click.echo(f"{path}: {result.ios:,} I/Os in {len(result.streams)} IO streams"
-               f"{' (' + top + ')' if top else ''}, mean queue depth {result.queue_depth.mean:.2f}", err=True)
+        written = [(path, capture_imported(read_iolog(iolog), "fio-iolog", step_s, command))]
+    for file, result in written:
+        write_atomically(file, result)
+    for file, result in written:
+        click.echo(summary(file, result, lost_pct), err=True)
     if interrupted:
         click.echo("ssdpts: interrupted; what was captured is in the file", err=True)
         sys.exit(INTERRUPTED)
+    if written[-1][1].lossy and not allow_loss:
+        click.echo(f"ssdpts: error: {written[-1][1].lost_events:,} trace events were lost ({lost_pct:.1f} %): the "
+                   "workload file is incomplete; capture a shorter busy period or a quieter machine, or add "
+                   "--allow-loss to accept it", err=True)
+        sys.exit(LOSSY)

@@ -40,6 +40,7 @@ class RwswSettings(demand.DemandSettings):
     coverage: int = key(PCT, 0, "fewer streams when these many % of the capture's I/Os are covered (0: `top`)")
     replay: bool = key(BOOL, True, "replay every captured time step after the sweep")
     replay_time_scale: float = key(POSITIVE, 1.0, "each replayed step runs its captured length times this")
+    allow_lossy_capture: bool = key(BOOL, False, "apply a capture that lost trace events (its counts are low)")
 
 
 def shipped_names() -> list[str]:
@@ -89,6 +90,9 @@ def applied_workload(ctx: TestContext) -> Applied:
     cap = load(path)
     if not cap.ios:
         raise SsdptsError(f"rwsw workload {path}: the capture holds no I/O; capture while the application runs")
+    if cap.lossy and not st.allow_lossy_capture:
+        raise SsdptsError(f"rwsw workload {path}: the capture lost {cap.lost_events:,} trace events (its counts are "
+                          "low); capture again, or set allow_lossy_capture=true to apply it anyway")
     lbs = ctx.target.logical_block_size
     odd = sorted({s.stream.bs for s in cap.streams if s.ios and s.stream.bs % lbs})
     if odd:
