@@ -75,10 +75,19 @@ def test_composite_holds_stream_shares_in_whole_percents():
     assert [s.label for s in c.streams] == ["RND 4K R", "SEQ 8K W", "SEQ 128K W", "RND 64K R"]
     assert sum(s.requested_pct for s in c.streams) == pytest.approx(100)
     assert whole_percents({"a": 1, "b": 1, "c": 1}) == {"a": 34, "b": 33, "c": 33}
-    # a direction mixing random and sequential streams of different sizes: fio draws them independently
+    # a direction mixing random and sequential streams of different sizes: one job would draw them independently
+    # (making RND 128K W and SEQ 4K W, 24 points off); they run as one job per access, held by fio's flow
     mixed = composite([sc(4096, "write", "random", 60), sc(131072, "write", "sequential", 40)], 100)
-    assert not mixed.exact and mixed.random_pct == (100, 60)
-    assert mixed.unrequested == ["RND 128K W", "SEQ 4K W"] and mixed.max_error_pp == pytest.approx(24)
+    assert not mixed.exact and mixed.random_pct == (100, 60) and mixed.one_job_error_pp == pytest.approx(24)
+    assert not mixed.unrequested and mixed.max_error_pp == pytest.approx(0)
+    assert [(g.access, g.weight_pm, g.job.rw) for g in mixed.groups] == [("random", 600, "randwrite"),
+                                                                         ("sequential", 400, "write")]
+    jobs = Workload(name="m", runtime_s=1.0, **mixed.workload_options(iodepth=4, threads=2)).jobs
+    assert [(j.name, j.threads, j.iodepth, j.flow) for j in jobs] == [("rnd", 2, 2, 600), ("seq", 2, 2, 400)]
+    # the mix: 14.71 points off as one job, within rounding (0.4) as two
+    db = composite([sc(4096, "read", "random", 500), sc(131072, "read", "sequential", 200),
+                    sc(4096, "write", "random", 300)], 1000)
+    assert db.one_job_error_pp == pytest.approx(14.713) and db.max_error_pp <= 0.5
     # only the top N, or fewer once they cover the given share
     from ssdpts.pts.rwsw.run import chosen_streams
     cap = capture()
@@ -190,7 +199,16 @@ def test_rwsw_procedure_and_plan_at_pts_enterprise_durations(tmp_path, workload_
     assert prewrites and all(w.reads == 50 for w in prewrites)
     replay = [w for s in subs if s.tag.startswith("replay") for w in s.cells]
     assert [(w.name, w.iodepth, w.threads, w.runtime_s, w.idle_before_s) for w in replay] == [
-        ("rwsw_replay0001", 4, 1, 2.0, 0.0), ("rwsw_replay0003", 2, 1, 2.0, 2.0)]
+        ("rwsw_replay0001", 24, 1, 2.0, 0.0), ("rwsw_replay0003", 6, 1, 2.0, 2.0)]
+    # one job per stream at its captured IOPS, each allowed the step's 99th-percentile queue depth
+    assert [[(j.name, j.rw, j.bssplit, j.rate_iops, j.iodepth) for j in w.jobs] for w in replay] == [
+        [("rnd4kr", "randread", ((4096, 100),), 600, 8), ("seq8kw", "write", ((8192, 100),), 300, 8),
+         ("rnd64kr", "randread", ((65536, 100),), 100, 8)],
+        [("seq8kw", "write", ((8192, 100),), 400, 2), ("seq128kw", "write", ((131072, 100),), 200, 2),
+         ("rnd4kr", "randread", ((4096, 100),), 200, 2)]]
+    job = render(replay[:1], "/dev/null", 2**30).text()
+    assert "[rwsw_replay0001.rnd4kr]\nrw=randread\nbssplit=4096/100\n" in job and "rate_iops=600\n" in job
+    assert Workload.from_dict(replay[0].to_dict()) == replay[0]
     purge, pc_phase, sweep, ops, replay_phase = registry.get("rwsw").plan(rec.ctx).phases
     assert [c.name for c in pc_phase.cells] == [w.name for w in pc.cells]
     assert [c.name for c in replay_phase.cells] == [w.name for w in replay]
