@@ -113,9 +113,10 @@ def test_rwsw_on_the_simulated_drive_through_show_export_report(tmp_path, worklo
     assert all(p.iops > 0 for p in s.points) and s.operating_points.min == "rwsw_tc1_qd1"
     assert s.preconditioning.rounds == len(store.rounds(rid, "rwsw", "pc")) >= 2
     assert [r.step for r in s.replay] == [1, 3]                       # the idle step is idle before step 3
-    assert [r.qd for r in s.replay] == [4, 2] and s.replay[1].idle_before_s == pytest.approx(0.2)
+    assert [(r.qd, r.qd_per_stream) for r in s.replay] == [(24, 8), (6, 2)]
+    assert s.replay[1].idle_before_s == pytest.approx(0.2)
     assert [r.captured_iops for r in s.replay] == [1000, 800] and all(r.iops > 0 for r in s.replay)
-    assert any("simulated drive takes one block-size split" in n for n in s.notes)
+    assert any("simulated drive runs every cell as ONE job" in n for n in s.notes)
     shown = ssdpts("show", rid, "--results", str(results)).stdout
     assert "RND 4K R" in shown and "replay (2 steps)" in shown and "applied-workload I/O" in shown
     data = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
@@ -125,7 +126,8 @@ def test_rwsw_on_the_simulated_drive_through_show_export_report(tmp_path, worklo
     assert next((tmp_path / "csv").rglob("rwsw-replay.csv")).read_text().count("\n") == 3
     ssdpts("report", rid, "--results", str(results), "--out", str(tmp_path / "report"))
     html = next((tmp_path / "report").rglob("*.html")).read_text()
-    assert "Replay (captured steps in order)" in html and "SEQ 128K W" in html
+    assert "Replay (captured steps in order, at their captured intensity)" in html and "SEQ 128K W" in html
+    assert "% measured (device)" in html
 
 
 @requires_devices

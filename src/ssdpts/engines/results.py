@@ -88,6 +88,7 @@ class CellResult:
             if d[k]["bins"] is not None:
                 d[k]["bins"] = {str(a): b for a, b in d[k]["bins"].items()}
         d["parts"] = {label: part.to_dict() for label, part in self.parts.items()}
+        d["jobs"] = {name: job.to_dict() for name, job in self.jobs.items()}
         return d
 
 
