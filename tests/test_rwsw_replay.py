@@ -25,6 +25,9 @@ STREAMS = {"RND 4K R": 50, "SEQ 128K R": 20, "RND 4K W": 30}
 MIN_SHARE = 5.0           # streams below this share are not judged (Done means of issue 28)
 IOPS_TOLERANCE_PCT = 10.0
 MIN_STEP_IOS = 100        # whole I/Os per second per stream: a step of a few I/Os cannot be held within 10 %
+# a cell is judged on at least this many I/Os: in a 100 ms pre-write of ~120 I/Os one I/O is almost a point, and
+# each job's first I/Os go out before flow has anything to hold (one run measured 2.1 points off there)
+MIN_CELL_IOS = 500
 
 
 def _profile(tmp_path, workload) -> str:
@@ -58,15 +61,18 @@ def test_a_random_and_sequential_mix_is_replayed_stream_by_stream(loop_factory, 
     rid, store = run_completed(loop_factory(256 * 2**20), results, _profile(tmp_path, tmp_path / "db.workload.json"),
                                "rwsw", "--seed", "7")
     s = summary(store, rid)
-    assert [g.access for g in s.applied.groups] == ["random", "sequential"] and s.applied.one_job_error_pp > 14
+    assert [g.name for g in s.applied.groups] == ["rnd4kr", "rnd4kw", "seq128kr"]
+    assert s.applied.one_job_error_pp > 14 and s.applied.max_error_pp < 0.1
     requested = {x.label: x.requested_pct for x in s.applied.streams}
 
-    # the full-intensity sweep: two jobs held by flow; the device's counts per cell against the requested shares
+    # the full-intensity sweep: a job per stream held by flow; the device's counts per cell against the requested shares
     # (every rwsw cell has this mix, so a neighbour's I/O in a cell's window does not change the shares)
     sweep = [c for r in store.rounds(rid, "rwsw", "") for c in r.cells]
-    assert sweep and all(set(c.jobs) == {"rnd", "seq"} for c in sweep)
+    assert sweep and all(set(c.jobs) == {"rnd4kr", "rnd4kw", "seq128kr"} for c in sweep)
     assert "flow=" in store.rounds(rid, "rwsw", "")[0].job_text
-    for c in sweep:
+    judged = [c for c in sweep if c.read.ios + c.write.ios >= MIN_CELL_IOS]
+    assert judged, [(c.name, c.read.ios + c.write.ios) for c in sweep]
+    for c in judged:
         _judge(_device_shares(c, s.applied.streams), requested, c.name)
 
     # the replay: every step with I/O, one job per stream at its own rate

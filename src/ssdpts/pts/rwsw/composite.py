@@ -7,11 +7,13 @@ independently at the given whole percents. That is the streams' mix exactly when
 and access are independent: a direction's streams all random or all sequential (the usual capture).
 
 Otherwise (random page reads beside scans, random writes beside a log) one job would make size/access pairs
-the capture did not have, so the streams run as two jobs at once, one per access: within a job direction and
-size are drawn as above (exact), and the jobs' shares of the I/Os are held by fio's `flow` (weights by I/O
-count, among the cell's jobs only). fio's other holder, a per-job `rate_iops`, would cap the sweep's full-
-intensity cells, and with several block sizes in a job fio paces bytes at the smallest size, not I/Os. The
-replay at the captured intensity (run.py) is one job per stream, each at its own `rate_iops`.
+the capture did not have, so every stream runs as its own fio job (one direction, size and access: nothing
+left to draw), all at once, their shares of the I/Os held by fio's `flow` (weights by I/O count, among the
+cell's jobs only). Not a job per access with `rwmixread` inside: fio draws a direction and then stays in it
+for a number of I/Os that grows with the I/Os done (io_u.c set_rwmix_bytes), so over a 1 s cell the read
+share of such a job was 2 points off on a loop device. fio's other holder, a per-job `rate_iops`, would cap
+the sweep's full-intensity cells. The replay at the captured intensity (run.py) is one job per stream too,
+each at its own `rate_iops` (a job of one block size: fio paces bytes at a job's smallest size).
 
 `flow` holds the jobs' counts by making the job that is ahead wait (fio spins without reaping its completed
 I/Os): the device then sees fewer of that job's I/Os in flight while it waits (docs/rwsw-test.md).
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable, Sequence, TypeVar
 
-from ...capture.model import ACCESSES, DIRECTIONS, StreamCount, StreamKey
+from ...capture.model import DIRECTIONS, StreamCount, StreamKey
 from ...engines.results import CellResult
 from ...workload import JobMix
 
@@ -32,6 +34,11 @@ K = TypeVar("K", bound=Hashable)
 def whole_percents(weights: dict[K, float]) -> dict[K, int]:
     """Weights as whole percents summing to 100 (largest remainder); entries that round to 0 are left out."""
     return {k: v for k, v in _largest_remainder(weights, 100).items() if v > 0}
+
+
+def job_name(stream: StreamKey) -> str:
+    """A stream's fio job name where each stream runs as its own job: "RND 4K R" -> rnd4kr."""
+    return stream.label.replace(" ", "").lower()
 
 
 @dataclass
@@ -53,8 +60,8 @@ class AppliedStream:
 
     @property
     def job_name(self) -> str:
-        """Its fio job where each stream runs as its own (the replay): CELL.rnd4kr."""
-        return self.label.replace(" ", "").lower()
+        """Its fio job where each stream runs as its own: CELL.rnd4kr."""
+        return job_name(self.key)
 
 
 @dataclass
@@ -109,15 +116,12 @@ class OneJob:
                 f"percentage_random={self.random_pct[0]},{self.random_pct[1]}")
 
 
-JOB_NAMES = {"random": "rnd", "sequential": "seq"}     # a group's fio job is CELL.rnd / CELL.seq
-
-
 @dataclass
 class StreamGroup:
-    """One fio job of a several-job composite: the chosen streams of one access, at its share of the I/Os."""
+    """One fio job of a several-job composite: one chosen stream at its share of the I/Os."""
 
-    access: str                  # random | sequential
-    weight_pm: int               # fio flow weight: the group's share of the chosen streams' I/Os, per mille
+    name: str                    # its fio job: CELL.NAME (AppliedStream.job_name)
+    weight_pm: int               # fio flow weight: the stream's share of the chosen streams' I/Os, per mille
     job: OneJob
 
 
@@ -151,7 +155,7 @@ class Composite:
         """The groups as fio jobs of a TC x QD cell: each `threads` threads, the QD shared by weight (at least 1
         each), held at their weights by flow."""
         depths = split_depth(iodepth, [g.weight_pm for g in self.groups])
-        return tuple(JobMix(name=JOB_NAMES[g.access], threads=threads, iodepth=qd, flow=g.weight_pm,
+        return tuple(JobMix(name=g.name, threads=threads, iodepth=qd, flow=g.weight_pm,
                             **g.job.mix_options()) for g, qd in zip(self.groups, depths))
 
     def workload_options(self, iodepth: int = 1, threads: int = 1) -> dict:
@@ -167,14 +171,15 @@ class Composite:
         """The streams each fio job of a cell makes, by job name ("": the cell is one job)."""
         if not self.groups:
             return {"": list(self.streams)}
-        return {JOB_NAMES[g.access]: [s for s in self.streams if s.access == g.access] for g in self.groups}
+        return {g.name: [s for s in self.streams if s.job_name == g.name] for g in self.groups}
 
     @property
     def spec_label(self) -> str:
         """The jobs' parameters in words."""
         if not self.groups:
             return self.one_job.label
-        return "; ".join(f"{g.access} job, flow {g.weight_pm}: {g.job.label}" for g in self.groups)
+        return "; ".join(f"{s.label} job, flow {g.weight_pm}" for g in self.groups
+                         for s in self.job_streams()[g.name])
 
 
 def split_depth(qd: int, weights: Sequence[int]) -> list[int]:
@@ -225,9 +230,9 @@ def composite(chosen: Sequence[StreamCount], all_ios: int) -> Composite:
     requested = {s.stream: 100 * s.ios / total for s in chosen}
     made, groups = single.made(), []
     if not exact:
-        by_access = {a: [s for s in chosen if s.stream.access == a] for a in ACCESSES}
-        weights = whole_permille({a: sum(s.ios for s in v) for a, v in by_access.items() if v})
-        groups = [StreamGroup(a, weights[a], one_job(by_access[a])) for a in ACCESSES if weights.get(a)]
+        weights = whole_permille({s.stream: s.ios for s in chosen})
+        groups = [StreamGroup(job_name(s.stream), weights[s.stream], one_job([s])) for s in chosen
+                  if weights.get(s.stream)]
         made = {}
         for g in groups:
             for k, v in g.job.made().items():
