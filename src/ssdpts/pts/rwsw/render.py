@@ -13,7 +13,8 @@ from .summary import ReplayStep, RwswSummary
 parts = demand_render.parts
 compare = demand_render.compare
 
-STREAM_HEADERS = ["Stream", "Capture I/Os", "% of capture", "% requested", "% applied"]
+STREAM_HEADERS = ["Stream", "Capture I/Os", "% of capture", "% requested", "% applied (jobs' draws)",
+                  "% applied (fio counts)", "% measured (device)"]
 REPLAY_HEADERS = ["Step", "Start (s)", "Captured IOPS", "Replayed IOPS", "IOPS error (%)", "Captured mean QD",
                   "QD per stream", "Idle before (s)", "Runtime (s)", "Mean latency (µs)", "Read p99 (µs)",
                   "Write p99 (µs)", "Largest share error, fio (pp)", "Largest share error, device (pp)"]
@@ -21,9 +22,9 @@ REPLAY_STREAM_HEADERS = ["Step", "Stream", "% of step (captured)", "% requested"
                          "% measured (device)"]
 
 
-def stream_rows(c: Composite) -> list[list]:
-    return [[s.label, s.capture_ios, round(s.capture_pct, 2), round(s.requested_pct, 2), round(s.applied_pct, 2)]
-            for s in c.streams]
+def stream_rows(c: Composite, fio: dict | None = None, device: dict | None = None) -> list[list]:
+    return [[s.label, s.capture_ios, round(s.capture_pct, 2), round(s.requested_pct, 2), round(s.applied_pct, 2),
+             _r((fio or {}).get(s.label)), _r((device or {}).get(s.label))] for s in c.streams]
 
 
 def _largest_error(got: dict | None, c: Composite) -> float | None:
@@ -75,9 +76,11 @@ def html(ctx: SectionContext) -> Markup:
                f"{s.applied.spec_label}. TC = threads, QD = queue depth per thread.")
     out = [demand_render.html(ctx, pattern, split_rw=True)]
     out.append(Markup("<h3>Applied workload (IO streams)</h3>"))
-    out.append(ctx.table("streams", STREAM_HEADERS, stream_rows(s.applied),
+    out.append(ctx.table("streams", STREAM_HEADERS, stream_rows(s.applied, s.applied_fio_pct, s.applied_device_pct),
                          caption="% requested: of the chosen streams' I/Os; % applied: what the jobs' whole-percent "
-                                 "draws and flow weights give"))
+                                 "draws and flow weights give, and what fio counted over the sweep's cells; % "
+                                 "measured: the device's block-layer counts over them (blank where they cannot tell "
+                                 "the streams apart)"))
     if s.replay:
         out.append(Markup("<h3>Replay (captured steps in order, at their captured intensity)</h3>"))
         out.append(ctx.table("replay", REPLAY_HEADERS, replay_rows(s),
@@ -97,7 +100,9 @@ def text(s: RwswSummary) -> list[str]:
     w = s.workload
     lines = [f"  workload {w.given}: {w.ios:,} I/Os, {w.streams} streams; applied {len(s.applied.streams)} "
              f"({s.applied.coverage_pct:.1f} %): {s.applied.spec_label}"]
-    lines += [f"    {r[0]:<12} {r[3]:>6.2f} % requested, {r[4]:>6.2f} % applied" for r in stream_rows(s.applied)]
+    lines.append("    stream: % captured, requested, applied (draws), applied (fio counts), measured (device)")
+    lines += [f"    {r[0]:<12} {r[2]:>6.2f} {r[3]:>6.2f} {r[4]:>6.2f} {_pp(r[5])} {_pp(r[6])}"
+              for r in stream_rows(s.applied, s.applied_fio_pct, s.applied_device_pct)]
     lines += demand_render.text(s)
     if s.replay:
         lines.append(f"  replay ({len(s.replay)} steps): step, captured / replayed IOPS (error %), QD per stream, "

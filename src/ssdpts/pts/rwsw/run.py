@@ -158,14 +158,41 @@ def _stream_jobs_of(rc: ReplayCell) -> dict[str, list[AppliedStream]]:
     return {s.job_name: [s] for s in rc.composite.streams}
 
 
-def measured_pct(res, comp: Composite) -> dict[str, float | None] | None:
-    """Each stream's share of the I/Os the device completed during the cell (its block-layer record), where the
-    per-direction counts tell the streams apart (None per stream otherwise; None: no record)."""
+def device_counts(res, comp: Composite) -> dict[str, float | None] | None:
+    """Each stream's I/Os the device completed during the cell (its block-layer record), where the per-direction
+    counts tell the streams apart (None per stream otherwise; None: no record, or I/O of no stream's direction)."""
     s = res.stimulus
     if s is None or not s.measured:
         return None
-    counts = stream_counts(DirectionCounts(s.read_ios, s.read_bytes, s.write_ios, s.write_bytes), comp.streams)
-    return shares(counts) or None
+    return stream_counts(DirectionCounts(s.read_ios, s.read_bytes, s.write_ios, s.write_bytes), comp.streams) or None
+
+
+def measured_pct(res, comp: Composite) -> dict[str, float | None] | None:
+    """device_counts as shares of the cell's I/Os (%)."""
+    counts = device_counts(res, comp)
+    return None if counts is None else shares(counts)
+
+
+def sweep_shares(cells, comp: Composite) -> tuple[dict[str, float] | None, dict[str, float | None] | None]:
+    """The applied workload's stream shares over every cell given (the sweep's): fio's per-job counts, and the
+    device's block-layer counts; None where a cell's counts cannot tell the streams apart."""
+    fio: dict[str, float] | None = {}
+    device: dict[str, float | None] | None = {}
+    for res in cells:
+        applied = delivered_pct(res, comp.job_streams())
+        total = res.read.ios + res.write.ios
+        if fio is not None and applied is not None:
+            for k, v in applied.items():
+                fio[k] = fio.get(k, 0.0) + v * total / 100
+        else:
+            fio = None
+        seen = device_counts(res, comp)
+        if device is not None and seen is not None:
+            for k, v in seen.items():
+                device[k] = None if v is None or device.get(k, 0.0) is None else device.get(k, 0.0) + v
+        else:
+            device = None
+    return (shares(fio) if fio else None), (shares(device) if device else None)
 
 
 def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
@@ -213,7 +240,7 @@ def _notes(ctx: TestContext, a: Applied) -> list[str]:
            f"capture's I/Os, {jobs} ({c.spec_label})"]
     if c.groups:
         out.append(f"a direction mixes random and sequential streams: one job would draw size and access "
-                   f"independently and be off by {c.one_job_error_pp:.1f} percentage points, so each access runs as "
+                   f"independently and be off by {c.one_job_error_pp:.1f} percentage points, so each stream runs as "
                    "its own job")
     if c.max_error_pp > SHARE_TOLERANCE_PP:
         out.append(f"the jobs' whole-percent draws are off by {c.max_error_pp:.1f} percentage points from the "
@@ -233,6 +260,8 @@ def run(ctx: TestContext) -> RwswSummary:
     summary = demand.sweep(ctx, "rwsw", composite_cell(ctx, a.composite), RwswSummary, writes_only=False,
                            read_pct=a.composite.read_pct, workload=a.source, applied=a.composite,
                            replay_time_scale=ctx.settings.replay_time_scale, notes=notes)
+    sweep = [c for r in ctx.store.rounds(ctx.run_id, ctx.test, ctx._ph("")) for c in r.cells]
+    summary.applied_fio_pct, summary.applied_device_pct = sweep_shares(sweep, a.composite)
     if ctx.settings.replay:
         summary.replay = _replay(ctx, a)
         for line in off_mix(summary.replay):

@@ -66,3 +66,7 @@ class RwswSummary(DemandSummary):
     applied: Composite           # the top streams of the whole capture: preconditioning, sweep, operating points
     replay: list[ReplayStep] = field(default_factory=list)   # empty when replay = false
     replay_time_scale: float = 1.0
+    # the applied workload's stream shares over the sweep's cells: fio's per-job counts, the device's (block
+    # layer); None: not measured, or the counts cannot tell the streams apart (stored before: None)
+    applied_fio_pct: dict[str, float] | None = None
+    applied_device_pct: dict[str, float | None] | None = None
