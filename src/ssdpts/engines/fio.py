@@ -261,7 +261,7 @@ class _FioProcess:
         for w in cells:
             # every target's job of this cell starts at the same gate; the next cell waits for all of them
             timed = w.runtime_s if w.runtime_s and w.io_size is None else None
-            gid = s.gates.new(w.threads * len(s.members), timed and timed + (w.ramp_s or 0), wait=prev)
+            gid = s.gates.new(w.clones * len(s.members), timed and timed + (w.ramp_s or 0), wait=prev)
             if prev is not None and w.idle_before_s:
                 s.gates.set_delay(prev, w.idle_before_s)
             self._waits.append(prev)
@@ -299,11 +299,14 @@ class _FioProcess:
         members = s.members
         job = render_on(self.cells, members, ioengine=s.io.ioengine, threads=s.io.threads)
         job.global_options.update(s.io.job_options())
-        for k, (prev, gid) in enumerate(zip(self._waits, self.gates)):
-            for name, opts in job.sections[k * len(members):(k + 1) * len(members)]:
-                opts["new_group"] = ""
+        at = 0
+        for w, prev, gid in zip(self.cells, self._waits, self.gates):
+            n = len(w.fio_jobs()) * len(members)
+            for name, opts in job.sections[at:at + n]:
+                opts["new_group"] = ""     # every job its own report: a several-job cell's jobs are merged below
                 opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
                 opts["exec_postrun"] = s.gates.fire_hook(gid)
+            at += n
         self.job_text = job.text()
         self.job_path.write_text(self.job_text)
         interval_s = self.interval_s or (self.on_progress and STATUS_INTERVAL_S)
@@ -499,6 +502,8 @@ class FioRound:
         self.interval_s = interval_s
         # progress needs fio's status dumps, which a job gated behind another of its process would deadlock (below)
         self.on_progress = None if interval_s else on_progress
+        if interval_s and any(c.jobs for c in self.cells):
+            raise ValueError("a streamed round runs one fio job per cell; a cell of several jobs cannot stream")
         if interval_s or self.on_progress:
             # one cell per process: fio's status dump waits for every running job, so a job gated in
             # exec_prerun behind another job of the same process would deadlock the dump
@@ -584,6 +589,7 @@ class FioRound:
             version = doc.get("fio version", version)
             cells += parsed
         members = self.session.members
+        cells = _merge_cell_jobs(self.cells, cells, len(members))
         if len(members) > 1:
             from .results import aggregate
 
@@ -619,6 +625,24 @@ class FioRound:
         for sp in samplers:      # every transition of this round is judged; later rounds' come after it began
             sp.forget_before(int(self.started_at * 1e9))
         return self._result
+
+
+def _merge_cell_jobs(workloads: Sequence[Workload], parsed: list, targets: int) -> list:
+    """fio's results (one per job, in job-file order: cell, target, job) with a several-job cell's jobs merged
+    into one result per cell and target (each job's own kept in `jobs`, by JobMix name)."""
+    from .results import merge_jobs
+
+    out, at = [], 0
+    for w in workloads:
+        if not w.jobs:
+            out += parsed[at:at + targets]
+            at += targets
+            continue
+        for _ in range(targets):
+            mine = parsed[at:at + len(w.jobs)]
+            out.append(merge_jobs({j.name: r for j, r in zip(w.jobs, mine)}, w.name))
+            at += len(w.jobs)
+    return out
 
 
 def _remove_stale_sessions(base: Path) -> None:

@@ -136,6 +136,10 @@ class RemoteFioEngine:
 
 class RemoteRound:
     def __init__(self, session: "RemoteSession", cells: Sequence[Workload], tag: str):
+        several = next((c.name for c in cells if c.jobs), None)
+        if several:     # cells are chained by stonewall per target section (_start): one job per cell and target
+            raise SsdptsError(f"cell {several} runs several fio jobs at once, which the remote engine does not; "
+                              "run the test on a local target")
         self.session = session
         self.cells = list(cells)
         self.tag = tag

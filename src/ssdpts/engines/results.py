@@ -41,6 +41,7 @@ class CellResult:
     intervals: list[dict] = field(default_factory=list)
     errors: int = 0                  # I/O and verify errors fio counted and went past (continue_on_error)
     parts: dict[str, "CellResult"] = field(default_factory=dict)   # per target, when several run at once
+    jobs: dict[str, "CellResult"] = field(default_factory=dict)    # per fio job, for a cell of several (JobMix)
     host_cpu: HostCpu | None = None    # whole-host CPU over the cell (None: not measured, e.g. simulated)
     stimulus: Stimulus | None = None   # what the device saw during the cell (engines/stimulus.py); None: not stored
     coverage: Coverage | None = None   # LBAs the cell touched (simulator, or run --trace-stimulus)
@@ -87,6 +88,7 @@ class CellResult:
             if d[k]["bins"] is not None:
                 d[k]["bins"] = {str(a): b for a, b in d[k]["bins"].items()}
         d["parts"] = {label: part.to_dict() for label, part in self.parts.items()}
+        d["jobs"] = {name: job.to_dict() for name, job in self.jobs.items()}
         return d
 
 
@@ -239,6 +241,15 @@ def aggregate(parts: dict[str, CellResult], name: str) -> CellResult:
                       runtime_ms=max((p.runtime_ms for p in values), default=0.0),
                       usr_cpu=sum(p.usr_cpu for p in values), sys_cpu=sum(p.sys_cpu for p in values),
                       latency_source=values[0].latency_source if values else "lat", parts=dict(parts))
+
+
+def merge_jobs(jobs: dict[str, CellResult], name: str) -> CellResult:
+    """One cell run as several fio jobs at once (Workload.jobs): summed as `aggregate` sums targets, each job's
+    own result kept in `jobs` (its own I/O counts: what fio applied of each)."""
+    out = aggregate(jobs, name)
+    out.parts, out.jobs = {}, dict(jobs)
+    out.errors = sum(j.errors for j in jobs.values())
+    return out
 
 
 def combine(results: list[CellResult], name: str | None = None) -> CellResult:

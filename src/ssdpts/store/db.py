@@ -128,6 +128,7 @@ def cell_from_dict(d: dict) -> CellResult:
                       usr_cpu=d["usr_cpu"], sys_cpu=d["sys_cpu"], latency_source=d.get("latency_source", "lat"),
                       intervals=d.get("intervals", []),
                       parts={k: cell_from_dict(v) for k, v in (d.get("parts") or {}).items()},
+                      jobs={k: cell_from_dict(v) for k, v in (d.get("jobs") or {}).items()},
                       host_cpu=HostCpu(**d["host_cpu"]) if d.get("host_cpu") else None,
                       stimulus=Stimulus.from_dict(d["stimulus"]) if d.get("stimulus") else None,
                       coverage=coverage_from_data(d.get("coverage")))

@@ -4,7 +4,7 @@ Tests describe what to run with `Workload`; only `workload.fio` turns that into 
 Engines add their own plumbing (gates, output) on top of the rendered sections.
 """
 
-from .spec import DATA_PATTERNS, RW_MODES, Workload
+from .spec import DATA_PATTERNS, RW_MODES, JobMix, Workload
 from .fio import FioJob, render, render_on
 
-__all__ = ["Workload", "RW_MODES", "DATA_PATTERNS", "FioJob", "render", "render_on"]
+__all__ = ["Workload", "JobMix", "RW_MODES", "DATA_PATTERNS", "FioJob", "render", "render_on"]

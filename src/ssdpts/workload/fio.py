@@ -144,6 +144,22 @@ def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     return o
 
 
+def cell_sections(w: Workload, capacity: int, align: int, flow_id: int) -> list[tuple[str, dict[str, str]]]:
+    """A cell's job sections: one, or one per JobMix of a several-job cell. Its jobs' flow weights count among
+    themselves only (flow group `flow_id`): fio joins every job of a process to its flow group when it reads
+    the job file, so a later cell's waiting jobs in the same group would hold this cell's jobs back for good."""
+    out = []
+    for mix, job in zip(w.jobs or (None,), w.fio_jobs()):
+        o = cell_options(job, capacity, align)
+        if mix is not None and mix.flow:
+            o["flow_id"] = str(flow_id)
+            o["flow"] = str(mix.flow)
+        if mix is not None and mix.rate_iops:
+            o["rate_iops"] = str(mix.rate_iops)    # a single block size per job: fio paces bytes at its min bs
+        out.append((job.name, o))
+    return out
+
+
 def render(cells: Sequence[Workload], filename: str, capacity: int, align: int = 4096,
            ioengine: str = "libaio", threads: bool = True) -> FioJob:
     """A job file running `cells` one after another on `filename` (engines decide how they are chained).
@@ -158,8 +174,8 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
         "invalidate": "0",
     }
     job = FioJob(global_options=g)
-    for w in cells:
-        job.sections.append((w.name, cell_options(w, capacity, align)))
+    for k, w in enumerate(cells):
+        job.sections += cell_sections(w, capacity, align, flow_id=k + 1)
     return job
 
 
@@ -175,11 +191,12 @@ def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "lib
         return job
     job = render([], "", 0, 4096, ioengine, threads)
     del job.global_options["filename"]
-    for w in cells:
+    for k, w in enumerate(cells):
         for i, t in enumerate(targets):
-            opts = {"filename": filename_value(t.fio_filename), **_no_file_for_a_device(t),
-                    **cell_options(w, t.size_bytes, t.logical_block_size), **_passthrough_options(t)}
-            job.sections.append((f"{w.name}@{i}", opts))
+            for name, opts in cell_sections(w, t.size_bytes, t.logical_block_size, flow_id=k * len(targets) + i + 1):
+                opts = {"filename": filename_value(t.fio_filename), **_no_file_for_a_device(t), **opts,
+                        **_passthrough_options(t)}
+                job.sections.append((f"{name}@{i}", opts))
     return job
 
 

@@ -27,6 +27,39 @@ DEFAULT_PERCENTILES = (99.0, 99.9, 99.99, 99.999)
 
 
 @dataclass(frozen=True)
+class JobMix:
+    """One of several fio jobs a cell runs at once, each with its own mix: streams that one job cannot draw
+    together (random and sequential I/O of different sizes in one direction) run as separate jobs. Their
+    shares of the cell's I/Os are held by fio: `flow` weights (by I/O count, jobs of the cell alone), or
+    each job's own `rate_iops`."""
+
+    name: str                            # the job's section is CELL.NAME
+    rw: str
+    read_pct: int | None = None
+    bssplit: tuple[tuple[int, int], ...] = ()
+    write_bssplit: tuple[tuple[int, int], ...] = ()
+    random_pct: tuple[int, int] = (100, 100)
+    threads: int = 1
+    iodepth: int = 1
+    flow: int = 0                        # fio flow weight among the cell's jobs (0: not held by flow)
+    rate_iops: int = 0                   # fio rate_iops of each of the job's threads (0: unthrottled)
+
+    def __post_init__(self):
+        if self.rw not in RW_MODES:
+            raise ValueError(f"job {self.name}: rw must be one of {', '.join(RW_MODES)}, not {self.rw!r}")
+        if self.threads < 1 or self.iodepth < 1 or self.flow < 0 or self.rate_iops < 0:
+            raise ValueError(f"job {self.name}: threads and iodepth must be >= 1, flow and rate_iops >= 0")
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "JobMix":
+        d = dict(d)
+        for k in ("bssplit", "write_bssplit"):
+            d[k] = tuple(tuple(x) for x in d.get(k, ()))
+        d["random_pct"] = tuple(d.get("random_pct", (100, 100)))
+        return cls(**d)
+
+
+@dataclass(frozen=True)
 class Workload:
     """What one cell (one fio job with `threads` clones) does.
 
@@ -67,6 +100,10 @@ class Workload:
     # a file target that is absent or too small: fio writes it out in full before a write cell (fio `overwrite=1`)
     # instead of creating it allocated but unwritten (fio's default for write jobs; reads always write it out)
     overwrite: bool = False
+    # several fio jobs at once instead of the cell's own mix (empty: one job). The cell's own fields still
+    # say what they add up to (the simulator, which runs one job, and the stimulus judgement read them);
+    # its threads x iodepth should be their outstanding I/Os (`fio_jobs` gives each job's workload)
+    jobs: tuple[JobMix, ...] = ()
 
     def __post_init__(self):
         if self.rw not in RW_MODES:
@@ -94,6 +131,20 @@ class Workload:
     @property
     def random(self) -> bool:
         return self.rw.startswith("rand")
+
+    @property
+    def clones(self) -> int:
+        """fio threads the cell starts (every job's numjobs)."""
+        return sum(j.threads for j in self.jobs) if self.jobs else self.threads
+
+    def fio_jobs(self) -> list["Workload"]:
+        """The cell as fio jobs: itself, or one workload per JobMix (named CELL.JOB, its own seed)."""
+        if not self.jobs:
+            return [self]
+        return [replace(self, name=f"{self.name}.{j.name}", rw=j.rw, read_pct=j.read_pct, bssplit=j.bssplit,
+                        write_bssplit=j.write_bssplit, random_pct=j.random_pct, threads=j.threads,
+                        iodepth=j.iodepth, jobs=(), seed=None if self.seed is None else self.seed + k)
+                for k, j in enumerate(self.jobs)]
 
     @property
     def reads(self) -> int:
@@ -141,6 +192,9 @@ class Workload:
         d["write_bssplit"] = [list(x) for x in self.write_bssplit]
         d["random_pct"] = list(self.random_pct)
         d["percentiles"] = list(self.percentiles)
+        d["jobs"] = [{**j, "bssplit": [list(x) for x in j["bssplit"]],
+                      "write_bssplit": [list(x) for x in j["write_bssplit"]], "random_pct": list(j["random_pct"])}
+                     for j in d["jobs"]]
         return d
 
     @classmethod
@@ -153,6 +207,7 @@ class Workload:
         d["write_bssplit"] = tuple(tuple(x) for x in d.get("write_bssplit", ()))
         d["random_pct"] = tuple(d.get("random_pct", (100, 100)))
         d["percentiles"] = tuple(d.get("percentiles", DEFAULT_PERCENTILES))
+        d["jobs"] = tuple(JobMix.from_dict(j) for j in d.get("jobs", ()))
         return cls(**d)
 
     def region(self, capacity: int, align: int) -> tuple[int, int]:

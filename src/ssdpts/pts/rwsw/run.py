@@ -1,13 +1,16 @@
 """Real World Storage Workload (RWSW): a captured application's IO streams applied the SNIA way.
 
 1. The applied workload: the capture's top `top` streams (or the fewest covering `coverage` % of its I/Os,
-   at most `top`), as one fio job holding their shares (composite.py).
+   at most `top`), as one fio job holding their shares, or one job per access held together by fio's `flow`
+   where one job cannot draw them (composite.py).
 2. Purge, then preconditioning rounds of the applied workload at the largest TC/QD until steady (IOPS), then
    the demand-intensity sweep over TC x QD with response times and the Max / Mid / Min operating points:
    the DIRTH procedure (pts/demand.py) with the applied workload in place of DIRTH's writes.
-3. Replay (`replay = true`): every captured time step in order, one cell each with that step's own top
-   streams at their shares and the step's mean queue depth (TC 1), for the step's captured length times
-   `replay_time_scale`; steps without I/O become device idle before the next cell.
+3. Replay (`replay = true`): every captured time step in order at its captured intensity, one cell each: one
+   fio job per top stream of the step at that stream's captured IOPS (`rate_iops`; the chosen streams scaled
+   to the step's IOPS), each allowed the step's 99th-percentile queue depth (the rate, not the depth, sets
+   how many are in flight), for the step's captured length times `replay_time_scale`; steps without I/O
+   become device idle before the next cell.
 """
 
 from __future__ import annotations
@@ -19,16 +22,17 @@ from ...capture.model import WorkloadCapture, load
 from ...errors import SsdptsError
 from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
 from ...units import bs_label
-from ...workload import Workload
+from ...workload import JobMix, Workload
 from .. import demand
 from ..common import TestContext, window_summary
 from ..plan import TestPlan, once
-from .composite import Composite, composite, delivered_pct
+from .composite import AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, stream_counts
 from .summary import ReplayStep, RwswSummary, WorkloadSource
 
 SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workloads/
 MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long
 MAX_STREAMS = 64
+SHARE_TOLERANCE_PP = 2.0         # a stream applied further than this from its requested share is flagged
 
 
 @dataclass(frozen=True)
@@ -107,12 +111,12 @@ def applied_workload(ctx: TestContext) -> Applied:
 
 
 def composite_cell(ctx: TestContext, comp: Composite):
-    """make_cell (pts/demand.py) for a composite: read_pct, when given, overrides its read share."""
+    """make_cell (pts/demand.py) for a composite: read_pct, when given, overrides its read share (one job)."""
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int | None = None, **kw) -> Workload:
-        opts = comp.workload_options()
+        opts = comp.workload_options(iodepth=iodepth, threads=threads)
         if read_pct is not None:
-            opts["read_pct"] = read_pct
-        return ctx.cell(name, threads=threads, iodepth=iodepth, align=ctx.io_alignment(), **opts, **kw)
+            opts.update(read_pct=read_pct, jobs=(), iodepth=iodepth)
+        return ctx.cell(name, align=ctx.io_alignment(), **opts, **kw)
     return make_cell
 
 
@@ -121,6 +125,16 @@ class ReplayCell:
     step: int
     cell: Workload
     composite: Composite
+    captured_iops: float
+
+
+def stream_jobs(comp: Composite, iops: float, iodepth: int) -> tuple[JobMix, ...]:
+    """One job per stream at its share of `iops` (fio rate_iops, whole I/Os per second, at least 1): one block
+    size and direction per job, so fio's pacing (bytes at the job's smallest size) is the stream's IOPS."""
+    return tuple(JobMix(name=s.job_name, rw=("rand" if s.access == "random" else "") + s.rw,
+                        read_pct=100 if s.rw == "read" else 0, bssplit=((s.bs, 100),), iodepth=iodepth,
+                        rate_iops=max(1, round(iops * s.requested_pct / 100)))
+                 for s in comp.streams)
 
 
 def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
@@ -131,13 +145,58 @@ def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
                 idle += step.duration_s * st.replay_time_scale
             continue
         comp = composite(chosen_streams(step.streams, step.ios, st.top, st.coverage), step.ios)
-        qd = max(1, round(step.queue_depth.mean))
+        iops = step.ios / step.duration_s if step.duration_s else 0.0
+        depth = max(1, step.queue_depth.percentile(99))
+        jobs = stream_jobs(comp, iops, depth)
         runtime = max(MIN_REPLAY_CELL_S, step.duration_s * st.replay_time_scale)
-        cell = composite_cell(ctx, comp)(f"rwsw_replay{i:04d}", threads=1, iodepth=qd, runtime_s=runtime,
-                                         idle_before_s=idle)
-        out.append(ReplayCell(i, cell, comp))
+        opts = comp.workload_options()
+        opts.update(jobs=jobs, iodepth=sum(j.iodepth for j in jobs))
+        cell = ctx.cell(f"rwsw_replay{i:04d}", align=ctx.io_alignment(), runtime_s=runtime, idle_before_s=idle,
+                        **opts)
+        out.append(ReplayCell(i, cell, comp, iops))
         idle = 0.0
     return out
+
+
+def _stream_jobs_of(rc: ReplayCell) -> dict[str, list[AppliedStream]]:
+    return {s.job_name: [s] for s in rc.composite.streams}
+
+
+def device_counts(res, comp: Composite) -> dict[str, float | None] | None:
+    """Each stream's I/Os the device completed during the cell (its block-layer record), where the per-direction
+    counts tell the streams apart (None per stream otherwise; None: no record, or I/O of no stream's direction)."""
+    s = res.stimulus
+    if s is None or not s.measured:
+        return None
+    return stream_counts(DirectionCounts(s.read_ios, s.read_bytes, s.write_ios, s.write_bytes), comp.streams) or None
+
+
+def measured_pct(res, comp: Composite) -> dict[str, float | None] | None:
+    """device_counts as shares of the cell's I/Os (%)."""
+    counts = device_counts(res, comp)
+    return None if counts is None else shares(counts)
+
+
+def sweep_shares(cells, comp: Composite) -> tuple[dict[str, float] | None, dict[str, float | None] | None]:
+    """The applied workload's stream shares over every cell given (the sweep's): fio's per-job counts, and the
+    device's block-layer counts; None where a cell's counts cannot tell the streams apart."""
+    fio: dict[str, float] | None = {}
+    device: dict[str, float | None] | None = {}
+    for res in cells:
+        applied = delivered_pct(res, comp.job_streams())
+        total = res.read.ios + res.write.ios
+        if fio is not None and applied is not None:
+            for k, v in applied.items():
+                fio[k] = fio.get(k, 0.0) + v * total / 100
+        else:
+            fio = None
+        seen = device_counts(res, comp)
+        if device is not None and seen is not None:
+            for k, v in seen.items():
+                device[k] = None if v is None or device.get(k, 0.0) is None else device.get(k, 0.0) + v
+        else:
+            device = None
+    return (shares(fio) if fio else None), (shares(device) if device else None)
 
 
 def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
@@ -152,25 +211,48 @@ def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
         step, res, w = a.capture.steps[rc.step - 1], results[rc.cell.name], windows[rc.cell.name]
         out.append(ReplayStep(
             step=rc.step, start_s=step.start_s, captured_s=step.duration_s, captured_ios=step.ios,
-            captured_iops=step.ios / step.duration_s if step.duration_s else 0.0,
-            captured_qd_mean=step.queue_depth.mean, qd=rc.cell.iodepth, idle_before_s=rc.cell.idle_before_s,
-            composite=rc.composite, runtime_s=res.runtime_ms / 1000, iops=res.iops, lat_mean_us=w.lat_mean_us,
-            read_lat=w.read_lat, write_lat=w.write_lat, delivered_pct=delivered_pct(res, rc.composite)))
+            captured_iops=rc.captured_iops, captured_qd_mean=step.queue_depth.mean, qd=rc.cell.iodepth,
+            idle_before_s=rc.cell.idle_before_s, composite=rc.composite, runtime_s=res.runtime_ms / 1000,
+            iops=res.iops, lat_mean_us=w.lat_mean_us, read_lat=w.read_lat, write_lat=w.write_lat,
+            delivered_pct=delivered_pct(res, _stream_jobs_of(rc)) if res.jobs else None,
+            measured_pct=measured_pct(res, rc.composite), qd_per_stream=rc.cell.jobs[0].iodepth,
+            rates={j.name: j.rate_iops for j in rc.cell.jobs}))
+    return out
+
+
+def off_mix(steps: list[ReplayStep]) -> list[str]:
+    """One line per replayed step whose applied or measured stream shares are off by more than the tolerance."""
+    out = []
+    for r in steps:
+        for what, got in (("fio applied", r.delivered_pct), ("the device saw", r.measured_pct)):
+            errs = [(abs(got[s.label] - s.requested_pct), s) for s in r.composite.streams
+                    if got and got.get(s.label) is not None]
+            worst = max(errs, key=lambda e: e[0], default=None)
+            if worst and worst[0] > SHARE_TOLERANCE_PP:
+                e, s = worst
+                out.append(f"replay step {r.step}: {what} {s.label} at {got[s.label]:.1f} % where "
+                           f"{s.requested_pct:.1f} % was requested ({e:.1f} points off, more than "
+                           f"{SHARE_TOLERANCE_PP:g}); the replayed mix is not the capture's: see the replay table")
+                break
     return out
 
 
 def _notes(ctx: TestContext, a: Applied) -> list[str]:
     c = a.composite
+    jobs = f"as {len(c.groups)} fio jobs held together by fio's flow" if c.groups else "as one fio job"
     out = [f"applied workload: {len(c.streams)} of {a.source.streams} IO streams, {c.coverage_pct:.1f} % of the "
-           f"capture's I/Os, as one fio job ({c.spec_label})"]
-    if not c.exact:
-        out.append(f"a direction mixes random and sequential streams: fio draws size and access independently, "
-                   f"so stream shares are off by up to {c.max_error_pp:.1f} percentage points"
-                   + (f" and it also runs {', '.join(c.unrequested)}" if c.unrequested else ""))
+           f"capture's I/Os, {jobs} ({c.spec_label})"]
+    if c.groups:
+        out.append(f"a direction mixes random and sequential streams: one job would draw size and access "
+                   f"independently and be off by {c.one_job_error_pp:.1f} percentage points, so each stream runs as "
+                   "its own job")
+    if c.max_error_pp > SHARE_TOLERANCE_PP:
+        out.append(f"the jobs' whole-percent draws are off by {c.max_error_pp:.1f} percentage points from the "
+                   f"requested stream shares (more than {SHARE_TOLERANCE_PP:g}); fewer streams (top) hold them closer")
     if ctx.engine is not None and ctx.engine.name == "sim":    # None: a plan
-        out.append("the simulated drive takes one block-size split for both directions and random offsets only: "
-                   "it keeps the read share and each size's share of all I/Os, not which direction or access "
-                   "a size belongs to")
+        out.append("the simulated drive runs every cell as ONE job of random I/O with one block-size split for both "
+                   "directions and no rate limit: it keeps the read share and each size's share of all I/Os, not which "
+                   "direction or access a size belongs to, not the separate jobs, not the replay's captured intensity")
     return out
 
 
@@ -182,8 +264,13 @@ def run(ctx: TestContext) -> RwswSummary:
     summary = demand.sweep(ctx, "rwsw", composite_cell(ctx, a.composite), RwswSummary, writes_only=False,
                            read_pct=a.composite.read_pct, workload=a.source, applied=a.composite,
                            replay_time_scale=ctx.settings.replay_time_scale, notes=notes)
+    sweep = [c for r in ctx.store.rounds(ctx.run_id, ctx.test, ctx._ph("")) for c in r.cells]
+    summary.applied_fio_pct, summary.applied_device_pct = sweep_shares(sweep, a.composite)
     if ctx.settings.replay:
         summary.replay = _replay(ctx, a)
+        for line in off_mix(summary.replay):
+            ctx.note(line)
+            summary.notes.append(line)
     return summary
 
 
@@ -193,8 +280,8 @@ def plan(ctx: TestContext) -> TestPlan:
     out = demand.plan(ctx, "rwsw", "rwsw", composite_cell(ctx, a.composite), pattern, prewrite=RwswSummary.PREWRITE)
     if ctx.settings.replay:
         cells = [c.cell for c in replay_cells(ctx, a)]
-        out.phases.append(once("sequence", f"replay: {len(cells)} captured steps in order, each its own top streams "
-                               f"at the step's mean QD (TC 1), {ctx.settings.replay_time_scale:g} × its captured "
-                               "length", cells))
+        out.phases.append(once("sequence", f"replay: {len(cells)} captured steps in order at their captured IOPS, "
+                               f"one job per top stream at its own rate, {ctx.settings.replay_time_scale:g} × its "
+                               "captured length", cells))
     out.notes += _notes(ctx, a)
     return out

@@ -27,7 +27,7 @@ class WorkloadSource:
 
 @dataclass
 class ReplayStep:
-    """One captured time step, replayed as one cell: its own top streams at their shares and its mean QD."""
+    """One captured time step, replayed as one cell: one job per top stream at its captured IOPS."""
 
     step: int                    # 1-based, in capture order
     start_s: float               # into the capture
@@ -35,7 +35,7 @@ class ReplayStep:
     captured_ios: int
     captured_iops: float
     captured_qd_mean: float
-    qd: int                      # the replayed cell's iodepth (TC 1): the step's mean QD, rounded, at least 1
+    qd: int                      # the replayed cell's iodepth: its jobs' together (stored before 2026-11: mean QD)
     idle_before_s: float         # device idle before the cell: the capture's idle steps before it, scaled
     composite: Composite         # the step's streams as run
     runtime_s: float             # fio runtime of the replayed cell
@@ -43,7 +43,18 @@ class ReplayStep:
     lat_mean_us: float
     read_lat: Latency | None
     write_lat: Latency | None
-    delivered_pct: dict[str, float] | None   # each stream's share of the replayed I/Os, when fio's counts tell
+    delivered_pct: dict[str, float] | None   # each stream's share of the replayed I/Os, from fio's counts per job
+    # each stream's share of the I/Os the device completed in the cell (block layer; None: not measured, or a
+    # stream its per-direction counts cannot tell apart)
+    measured_pct: dict[str, float | None] | None = None
+    qd_per_stream: int = 0       # each stream job's iodepth: the step's 99th-percentile QD (0: stored before)
+    rates: dict[str, int] = field(default_factory=dict)   # fio rate_iops of each stream's job ({}: unthrottled)
+
+    @property
+    def iops_error_pct(self) -> float | None:
+        """Replayed IOPS against the captured, %."""
+        return 100 * (self.iops - self.captured_iops) / self.captured_iops if self.rates and self.captured_iops \
+            else None
 
 
 @dataclass(kw_only=True)
@@ -55,3 +66,7 @@ class RwswSummary(DemandSummary):
     applied: Composite           # the top streams of the whole capture: preconditioning, sweep, operating points
     replay: list[ReplayStep] = field(default_factory=list)   # empty when replay = false
     replay_time_scale: float = 1.0
+    # the applied workload's stream shares over the sweep's cells: fio's per-job counts, the device's (block
+    # layer); None: not measured, or the counts cannot tell the streams apart (stored before: None)
+    applied_fio_pct: dict[str, float] | None = None
+    applied_device_pct: dict[str, float | None] | None = None

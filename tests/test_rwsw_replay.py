@@ -1,0 +1,97 @@
+"""RWSW replays a captured mix with random and sequential streams in the same direction: a fio mix is captured
+from one loop device, then `rwsw` applies it to another; every stream's share is judged from what the DEVICE
+completed during each cell (its block-layer record, engines/stimulus.py), not from the job file, and each replayed
+step's IOPS against the capture's. About 25 s (a 2 s capture, then the run: 1 s cells)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_completed, ssdpts
+from test_capture import _capture_fio, needs_tracefs
+from test_rwsw import TINY, summary
+from ssdpts.capture.model import StreamKey
+from ssdpts.pts.rwsw.composite import DirectionCounts, shares, stream_counts
+from ssdpts.pts.rwsw.run import SHARE_TOLERANCE_PP
+
+# random page reads beside a scan, random page writes: one fio job would run RND 4K R at ~35 % and make
+# RND 128K R and SEQ 4K R (issue 28). fio's own I/O counts fix the shares (500 + 200 + 300); the rates spread
+# them over 2 s, two 1 s steps at about 500 IOPS
+MIX = [("rr", "randread", "4k", 2, 250, 500), ("sr", "read", "128k", 1, 100, 200),
+       ("rw", "randwrite", "4k", 2, 150, 300)]
+STREAMS = {"RND 4K R": 50, "SEQ 128K R": 20, "RND 4K W": 30}
+MIN_SHARE = 5.0           # streams below this share are not judged (Done means of issue 28)
+IOPS_TOLERANCE_PCT = 10.0
+MIN_STEP_IOS = 100        # whole I/Os per second per stream: a step of a few I/Os cannot be held within 10 %
+# a cell is judged on at least this many I/Os: in a 100 ms pre-write of ~120 I/Os one I/O is almost a point, and
+# each job's first I/Os go out before flow has anything to hold (one run measured 2.1 points off there)
+MIN_CELL_IOS = 500
+
+
+def _profile(tmp_path, workload) -> str:
+    p = tmp_path / "rwsw.toml"
+    # top 3: the capture may call a scan's first read random (a 128K "RND" read beside the SEQ 128K ones)
+    p.write_text(f'[profile]\nextends = "{TINY}"\n[steady_state]\nwindow = 2\nmax_rounds = 2\n'
+                 f'[tests.rwsw]\nworkload = "{workload}"\ntop = 3\nthread_counts = [1]\nqueue_depths = [4]\n'
+                 'precondition_time = "300ms"\nprewrite_time = "100ms"\noperating_prewrite_time = "100ms"\n'
+                 'operating_measure_time = "100ms"\ncell_runtime = "1s"\nreplay_time_scale = 1.0\n')
+    return str(p)
+
+
+def _device_shares(cell, streams) -> dict[str, float | None]:
+    s = cell.stimulus
+    assert s is not None and s.measured, s
+    return shares(stream_counts(DirectionCounts(s.read_ios, s.read_bytes, s.write_ios, s.write_bytes), streams))
+
+
+def _judge(shares_seen: dict[str, float | None], requested: dict[str, float], where: str) -> None:
+    for label, want in requested.items():
+        if want >= MIN_SHARE:
+            got = shares_seen.get(label)
+            assert got is not None and abs(got - want) <= SHARE_TOLERANCE_PP, (where, label, want, shares_seen)
+
+
+@needs_tracefs
+def test_a_random_and_sequential_mix_is_replayed_stream_by_stream(loop_factory, tmp_path, results):
+    captured = _capture_fio(loop_factory(2**30), tmp_path / "db.workload.json", MIX)
+    assert {s.stream.label: round(100 * s.ios / captured.ios) for s in captured.top(3)} == STREAMS
+    assert captured.share(StreamKey(131072, "read", "sequential")) > 0.15
+    rid, store = run_completed(loop_factory(256 * 2**20), results, _profile(tmp_path, tmp_path / "db.workload.json"),
+                               "rwsw", "--seed", "7")
+    s = summary(store, rid)
+    assert [g.name for g in s.applied.groups] == ["rnd4kr", "rnd4kw", "seq128kr"]
+    assert s.applied.one_job_error_pp > 14 and s.applied.max_error_pp < 0.1
+    requested = {x.label: x.requested_pct for x in s.applied.streams}
+
+    # the full-intensity sweep: a job per stream held by flow; the device's counts per cell against the requested shares
+    # (every rwsw cell has this mix, so a neighbour's I/O in a cell's window does not change the shares)
+    sweep = [c for r in store.rounds(rid, "rwsw", "") for c in r.cells]
+    assert sweep and all(set(c.jobs) == {"rnd4kr", "rnd4kw", "seq128kr"} for c in sweep)
+    assert "flow=" in store.rounds(rid, "rwsw", "")[0].job_text
+    judged = [c for c in sweep if c.read.ios + c.write.ios >= MIN_CELL_IOS]
+    assert judged, [(c.name, c.read.ios + c.write.ios) for c in sweep]
+    for c in judged:
+        _judge(_device_shares(c, s.applied.streams), requested, c.name)
+
+    # the replay: every step with I/O, one job per stream at its own rate
+    steps = [r for r in s.replay if r.captured_ios >= MIN_STEP_IOS]
+    assert len(steps) >= 2, [(r.step, r.captured_ios) for r in s.replay]
+    for r in steps:
+        want = {x.label: x.requested_pct for x in r.composite.streams}
+        assert r.measured_pct is not None
+        _judge(r.measured_pct, want, f"replay step {r.step}")
+        _judge(r.delivered_pct, want, f"replay step {r.step} (fio)")
+        assert abs(r.iops_error_pct) <= IOPS_TOLERANCE_PCT, (r.step, r.captured_iops, r.iops)
+    cells = {c.name: c for rr in store.rounds(rid, "rwsw", "replay") for c in rr.cells}
+    for r in steps:                       # the summary's measured shares are the device's record of the cell
+        assert r.measured_pct == pytest.approx(_device_shares(cells[f"rwsw_replay{r.step:04d}"],
+                                                              r.composite.streams))
+    assert not [n for n in s.notes if "the replayed mix is not the capture's" in n]
+
+    shown = ssdpts("show", rid, "--results", str(results)).stdout
+    assert "stream shares per step: captured, requested, applied (fio), measured (device)" in shown
+    assert "SEQ 128K R" in shown and ("(+" in shown or "(-" in shown)      # the replayed IOPS' error
+    data = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
+    assert "measured_pct" in json.dumps(data)
