@@ -59,6 +59,12 @@ def _thousands(v, _pos=None) -> str:
     return f"{v:g}"
 
 
+def thousands_formatter():
+    """Tick labels 0, 500, 20k, 1.5M."""
+    from matplotlib.ticker import FuncFormatter
+    return FuncFormatter(_thousands)
+
+
 def log_y(ax) -> None:
     """Log y axis with readable labels: minor ticks (2x, 3x, 5x) are labelled when the span is short."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
