@@ -13,6 +13,7 @@ from conftest import HERE, ssdpts
 from ssdpts.conformance import check
 from ssdpts.export.model import load_run
 from ssdpts.pts import registry
+from ssdpts.pts.lat_iops.summary import STATISTICS, SATURATION_GAIN
 from ssdpts.report.core import write_report
 from ssdpts.report.headline import headlines_of_run
 from ssdpts.store import Store
@@ -48,6 +49,31 @@ def ordered(lat) -> bool:
     return all(v is not None and v > 0 for v in values) and values[1:] == sorted(values[1:])
 
 
+def assert_reviewers_chart(lat_iops, tc: int, qds: list[int]) -> None:
+    """The reviewers' chart (seed 003: "for the chosen thread count, latency (99 %, 99.99 %, mean) vs IOPS for
+    all blocks and R/W ratios"): per statistic a line for every block size x mix x direction at `tc`, its points
+    the stored window averages of that family's TC x QD cells, QD rising; a line marked saturated did stop
+    gaining IOPS there."""
+    expected = {(f"RND {bs} {r}/{100 - r} {d}", bs_b, r, d) for bs, bs_b in (("4K", 4096), ("8K", 8192))
+                for r in (100, 70, 0) for d in ("read", "write") if (d == "read" and r) or (d == "write" and r < 100)}
+    assert lat_iops.chart_tc == tc
+    for stat, key in STATISTICS.items():
+        curves = lat_iops.curves(stat)
+        assert {(c.label, c.block_size, c.read_pct, c.direction) for c in curves} == expected, stat
+        for c in curves:
+            family = lat_iops.family(c.block_size, c.read_pct)
+            assert c.tc == tc and c.statistic == stat and [p.qd for p in c.points] == qds
+            for p in c.points:
+                point = family.point(tc, p.qd)
+                lat = point.read_lat if c.direction == "read" else point.write_lat
+                truth = lat.mean_us if key == "mean" else lat.max_us if key == "max" else lat.p(key)
+                assert (p.iops, p.latency_us) == (point.iops, truth) and truth > 0
+            if c.saturated_from_qd is not None:
+                i = qds.index(c.saturated_from_qd)
+                before, at = c.points[i - 1], c.points[i]
+                assert at.iops < before.iops * (1 + SATURATION_GAIN) and at.latency_us > before.latency_us
+
+
 def test_every_reviewer_profile_completes_every_test_with_a_headline(runs):
     for seed, run in runs.items():
         assert all(t["status"] == "completed" for t in run.tests.values()), (seed, run.tests)
@@ -79,6 +105,7 @@ def test_seed_000_review_on_the_client_drive(runs):
         assert {p.tc for p in f.points} == {1, 4} and {p.qd for p in f.points} == {1, 8, 32}
         for p in f.points:
             assert all(ordered(p.read_lat if d == "read" else p.write_lat) for d in f.directions), (f.prefix, p.name)
+    assert_reviewers_chart(lat_iops, tc=4, qds=[1, 8, 32])                        # 000-20: at up to 4 threads
     wsat = s["wsat"].workloads["rnd4k-write"]                                      # 000-24/25: median .. max
     assert len(wsat.series) >= 4 and all(i.iops > 0 for i in wsat.series)
     assert all(0 < i.percentiles_us["50"] <= i.percentiles_us["99"] <= i.lat_max_us for i in wsat.series)
@@ -103,6 +130,7 @@ def test_seed_003_review_dc_on_the_enterprise_drive(runs):
         p = f.point(4, 128)
         assert p is not None and p.iops > 0
         assert all(ordered(p.read_lat if d == "read" else p.write_lat) for d in f.directions)
+    assert_reviewers_chart(lat_iops, tc=4, qds=[1, 16, 128])                      # 003: "при четырёх потоках"
     wsat = s["wsat"].workloads["rnd4k-write"]                                      # 003-23/24
     assert wsat.final_iops > 0 and all("99.99" in i.percentiles_us for i in wsat.series)
     assert all(ordered(w.ab_latency) for w in s["hir"].wait_states.values())       # 003-26
