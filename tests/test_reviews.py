@@ -5,6 +5,7 @@ typed summaries, not the HTML: seed 000 `review` on sim:client, 003 `review-dc` 
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -172,9 +173,45 @@ def test_seed_002_review_endurance_on_the_sata_tlc_drive(runs):
     assert len(end.loops) >= 2 and all(loop.duration_s > 0 for loop in end.loops)
 
 
-def test_the_report_of_a_reviewer_run_renders(runs, tmp_path):
-    path = write_report(runs["000"].store, runs["000"].id, tmp_path / "rep", strict=True)
-    assert path.exists() and path.stat().st_size > 0
+def docs_not_held(preset: str) -> list[str]:
+    """The review figures docs/simulator.md's calibration table marks *not held* for a preset (its review column)."""
+    rows = [r.split("|") for r in (HERE.parent / "docs" / "simulator.md").read_text().splitlines()
+            if r.startswith(f"| `{preset}` |") and "not held" in r]
+    return [r[4].strip() for r in rows]
+
+
+def test_the_report_of_a_reviewer_run_opens_with_its_headline_page(runs, tmp_path):
+    """The first screen of seed 000's report on sim:client: the verdict as `check` gives it (conformance and the
+    lab's criteria), one key figure per test as the test states it, the reviewers' p99.99 chart first, and that
+    the drive is simulated: which review figures its preset does not hold (docs/simulator.md's table) and its
+    times simulated beside the wall clock."""
+    run = runs["000"]
+    results = run.store.path.parent
+    rules = HERE.parent / "src" / "ssdpts" / "criteria" / "examples" / "datacenter.toml"
+    checked = ssdpts("check", run.id, "--results", str(results), "--criteria", str(rules), check=False)
+    out = ssdpts("report", run.id, "--results", str(results), "--out", str(tmp_path / "rep"), "--criteria",
+                 str(rules)).stdout.strip()
+    html = open(out).read()
+    assert html.index('id="headline"') < html.index('id="summary"') < html.index('id="test-iops"')
+    page = json.loads((tmp_path / "rep" / "results.json").read_text())["headline_page"]
+    verdicts = [v["text"] for v in page["verdicts"]]
+    assert verdicts[0].startswith("NOT conformant to PTS 2.0.1 as modified by seed 000")   # the seed's deviations
+    criteria = next(v for v in page["verdicts"] if v["text"].startswith("Criteria "))
+    assert criteria["ok"] == (checked.returncode == 0) and checked.stdout.split("(")[1].split(")")[0] in \
+        criteria["text"]                                   # "(8 of 11 rules hold)", as check printed it
+    heads = run.headlines()
+    for f in page["figures"]:
+        stated = {(g.label, g.value, g.unit) for g in heads[f["test"]].figures}
+        assert (f["label"], f["value"], f["unit"]) in stated and f["basis"]
+    assert len({f["test"] for f in page["figures"]}) == len(page["figures"]) == 8
+    assert page["charts"][0] == "lat-iops-reviewers-p99_99" and len(page["charts"]) == 3
+    sim = page["simulated"]
+    assert sim["preset"] == "client" and sim["imitates"].startswith("Kingston KC2000")
+    not_held = [f for f in sim["figures"] if not f["held"]]
+    shown = [f"{f['review_value']:,.0f} {f['unit']}" for f in not_held]
+    assert [x.replace(" ", "") for x in shown] == [x.replace(" ", "") for x in docs_not_held("client")]
+    assert sim["simulated_s"] > sim["wall_s"] > 0
+    assert "Times in this report are <b>simulated</b>" in html and "s simulated (wall" in html
 
 
 def test_a_histogram_percentile_is_never_above_the_measured_max():

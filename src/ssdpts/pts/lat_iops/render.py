@@ -22,27 +22,31 @@ def reviewers_key(statistic: str) -> str:
     return "reviewers-" + statistic.replace(".", "_")
 
 
-def draw_curves(ax, curves: list[FamilyCurve], families: list[str], qds: list[int]) -> bool:
+def draw_curves(ax, curves: list[FamilyCurve], families: list[str], qds: list[int], x_max: float,
+                y_range: tuple[float, float], name_saturation: bool = True) -> bool:
     """Every family x direction as a line (colour per family, solid read, dashed write, a marker per QD); x
-    linear from zero, so a saturated family stands as the near-vertical line it is; y logarithmic (and said so)
-    where the values span more than a decade (returned: True when it is)."""
+    linear from zero to `x_max`, so a saturated family stands as the near-vertical line it is; y over `y_range`,
+    logarithmic (and said so) where it spans more than a decade (returned: True when it is). Panels of several
+    runs get the same ranges, so their lines compare by eye."""
     marker = {qd: demand_render.QD_MARKERS[i % len(demand_render.QD_MARKERS)] for i, qd in enumerate(sorted(qds))}
     for c in curves:
         color = f"C{families.index(c.family) % 10}"
         style = "-" if c.direction == "read" else "--"
-        sat = f", saturated from QD{c.saturated_from_qd}" if c.saturated_from_qd is not None else ""
+        sat = f", saturated from QD{c.saturated_from_qd}" if name_saturation and c.saturated_from_qd is not None \
+            else ""
         ax.plot([p.iops for p in c.points], [p.latency_us for p in c.points], linestyle=style, color=color,
                 linewidth=1.5, label=f"{c.label}{sat}")
         for p in c.points:
             ax.plot([p.iops], [p.latency_us], linestyle="none", marker=marker[p.qd], markersize=4, color=color)
-    ys = [p.latency_us for c in curves for p in c.points if p.latency_us > 0]
-    ax.set_xlim(left=0)
+    ax.set_xlim(0, x_max * 1.05)
     ax.xaxis.set_major_formatter(plots.thousands_formatter())
-    log = bool(ys) and max(ys) / min(ys) > 10
+    lo, hi = y_range
+    log = lo > 0 and hi / lo > 10
     if log:
+        ax.set_ylim(lo / 1.3, hi * 1.3)
         plots.log_y(ax)
     else:
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, hi * 1.08)
         ax.yaxis.set_major_formatter(plots.thousands_formatter())
     return log
 
@@ -71,10 +75,14 @@ def reviewers_figures(ctx: SectionContext | CompareContext, summaries: list[tupl
         n = len(summaries)
         fig = ctx.figure((11.0, 5.4) if n == 1 else (min(5.2 * n, 15.6), 5.4))
         logs = []
-        for i, (label, s) in enumerate(summaries):
-            ax = fig.add_subplot(1, n, i + 1, sharex=fig.axes[0] if i else None, sharey=fig.axes[0] if i else None)
-            curves = s.curves(stat)
-            logs.append(draw_curves(ax, curves, families, s.queue_depths))
+        per_run = [s.curves(stat) for _, s in summaries]
+        points = [p for curves in per_run for c in curves for p in c.points]
+        ys = [p.latency_us for p in points if p.latency_us > 0] or [1.0]
+        for i, ((label, s), curves) in enumerate(zip(summaries, per_run)):
+            ax = fig.add_subplot(1, n, i + 1)
+            # the legend is the last panel's: a run's own saturation is named only where it is the only run
+            logs.append(draw_curves(ax, curves, families, s.queue_depths, max((p.iops for p in points), default=1.0),
+                                    (min(ys), max(ys)), name_saturation=n == 1))
             if n > 1 or tc is None:
                 ax.set_title(f"{label}, TC {s.chart_tc}" if n > 1 else f"TC {s.chart_tc}", fontsize=8)
             ax.set_xlabel("IOPS (read + write), linear from 0")
