@@ -20,7 +20,7 @@ from ..render.context import CompareContext, SectionContext
 from ..render.drives import drives_intro, ordered_part_labels
 from ..render.toolkit import Cell, notes_html
 from .common import window_summary
-from .demand import DemandPoint, DemandSummary
+from .demand import DemandPoint, DemandSummary, latency_stat
 from ..results import Latency
 from .spec import Headline
 
@@ -375,11 +375,7 @@ QD_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">")
 TC_STYLES = ("-", "--", ":", "-.")
 
 
-def stat_us(lat: Latency | None, stat: str) -> float | None:
-    """One statistic of a direction's latency (µs): "mean", "max" or a percentile like "99.99"."""
-    if lat is None:
-        return None
-    return lat.mean_us if stat == "mean" else lat.max_us if stat == "max" else lat.p(stat)
+stat_us = latency_stat     # one statistic of a direction's latency (µs), as the summaries read it
 
 
 def direction_lat(p: DemandPoint, direction: str) -> Latency | None:

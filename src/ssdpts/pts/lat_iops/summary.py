@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...results import Latency
 from ...targets.purge import PurgeRecord
 from ...units import bs_label
-from ..demand import DemandPoint
+from ..demand import DemandPoint, latency_stat
 from ..spec import Summary
 
 # the statistics of the reviewers' charts (seed 003: "99%, 99,99% and the mean ... vs IOPS for all blocks and
@@ -15,13 +14,6 @@ from ..spec import Summary
 STATISTICS = {"mean": "mean", "p99": "99", "p99.9": "99.9", "p99.99": "99.99", "max": "max"}
 # a QD step that adds less than this share of IOPS while latency still grows is past saturation
 SATURATION_GAIN = 0.05
-
-
-def latency_stat(lat: Latency | None, stat: str) -> float | None:
-    """One statistic of a direction's latency in µs: "mean", "max" or a percentile such as "99.99"."""
-    if lat is None:
-        return None
-    return lat.mean_us if stat == "mean" else lat.max_us if stat == "max" else lat.p(stat)
 
 
 @dataclass
