@@ -5,6 +5,8 @@ The assertions read the typed records behind the tables (render.matching.Overlay
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import HERE, run_completed, ssdpts
@@ -156,6 +158,13 @@ def test_compare_cli_with_spec_sheet_and_one_line_refusals(runs, tmp_path, sheet
     html = open(ssdpts("compare", a["id"], b["id"], "--out", str(tmp_path / "c"), "--spec-sheet", str(sheet),
                        "--match-mix", "65=70", *r).stdout.strip()).read()
     assert "P3600 (spec sheet)" in html and "report section failed" not in html
+    # the page opens with its headline; the cells one run lacks are one folded line further down, by the table
+    assert html.index('id="headline"') < html.index('class="compare-notes"')
+    assert "dropped (not measured by every run)" in html and not re.search(
+        r'<ul class="compare-notes">(?:(?!</ul>).)*dropped', html, re.S)      # only folded (<details><ul>)
+    # latency bars: linear from zero, and a log axis anywhere says so in its label (SVG text)
+    svg = (tmp_path / "c" / "plots" / "latency-mean.svg").read_text()
+    assert "mean latency (µs)" in svg and "log scale" not in svg
     bad = tmp_path / "bad.toml"
     for text, message, args in (
             ('[[random]]\nread_iops = 1\nbasis = "peak"\n', "basis 'peak' is not one of",

@@ -59,6 +59,9 @@ def test_completed_run_exits_0_without_strict_and_says_why_idle_is_not_measured(
     assert "== test 1/1: Latency" in err and re.search(r"latency round 1/≤\d+: ", err)
     assert "device idle before it not available: simulated drive (no block device)" in err
     assert re.search(r"latency preconditioning done: [\d.]+ GB written in [^,]+, [\d,]+ MB/s", err)
+    # a simulated drive's durations and ETAs are simulated time, said so, with the wall clock beside them
+    assert re.search(r"latency preconditioning done: [\d.]+ GB written in [\d.]+ s simulated \(wall [\d.]+ s\)", err)
+    assert re.search(r"ETA in simulated time: test [^,]+, run [^(]+\(wall so far \d", err)
     assert "verdict latency: " in err and "NOT CONFORMANT" in err
     assert err.rstrip().endswith(f"run {rid} complete: 'ssdpts show {rid}' for the results")
 
@@ -87,6 +90,14 @@ def test_status_line_and_etas_from_the_plan_bounds():
     progress.test_started("latency", "Latency", 2, 2)
     assert progress.eta() == "ETA test 30s, run 30s"          # exact bounds are not a "≤"
     assert span(10, 10) == "10s" and span(10, 7200) == "≤ 2h00m"
+
+
+def test_a_simulated_drives_eta_and_durations_say_simulated_time():
+    progress = Progress(quiet=True, simulated=True)
+    progress.planned(["latency"], [PlanBounds("latency", 30.0, 30.0, 0)])
+    progress.test_started("latency", "Latency", 1, 1)
+    assert re.fullmatch(r"ETA in simulated time: test 30s, run 30s \(wall so far \d+s\)", progress.eta())
+    assert Progress(quiet=True).eta().startswith("ETA unknown")     # a real drive: no word about it
 
 
 def test_eta_without_a_plan_or_a_write_speed_says_so():

@@ -5,6 +5,7 @@ typed summaries, not the HTML: seed 000 `review` on sim:client, 003 `review-dc` 
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -13,6 +14,7 @@ from conftest import HERE, ssdpts
 from ssdpts.conformance import check
 from ssdpts.export.model import load_run
 from ssdpts.pts import registry
+from ssdpts.pts.lat_iops.summary import STATISTICS, SATURATION_GAIN
 from ssdpts.report.core import write_report
 from ssdpts.report.headline import headlines_of_run
 from ssdpts.store import Store
@@ -48,6 +50,31 @@ def ordered(lat) -> bool:
     return all(v is not None and v > 0 for v in values) and values[1:] == sorted(values[1:])
 
 
+def assert_reviewers_chart(lat_iops, tc: int, qds: list[int]) -> None:
+    """The reviewers' chart (seed 003: "for the chosen thread count, latency (99 %, 99.99 %, mean) vs IOPS for
+    all blocks and R/W ratios"): per statistic a line for every block size x mix x direction at `tc`, its points
+    the stored window averages of that family's TC x QD cells, QD rising; a line marked saturated did stop
+    gaining IOPS there."""
+    expected = {(f"RND {bs} {r}/{100 - r} {d}", bs_b, r, d) for bs, bs_b in (("4K", 4096), ("8K", 8192))
+                for r in (100, 70, 0) for d in ("read", "write") if (d == "read" and r) or (d == "write" and r < 100)}
+    assert lat_iops.chart_tc == tc
+    for stat, key in STATISTICS.items():
+        curves = lat_iops.curves(stat)
+        assert {(c.label, c.block_size, c.read_pct, c.direction) for c in curves} == expected, stat
+        for c in curves:
+            family = lat_iops.family(c.block_size, c.read_pct)
+            assert c.tc == tc and c.statistic == stat and [p.qd for p in c.points] == qds
+            for p in c.points:
+                point = family.point(tc, p.qd)
+                lat = point.read_lat if c.direction == "read" else point.write_lat
+                truth = lat.mean_us if key == "mean" else lat.max_us if key == "max" else lat.p(key)
+                assert (p.iops, p.latency_us) == (point.iops, truth) and truth > 0
+            if c.saturated_from_qd is not None:
+                i = qds.index(c.saturated_from_qd)
+                before, at = c.points[i - 1], c.points[i]
+                assert at.iops < before.iops * (1 + SATURATION_GAIN) and at.latency_us > before.latency_us
+
+
 def test_every_reviewer_profile_completes_every_test_with_a_headline(runs):
     for seed, run in runs.items():
         assert all(t["status"] == "completed" for t in run.tests.values()), (seed, run.tests)
@@ -79,6 +106,7 @@ def test_seed_000_review_on_the_client_drive(runs):
         assert {p.tc for p in f.points} == {1, 4} and {p.qd for p in f.points} == {1, 8, 32}
         for p in f.points:
             assert all(ordered(p.read_lat if d == "read" else p.write_lat) for d in f.directions), (f.prefix, p.name)
+    assert_reviewers_chart(lat_iops, tc=4, qds=[1, 8, 32])                        # 000-20: at up to 4 threads
     wsat = s["wsat"].workloads["rnd4k-write"]                                      # 000-24/25: median .. max
     assert len(wsat.series) >= 4 and all(i.iops > 0 for i in wsat.series)
     assert all(0 < i.percentiles_us["50"] <= i.percentiles_us["99"] <= i.lat_max_us for i in wsat.series)
@@ -103,6 +131,7 @@ def test_seed_003_review_dc_on_the_enterprise_drive(runs):
         p = f.point(4, 128)
         assert p is not None and p.iops > 0
         assert all(ordered(p.read_lat if d == "read" else p.write_lat) for d in f.directions)
+    assert_reviewers_chart(lat_iops, tc=4, qds=[1, 16, 128])                      # 003: "при четырёх потоках"
     wsat = s["wsat"].workloads["rnd4k-write"]                                      # 003-23/24
     assert wsat.final_iops > 0 and all("99.99" in i.percentiles_us for i in wsat.series)
     assert all(ordered(w.ab_latency) for w in s["hir"].wait_states.values())       # 003-26
@@ -144,9 +173,45 @@ def test_seed_002_review_endurance_on_the_sata_tlc_drive(runs):
     assert len(end.loops) >= 2 and all(loop.duration_s > 0 for loop in end.loops)
 
 
-def test_the_report_of_a_reviewer_run_renders(runs, tmp_path):
-    path = write_report(runs["000"].store, runs["000"].id, tmp_path / "rep", strict=True)
-    assert path.exists() and path.stat().st_size > 0
+def docs_not_held(preset: str) -> list[str]:
+    """The review figures docs/simulator.md's calibration table marks *not held* for a preset (its review column)."""
+    rows = [r.split("|") for r in (HERE.parent / "docs" / "simulator.md").read_text().splitlines()
+            if r.startswith(f"| `{preset}` |") and "not held" in r]
+    return [r[4].strip() for r in rows]
+
+
+def test_the_report_of_a_reviewer_run_opens_with_its_headline_page(runs, tmp_path):
+    """The first screen of seed 000's report on sim:client: the verdict as `check` gives it (conformance and the
+    lab's criteria), one key figure per test as the test states it, the reviewers' p99.99 chart first, and that
+    the drive is simulated: which review figures its preset does not hold (docs/simulator.md's table) and its
+    times simulated beside the wall clock."""
+    run = runs["000"]
+    results = run.store.path.parent
+    rules = HERE.parent / "src" / "ssdpts" / "criteria" / "examples" / "datacenter.toml"
+    checked = ssdpts("check", run.id, "--results", str(results), "--criteria", str(rules), check=False)
+    out = ssdpts("report", run.id, "--results", str(results), "--out", str(tmp_path / "rep"), "--criteria",
+                 str(rules)).stdout.strip()
+    html = open(out).read()
+    assert html.index('id="headline"') < html.index('id="summary"') < html.index('id="test-iops"')
+    page = json.loads((tmp_path / "rep" / "results.json").read_text())["headline_page"]
+    verdicts = [v["text"] for v in page["verdicts"]]
+    assert verdicts[0].startswith("NOT conformant to PTS 2.0.1 as modified by seed 000")   # the seed's deviations
+    criteria = next(v for v in page["verdicts"] if v["text"].startswith("Criteria "))
+    assert criteria["ok"] == (checked.returncode == 0) and checked.stdout.split("(")[1].split(")")[0] in \
+        criteria["text"]                                   # "(8 of 11 rules hold)", as check printed it
+    heads = run.headlines()
+    for f in page["figures"]:
+        stated = {(g.label, g.value, g.unit) for g in heads[f["test"]].figures}
+        assert (f["label"], f["value"], f["unit"]) in stated and f["basis"]
+    assert len({f["test"] for f in page["figures"]}) == len(page["figures"]) == 8
+    assert page["charts"][0] == "lat-iops-reviewers-p99_99" and len(page["charts"]) == 3
+    sim = page["simulated"]
+    assert sim["preset"] == "client" and sim["imitates"].startswith("Kingston KC2000")
+    not_held = [f for f in sim["figures"] if not f["held"]]
+    shown = [f"{f['review_value']:,.0f} {f['unit']}" for f in not_held]
+    assert [x.replace(" ", "") for x in shown] == [x.replace(" ", "") for x in docs_not_held("client")]
+    assert sim["simulated_s"] > sim["wall_s"] > 0
+    assert "Times in this report are <b>simulated</b>" in html and "s simulated (wall" in html
 
 
 def test_a_histogram_percentile_is_never_above_the_measured_max():

@@ -67,8 +67,12 @@ def idle_text(out: "RoundOutput") -> str:
 class Progress:
     """Receives events from the runner and the tests; prints where the run is and when it will end."""
 
-    def __init__(self, quiet: bool = False):
+    def __init__(self, quiet: bool = False, simulated: bool = False):
         self.quiet = quiet
+        # a simulated drive's durations and the plans' bounds are simulated time, not the wall clock: every
+        # duration and ETA says so, with the wall time beside it
+        self.simulated = simulated
+        self._wall_started = time.monotonic()
         self._live = None
         self._status = ""
         self._desc = ""
@@ -151,7 +155,7 @@ class Progress:
         later = [self._bounds.get(t) for t in self._tests[self._tests.index(self._test) + 1:]] \
             if self._test in self._tests else []
         if any(b is None for b in later):
-            return f"ETA test {span(lo, hi)}, run unknown"
+            return self._clock(f"ETA test {span(lo, hi)}, run unknown")
         run_lo, run_hi = lo + sum(b.seconds_min for b in later), hi + sum(b.seconds_max for b in later)
         unwritten = sum(b.size_bound_bytes for b in later)
         if self._bounds.get(self._test):   # the running preconditioning is in the test's own ETA
@@ -163,7 +167,14 @@ class Progress:
             writes = f" (preconditioning at the measured {self._rate / 1e6:,.0f} MB/s)"
         elif unwritten:
             writes = f" + writing {mb(unwritten)} at the drive's speed"
-        return f"ETA test {span(lo, hi)}, run {span(run_lo, run_hi)}{writes}"
+        return self._clock(f"ETA test {span(lo, hi)}, run {span(run_lo, run_hi)}{writes}")
+
+    def _clock(self, eta: str) -> str:
+        """A simulated drive's ETA is simulated time: said, with the wall time spent so far beside it."""
+        if not self.simulated:
+            return eta
+        return (f"{eta.replace('ETA ', 'ETA in simulated time: ', 1)} (wall so far "
+                f"{format_duration(time.monotonic() - self._wall_started)})")
 
     def _test_left(self) -> tuple[float, float] | None:
         bounds = self._bounds.get(self._test)
@@ -249,6 +260,8 @@ class Progress:
         self._written += p.bytes_done
         self._rate = p.bytes_per_s or self._rate
         took = f" in {format_duration(p.io_seconds)}" if p.io_seconds >= 60 else f" in {p.io_seconds:.1f} s"
+        if self.simulated:    # the drive's own clock ran the I/O: the wall clock beside it
+            took += f" simulated (wall {time.monotonic() - self._round_started:.1f} s)"
         rate = f", {p.bytes_per_s / 1e6:,.0f} MB/s" if p.bytes_per_s else ""
         self._print(f"   {test}{' ' + phase if phase else ''} preconditioning done: {mb(p.bytes_done)} "
                     f"written{took}{rate} (MB = 10^6 bytes)")

@@ -401,7 +401,7 @@ def _write_report(store: Store, run_id: str, progress: Progress) -> None:
 def execute(store: Store, run_id: str, target: Target, engine: Engine, results_dir: Path, quiet: bool,
             retry: bool = False) -> None:
     run = store.run(run_id)
-    progress = Progress(quiet=quiet)
+    progress = Progress(quiet=quiet, simulated=target.kind == "sim")
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
     if run["options"].trace_stimulus:      # refused up front on engines without it (check_traceable)

@@ -20,21 +20,42 @@ from .common import RESULTS_HELP, open_store
               help="Output directory [default: RESULTS/reports/RUN_ID].")
 @click.option("--claimed", default=None, type=click.Path(dir_okay=False),
               help="TOML file of vendor claims (MB/s decimal, IOPS, µs) to set against the results.")
+@click.option("--criteria", "criteria_file", default=None, type=click.Path(dir_okay=False), metavar="RULES.toml",
+              help="The lab's acceptance rules (docs/criteria.md): their verdict joins the headline page.")
 @click.option("--results", default=None, help=RESULTS_HELP)
-def report(run_id, out_dir, claimed, results):
+def report(run_id, out_dir, claimed, criteria_file, results):
     """Write the HTML report of RUN_ID with PNG/SVG plots and CSV tables (works offline)."""
     from ..report.core import section_errors, write_report
 
     if out_dir:
         output_dir(out_dir, "--out")
+    rules = None
+    if criteria_file:
+        from ..criteria import load_criteria
+        rules = load_criteria(criteria_file)          # a bad rules file: one line, nothing written
     store = open_store(results)
     if out_dir is None and store.read_only:
         raise SsdptsError(f"{store.path} can only be read here ({store.read_only_because}), and the report goes "
                           "beside it by default; pass --out DIR on writable storage")
-    path = write_report(store, run_id, out_dir, claimed=claimed)
+    path = write_report(store, run_id, out_dir, claimed=claimed,
+                        criteria=None if rules is None else criteria_verdict(store, run_id, rules))
     if section_errors(path):
         click.echo(f"ssdpts: warning: a report section failed to render (see {path})", err=True)
     click.echo(str(path))
+
+
+def criteria_verdict(store, run_id: str, rules):
+    """The rules judged as `ssdpts check --criteria` judges them, in the record the headline page shows."""
+    from ..conformance import check
+    from ..criteria import judge
+    from ..export.model import load_run
+    from ..report.headline import CriteriaVerdict
+
+    run = load_run(store, run_id)
+    outcome = judge(run, rules, check(run, store))
+    return CriteriaVerdict(rules.name, outcome.passed, len(outcome.judgements) - len(outcome.failures),
+                           len(outcome.judgements), [f"{j.rule.name}: {j.evidence}" for j in outcome.failures],
+                           outcome.lines())
 
 
 @click.command()

@@ -60,6 +60,13 @@ OPERATING_POINTS = ("max", "mid", "min")
 MakeCell = Callable[..., Workload]
 
 
+def latency_stat(lat: Latency | None, stat: str) -> float | None:
+    """One statistic of a direction's latency in µs: "mean", "max" or a percentile such as "99.99"."""
+    if lat is None:
+        return None
+    return lat.mean_us if stat == "mean" else lat.max_us if stat == "max" else lat.p(stat)
+
+
 @dataclass
 class DemandPoint:
     """One TC x QD point: measurement-window averages of its cell."""

@@ -20,7 +20,7 @@ from ..render.context import CompareContext, SectionContext
 from ..render.drives import drives_intro, ordered_part_labels
 from ..render.toolkit import Cell, notes_html
 from .common import window_summary
-from .demand import DemandPoint, DemandSummary
+from .demand import DemandPoint, DemandSummary, latency_stat
 from ..results import Latency
 from .spec import Headline
 
@@ -199,8 +199,8 @@ def html(ctx: SectionContext, pattern: str, split_rw: bool) -> Markup:
     # latency vs IOPS, one line per TC
     fig = ctx.figure((8.5, 4.8))
     plots.series_plot(fig, {f"TC {tc}": ([p.iops for p in ps], [p.lat_mean_us for p in ps])
-                            for tc, ps in groups.items()}, "IOPS (read + write)", "mean latency (µs)",
-                      logy=True)
+                            for tc, ps in groups.items()}, "IOPS (read + write), log scale",
+                      "mean latency (µs, log scale)", logy=True)
     ax = fig.axes[0]
     log_x(ax)
     for p in points:
@@ -310,7 +310,7 @@ def compare(ctx: CompareContext) -> Markup:
         panels.append((f"TC {tc}", {v.label: ([p[n].iops for n in ns], [p[n].lat_mean_us for n in ns])
                                     for v, p in zip(ctx.views, per)}))
     fig = ctx.figure((11.0, 3.4 * ((len(panels) + 3) // 4) + 0.9))
-    plots.small_multiples(fig, panels, "IOPS", "mean latency (µs)", logy=True)
+    plots.small_multiples(fig, panels, "IOPS (log scale)", "mean latency (µs, log scale)", logy=True)
     for ax in fig.axes:
         log_x(ax)
     out = [ctx.plot(fig, "latency-vs-iops", "mean latency vs IOPS per TC, one line per run")]
@@ -375,11 +375,7 @@ QD_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">")
 TC_STYLES = ("-", "--", ":", "-.")
 
 
-def stat_us(lat: Latency | None, stat: str) -> float | None:
-    """One statistic of a direction's latency (µs): "mean", "max" or a percentile like "99.99"."""
-    if lat is None:
-        return None
-    return lat.mean_us if stat == "mean" else lat.max_us if stat == "max" else lat.p(stat)
+stat_us = latency_stat     # one statistic of a direction's latency (µs), as the summaries read it
 
 
 def direction_lat(p: DemandPoint, direction: str) -> Latency | None:
@@ -391,17 +387,20 @@ def directions_of(points: Sequence[DemandPoint]) -> list[str]:
     return [d for d in ("read", "write") if any(direction_lat(p, d) is not None for p in points)]
 
 
-def _scale(ax, axis: str, values: Sequence[float]) -> None:
-    """Log scale (labelled 1k, 20k, 1M) where the values span more than a decade, else linear from the data."""
-    from matplotlib.ticker import FuncFormatter
+def _scale(ax, axis: str, values: Sequence[float]) -> bool:
+    """x: linear from zero (a saturated sweep then stands near-vertical instead of zig-zagging over an autoscaled
+    26k..28k); y: logarithmic (labelled 1k, 20k, 1M) where the values span more than a decade, else linear from
+    zero. Returns whether the axis is logarithmic, for its label to say so."""
     pos = [v for v in values if v and v > 0]
-    if pos and max(pos) / min(pos) > 10:
-        if axis == "x":
-            log_x(ax)
-        else:
-            plots.log_y(ax)
+    if axis == "y" and pos and max(pos) / min(pos) > 10:
+        plots.log_y(ax)
+        return True
+    if axis == "x":
+        ax.set_xlim(left=0)
     else:
-        (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(FuncFormatter(plots._thousands))
+        ax.set_ylim(bottom=0)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(plots.thousands_formatter())
+    return False
 
 
 # a line of a statistics figure: (colour, line style, its points); a legend: (title, [(label, colour, style,
@@ -431,10 +430,10 @@ def stat_panels(fig, lines: Sequence[StatLine], direction: str, qds: Sequence[in
             xs += [x for x, _, _ in xy]
             ys += [y for _, y, _ in xy]
         _scale(ax, "x", xs)
-        _scale(ax, "y", ys)
+        log = _scale(ax, "y", ys)
         ax.set_title(f"{title} {direction} latency", fontsize=8)
-        ax.set_xlabel("IOPS (read + write)", fontsize=7)
-        ax.set_ylabel(f"{title} latency (µs)", fontsize=7)
+        ax.set_xlabel("IOPS (read + write), linear from 0", fontsize=7)
+        ax.set_ylabel(f"{title} latency (µs{', log scale' if log else ''})", fontsize=7)
         ax.tick_params(which="both", labelsize=6.5)
         ax.grid(True, which="major", alpha=0.3)
     box = fig.add_subplot(2, 3, 6)

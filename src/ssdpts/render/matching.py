@@ -147,8 +147,14 @@ def match_note(match: CellMatch, spec_sheets: Sequence[str] = ()) -> Markup:
         lines.append(f"{s}: no claim matches a row of this table")
     if not lines:
         return Markup("")
-    return Markup('<ul class="compare-notes">') + Markup("").join(
-        Markup("<li>") + escape(x) + Markup("</li>") for x in lines) + Markup("</ul>")
+    # one line above the table, the list folded: a page of "0.5K dropped" lines hid the results
+    what = [f"{n} cell{'s' if n != 1 else ''} {kind}" for n, kind in (
+        (len({d.cell for d in match.dropped}), "left out (not measured by every run)"),
+        (len(match.matched), "matched across mixes (--match-mix)"),
+        (len(spec_sheets), "spec sheet(s) without a matching claim")) if n]
+    return Markup('<details class="compare-notes"><summary>') + escape("; ".join(what)) + Markup(
+        "</summary><ul>") + Markup("").join(Markup("<li>") + escape(x) + Markup("</li>") for x in lines) + Markup(
+        "</ul></details>")
 
 
 def mix_canonical(options: CompareOptions) -> Callable[[tuple], tuple]:

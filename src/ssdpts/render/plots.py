@@ -59,6 +59,12 @@ def _thousands(v, _pos=None) -> str:
     return f"{v:g}"
 
 
+def thousands_formatter():
+    """Tick labels 0, 500, 20k, 1.5M."""
+    from matplotlib.ticker import FuncFormatter
+    return FuncFormatter(_thousands)
+
+
 def log_y(ax) -> None:
     """Log y axis with readable labels: minor ticks (2x, 3x, 5x) are labelled when the span is short."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -70,6 +76,11 @@ def log_y(ax) -> None:
         ax.yaxis.set_minor_formatter(FuncFormatter(_thousands))
     else:
         ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def scale_said(label: str, log: bool) -> str:
+    """An axis label that says when its axis is logarithmic (a reader assumes linear from zero otherwise)."""
+    return f"{label} (log scale)" if log and "log" not in label else label
 
 
 def _ax_style(ax, xlabel: str, ylabel: str, legend: bool = True) -> None:
@@ -104,7 +115,7 @@ def series_plot(fig: Figure, series: dict[str, tuple[Sequence[float], Sequence[f
         ax.set_xticks(list(xticks))
         ax.set_xticklabels(list(xticklabels or [str(x) for x in xticks]))
         ax.xaxis.set_minor_formatter(NullFormatter())
-    _ax_style(ax, xlabel, ylabel, legend=len(series) > 0)
+    _ax_style(ax, scale_said(xlabel, logx), scale_said(ylabel, logy), legend=len(series) > 0)
     if len(series) > 8:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
         fig.ssdpts_right = 0.78
@@ -169,7 +180,7 @@ def bar_plot(fig: Figure, groups: Sequence[str], series: dict[str, Sequence[floa
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
         ax.margins(y=0.12)
     ax.grid(axis="x", visible=False)
-    _ax_style(ax, xlabel, ylabel)
+    _ax_style(ax, xlabel, scale_said(ylabel, logy))
 
 
 def _short(v: float) -> str:
@@ -238,9 +249,9 @@ def small_multiples(fig: Figure, panels: Sequence[tuple[str, dict[str, tuple[Seq
             ax.set_xticklabels(list(xticklabels or xticks), fontsize=6.5)
             ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(title, fontsize=8)
-        ax.set_xlabel(xlabel, fontsize=7)
+        ax.set_xlabel(scale_said(xlabel, logx), fontsize=7)
         if i % cols == 0:       # one y label per row: beside an inner panel it would sit on its neighbour's ticks
-            ax.set_ylabel(ylabel, fontsize=7)
+            ax.set_ylabel(scale_said(ylabel, logy), fontsize=7)
     first = fig.axes[0] if fig.axes else None
     if first is None or not first.get_legend_handles_labels()[0]:
         return

@@ -83,6 +83,15 @@ def fmt_num(v: Any, digits: int = 1) -> str:
     return str(v)
 
 
+@dataclass(frozen=True)
+class SavedFigure:
+    """A figure already on the page: the headline shows it again, small, linked to where it stands."""
+
+    key: str                     # plots/KEY.png; the page's anchor is fig-KEY
+    title: str
+    src: str                     # the <img> source (embedded data or the PNG's relative path)
+
+
 @dataclass
 class Artifacts:
     """Writes plots and tables under `out_dir` and keeps a list of what it wrote.
@@ -98,6 +107,7 @@ class Artifacts:
     written: list[Path] = field(default_factory=list)
     _figs: dict = field(default_factory=dict)
     _keys: set = field(default_factory=set)
+    saved: dict[str, SavedFigure] = field(default_factory=dict)   # plot key -> the figure as the page shows it
 
     def __post_init__(self):
         self.out_dir = Path(self.out_dir)
@@ -147,6 +157,7 @@ class Artifacts:
         fig.savefig(svg, format="svg", metadata={"Date": None})
         self.written += [png, svg]
         src = "data:image/png;base64," + base64.b64encode(data).decode() if self.embed else f"plots/{key}.png"
+        self.saved[key] = SavedFigure(key, title, src)
         return Markup(
             f'<figure class="plot" id="fig-{escape(key)}"><img src="{src}" alt="{escape(title)}" '
             f'width="{int(fig.get_figwidth() * self.dpi)}" height="{int(fig.get_figheight() * self.dpi)}">'

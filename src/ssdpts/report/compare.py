@@ -21,6 +21,7 @@ from ..render import plots
 from .claimed import load_claims
 from ..render.context import CompareContext, RunView, device_label
 from .core import env, require_runs
+from .headline import FIRST_COMPARE_CHARTS, CompareHeadline, first_charts, run_line, side_by_side
 from ..render.matching import CompareOptions, SpecSheet, parse_mix_match
 from ..render.toolkit import Artifacts
 
@@ -122,6 +123,28 @@ def compare_views(store: Store, runs: Sequence[dict], name: str) -> list[RunView
     return [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec) for r in runs]
 
 
+def compare_headline(store: Store, runs: Sequence[dict], labels: Sequence[str], common: Sequence[str],
+                     sections: Sequence[dict], art: Artifacts, options: CompareOptions) -> CompareHeadline:
+    """The compare page's first screen: each run and its verdict, the key figures side by side, three charts,
+    links down to the evidence."""
+    from ..conformance import check
+    from ..export.model import load_run
+
+    lines = [run_line(r, label, device_label(r), check(load_run(store, r["id"]), store))
+             for r, label in zip(runs, labels)]
+    per_test = []
+    for name in common:
+        spec = find(name)
+        if spec is None or spec.headline is None:
+            continue
+        views = compare_views(store, runs, name)
+        if all(v.summary is not None for v in views):
+            per_test.append((name, [spec.headline(v.summary) for v in views]))
+    links = [("Runs", "#runs")] + [(s["title"], f"#{s['anchor']}") for s in sections]
+    return CompareHeadline(lines, side_by_side(per_test), first_charts(art.saved, order=FIRST_COMPARE_CHARTS), links,
+                           [s.label for s in options.spec_sheets])
+
+
 def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, strict: bool = False,
                   options: CompareOptions = CompareOptions()) -> Path:
     if len(run_ids) + len(options.spec_sheets) < 2 or not run_ids:
@@ -151,10 +174,12 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
             log.exception("compare section %s failed", name)
             sec["body"] = Markup(f'<pre class="error">report section failed: {escape(traceback.format_exc(limit=3))}</pre>')
         sections.append(sec)
+    labels = [f"{device_label(r)} · {r['id']}" for r in runs]
+    page = compare_headline(store, runs, labels, common, sections, art, options)
     html = env().get_template("compare.html.j2").render(
-        runs=runs, labels=[f"{device_label(r)} · {r['id']}" for r in runs], labels_model=[device_label(r) for r in runs],
+        runs=runs, labels=labels, labels_model=[device_label(r) for r in runs],
         sections=sections, skipped=skipped, version=__version__, generated=time.time(),
-        spec_sheets=[(s.label, s.source) for s in options.spec_sheets])
+        spec_sheets=[(s.label, s.source) for s in options.spec_sheets], page=page)
     path = out / "compare.html"
     path.write_text(html, encoding="utf-8")
     art.close()

@@ -37,11 +37,13 @@ from .claimed import claimed_section, load_claims
 from .coverage import coverage_block
 from ..render.context import RunView, SectionContext, device_label, steady_block
 from ..render.drives import member_rows
-from .headline import headline_block, headline_data, headlines_of_run
+from .claimed import claim_rows
+from .headline import CriteriaVerdict, SimulatedDrive, headline_block, headline_data, headline_page, \
+    headline_page_data, headlines_of_run
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
 from .stimulus import stimulus_block
-from ..render.toolkit import Artifacts, Cell
+from ..render.toolkit import Artifacts, Cell, fmt_num
 from ..records import from_data
 from ..workload import Workload
 from ..workload.spec import io_mode_label
@@ -302,11 +304,27 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
     return sections
 
 
+def drive_rows(run: dict) -> list[tuple[str, str]]:
+    """The drive as the headline names it: model, capacity, interface, firmware, and the run."""
+    target = run.get("target") or {}
+    info = target.get("info") or {}
+    size = target.get("size_bytes") or 0
+    rows = [("Model", device_label(run)), ("Capacity", f"{size / 1e9:,.1f} GB ({size / 2**30:,.2f} GiB)"),
+            ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
+            ("Firmware / serial", f"{info.get('firmware') or '–'} / {info.get('serial') or '–'}")]
+    members = member_rows(run)
+    if members:
+        rows[0] = ("Drives", f"{len(members)} tested at once: " + "; ".join(v for _, v in members))
+    rows.append(("Run", f"{run['id']} ({run['status']}), profile {run.get('profile_name')}"))
+    return rows
+
+
 def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *, claimed: str | Path | None = None,
-                 strict: bool = False, embed: bool = True) -> Path:
+                 strict: bool = False, embed: bool = True, criteria: CriteriaVerdict | None = None) -> Path:
     """Build out_dir/report.html (+ plots/*.png|svg, tables/*.csv, results.json); return the HTML path.
 
-    Default out_dir: <results dir>/reports/<run_id>/. Safe to call on unfinished runs.
+    Default out_dir: <results dir>/reports/<run_id>/. Safe to call on unfinished runs. `criteria`: the lab's
+    acceptance rules as judged (the command layer judges them), shown in the verdict.
     """
     claims = load_claims(claimed) if claimed else None   # validate before writing anything
     run = store.run(run_id)
@@ -323,17 +341,49 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     verdict = check(result, store)
     doc = document(result, verdict)
     headlines = headlines_of_run(store, run, verdict)
+    links = [(text, href) for text, href, shown in (
+        ("Run status", "#run-status", bool(notice)), ("Claimed vs measured", "#claimed", claims is not None),
+        ("Criteria", "#criteria", criteria is not None), ("Simulated drive", "#simulated",
+                                                          (run.get("target") or {}).get("kind") == "sim")) if shown]
+    page = headline_page(store, run, verdict, headlines, art, drive_rows(run),
+                         claim_rows(store, run, claims) if claims is not None else None, criteria, sections, links)
     doc["headline"] = headline_data(headlines)
+    doc["headline_page"] = headline_page_data(page)
     (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
     html = env().get_template("report.html.j2").render(
         run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
         generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0,
         run_notice=notice, drives=member_rows(run), conformance=conformance_block(verdict, art),
-        headline=headline_block(headlines, verdict, art))
+        headline=headline_block(headlines, verdict, art), page=page, criteria=criteria,
+        simulated=simulated_block(page.simulated, art))
     path = out / "report.html"
     path.write_text(html, encoding="utf-8")
     art.close()
     return path
+
+
+def simulated_block(sim: SimulatedDrive | None, art: Artifacts) -> Markup:
+    """A `sim:` run's evidence: every figure of the imitated drive its preset holds or not, and the two clocks."""
+    if sim is None:
+        return Markup("")
+    head = Markup('<section class="test" id="simulated"><h2>Simulated drive</h2>') + Markup(
+        f'<p class="ss bad">This run tested the simulator\'s <b>{escape(sim.preset)}</b> preset'
+        + (f", shaped on the {escape(sim.imitates)}" if sim.imitates else "")
+        + f". It is not that drive: the figures below say which of the review's numbers the preset reproduces "
+          f"(within ±{sim.tolerance * 100:g} %, checked by tests/sim/test_presets.py) and which it does not. Cell "
+          f"runtimes, rates and preconditioning times are simulated time: the stored rounds ran "
+          f"{sim.simulated_s:,.1f} s simulated in {sim.wall_s:,.1f} s wall; run dates and round start times are "
+          f"the wall clock.</p>")
+    if not sim.figures:
+        return head + Markup("<p>This preset has no calibration against a review (a user file, or a preset not "
+                             "shaped on one): nothing it shows is known to match a real drive.</p></section>")
+    rows = [[f.review_figure, f.what, Cell(f.review_value, f"{fmt_num(f.review_value)} {f.unit}"),
+             Cell(f.held, "held" if f.held else "NOT held", "ok" if f.held else "bad"), f.note] for f in sim.figures]
+    table = art.table("simulated-calibration", ["Review figure", "Simulated measurement", "Review", "Preset",
+                                                "Why not held / how read"], rows,
+                      caption=f"The {sim.preset} preset against the review it was shaped on (docs/simulator.md "
+                              "carries the simulated values)")
+    return head + table + Markup("</section>")
 
 
 def conformance_block(verdict: Verdict, art: Artifacts) -> Markup:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import SsdptsError
-from ...settings import BLOCK_SIZES, BOOL, DURATION, IODEPTH, PCTS, THREADS, Setting, TestSettings, declared_default, \
+from ...settings import MAX_THREADS, BLOCK_SIZES, BOOL, DURATION, IODEPTH, PCTS, THREADS, Setting, TestSettings, declared_default, \
     integer, key, list_of
 from ...units import bs_label, parse_duration
 from ...workload import Workload
@@ -24,6 +24,7 @@ from ..plan import TestPlan, fixed_rounds, once, purge_phase, wipc_phase
 from .summary import LatIopsFamily, LatIopsSummary, Preconditioning
 
 ROUNDS = integer(1, 1000, "sweep rounds")
+CHART_THREADS = integer(0, MAX_THREADS, "0 or one of thread_counts")
 # a duration, or 0 for none (the warm-up and the preconditioning are optional)
 DURATION_OR_NONE = Setting(f"0 (none) or {DURATION.what}",
                            lambda v: not isinstance(v, bool) and (parse_duration(v) == 0 or DURATION.check(v)),
@@ -45,8 +46,13 @@ class LatIopsSettings(TestSettings):
                                         "the sweep, as seeds 000 and 003")
     precondition_time: float = key(DURATION_OR_NONE, 0, "RND writes at the largest TC/QD before the sweep, after "
                                                         "any WIPC (0: none)")
+    chart_threads: int = key(CHART_THREADS, 0, "the thread count of the reviewers' chart (every family a line "
+                                               "per statistic); 0: the largest of thread_counts")
 
     def __post_init__(self):
+        if self.chart_threads and self.chart_threads not in self.thread_counts:
+            raise SsdptsError(f"tests.lat-iops: chart_threads = {self.chart_threads} is not one of thread_counts "
+                              f"{list(self.thread_counts)}; chart a thread count the sweep runs (or 0: the largest)")
         if self.average_rounds > self.rounds:
             raise SsdptsError(f"tests.lat-iops: average_rounds = {self.average_rounds} is more than rounds = "
                               f"{self.rounds}; average at most the rounds that run (lower average_rounds or raise "
@@ -114,7 +120,7 @@ def run(ctx: TestContext) -> LatIopsSummary:
                             "precondition first: set wipc_first = true)"]
     return LatIopsSummary(families=families, thread_counts=sw.tcs, queue_depths=sw.qds, rounds=len(numbers),
                           window_rounds=window, cell_runtime_s=st.cell_runtime, warmup_s=st.warmup,
-                          purge=purge, preconditioning=pre, notes=notes)
+                          purge=purge, preconditioning=pre, notes=notes, chart_threads=st.chart_threads)
 
 
 def plan(ctx: TestContext) -> TestPlan:
