@@ -107,15 +107,20 @@ check:
 # tests/test_resume_truth.py a real 60 s pause, tests/test_trace_stimulus.py and tests/oracle (the simulator against
 # its own truth, every test in two orders) a few minutes more: they run beside the rest of the suite rather than
 # after it (all must pass; their output follows the suite's). None shares devices (each makes its own loop
-# devices; none uses /dev/zram0), network namespaces or ports with the rest. Tests never rely on a quiet machine.
+# devices, zram devices and network namespaces of its own) with the rest. Tests never rely on a quiet machine.
+# The rest runs in SUITE_WORKERS processes (pytest-xdist), each test file whole in one of them (its module
+# fixtures made once): most of the suite waits on fio cells and simulated runs, so two processes on two cores
+# take about half the time; a file's tests keep their order.
 # dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
 BESIDE = tests/test_real_shape.py tests/vm tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
+SUITE_WORKERS = 2
 test: setup system-test dist
 	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
 	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE) >$$log 2>&1 & beside=$$!; \
 	trap 'kill $$beside 2>/dev/null; rm -f $$log' EXIT INT TERM; \
-	echo "$(PY) -m pytest -q $(BESIDE:%=--ignore=%)  ($(BESIDE) run beside it)"; \
-	$(CARGO_PATH) $(PY) -m pytest -q $(BESIDE:%=--ignore=%); rest=$$?; \
+	echo "$(PY) -m pytest -q -n $(SUITE_WORKERS) --dist loadfile $(BESIDE:%=--ignore=%)  ($(BESIDE) run beside it)"; \
+	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider -n $(SUITE_WORKERS) --dist loadfile --durations=15 \
+		$(BESIDE:%=--ignore=%); rest=$$?; \
 	wait $$beside; besides=$$?; echo "--- $(BESIDE), run beside the suite:"; cat $$log; \
 	[ $$rest = 0 ] && [ $$besides = 0 ]
 

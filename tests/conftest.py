@@ -102,10 +102,32 @@ def loopdev(loop_factory) -> str:
     return loop_factory(64 * 2**20)
 
 
+ZRAM_CONTROL = Path("/sys/class/zram-control")
+
+
+@contextlib.contextmanager
+def _own_zram():
+    """A 64 MiB zram device of the caller's own (hot_add), reset and removed afterwards: tests run beside each
+    other (make test runs the suite in several processes), so none may share /dev/zram0."""
+    index = int((ZRAM_CONTROL / "hot_add").read_text())
+    node = Path(f"/sys/block/zram{index}")
+    try:
+        (node / "disksize").write_text(str(64 * 2**20))
+        yield f"/dev/zram{index}"
+    finally:
+        (node / "reset").write_text("1")
+        (ZRAM_CONTROL / "hot_remove").write_text(str(index))
+
+
 @pytest.fixture
 def zram() -> str:
+    """A 64 MiB zram device: the test's own where the kernel can add one, else /dev/zram0 when it is free."""
     if _can_make_devices():
         pytest.skip(_can_make_devices())
+    if (ZRAM_CONTROL / "hot_add").exists():
+        with _own_zram() as device:
+            yield device
+        return
     node = Path("/sys/block/zram0")
     if not node.exists():
         pytest.skip("no zram0 on this kernel")
@@ -118,24 +140,15 @@ def zram() -> str:
         (node / "reset").write_text("1")
 
 
-ZRAM_CONTROL = Path("/sys/class/zram-control")
-
-
 @pytest.fixture
 def zram_own() -> str:
-    """A 64 MiB zram device of this test's own (hot_add): /dev/zram0 belongs to the `zram` fixture's tests."""
+    """A 64 MiB zram device of this test's own (hot_add)."""
     reason = _can_make_devices() or (None if (ZRAM_CONTROL / "hot_add").exists()
                                      else "no zram hot_add on this kernel (modprobe zram)")
     if reason:
         pytest.skip(reason)
-    index = int((ZRAM_CONTROL / "hot_add").read_text())
-    node = Path(f"/sys/block/zram{index}")
-    try:
-        (node / "disksize").write_text(str(64 * 2**20))
-        yield f"/dev/zram{index}"
-    finally:
-        (node / "reset").write_text("1")
-        (ZRAM_CONTROL / "hot_remove").write_text(str(index))
+    with _own_zram() as device:
+        yield device
 
 
 @contextlib.contextmanager
