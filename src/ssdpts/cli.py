@@ -66,7 +66,7 @@ LAZY_COMMANDS = {
     "analyze": LazyCommand("ssdpts.analyze", "analyze",
                            "Offline analyses of saved data (fio logs, SMART snapshots); nothing is run on a device."),
     "capture": LazyCommand("ssdpts.commands.capture", "capture",
-                           "Record DEVICE's block-layer I/O and reduce it to a workload file: IO streams (size, "
+                           "Record the block-layer I/O of DEVICES and reduce it to a workload file: IO streams (size, "
                            "read/write,"),
     "check": LazyCommand("ssdpts.commands.results", "check_run",
                          "The run's conformance verdict: every deviation from the spec its profile claims (non-SNIA"),
