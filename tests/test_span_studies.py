@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 
 import pytest
 
@@ -35,6 +37,31 @@ def test_file_reuse_creates_then_reuses_the_file(ext4, tmp_path):
         assert s.iops("created", w) > 0 and s.iops("reused", w) > 0
         assert s.ratio("reused", w) == pytest.approx(s.iops("reused", w) / s.iops("created", w))
     assert os.path.getsize(path) == 32 * 2**20             # back to the target's size for later tests
+
+
+@requires_devices
+@pytest.mark.skipif(not filesystem.mkfs_available("ext4"), reason="mkfs.ext4 is not installed")
+def test_file_reuse_fits_where_fio_fits(ext4, tmp_path):
+    """A file of 60 % of the free space: fio alone creates and writes it; file-reuse deletes and lets fio create
+    it twice (the run's lock on the old file let go first: its blocks are free, not twice the room needed)."""
+    dev, point = ext4
+    st = os.statvfs(point)
+    size = int(st.f_bavail * st.f_frsize * 0.6) // 2**20 * 2**20
+    alone = point / "fio-alone.img"
+    p = subprocess.run(["fio", "--name=alone", f"--filename={alone}", f"--size={size}", "--rw=write", "--bs=128k",
+                        "--direct=1", "--output-format=json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"] == size          # fio's own count
+    alone.unlink()
+    profile = tmp_path / "whole-file.toml"
+    profile.write_text(f'[profile]\nextends = "{SPAN_TINY}"\n[tests.file-reuse]\nfile_size_percent = 100\n')
+    path = point / "t.img"
+    rid, store = run_completed(str(path), tmp_path / "r", str(profile), "file-reuse", "--size", str(size))
+    s = summaries(store, rid)["file-reuse"]
+    assert [p.name for p in s.passes] == ["created", "reused", "recreated"] and s.file_bytes == size
+    assert all(p.after.allocated_bytes == size for p in s.passes)                 # FIEMAP, not fio's word
+    assert all(s.iops(p.name, w) > 0 for p in s.passes for w in s.workloads)
+    assert os.path.getsize(path) == size
 
 
 @requires_devices
