@@ -84,3 +84,22 @@ def test_span_sweep_on_the_simulated_drive(tmp_path):
         assert p.write_iops > 0            # quick (which the test profile extends) runs the writes too
     assert s.read_iops_drop == pytest.approx(s.points[-1].read_iops / s.points[0].read_iops)
     assert any("models no map cache" in n for n in s.notes)
+
+
+def test_a_file_made_anew_is_locked_as_the_old_one_was(tmp_path):
+    """file-reuse deletes the run's file (its lock let go, so the blocks are free) and locks the file fio makes."""
+    from ssdpts.errors import SsdptsError
+    from ssdpts.targets.hold import _lock_file, locked, relock, remove_locked_file
+
+    path = tmp_path / "t.img"
+    path.write_bytes(b"x" * 4096)
+    with locked(str(path)):
+        with pytest.raises(SsdptsError, match="another ssdpts run is using this file"):
+            _lock_file(str(path))
+        remove_locked_file(str(path))
+        assert not path.exists()
+        path.write_bytes(b"y")                              # fio made it anew
+        relock(str(path))
+        with pytest.raises(SsdptsError, match="another ssdpts run is using this file"):
+            _lock_file(str(path))
+    os.close(_lock_file(str(path)))                         # let go at the end of the run
