@@ -5,7 +5,9 @@ The assertions read the typed records behind the tables (render.matching.Overlay
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -15,7 +17,7 @@ from ssdpts.pts.iops.render import iops_overlay
 from ssdpts.pts.latency.render import LAT_STATS, latency_overlays
 from ssdpts.pts.throughput.render import throughput_overlay
 from ssdpts.report.claimed import claim_rows, info_rows, load_claims
-from ssdpts.report.compare import compare_views, load_options, section_notes
+from ssdpts.report.compare import compare_views, load_options, section_notes, series_names
 from ssdpts.render.context import CompareContext
 from ssdpts.render.matching import MIB_PER_MB, CompareOptions
 from ssdpts.render.toolkit import Artifacts
@@ -75,7 +77,8 @@ temperature_range = "0-70 °C"
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     results = tmp_path_factory.mktemp("compare") / "results"
-    a, store = run_completed("sim:client", results, str(PROFILES / "compare-a.toml"), SHARED + ",dirth,wsat")
+    a, store = run_completed("sim:client", results, str(PROFILES / "compare-a.toml"), SHARED + ",dirth,wsat",
+                             "--label", "raw")
     b, _ = run_completed("sim:enterprise", results, str(PROFILES / "compare-b.toml"), SHARED)
     return store, [store.run(a), store.run(b)], results
 
@@ -196,3 +199,68 @@ def test_one_run_beside_spec_sheets_is_a_comparison(runs, tmp_path, sheet):
     assert "P3600 (spec sheet)" in path.read_text()
     with pytest.raises(SsdptsError, match="one run and a --spec-sheet"):
         write_compare(store, [a["id"]], tmp_path / "none")
+
+
+def _svg_texts(path) -> list[str]:
+    import xml.etree.ElementTree as ET
+
+    return [t.strip() for e in ET.parse(path).iter() if e.tag.endswith("text") for t in e.itertext() if t.strip()]
+
+
+def test_compare_names_the_series_and_keeps_the_ids_in_a_caption(runs, tmp_path):
+    """Seed 001's "partition" vs "raw": `run --label` is stored with the run (show and list print it), `compare
+    --label RUN=NAME` names another; the typed overlay, the plot's legend (SVG text), the CSV headers use the
+    names, the run ids stay in the figures' stamp and the runs table."""
+    store, (a, b), results = runs
+    assert a["options"].label == "raw" and b["options"].label is None
+    r = ["--results", str(results)]
+    assert "“raw”" in ssdpts("show", a["id"], *r).stdout.splitlines()[0]
+    assert [x["label"] for x in json.loads(ssdpts("list", "--json", *r).stdout)
+            if x["id"] in (a["id"], b["id"])] == ["raw", None]
+    given = [f"{b['id'][-6:]}=partition"]          # part of an id names the run, as everywhere else
+    names = series_names(store, [a, b], given)
+    assert names == {a["id"]: "raw", b["id"]: "partition"}
+    ctx = CompareContext("throughput", registry.get("throughput"), compare_views(store, [a, b], "throughput", names),
+                         Artifacts(tmp_path / "typed"))
+    assert throughput_overlay(ctx).series == ["raw", "partition"]
+    out = tmp_path / "named"
+    html = open(ssdpts("compare", a["id"], b["id"], "--out", str(out), "--label", given[0], *r).stdout.strip()).read()
+    texts = _svg_texts(out / "plots" / "throughput-bars.svg")
+    assert {"raw", "partition"} <= set(texts) and not any(a["id"] in t and "·" in t for t in texts[:-1])
+    assert any(a["id"] in t and b["id"] in t for t in texts)           # the stamp: "ssdpts runs A, B"
+    header = (out / "tables" / "throughput-table.csv").read_text().splitlines()[0].split(",")
+    assert header[2:] == ["raw MiB/s", "partition MiB/s", "Δ vs raw"]
+    assert f"partition<br><small>{b['id']}</small>" in html
+    # the command line overrides the stored name; a stored name shared by two runs keeps each id beside it
+    assert series_names(store, [a, b], [f"{a['id']}=7 % spare", f"{b['id']}=27 % spare"]) == {
+        a["id"]: "7 % spare", b["id"]: "27 % spare"}
+    twin = {**b, "options": replace(b["options"], label="raw")}
+    assert series_names(store, [a, twin]) == {a["id"]: f"raw · {a['id']}", b["id"]: f"raw · {b['id']}"}
+
+
+@pytest.mark.parametrize("label, message", [
+    ("partition", "is not RUN=NAME"),
+    ("nosuchrun=x", "no run 'nosuchrun'"),
+    ("{a}=", "is not RUN=NAME"),
+    ("{a}=x\ny", "holds a control character"),
+    ("{b}=raw", "gives 'raw' to several runs"),
+])
+def test_a_bad_compare_label_is_one_line_and_writes_nothing(runs, tmp_path, label, message):
+    _, (a, b), results = runs
+    given = label.replace("{a}", a["id"]).replace("{b}", b["id"])
+    extra = [] if "{b}" not in label else ["--label", f"{a['id']}=raw"]
+    p = ssdpts("compare", a["id"], b["id"], "--out", str(tmp_path / "x"), "--label", given, *extra,
+               "--results", str(results), check=False)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and message in lines[0], p.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_run_label_is_refused_in_one_line_before_a_run_exists(tmp_path):
+    results = tmp_path / "results"
+    for label, message in (("", "--label is empty"), ("a\nb", "holds a control character")):
+        p = ssdpts("run", "sim:client", "--profile", "quick", "--tests", "iops", "--label", label, "--results",
+                   str(results), "-q", check=False)
+        lines = p.stderr.strip().splitlines()
+        assert p.returncode == 2 and len(lines) == 1 and message in lines[0], p.stderr
+    assert not results.exists() or ssdpts("list", "--results", str(results)).stdout.strip() == "no runs yet"

@@ -114,6 +114,11 @@ def test_seed_000_review_on_the_client_drive(runs):
     assert hir.preconditioning.fixed_length and len(hir.wait_states) == 2
     for w in hir.wait_states.values():
         assert w.ab_iops_mean > 0 and ordered(w.ab_latency)
+    # HIR at the review's own load (000 §WSAT: TC8/QD16, HIR's preconditioning), not the IOPS test's TC24/QD32:
+    # every burst the engine was given, and the load the summary and its headline state
+    bursts = [w for w in runs["000"].store.first_round_workloads(runs["000"].id, "hir")]
+    assert bursts and {(w["threads"], w["iodepth"]) for w in bursts} == {(8, 16)}
+    assert (hir.threads, hir.iodepth, hir.load()) == (8, 16, "TC8/QD16 (128 I/Os outstanding)")
     cbw = s["cbw"]                                                                 # 000-29/30/31: read vs write
     assert all(p.read_lat and p.write_lat for p in cbw.points)
     slc = s["slc-cache"]                                                           # 000-18: size and share
@@ -162,11 +167,19 @@ def test_seed_002_review_endurance_on_the_sata_tlc_drive(runs):
     var = s["variants"]                                                            # 002-11..13: four jobs each
     assert [(w.rw, w.block_size) for w in var.all_workloads] == [
         ("read", 4096), ("write", 4096), ("randread", 4096), ("randwrite", 4096)]
+    ran = {w["name"]: w for w in runs["002"].store.first_round_workloads(runs["002"].id, "variants")}
+    text = "\n".join(registry.get("variants").text(var))
     for rw in ("read", "write", "randread", "randwrite"):
         buffered = var.variant("buffered", rw, 4096)
         assert buffered.direct is False and "page cache" in buffered.label and buffered.iops > 0
         small, large = var.variant("ws-small", rw, 4096), var.variant("ws-large", rw, 4096)
         assert (small.working_set_bytes, small.threads) == (64 * 2**20, 32) and large.working_set_bytes == 2**30
+        # 002 §working sets ran after "direct 1 -> 0": through the page cache, labelled so, at their own jobs
+        for v, jobs in ((small, 32), (large, 2)):
+            cell = ran[f"v_{v.variant.replace('-', '_')}_{rw}_4K"]         # what the engine was given to run
+            assert (cell["direct"], cell["threads"], v.direct, v.threads) == (False, jobs, False, jobs)
+            assert v.label.endswith("(page cache, not the drive)") and v.iodepth == cell["iodepth"]
+            assert f"{v.label:<48} {f'TC{jobs}/QD{v.iodepth}':>10}" in text
     end = s["endurance"]                                                           # 002-6/7/15/17
     assert end.polls and all(p.erase_count_avg is not None for p in end.series)
     assert end.erase_increments and end.erase_increments[0].count > 0
@@ -224,3 +237,21 @@ def test_a_histogram_percentile_is_never_above_the_measured_max():
                      bins={10_000: 9_990, 10_752: 10})
     lat = merged_latency([stats])
     assert lat.p("99") == 10.0 and lat.p("99.99") == lat.max_us == 10.6
+
+
+def test_the_example_criteria_judge_hir_at_the_load_they_name(runs):
+    """docs/examples/write-heavy-server.toml: its HIR latency bounds are judged at the load the review ran HIR at;
+    the evidence is the run's own headline figures (merged fio histograms of every burst)."""
+    from ssdpts.criteria import load_criteria
+    from ssdpts.criteria.judge import judge
+
+    run = runs["000"]
+    loaded = load_run(run.store, run.id)
+    outcome = judge(loaded, load_criteria(HERE.parent / "docs" / "examples" / "write-heavy-server.toml"),
+                    check(loaded, run.store))
+    by = {j.rule.name: j for j in outcome.judgements}
+    hir = run.summary["hir"]
+    assert by["HIR judged at the review's load"].value == 128 and by["HIR judged at the review's load"].ok
+    assert by["HIR burst p99.9 latency"].value == hir.bursts_latency.p("99.9")
+    assert by["HIR burst max latency"].value == hir.bursts_latency.max_us
+    assert "TC8/QD16" in by["HIR burst max latency"].where

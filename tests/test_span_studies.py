@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 
 import pytest
 
@@ -38,6 +40,31 @@ def test_file_reuse_creates_then_reuses_the_file(ext4, tmp_path):
 
 
 @requires_devices
+@pytest.mark.skipif(not filesystem.mkfs_available("ext4"), reason="mkfs.ext4 is not installed")
+def test_file_reuse_fits_where_fio_fits(ext4, tmp_path):
+    """A file of 60 % of the free space: fio alone creates and writes it; file-reuse deletes and lets fio create
+    it twice (the run's lock on the old file let go first: its blocks are free, not twice the room needed)."""
+    dev, point = ext4
+    st = os.statvfs(point)
+    size = int(st.f_bavail * st.f_frsize * 0.6) // 2**20 * 2**20
+    alone = point / "fio-alone.img"
+    p = subprocess.run(["fio", "--name=alone", f"--filename={alone}", f"--size={size}", "--rw=write", "--bs=128k",
+                        "--direct=1", "--output-format=json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"] == size          # fio's own count
+    alone.unlink()
+    profile = tmp_path / "whole-file.toml"
+    profile.write_text(f'[profile]\nextends = "{SPAN_TINY}"\n[tests.file-reuse]\nfile_size_percent = 100\n')
+    path = point / "t.img"
+    rid, store = run_completed(str(path), tmp_path / "r", str(profile), "file-reuse", "--size", str(size))
+    s = summaries(store, rid)["file-reuse"]
+    assert [p.name for p in s.passes] == ["created", "reused", "recreated"] and s.file_bytes == size
+    assert all(p.after.allocated_bytes == size for p in s.passes)                 # FIEMAP, not fio's word
+    assert all(s.iops(p.name, w) > 0 for p in s.passes for w in s.workloads)
+    assert os.path.getsize(path) == size
+
+
+@requires_devices
 def test_file_reuse_refuses_a_block_device_in_one_line(loopdev, tmp_path):
     p = ssdpts("run", loopdev, "--profile", SPAN_TINY, "--tests", "file-reuse", "--destroy-data",
                "--results", str(tmp_path), "-q", check=False)
@@ -57,3 +84,22 @@ def test_span_sweep_on_the_simulated_drive(tmp_path):
         assert p.write_iops > 0            # quick (which the test profile extends) runs the writes too
     assert s.read_iops_drop == pytest.approx(s.points[-1].read_iops / s.points[0].read_iops)
     assert any("models no map cache" in n for n in s.notes)
+
+
+def test_a_file_made_anew_is_locked_as_the_old_one_was(tmp_path):
+    """file-reuse deletes the run's file (its lock let go, so the blocks are free) and locks the file fio makes."""
+    from ssdpts.errors import SsdptsError
+    from ssdpts.targets.hold import _lock_file, locked, relock, remove_locked_file
+
+    path = tmp_path / "t.img"
+    path.write_bytes(b"x" * 4096)
+    with locked(str(path)):
+        with pytest.raises(SsdptsError, match="another ssdpts run is using this file"):
+            _lock_file(str(path))
+        remove_locked_file(str(path))
+        assert not path.exists()
+        path.write_bytes(b"y")                              # fio made it anew
+        relock(str(path))
+        with pytest.raises(SsdptsError, match="another ssdpts run is using this file"):
+            _lock_file(str(path))
+    os.close(_lock_file(str(path)))                         # let go at the end of the run

@@ -155,3 +155,11 @@ def output_file(path: str | Path, what: str) -> Path:
     if why:
         raise SsdptsError(f"{what} {p}: directory {p.parent} {why}; give a path you may write")
     return p
+
+
+def one_line(text: str, option: str, fix: str) -> str:
+    """An operator's text for `option`, stripped; a control character (a pasted newline, an escape) is refused."""
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise SsdptsError(f"{option} {text!r} holds a control character ({bad!r}); {fix}")
+    return text.strip()

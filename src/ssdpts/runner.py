@@ -25,6 +25,7 @@ from .deviations import Deviation
 from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
 from .hostinfo import platform_record
+from .inputs import one_line
 from .runoptions import RunOptions
 from .settings import RunDefaults
 from .owner import RunOwner
@@ -103,16 +104,19 @@ def exclusive(target: Target):
 
 
 def checked_notes(notes) -> tuple[str, ...]:
-    """The operator's --note texts, stripped; a control character (a pasted newline, an escape) is refused."""
-    out = []
-    for n in notes or ():
-        bad = next((c for c in n if ord(c) < 32 or ord(c) == 127), None)
-        if bad is not None:
-            raise SsdptsError(f"--note {n!r} holds a control character ({bad!r}); write it on one line, or give "
-                              "several --note options")
-        if n.strip():
-            out.append(n.strip())
-    return tuple(out)
+    """The operator's --note texts, stripped; empty ones dropped."""
+    return tuple(t for n in notes or () if (t := one_line(n, "--note", "write it on one line, or give several "
+                                                                        "--note options")))
+
+
+def checked_label(label: str | None) -> str | None:
+    """The run's --label (its name in comparisons): one line, not empty."""
+    if label is None:
+        return None
+    text = one_line(label, "--label", "write the name on one line")
+    if not text:
+        raise SsdptsError("--label is empty; give the run a name, e.g. --label partition")
+    return text
 
 
 def check_safe(target: Target, destroy_data: bool, results_dir: Path) -> None:
@@ -213,7 +217,7 @@ def check_capabilities(specs: list[TestSpec], target: Target, engine: Engine) ->
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = (),
-          trace_stimulus: bool = False) -> str:
+          trace_stimulus: bool = False, label: str | None = None) -> str:
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
@@ -246,7 +250,8 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options=RunOptions(destroy_data=destroy_data, purge=purge_method, size=size, results_dir=str(results_dir),
                            write_cache=cache, seed=seed_record, set_write_cache=set_write_cache,
-                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=io),
+                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=io,
+                           label=checked_label(label)),
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
     return run_id

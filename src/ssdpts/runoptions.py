@@ -20,6 +20,7 @@ class RunOptions:
     seed: dict | None = None             # the run's base seed and where it came from: {"value", "source"}
     set_write_cache: bool = False
     notes: list[str] = field(default_factory=list)      # --note: set-up facts shown in the report
+    label: str | None = None             # --label: the run's name in comparisons ("partition", "27 % spare")
     trace_stimulus: bool = False
     io_engine: IoChoice | None = None   # fio's engine and why (runs before the setting have none)
 

@@ -67,14 +67,17 @@ def criteria_verdict(store, run_id: str, rules):
 @click.option("--match-mix", multiple=True, metavar="KEPT=OTHER",
               help="Set cells at OTHER %% reads beside cells at KEPT %% reads, e.g. 65=70 (the table says so). "
                    "Repeatable.")
+@click.option("--label", "labels", multiple=True, metavar="RUN=NAME",
+              help="Name RUN's series in the legends and tables (e.g. 1a2b=partition); overrides the run's own "
+                   "'run --label'. Repeatable.")
 @click.option("--results", default=None, help=RESULTS_HELP)
-def compare(run_ids, out_dir, spec_sheets, match_mix, results):
+def compare(run_ids, out_dir, spec_sheets, match_mix, labels, results):
     """Overlay the tests shared by RUN_IDS (several drives or runs): plots per run, tables with % deltas."""
     from ..report.compare import load_options, write_compare
 
     output_dir(out_dir, "--out")
     options = load_options(spec_sheets, match_mix)     # a bad claims file or pair: one line, nothing written
-    click.echo(str(write_compare(open_store(results), list(run_ids), out_dir, options=options)))
+    click.echo(str(write_compare(open_store(results), list(run_ids), out_dir, options=options, labels=labels)))
 
 
 @click.command()

@@ -71,7 +71,8 @@ def list_runs(results, as_json, status, model, serial, profile, since):
     runs = store.runs(RunFilter(status, model, serial, profile, since.timestamp() if since else None))
     if as_json:
         fields = ("id", "status", "target_spec", "profile_name", "tests", "created")
-        click.echo(json.dumps([{**{k: r[k] for k in fields}, "model": r["target"].get("info", {}).get("model"),
+        click.echo(json.dumps([{**{k: r[k] for k in fields}, "label": r["options"].label,
+                                "model": r["target"].get("info", {}).get("model"),
                                 "serial": r["target"].get("info", {}).get("serial")} for r in runs], indent=2))
         return
     if not runs:
@@ -83,7 +84,8 @@ def list_runs(results, as_json, status, model, serial, profile, since):
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"]))
         model = r["target"].get("info", {}).get("model") or ""
         click.echo(f"{r['id']:22} {r['status']:11} {started:16} {r['profile_name']:15} "
-                   f"{','.join(r['tests']):28} {r['target_spec']}{' (' + model + ')' if model else ''}")
+                   f"{','.join(r['tests']):28} {r['target_spec']}{' (' + model + ')' if model else ''}"
+                   + (f" “{r['options'].label}”" if r["options"].label else ""))
 
 
 @click.command()

@@ -51,11 +51,14 @@ STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state no
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
 @click.option("--note", "notes", multiple=True, metavar="TEXT",
               help="A set-up fact kept with the run and shown in its report (adapter, cooling); repeatable.")
+@click.option("--label", default=None, metavar="NAME",
+              help="The run's name in comparisons and reports (e.g. 'partition', '27 % spare'); 'compare --label "
+                   "RUN=NAME' overrides it there.")
 @click.option("--trace-stimulus", is_flag=True,
               help="Read the device's block completions (tracefs, root) while each cell runs and store the LBAs "
                    "it touched (docs/coverage.md); a local block device only. Kept for 'resume'.")
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        ignore_doctor, results, quiet, strict, notes, trace_stimulus):
+        ignore_doctor, results, quiet, strict, notes, label, trace_stimulus):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -73,6 +76,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     size_bytes = target_size(size)
     ignored = parse_ignored(ignore_doctor)
     notes = runner.checked_notes(notes)
+    label = runner.checked_label(label)
     targets = list(targets)
     if hosts or hosts_file:
         targets = _remote_specs(targets, hosts, hosts_file, size_bytes)
@@ -88,7 +92,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
                                     tests=names, size=size_bytes, destroy_data=destroy_data,
                                     purge_method=purge_method, quiet=quiet, seed=seed,
                                     set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
-                                    trace_stimulus=trace_stimulus))
+                                    trace_stimulus=trace_stimulus, label=label))
         click.echo(run_ids[-1])
     if strict:
         exit_if_not_conformant(results, run_ids)

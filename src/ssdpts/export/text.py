@@ -44,7 +44,8 @@ def _test_lines(t: TestResult) -> list[str]:
 
 def render_text(run: RunResult, verdict: Verdict) -> str:
     info = run.target.get("info") or {}
-    lines = [f"run {run.id} — {run.status}" + (f": {run.message}" if run.message else ""),
+    lines = [f"run {run.id}" + (f" “{run.options.label}”" if run.options.label else "") + f" — {run.status}"
+             + (f": {run.message}" if run.message else ""),
              f"  target  {run.target_spec} ({info.get('model') or run.target.get('kind')}, "
              f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
              f"  profile {run.profile_name}   engine {run.engine}   host {run.host.hostname} "

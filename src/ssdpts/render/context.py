@@ -57,11 +57,13 @@ def device_label(run: dict) -> str:
 class RunView:
     """One run's data as renderers read it: run record, test record, cached rounds."""
 
-    def __init__(self, store: Store, run: dict, test: dict, spec: SpecView | None = None):
+    def __init__(self, store: Store, run: dict, test: dict, spec: SpecView | None = None,
+                 series_name: str | None = None):
         self.store = store
         self.run = run
         self.test = test
         self.spec = spec
+        self.series_name = series_name       # compare --label RUN=NAME, else the run's own --label
         self._rounds: dict = {}
 
     @property
@@ -83,8 +85,9 @@ class RunView:
 
     @property
     def label(self) -> str:
-        """Series label in comparisons: drive model + run id."""
-        return f"{self.model} · {self.run_id}"
+        """Series label in comparisons: the run's name when it has one, else drive model + run id (a named
+        run's id stays in the figures' stamp and the compare page's run table)."""
+        return self.series_name or f"{self.model} · {self.run_id}"
 
     @cached_property
     def settings(self) -> TestSettings:
@@ -180,7 +183,7 @@ class CompareContext(_Base):
         for i, label in enumerate(series or [v.label for v in self.views]):
             headers.append(f"{label} {value_name}")
             if i:
-                headers.append(f"Δ vs {self.views[0].run_id}")
+                headers.append(f"Δ vs {self.views[0].series_name or self.views[0].run_id}")
         rows = []
         for rk, vals in zip(row_keys, values):
             row: list = list(rk)

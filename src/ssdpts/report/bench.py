@@ -65,6 +65,8 @@ def device_rows(view) -> list[tuple[str, str]]:
                                      f"{limit:,.0f} MB/s raw link limit" + (" (links summed)" if len(members) > 1 else "")))
     notes = run["options"].notes
     rows.append(("Set-up notes", "; ".join(notes) or "none given (ssdpts run --note)"))
+    if run["options"].label:
+        rows.append(("Run name", f"{run['options'].label} (ssdpts run --label; its name in comparisons)"))
     return rows
 
 

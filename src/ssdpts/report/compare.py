@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from .. import __version__
 from ..errors import SsdptsError
+from ..inputs import one_line
 from ..pts.registry import find
 from ..results import SteadyResult
 from ..store import Store
@@ -117,10 +118,38 @@ def load_options(spec_sheets: Sequence[str] = (), match_mix: Sequence[str] = ())
     return CompareOptions(spec_sheets=sheets, mix_matches=tuple(parse_mix_match(m) for m in match_mix))
 
 
-def compare_views(store: Store, runs: Sequence[dict], name: str) -> list[RunView]:
-    """The RunView of test `name` in each run (the runs must all have it)."""
+def series_names(store: Store, runs: Sequence[dict], given: Sequence[str] = ()) -> dict[str, str]:
+    """Run id -> its name in the comparison's legends and tables: `--label RUN=NAME` (RUN: an id or part of one),
+    else the label stored by `run --label`. Two runs given the same name are refused; two runs whose stored
+    labels collide keep their ids beside the name, so no series hides another."""
+    ids = [r["id"] for r in runs]
+    names: dict[str, str] = {}
+    for item in given:
+        run, sep, name = item.partition("=")
+        name = one_line(name, "--label", "write the name on one line")
+        if not sep or not run.strip() or not name:
+            raise SsdptsError(f"--label {item!r} is not RUN=NAME; write e.g. --label {ids[0]}=partition")
+        rid = store.run_id(run.strip())
+        if rid not in ids:
+            raise SsdptsError(f"--label {item!r}: run {rid} is not one of the compared runs ({', '.join(ids)}); "
+                              "name a run given to compare")
+        if rid in names:
+            raise SsdptsError(f"--label names run {rid} twice ({names[rid]!r}, {name!r}); give it one name")
+        names[rid] = name
+    twice = [n for n in set(names.values()) if list(names.values()).count(n) > 1]
+    if twice:
+        raise SsdptsError(f"--label gives {twice[0]!r} to several runs; give each run its own name")
+    stored = {r["id"]: r["options"].label for r in runs if r["id"] not in names and r["options"].label}
+    merged = {**stored, **names}
+    return {rid: (n if list(merged.values()).count(n) == 1 else f"{n} · {rid}") for rid, n in merged.items()}
+
+
+def compare_views(store: Store, runs: Sequence[dict], name: str, names: dict[str, str] | None = None) -> list[RunView]:
+    """The RunView of test `name` in each run (the runs must all have it), named as `series_names` says."""
     spec = find(name)
-    return [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec) for r in runs]
+    names = series_names(store, runs) if names is None else names
+    return [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec, names.get(r["id"]))
+            for r in runs]
 
 
 def compare_headline(store: Store, runs: Sequence[dict], labels: Sequence[str], common: Sequence[str],
@@ -146,10 +175,11 @@ def compare_headline(store: Store, runs: Sequence[dict], labels: Sequence[str], 
 
 
 def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, strict: bool = False,
-                  options: CompareOptions = CompareOptions()) -> Path:
+                  options: CompareOptions = CompareOptions(), labels: Sequence[str] = ()) -> Path:
     if len(run_ids) + len(options.spec_sheets) < 2 or not run_ids:
         raise SsdptsError("compare needs at least two runs, or one run and a --spec-sheet (a claims file)")
     runs = require_runs(store, run_ids)
+    named = series_names(store, runs, labels)     # a bad --label: one line, before anything is written
     names = [[t["name"] for t in store.tests(r["id"]) if t.get("summary") or t["status"] == "completed"] for r in runs]
     common = [n for n in names[0] if all(n in other for other in names[1:])]
     if not common:
@@ -162,7 +192,7 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
     sections = []
     for name in common:
         spec = find(name)
-        views = compare_views(store, runs, name)
+        views = compare_views(store, runs, name, named)
         ctx = CompareContext(name, spec, views, art, options)
         renderer = spec.compare if spec else None
         sec = {"name": name, "title": ctx.title, "anchor": f"test-{name}", "body": Markup("")}
@@ -174,10 +204,12 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
             log.exception("compare section %s failed", name)
             sec["body"] = Markup(f'<pre class="error">report section failed: {escape(traceback.format_exc(limit=3))}</pre>')
         sections.append(sec)
-    labels = [f"{device_label(r)} · {r['id']}" for r in runs]
+    labels = [(f"{named[r['id']]} ({device_label(r)} · {r['id']})" if r["id"] in named else
+               f"{device_label(r)} · {r['id']}") for r in runs]
     page = compare_headline(store, runs, labels, common, sections, art, options)
     html = env().get_template("compare.html.j2").render(
         runs=runs, labels=labels, labels_model=[device_label(r) for r in runs],
+        names=[named.get(r["id"], "") for r in runs],
         sections=sections, skipped=skipped, version=__version__, generated=time.time(),
         spec_sheets=[(s.label, s.source) for s in options.spec_sheets], page=page)
     path = out / "compare.html"

@@ -19,6 +19,7 @@ from . import sysfs
 from .sysfs import SysRoots
 
 _held: dict[str, int] = {}      # device path -> the O_EXCL file descriptor of this process
+_locked: dict[str, int] = {}    # file path -> the descriptor holding this process's flock on it
 
 
 @dataclass(frozen=True)
@@ -152,12 +153,30 @@ def held(path: str) -> Iterator[None]:
 @contextmanager
 def locked(path: str) -> Iterator[None]:
     """Hold file `path` (when it exists) with flock for the block: a second ssdpts run on it is refused."""
-    fd = _lock_file(path) if os.path.exists(path) else None
+    if os.path.exists(path):
+        _locked[path] = _lock_file(path)
     try:
         yield
     finally:
+        fd = _locked.pop(path, None)
         if fd is not None:
             os.close(fd)
+
+
+def remove_locked_file(path: str) -> None:
+    """Delete file `path`, closing this process's lock on it first: an open descriptor keeps a deleted file's
+    blocks allocated, so the file made in its place would need room for both (ENOSPC where fio alone fits).
+    `relock` takes the lock on the new file."""
+    fd = _locked.pop(path, None)
+    if fd is not None:
+        os.close(fd)
+    os.remove(path)
+
+
+def relock(path: str) -> None:
+    """Lock file `path` as it is now (made anew after `remove_locked_file`), when this process holds none."""
+    if path not in _locked and os.path.exists(path):
+        _locked[path] = _lock_file(path)
 
 
 def probe(kind: str, path: str) -> None:

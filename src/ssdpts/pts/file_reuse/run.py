@@ -17,6 +17,7 @@ from ...errors import SsdptsError
 from ...records import from_data, to_data
 from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, TestSettings, key
 from ...targets.extents import FileState, file_state
+from ...targets.hold import relock, remove_locked_file
 from ...targets.resolve import prepare_file
 from ...targets.safety import is_scratch_file, mark_scratch_file
 from ...units import bs_label
@@ -78,10 +79,11 @@ def _run_pass(ctx: TestContext, name: str, fresh: bool, cells: list[Workload]) -
         before = from_data(FileState, stored)
     else:
         if fresh and os.path.exists(path):
-            os.remove(path)
+            remove_locked_file(path)       # the run's lock let go: the deleted file's blocks are free for fio's
         before = file_state(path)
         ctx.store.record_step(ctx.run_id, ctx.test, key, "file-state", to_data(before))
     rounds = ctx.run_sequence(name, cells, chunk=len(cells))
+    relock(path)                           # fio made a new file: the run holds it as it held the old one
     if not is_scratch_file(path):
         mark_scratch_file(path)            # fio made a new file: it is still ssdpts's scratch file
     return FilePass(name, fresh, before, file_state(path), window_summary(rounds, [rounds[-1].round]))

@@ -128,6 +128,7 @@ def run(ctx: TestContext) -> HirSummary:
     preconditioning = preconditioning_record(ctx, len(pc.rounds), pc.reached)
     segments: dict[str, WaitState] = {}
     every_burst: list[DirStats] = []
+    load = wait_state_segments(ctx, 0.0)[0][1][0]      # every burst runs at the test's threads and queue depth
     for idle in wait_states(ctx):
         # AB and C in one chained sequence: the idle after the last AB burst is scheduled like the others
         (ab_phase, ab), (c_phase, c) = wait_state_segments(ctx, idle)
@@ -155,7 +156,8 @@ def run(ctx: TestContext) -> HirSummary:
                       preconditioning_iops=[r.cells[-1].iops for r in pc.rounds],   # the tracked last minute
                       preconditioning_cells_per_round=len(pc_cells),
                       burst_s=burst_s(ctx), repetitions=reps, wait_states=segments,
-                      bursts_latency=merged_latency(every_burst), preconditioning=preconditioning)
+                      bursts_latency=merged_latency(every_burst), preconditioning=preconditioning,
+                      threads=load.threads, iodepth=load.iodepth)
 
 
 def preconditioning_record(ctx: TestContext, rounds_run: int, reached: bool) -> HirPreconditioning:

@@ -74,3 +74,13 @@ class HirSummary(Summary):
     notes: list[str] = field(default_factory=list)
     bursts_latency: Latency | None = None    # every burst (AB and C) of every wait state together (version 3 on)
     preconditioning: HirPreconditioning | None = None   # what ran before the wait states (version 3 on)
+    # the load every burst ran at (None: stored before it was recorded): the burst latency is mostly
+    # queueing at a deep load, so a latency bound is judged at the load it names
+    threads: int | None = None
+    iodepth: int | None = None
+
+    def load(self) -> str:
+        """'TC8/QD16 (128 I/Os outstanding)', or '' when not recorded."""
+        if self.threads is None or self.iodepth is None:
+            return ""
+        return f"TC{self.threads}/QD{self.iodepth} ({self.threads * self.iodepth} I/Os outstanding)"

@@ -11,7 +11,7 @@ from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label
 from ..spec import Headline, Renderers
-from .summary import VariantsSummary, VariantWorkload
+from .summary import VariantResult, VariantsSummary, VariantWorkload
 
 
 def workload_label(w: VariantWorkload) -> str:
@@ -29,7 +29,12 @@ def _by_workload_chart(ctx: SectionContext, s: VariantsSummary) -> Markup:
                     for n in names}, "workload", "MB/s (10^6 bytes/s)")
     fig.axes[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return ctx.plot(fig, "variants-by-workload", "each workload in each variant, grouped by workload",
-                    "MB/s = 10^6 bytes/s. The buffered bars are the host's page cache, not the drive.")
+                    "MB/s = 10^6 bytes/s. Bars labelled 'page cache' are the host's page cache, not the drive.")
+
+
+def ran_at(v: VariantResult, w: VariantWorkload) -> str:
+    """The jobs and queue depth this variant ran (a working set may set its own jobs: seed 002's 32)."""
+    return f"TC{v.threads or w.threads}/QD{v.iodepth or w.iodepth}"
 
 
 def _cache_text(s: VariantsSummary) -> str:
@@ -54,13 +59,14 @@ def html(ctx: SectionContext) -> Markup:
             lab.set_ha("center")
             lab.set_fontsize(7)
         out.append(ctx.plot(fig, "variants", "the same workload in each variant, side by side",
-                            f"{w.rw} {bs_label(w.block_size)}, TC{w.threads}/QD{w.iodepth}. "
-                            "The buffered bar is the host's page cache, not the drive."))
+                            f"{w.rw} {bs_label(w.block_size)}; each variant's jobs and queue depth in the table. "
+                            "A bar labelled 'page cache' is the host's page cache, not the drive."))
     rows = [[workload_label(wl), v.label, v.iops, v.mb_s, v.lat_mean_us, v.lat_max_us, v.working_set_bytes / 2**30,
-             v.threads or wl.threads, v.vs_baseline] for wl in s.all_workloads for v in s.results_of(wl)]
+             ran_at(v, wl), v.vs_baseline] for wl in s.all_workloads for v in s.results_of(wl)]
     out.append(ctx.table("table", ["Workload", "Variant", "IOPS", "MB/s", "Mean latency (µs)", "Max latency (µs)",
-                                   "Working set (GiB)", "Jobs", "× incompressible"], rows,
-                         caption=f"Cache size for the working-set variants: {_cache_text(s)}"))
+                                   "Working set (GiB)", "Jobs / QD", "× incompressible"], rows,
+                         caption=f"Cache size for the working-set variants: {_cache_text(s)}; each variant at the "
+                                 "jobs and queue depth it ran"))
     return Markup("").join(out)
 
 
@@ -78,7 +84,7 @@ def compare(ctx: CompareContext) -> Markup:
                    {v.label: [v.summary.variant(x.variant, w.rw, w.block_size).iops for w, x in shared]
                     for v in ctx.views}, "variant", "IOPS")
     out = [ctx.plot(fig, "variants", "IOPS per variant, one bar per run",
-                    "The buffered bars are the host's page cache, not the drive.")]
+                    "Bars labelled 'page cache' are the host's page cache, not the drive.")]
     out.append(ctx.side_by_side("table", [(lab,) for lab in labels],
                                 [[s.variant(x.variant, w.rw, w.block_size).iops for s in runs] for w, x in shared],
                                 ["Variant"], "IOPS", caption="IOPS per variant; Δ relative to the first run"))
@@ -88,10 +94,11 @@ def compare(ctx: CompareContext) -> Markup:
 def text(s: VariantsSummary) -> list[str]:
     lines = [f"  variants run back to back in this order; cache for the working-set variants: {_cache_text(s)}"]
     for w in s.all_workloads:
-        lines += [f"  {workload_label(w)}, TC{w.threads}/QD{w.iodepth}",
-                  f"  {'variant':<38} {'IOPS':>11} {'MB/s':>9} {'mean µs':>9} {'WS GiB':>8} {'x incompr.':>10}"]
+        lines += [f"  {workload_label(w)}",
+                  f"  {'variant':<48} {'ran at':>10} {'IOPS':>11} {'MB/s':>9} {'mean µs':>9} {'WS GiB':>8} "
+                  f"{'x incompr.':>10}"]
         for v in s.results_of(w):
-            lines.append(f"  {v.label:<38} {v.iops:>11,.0f} {v.mb_s:>9.1f} {v.lat_mean_us:>9.1f} "
+            lines.append(f"  {v.label:<48} {ran_at(v, w):>10} {v.iops:>11,.0f} {v.mb_s:>9.1f} {v.lat_mean_us:>9.1f} "
                          f"{v.working_set_bytes / 2**30:>8.2f} "
                          + (f"{v.vs_baseline:>10.2f}" if v.vs_baseline is not None else f"{'–':>10}"))
     return lines

@@ -37,6 +37,12 @@ LABELS = {
     "ws-small": "working set < cache",
     "ws-large": "working set > cache",
 }
+THROUGH_PAGE_CACHE = " (page cache, not the drive)"     # a working set run with direct=0 (ws_direct = false)
+
+
+def label_of(variant: str, direct: bool) -> str:
+    """The variant's name in tables and charts; a working set through the page cache says what it measured."""
+    return LABELS[variant] + (THROUGH_PAGE_CACHE if variant in ("ws-small", "ws-large") and not direct else "")
 
 
 RW = choice("read", "write", "randread", "randwrite", "randrw", "rw")
@@ -68,6 +74,9 @@ class VariantsSettings(TestSettings):
                                                 "(unset: 4 x the cache, at most the drive)")
     ws_small_threads: int | None = key(THREADS, None, "jobs (processes) of ws-small (unset: threads)")
     ws_large_threads: int | None = key(THREADS, None, "jobs (processes) of ws-large (unset: threads)")
+    # seed 002 ran its working sets after switching to direct=0: what it measured was the page cache
+    ws_direct: bool = key(BOOL, True, "the working-set variants with direct I/O; false: through the host's page "
+                                      "cache, as seed 002 ran them (labelled 'page cache, not the drive')")
 
 
 def cache_size(ctx: TestContext) -> tuple[int | None, str]:
@@ -131,6 +140,8 @@ def _working_set(ctx: TestContext, v: str, cache: int | None, bs: int) -> tuple[
             return {}, (f"{v} skipped: the drive ({cap / 2**30:.2f} GiB) is not much larger than its cache "
                         f"({cache / 2**30:.2f} GiB)")
     kw["range_size"] = max(size, 64 * bs) / cap
+    if not s.ws_direct:
+        kw["direct"] = False
     return kw, None
 
 
@@ -162,8 +173,9 @@ def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload],
     if any(isinstance(d, SimTarget) for d in ctx.target.drives()):
         notes.append("the simulated drive models neither compression, O_DSYNC nor a page cache: the data-pattern, "
                      "dsync and buffered variants equal the baseline there")
-    if any(v == "buffered" for v, _ in labels.values()):
-        notes.append("buffered (direct=0) results are the host's page cache, not the drive")
+    cached = list(dict.fromkeys(labels[c.name][0] for c in cells if not c.direct))
+    if cached:
+        notes.append(f"{', '.join(cached)} (direct=0) results are the host's page cache, not the drive")
     return cells, labels, notes
 
 
@@ -203,7 +215,7 @@ def run(ctx: TestContext) -> VariantsSummary:
     rounds = ctx.run_sequence("variants", cells, chunk=max(1, len(cells)),
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}
-    if any(v == "buffered" for v, _ in labels.values()):
+    if any(not c.direct for c in cells):
         ctx.flush_page_cache()
     results = []
     for c in cells:
@@ -212,11 +224,11 @@ def run(ctx: TestContext) -> VariantsSummary:
             continue
         v, _ = labels[c.name]
         results.append(VariantResult(
-            variant=v, label=LABELS[v], iops=r.iops, mb_s=r.bw_bytes / 1e6, mib_s=r.bw_bytes / 2**20,
+            variant=v, label=label_of(v, c.direct), iops=r.iops, mb_s=r.bw_bytes / 1e6, mib_s=r.bw_bytes / 2**20,
             lat_mean_us=r.lat_mean_ns / 1000, lat_max_us=r.lat_max_ns / 1000,
             working_set_bytes=int(c.region(cap, max(ctx.target.logical_block_size, c.bs))[1]),
             direct=c.direct, sync=c.sync != "none", data_pattern=c.data_pattern, rw=c.rw, block_size=c.bs,
-            threads=c.threads))
+            threads=c.threads, iodepth=c.iodepth))
     workloads = []
     for i, (rw, bs, read_pct) in enumerate(_workloads(ctx)):
         mine = [c for c in cells if labels[c.name][1] == i]

@@ -37,6 +37,7 @@ class VariantResult:
     rw: str | None = None
     block_size: int | None = None      # bytes
     threads: int | None = None         # jobs (the working-set variants may set their own)
+    iodepth: int | None = None         # None: stored before it was recorded (the workload's)
 
 
 @dataclass
