@@ -255,3 +255,21 @@ def test_the_example_criteria_judge_hir_at_the_load_they_name(runs):
     assert by["HIR burst p99.9 latency"].value == hir.bursts_latency.p("99.9")
     assert by["HIR burst max latency"].value == hir.bursts_latency.max_us
     assert "TC8/QD16" in by["HIR burst max latency"].where
+
+
+def test_the_reviews_totals_are_the_rows_counted():
+    """docs/reviews.md's totals table is the count of its rows' statuses (Y, P, B) and out-of-scope items: a row
+    changed without its total (or the reverse) fails here."""
+    import re
+    text = (HERE.parent / "docs" / "reviews.md").read_text()
+    totals = {m[0]: tuple(int(x) for x in m[1:]) for m in re.findall(
+        r"^\| (\d{3}) \S+ \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", text, flags=re.M)}
+    assert sorted(totals) == ["000", "001", "002", "003", "004"]
+    for seed, (rows, y, p, b, n, out) in totals.items():
+        section = text.split(f"## Seed {seed}")[1].split("\n## ")[0] + "\n\n"
+        status = [line.split("|")[-2].strip()[:1] for line in section.splitlines()
+                  if re.match(rf"\| {seed}-\d+ \|", line)]
+        [scope] = re.findall(r"^Out of scope: (.*?)\n\n", section, flags=re.M | re.S)
+        counted = (status.count("Y"), status.count("P"), status.count("B"), status.count("N"))
+        assert counted == (y, p, b, n) and len(re.findall(rf"{seed}-\d+", scope)) == out, seed
+        assert rows == len(status) + out and set(status) <= {"Y", "P", "B", "N"}, seed
