@@ -28,7 +28,7 @@ from ssdpts.conformance import check
 from ssdpts.engines.fiojson import load_document, parse_output
 from ssdpts.engines.hostcpu import HostCpu, cpu_count, read_ticks
 from ssdpts.engines.results import CellResult, DirStats, RoundOutput
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.plausibility import (FAR_BELOW_FACTOR, HOST_SATURATED_PCT, MAX_LISTED, QUEUE_FULL_SHARE,
                                  THREAD_SATURATED_PCT, StoredCell, above_interface, host_limited, implausible_cells,
                                  interface_max, interface_notes, stored_cells)

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import HERE, ssdpts
 from ssdpts.conformance import check
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
 from ssdpts.report.core import write_report
 from ssdpts.report.headline import headlines_of_run

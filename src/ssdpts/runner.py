@@ -29,7 +29,7 @@ from .runoptions import RunOptions
 from .settings import RunDefaults
 from .owner import RunOwner
 from .profiles import load_profile, profile_tests
-from .export.model import load_run
+from .runresult.model import load_run
 from .progress import Progress, PlanBounds
 from .pts import registry, resume as resumes
 from .pts.common import TestContext, choose_seed

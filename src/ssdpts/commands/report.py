@@ -66,10 +66,11 @@ def compare(run_ids, out_dir, spec_sheets, match_mix, results):
 def export(run_id, fmt, out_dir, results):
     """Export RUN_ID's results as JSON, as CSV tables, or as one long (tidy) table."""
     from ..conformance import check
-    from ..export.csv import export_csv, export_tidy_csv
+    from ..export.csv import export_tidy_csv
     from ..export.json import document, export_tidy_json
-    from ..export.model import load_run
     from ..export.tidy import tidy_records
+    from ..report.tables import export_csv
+    from ..runresult.model import load_run
 
     output_dir(out_dir, "--out")
     store = open_store(results)

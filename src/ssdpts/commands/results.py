@@ -94,7 +94,7 @@ def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
     from ..conformance import check
     from ..export.json import document
-    from ..export.model import load_run
+    from ..runresult.model import load_run
     from ..export.text import render_text
     from ..runstatus import settled
 
@@ -127,7 +127,7 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
         from .criteria import check_criteria
         sys.exit(check_criteria(lambda: open_store(results), run_id, criteria_file, as_json, junit_file))
     from ..conformance import check
-    from ..export.model import load_run
+    from ..runresult.model import load_run
 
     store = open_store(results)
     verdict = check(load_run(store, run_id), store)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..conformance import Verdict
 from ..records import to_data
-from .model import RunResult
+from ..runresult.model import RunResult
 from .tidy import TidyRecord
 
 SCHEMA = "ssdpts.results/3"   # 3: units of steady-state trackers and of round tracking values

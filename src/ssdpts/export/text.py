@@ -10,8 +10,8 @@ from ..results import SteadyResult
 from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..workload.ioengine import recorded_text
-from .coverage import coverage_lines
-from .model import RunResult, TestResult
+from ..runresult.coverage import coverage_lines
+from ..runresult.model import RunResult, TestResult
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:

@@ -15,8 +15,8 @@ from typing import Iterator
 from ..engines.results import CellResult, DirStats
 from ..metrics import BANDWIDTH, IOPS, LATENCY
 from ..store import Store
-from .coverage import coverage_metrics
-from .stimulus import tidy_metrics
+from ..runresult.coverage import coverage_metrics
+from ..runresult.stimulus import tidy_metrics
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def cell_metrics(cell: CellResult) -> Iterator[tuple[str, float, str]]:
     yield "sys_cpu", cell.sys_cpu, PERCENT
     yield from _direction_metrics("read", cell.read)
     yield from _direction_metrics("write", cell.write)
-    yield from tidy_metrics(cell.stimulus)      # what the device saw of it (export/stimulus.py)
+    yield from tidy_metrics(cell.stimulus)      # what the device saw of it (runresult/stimulus.py)
     yield from coverage_metrics(cell.coverage)
 
 

@@ -21,7 +21,7 @@ from ..conformance import Verdict, check
 from ..doctor import recorded_checks
 from ..errors import SsdptsError
 from ..export.json import document
-from ..export.model import load_run
+from ..runresult.model import load_run
 from ..health.report import health_block
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find

@@ -54,8 +54,8 @@ class TestResult:
     rounds: list[RoundInfo] = field(default_factory=list)
     steps: list[StepInfo] = field(default_factory=list)
     device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
-    stimulus: StimulusSummary | None = None        # each cell's I/O as the device saw it (export/stimulus.py)
-    coverage: list = field(default_factory=list)   # export/coverage.py CellCoverage: cells' LBA coverage
+    stimulus: StimulusSummary | None = None        # each cell's I/O as the device saw it (runresult/stimulus.py)
+    coverage: list = field(default_factory=list)   # runresult/coverage.py CellCoverage: cells' LBA coverage
     # the stored rounds of CELL_KINDS with their cells, read once: the per-cell records and rules use them
     cell_rounds: list = field(default_factory=list)
 
