@@ -25,7 +25,7 @@ from .deviations import Deviation
 from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
 from .hostinfo import platform_record
-from .runoptions import RunOptions
+from .runoptions import RunOptions, WriteCacheCheck
 from .settings import RunDefaults
 from .owner import RunOwner
 from .profiles import load_profile, profile_tests
@@ -145,7 +145,7 @@ def _same_drives(stored: dict, target: Target) -> None:
                                   "start a new run on it, or find the original drive")
 
 
-def _write_cache_check(profile: dict, target: Target) -> dict:
+def _write_cache_check(profile: dict, target: Target) -> WriteCacheCheck:
     """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
     profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
     want = profile.get("defaults", {}).get("write_cache", RunDefaults.write_cache)
@@ -159,7 +159,7 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
                 f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
                 f"(--set-write-cache lets ssdpts set it for the run and restore it; otherwise this is a "
                 f"recorded deviation)")
-    return {"profile": want, "device": have, "matches": not mismatched, "note": note}
+    return WriteCacheCheck(want, have, not mismatched, note)
 
 
 def _same_io_engine(run: dict, io: IoChoice) -> None:
@@ -424,7 +424,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
                                                     run["options"].set_write_cache):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
-            note = (run["options"].write_cache or {}).get("note")
+            note = run["options"].write_cache.note if run["options"].write_cache is not None else ""
             if note:
                 progress.message(f"note: {note}")
             purge_method = run["options"].purge
