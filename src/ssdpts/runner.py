@@ -44,6 +44,7 @@ from .targets import Target, open_target
 from .targets.hold import held, locked
 from .targets.multi import TargetSet
 from .targets.purge import METHODS, check_method as check_purge_method
+from .targets.record import TargetRecord
 from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_room, check_target
 from .targets.sim import SimTarget, state_files
@@ -133,13 +134,11 @@ def open_targets(specs: list[str], size: int | None) -> Target:
     return TargetSet.of(targets)
 
 
-def _same_drives(stored: dict, target: Target) -> None:
+def _same_drives(stored: TargetRecord, target: Target) -> None:
     """Device names change across reboots: a resume must write to the very drive(s) the run started on."""
-    was = stored.get("info", {}).get("members") or [stored]
-    now = target.drives()
-    for old, new in zip(was, now):
+    for old, new in zip(stored.drives(), target.drives()):
         for key in ("serial", "model", "backing_file"):
-            a, b = (old.get("info") or {}).get(key), new.info.get(key)
+            a, b = old.info.get(key), new.info.get(key)
             if a and b and a != b:
                 raise SsdptsError(f"{new.path} is not the drive this run started on ({key} was {a!r}, is {b!r}); "
                                   "start a new run on it, or find the original drive")
@@ -292,8 +291,8 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     # a partial run keeps its completed tests; execute() retries the failed targets
     opts = run["options"]
     target = open_targets(reopen_specs(run["target"]), opts.size)
-    if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
-        raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
+    if target.kind in ("block", "file", "set") and target.size_bytes != run["target"].size_bytes:
+        raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target'].size_bytes}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
     check_purge_method(target, opts.purge)

@@ -71,8 +71,8 @@ def list_runs(results, as_json, status, model, serial, profile, since):
     runs = store.runs(RunFilter(status, model, serial, profile, since.timestamp() if since else None))
     if as_json:
         fields = ("id", "status", "target_spec", "profile_name", "tests", "created")
-        click.echo(json.dumps([{**{k: r[k] for k in fields}, "model": r["target"].get("info", {}).get("model"),
-                                "serial": r["target"].get("info", {}).get("serial")} for r in runs], indent=2))
+        click.echo(json.dumps([{**{k: r[k] for k in fields}, "model": r["target"].model,
+                                "serial": r["target"].serial} for r in runs], indent=2))
         return
     if not runs:
         filtered = any(v is not None for v in (status, model, serial, profile, since))
@@ -81,7 +81,7 @@ def list_runs(results, as_json, status, model, serial, profile, since):
     click.echo(f"{'RUN':22} {'STATUS':11} {'STARTED':16} {'PROFILE':15} {'TESTS':28} TARGET")
     for r in runs:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"]))
-        model = r["target"].get("info", {}).get("model") or ""
+        model = r["target"].model or ""
         click.echo(f"{r['id']:22} {r['status']:11} {started:16} {r['profile_name']:15} "
                    f"{','.join(r['tests']):28} {r['target_spec']}{' (' + model + ')' if model else ''}")
 

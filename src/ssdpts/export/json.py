@@ -29,7 +29,7 @@ def document(run: RunResult, verdict: Verdict) -> dict:
                 "updated": run.updated, "target_spec": run.target_spec, "profile_name": run.profile_name,
                 "tests": run.tests_requested, "options": run.options.to_json(), "engine": run.engine},
         "host": run.host.to_json(),
-        "target": run.target,
+        "target": run.target.to_json(),
         "profile": run.profile,
         "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
                         "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],

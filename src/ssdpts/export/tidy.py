@@ -15,6 +15,7 @@ from typing import Iterator
 from ..engines.results import CellResult, DirStats
 from ..metrics import BANDWIDTH, IOPS, LATENCY
 from ..store import Store
+from ..targets.record import TargetRecord
 from ..runresult.coverage import coverage_metrics
 from ..runresult.stimulus import tidy_metrics
 
@@ -73,12 +74,9 @@ def cell_metrics(cell: CellResult) -> Iterator[tuple[str, float, str]]:
     yield from coverage_metrics(cell.coverage)
 
 
-def _serials(target: dict) -> tuple[str | None, dict[str, str | None]]:
+def _serials(target: TargetRecord) -> tuple[str | None, dict[str, str | None]]:
     """The target's serial, and each member's by the name results give it (host:path or path)."""
-    info = target.get("info") or {}
-    members = {(f"{m['host']}:{m['path']}" if m.get("host") else m.get("path")): (m.get("info") or {}).get("serial")
-               for m in info.get("members") or []}
-    return info.get("serial"), members
+    return target.serial, {m.label_id: m.serial for m in target.members}
 
 
 def tidy_records(store: Store, run_id: str) -> list[TidyRecord]:

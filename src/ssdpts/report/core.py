@@ -114,7 +114,7 @@ def write_cache_text(view: RunView) -> str:
     """The state the test ran with, in the spec's words (WCE / WCD), and whether it is what the profile asks."""
     rec = view.store.step(view.run["id"], "", "write-cache")
     if not rec or not rec.get("drives"):
-        return str(((view.run.get("target") or {}).get("info") or {}).get("write_cache") or "–")
+        return str(view.run["target"].info.get("write_cache") or "–")
     parts = []
     for d in rec["drives"]:
         if d.get("during") is None and d.get("note"):   # no cache to speak of (simulated drive) or not readable
@@ -130,8 +130,7 @@ def write_cache_text(view: RunView) -> str:
 
 
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
-    run, host, target = view.run, view.run["host"], view.run.get("target") or {}
-    info = target.get("info") or {}
+    run, host, target = view.run, view.run["host"], view.run["target"]
     t = view.test
     when = f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(t['started']))}" if t.get("started") else "–"
     if t.get("ended"):
@@ -153,16 +152,16 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
                          ("Controller", f"{_or(ctl.hostname, '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
-        ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
-        ("Capacity", _gib(target.get("size_bytes") or 0)),
-        ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
-        ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
+        ("Serial / firmware", f"{target.serial or '–'} / {target.firmware or '–'}"),
+        ("Capacity", _gib(target.size_bytes)),
+        ("Interface", f"{target.transport or target.kind or '–'}, {target.path}"),
+        ("LBA size", f"{target.logical_block_size} B logical, {target.physical_block_size} B physical"),
         ("Write cache", write_cache_text(view)),
         ("Purge method", purge_text(view)),
         *device_rows(view),
     ]
-    if target.get("kind") == "set":   # several drives at once: name every one of them
-        dut[2] = ("Capacity", _gib(target.get("size_bytes") or 0) + " (smallest drive: sets the ranges)")
+    if target.kind == "set":   # several drives at once: name every one of them
+        dut[2] = ("Capacity", _gib(target.size_bytes) + " (smallest drive: sets the ranges)")
         dut[1:1] = member_rows(run)
     st = view.settings
     ss = st.steady
@@ -171,8 +170,8 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
     pcs = []
     for w in _uniq(pre_wl):
         amount = ""
-        if w.io_size and target.get("size_bytes"):
-            amount = f", {w.io_size * w.threads / (w.range_size * target['size_bytes']):.2g}× AR"
+        if w.io_size and target.size_bytes:
+            amount = f", {w.io_size * w.threads / (w.range_size * target.size_bytes):.2g}× AR"
         pcs.append(f"{_rw_short(w)}, TC{w.threads}/QD{w.iodepth}{amount}")
     setup = [
         ("Data pattern", st.data_pattern),
