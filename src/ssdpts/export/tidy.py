@@ -14,10 +14,10 @@ from typing import Iterator
 
 from ..engines.results import CellResult, DirStats
 from ..metrics import BANDWIDTH, IOPS, LATENCY
-from ..store import Store
-from ..targets.record import TargetRecord
 from ..runresult.coverage import coverage_metrics
+from ..runresult.model import RunResult
 from ..runresult.stimulus import tidy_metrics
+from ..targets.record import TargetRecord
 
 
 @dataclass(frozen=True)
@@ -79,21 +79,20 @@ def _serials(target: TargetRecord) -> tuple[str | None, dict[str, str | None]]:
     return target.serial, {m.label_id: m.serial for m in target.members}
 
 
-def tidy_records(store: Store, run_id: str) -> list[TidyRecord]:
-    """Every round's cells of every test of the run, as stored."""
-    return list(_records(store, store.run(run_id)))
+def tidy_records(run: RunResult) -> list[TidyRecord]:
+    """Every round's cells (preconditioning passes, then rounds) of every test of the run, as stored."""
+    return list(_records(run))
 
 
-def _records(store: Store, run: dict) -> Iterator[TidyRecord]:
-    serial, member_serials = _serials(run["target"])
-    for test in store.tests(run["id"]):
-        for kind in ("precondition", "round"):
-            for r in store.rounds(run["id"], test["name"], kind=kind):
-                stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(r.ended)) + f".{int(r.ended % 1 * 1000):03d}Z"
-                for cell in r.cells:
-                    drives = [("", serial, cell)] + [(label, member_serials.get(label), part)
-                                                     for label, part in cell.parts.items()]
-                    for drive, drive_serial, result in drives:
-                        for metric, value, unit in cell_metrics(result):
-                            yield TidyRecord(run["id"], drive_serial, drive, test["name"], r.phase, r.kind, r.round,
-                                             stamp, cell.name, metric, float(value), unit)
+def _records(run: RunResult) -> Iterator[TidyRecord]:
+    serial, member_serials = _serials(run.target)
+    for test in run.tests:
+        for r in test.cell_rounds:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(r.ended)) + f".{int(r.ended % 1 * 1000):03d}Z"
+            for cell in r.cells:
+                drives = [("", serial, cell)] + [(label, member_serials.get(label), part)
+                                                 for label, part in cell.parts.items()]
+                for drive, drive_serial, result in drives:
+                    for metric, value, unit in cell_metrics(result):
+                        yield TidyRecord(run.id, drive_serial, drive, test.name, r.phase, r.kind, r.round,
+                                         stamp, cell.name, metric, float(value), unit)
