@@ -15,7 +15,7 @@ from conftest import run_completed, ssdpts
 from ssdpts._sim import SimDrive
 from ssdpts.engines.coverage import access_of
 from ssdpts.engines.sim import sim_cell, sim_job
-from ssdpts.export.coverage import CellCoverage, coverage_deviations
+from ssdpts.runresult.coverage import CellCoverage, coverage_deviations
 from ssdpts.simdrive import load_params
 from ssdpts.workload import Workload, render
 

@@ -16,7 +16,7 @@ from ssdpts import cli
 from ssdpts.criteria import FIGURES, load_criteria
 from ssdpts.criteria.units import convert, unit
 from ssdpts.errors import SsdptsError
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 
 EXAMPLE = Path(cli.__file__).parent / "criteria" / "examples" / "datacenter.toml"
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"

@@ -16,7 +16,7 @@ from ssdpts import cli
 from ssdpts.doctor import recorded_checks
 from ssdpts.hostinfo import HostRecord, host_info
 from ssdpts.report.bench import NOT_RECORDED, platform_rows
-from ssdpts.runoptions import RunOptions
+from ssdpts.runoptions import RunOptions, SeedChoice, WriteCacheCheck
 from ssdpts.store import Store
 from ssdpts.pts import fill as fill_module
 from ssdpts.pts import registry
@@ -133,8 +133,8 @@ def test_older_stored_run_options_and_host_load_with_the_declared_defaults(tmp_p
 def test_records_survive_their_json():
     here = host_info("fio-3.36").with_checks([{"check": "fio", "status": "pass", "detail": "fio-3.36"}])
     remote = HostRecord(hostname="fio1:8765", cpu_model="n/a", remote_hosts=["fio1:8765"], controller=here)
-    options = RunOptions(destroy_data=True, purge="none", size="1g", notes=["a fan"], seed={"value": 7,
-                                                                                              "source": "profile"})
+    options = RunOptions(destroy_data=True, purge="none", size="1g", notes=["a fan"], seed=SeedChoice(7, "profile"),
+                         write_cache=WriteCacheCheck("enabled", {"/dev/sda": "write back"}, True))
     for record in (here, remote, options):
         assert type(record).from_json(json.loads(json.dumps(record.to_json()))) == record
     assert "controller" in remote.to_json() and None not in remote.to_json()["controller"].values()

@@ -22,7 +22,7 @@ from ssdpts.engines.results import DeviceIdle, RoundOutput
 from ssdpts.errors import SsdptsError
 from ssdpts.conformance import check
 from ssdpts.export.json import document
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.export.text import render_text
 from ssdpts.store import Store
 from ssdpts.targets import open_target

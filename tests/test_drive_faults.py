@@ -15,7 +15,7 @@ from pathlib import Path
 from conftest import requires_devices, wait_for_rounds
 from ssdpts.conformance import check
 from ssdpts.engines.drivefault import DriveFailure, drive_failures
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.export.text import render_text
 from ssdpts.store import Store
 

@@ -269,9 +269,9 @@ def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
         run = store.run(rid)
         # the loop device exists on this machine too under the same path: none of its local data may be used
         target = run["target"]
-        assert target["logical_block_size"] == 512                         # probed (O_DIRECT 512 B read), not 4096
-        assert "probed on the fio host" in target["info"]["logical_block_size_source"]
-        assert target["info"]["serial"] == "not available from the remote host"
+        assert target.logical_block_size == 512                            # probed (O_DIRECT 512 B read), not 4096
+        assert "probed on the fio host" in target.info["logical_block_size_source"]
+        assert target.serial == "not available from the remote host"
         for when in ("before", "after"):
             h = store.step(rid, "latency", f"health:{when}")
             assert h["available"] is False and "not available from the remote host" in h["reason"]

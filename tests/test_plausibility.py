@@ -28,13 +28,14 @@ from ssdpts.conformance import check
 from ssdpts.engines.fiojson import load_document, parse_output
 from ssdpts.engines.hostcpu import HostCpu, cpu_count, read_ticks
 from ssdpts.engines.results import CellResult, DirStats, RoundOutput
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.plausibility import (FAR_BELOW_FACTOR, HOST_SATURATED_PCT, MAX_LISTED, QUEUE_FULL_SHARE,
                                  THREAD_SATURATED_PCT, StoredCell, above_interface, host_limited, implausible_cells,
                                  interface_max, interface_notes, stored_cells)
 from ssdpts.realtime.timing import LAT_MEAN_BOUND_S
 from ssdpts.simdrive import load_params
 from ssdpts.targets.facts import block_facts
+from ssdpts.targets.record import TargetRecord
 from ssdpts.workload import Workload
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
@@ -316,10 +317,11 @@ def test_above_interface_against_a_recorded_pcie_or_sata_link(loop_factory, tmp_
     mb_s = run.job["read"]["bw_bytes"] / 1e6
     cells = [stored(run, Workload("io", "read", bs=128 * 1024, iodepth=8, runtime_s=1))]
 
-    def block(roots=None, smartctl=None, transport="nvme") -> dict:
+    def block(roots=None, smartctl=None, transport="nvme") -> TargetRecord:
         roots = roots or _pci_tree(tmp_path / uuid.uuid4().hex, "", "")      # a controller without a link
         facts = block_facts("nvme0n1", roots, {"transport": transport}, None, None, smartctl, None, 64 * 2**20)
-        return {"kind": "block", "path": "/dev/nvme0n1", "info": {"transport": transport, "facts": facts.to_dict()}}
+        return TargetRecord.from_json({"kind": "block", "path": "/dev/nvme0n1",
+                                       "info": {"transport": transport, "facts": facts.to_dict()}})
 
     gen1 = interface_max(block(_pci_tree(tmp_path / "gen1", "2.5 GT/s PCIe", "1")))
     assert gen1.mb_s == pytest.approx(2.5e9 * 8 / 10 / 8 / 1e6) and gen1.per_direction   # 250 MB/s
@@ -334,7 +336,7 @@ def test_above_interface_against_a_recorded_pcie_or_sata_link(loop_factory, tmp_
     assert slow_sata.mb_s == pytest.approx(150.0) and not slow_sata.per_direction
     assert "> 150 MB/s (SATA 1.5 Gb/s negotiated" in above_interface(cells, slow_sata)[0].evidence
     # no link known: nothing judged, and the verdict says why
-    loop = {"kind": "block", "path": dev, "info": {"transport": "loop"}}
+    loop = TargetRecord.from_json({"kind": "block", "path": dev, "info": {"transport": "loop"}})
     assert isinstance(interface_max(loop), str)
     assert interface_notes(loop) == [f"above-interface not judged: no interface maximum is known ({dev} is a loop "
                                      "device: it has no link of its own)"]
@@ -355,7 +357,7 @@ def test_above_interface_on_the_simulated_drive_its_preset_bounds_it(tmp_path):
     cells = stored_cells(store, rid, "iops") + stored_cells(store, rid, "throughput")
     peak = max((c.result.read.bw_bytes + c.result.write.bw_bytes) / 1e6 for c in cells)
     assert mlc["link_mb_s"] * 1.03 < peak <= client["link_mb_s"] * 1.03
-    as_mlc = {**run.target, "info": {**run.target["info"], "preset": "sata-mlc",
-                                     "params": {k: v for k, v in mlc.items() if not isinstance(v, dict)}}}
+    as_mlc = TargetRecord.from_json({**run.target.to_json(), "info": {**run.target.info, "preset": "sata-mlc",
+                                     "params": {k: v for k, v in mlc.items() if not isinstance(v, dict)}}})
     [d] = above_interface(cells, interface_max(as_mlc))
     assert "link_mb_s = 270" in d.evidence and "ns per read/write command" in d.evidence

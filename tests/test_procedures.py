@@ -14,6 +14,7 @@ from conftest import run_completed
 from recording import fake_target, record
 from ssdpts.pts import registry
 from ssdpts.pts.common import round_seed
+from ssdpts.runoptions import SeedChoice
 from ssdpts.units import bs_label
 from ssdpts.workload import Workload, render
 
@@ -77,7 +78,7 @@ def test_same_seed_same_fio_job_text(loopdev, results, tiny):
     a, store = run_completed(loopdev, results, tiny, "latency", "--purge", "trim", "--seed", "77")
     b, _ = run_completed(loopdev, results, tiny, "latency", "--purge", "trim", "--seed", "77")
     ra, rb = store.rounds(a, "latency", ""), store.rounds(b, "latency", "")
-    assert store.run(a)["options"].seed == {"value": 77, "source": "command line (--seed)"}
+    assert store.run(a)["options"].seed == SeedChoice(77, "command line (--seed)")
     # steady state may come at another round on a real device: compare the rounds both runs had
     both = min(len(ra), len(rb))
     randseeds = [re.findall(r"^randseed=(\d+)$", r.job_text, re.M) for r in ra[:both]]
@@ -87,8 +88,8 @@ def test_same_seed_same_fio_job_text(loopdev, results, tiny):
 def test_without_a_seed_one_is_drawn_and_recorded(loopdev, results, tiny):
     rid, store = run_completed(loopdev, results, tiny, "latency", "--purge", "trim")
     seed = store.run(rid)["options"].seed
-    assert seed["source"] == "drawn for this run" and 0 <= seed["value"] < 2**32
-    assert store.run(rid)["profile"]["defaults"]["seed"] == seed["value"]
+    assert seed.source == "drawn for this run" and 0 <= seed.value < 2**32
+    assert store.run(rid)["profile"]["defaults"]["seed"] == seed.value
 
 
 # --- CBW alignment -------------------------------------------------------------------------------------

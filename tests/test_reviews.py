@@ -12,7 +12,7 @@ import pytest
 
 from conftest import HERE, ssdpts
 from ssdpts.conformance import check
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
 from ssdpts.pts.lat_iops.summary import STATISTICS, SATURATION_GAIN
 from ssdpts.report.core import write_report

@@ -28,7 +28,7 @@ def test_quick_run_of_all_three_tests_on_loop(loopdev, results, tiny):
     assert run["status"] == "completed"
     assert_no_stall(results, rid)
     assert run["host"].fio_version.startswith("fio-") and run["host"].cpu_cores >= 1
-    assert run["target"]["kind"] == "block" and run["target"]["info"]["transport"] == "loop"
+    assert run["target"].kind == "block" and run["target"].transport == "loop"
     tests = {t["name"]: t for t in store.tests(rid)}
     assert set(tests) == {"iops", "throughput", "latency"} and all(t["status"] == "completed" for t in tests.values())
 
@@ -93,7 +93,7 @@ def test_iops_on_zram(zram, results, tiny):
     store = Store.in_dir(results)
     assert store.run(rid)["status"] == "completed"
     assert_no_stall(results, rid)
-    assert store.run(rid)["target"]["info"]["transport"] == "zram"
+    assert store.run(rid)["target"].transport == "zram"
     assert "ioengine=io_uring" in store.rounds(rid, "iops")[0].job_text     # ioengine = auto (docs/bench.md)
     summary = summary_of(store.tests(rid)[0])
     assert summary.purge.method == "trim"

@@ -24,7 +24,7 @@ def test_parallel_targets_aggregate_is_the_sum(loop_factory, results, tiny):
     rid = p.stdout.strip().splitlines()[-1]
     store = Store.in_dir(results)
     run = store.run(rid)
-    assert run["status"] == "completed" and run["target"]["kind"] == "set"
+    assert run["status"] == "completed" and run["target"].kind == "set"
     for r in store.rounds(rid, "iops"):
         assert "filename=" + a in r.job_text and "filename=" + b in r.job_text   # one fio job file, both drives
         # a process per job: libaio completions get lost on loop devices beside another thread's hook

@@ -193,7 +193,7 @@ def test_studies_on_a_loop_device(loop_factory, tmp_path, tiny):
     results = tmp_path / "results"
     rid, store = run(dev, results, tiny, STUDIES, "--purge", "trim")
     s = summaries(store, rid)
-    cap = store.run(rid)["target"]["size_bytes"]
+    cap = store.run(rid)["target"].size_bytes
     # slc-cache: the whole capacity written sequentially in 1 MiB writes, intervals stored
     c = s["slc-cache"]
     rounds = store.rounds(rid, "slc-cache", "seq")

@@ -80,7 +80,7 @@ def test_file_target_with_colon_or_space_never_touches_its_neighbour(tmp_path, t
     assert sorted(os.listdir(tmp_path)) == sorted(["r", "victim", name])
     store = Store.in_dir(tmp_path / "r")
     rid = p.stdout.strip().splitlines()[-1]
-    assert store.run(rid)["target"]["path"] == str(target)
+    assert store.run(rid)["target"].path == str(target)
     job = store.rounds(rid, "latency")[0].job_text
     assert f"filename={filename_value(str(target))}\n" in job
 
@@ -99,7 +99,7 @@ def test_symlink_with_colon_to_a_loop_device_writes_the_device(loopdev, tmp_path
     assert os.listdir(links) == [link.name] and link.is_symlink()    # no regular file 'pci-0000' beside the link
     store = Store.in_dir(tmp_path / "r")
     run = store.run(p.stdout.strip().splitlines()[-1])
-    assert run["target"]["path"] == loopdev and run["target"]["spec"] == str(link)
+    assert run["target"].path == loopdev and run["target"].spec == str(link)
     for r in store.rounds(run["id"], "latency"):
         assert f"filename={loopdev}\n" in r.job_text and "pci-0000" not in r.job_text
 

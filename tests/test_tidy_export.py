@@ -19,6 +19,7 @@ from ssdpts.metrics import metric_of
 from ssdpts.progress import _fmt
 from ssdpts.results import TrackerResult
 from ssdpts.records import from_data, to_data
+from ssdpts.runresult.model import load_run
 from ssdpts.store import RunFilter, Store
 
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
@@ -101,7 +102,7 @@ def test_tidy_json_lines_are_the_same_records(sim_run, tmp_path):
     records = [json.loads(line) for line in lines]   # JSON Lines: one object per line
     assert len(records) == len(_stored(store, rid))
     assert list(records[0]) == FIELDS and records[0]["drive_serial"] is None
-    expected = [r.__dict__ for r in tidy_records(store, rid)]
+    expected = [r.__dict__ for r in tidy_records(load_run(store, rid))]
     assert records == expected
 
 
@@ -168,7 +169,7 @@ def test_tidy_records_of_a_parallel_run_carry_each_drives_serial(tmp_path):
              "10.0.0.2:8765:/dev/nvme0n1": _cell("rnd_4K_100-0", 3000.0, 40_000.0)}
     store.save_round(rid, "iops", "", "round", 1, RoundOutput(cells=[aggregate(parts, "rnd_4K_100-0")], engine="fio",
                                                               started_at=1.0e9, ended_at=1.0e9 + 1.25), [{}])
-    recs = {(r.drive, r.metric): r for r in tidy_records(store, rid)}
+    recs = {(r.drive, r.metric): r for r in tidy_records(load_run(store, rid))}
     assert recs[("", "iops")].value == 4000.0 and recs[("", "iops")].drive_serial is None
     assert recs[("/dev/nvme0n1", "iops")].value == 1000.0 and recs[("/dev/nvme0n1", "iops")].drive_serial == "S1"
     remote = recs[("10.0.0.2:8765:/dev/nvme0n1", "read_lat_p99.9")]

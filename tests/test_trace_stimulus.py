@@ -22,7 +22,7 @@ from ssdpts.engines.coverage import SEQUENTIAL
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.tracecoverage import _CellTrace, check_traceable, parse_completion
 from ssdpts.errors import SsdptsError
-from ssdpts.export.coverage import CellCoverage, coverage_deviations
+from ssdpts.runresult.coverage import CellCoverage, coverage_deviations
 from ssdpts.store import Store
 from ssdpts.targets import open_target
 from ssdpts.workload import Workload

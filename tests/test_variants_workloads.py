@@ -8,7 +8,7 @@ import pytest
 from conftest import TINY, run_completed
 from ssdpts.conformance import check
 from ssdpts.errors import SsdptsError
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
 from ssdpts.workload import Workload
 from ssdpts.workload.fio import cell_options

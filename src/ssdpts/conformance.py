@@ -14,9 +14,9 @@ from typing import Callable
 
 from .deviations import RUN_WIDE, Deviation
 from .engines.drivefault import DriveFailure
-from .export.coverage import coverage_rule
+from .runresult.coverage import coverage_rule
 from .plausibility import cells_of, interface_notes, judge
-from .export.model import RunResult, TestResult
+from .runresult.model import RunResult, TestResult
 from .results import CellWindow, SteadyResult
 from .store import Store
 from .store.idle import GAP_LIMIT_MS, JUDGED_KINDS, judged_transitions
@@ -202,7 +202,7 @@ def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
 
 
 def _stimulus(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
-    """Cells whose I/O reached the device otherwise than asked (export/stimulus.py)."""
+    """Cells whose I/O reached the device otherwise than asked (runresult/stimulus.py)."""
     return t.stimulus.deviations() if t.stimulus is not None else []
 
 

@@ -23,6 +23,7 @@ from .realtime.timing import LAT_MEAN_BOUND_S
 from .store import Store
 from .store.idle import CELL_KINDS
 from .targets.facts import DeviceFacts
+from .targets.record import TargetRecord
 from .workload import Workload
 
 # A cell below 1/100 of the median of the same workload's cells in its test is implausible. The deepest honest
@@ -135,12 +136,12 @@ class InterfaceMax:
         return "; ".join(over) or None
 
 
-def _drive_max(target: dict) -> InterfaceMax | str:
+def _drive_max(target: TargetRecord) -> InterfaceMax | str:
     """One drive's recorded maximum, or why none is known."""
-    kind, info = target.get("kind"), target.get("info") or {}
-    label = target.get("path") or target.get("spec") or "the target"
-    if target.get("host"):
-        return f"{label} is behind the fio server {target['host']}: its link is not visible from here"
+    kind, info = target.kind, target.info
+    label = target.path or target.spec or "the target"
+    if target.host:
+        return f"{label} is behind the fio server {target.host}: its link is not visible from here"
     if kind == "file":
         return f"{label} is a file: its link is its file system's device's, not recorded"
     if kind == "sim":
@@ -166,10 +167,9 @@ def _drive_max(target: dict) -> InterfaceMax | str:
     return f"{label}: no PCIe or SATA link recorded ({facts.controller_note or 'the controller reports none'})"
 
 
-def interface_max(target: dict) -> InterfaceMax | str:
+def interface_max(target: TargetRecord) -> InterfaceMax | str:
     """The run target's maximum (a set's: its drives' summed, when every one is known), or why none is known."""
-    members = (target.get("info") or {}).get("members") or [target]
-    found = [_drive_max(m) for m in members]
+    found = [_drive_max(m) for m in target.drives()]
     unknown = [f for f in found if isinstance(f, str)]
     if unknown:
         return "; ".join(unknown)
@@ -192,7 +192,7 @@ def above_interface(cells: list[StoredCell], limit: InterfaceMax | str) -> list[
                       f"carry: {_listed(found)}", ABOVE_INTERFACE_SOURCE)]
 
 
-def interface_notes(target: dict) -> list[str]:
+def interface_notes(target: TargetRecord) -> list[str]:
     """What the verdict says when the above-interface rule cannot judge."""
     limit = interface_max(target)
     return [] if isinstance(limit, InterfaceMax) else [f"above-interface not judged: no interface maximum is "
@@ -253,7 +253,7 @@ def host_limited(cells: list[StoredCell]) -> list[Deviation]:
                       f"{_listed(found)}", HOST_LIMITED_SOURCE)]
 
 
-def judge(cells: list[StoredCell], target: dict) -> list[Deviation]:
+def judge(cells: list[StoredCell], target: TargetRecord) -> list[Deviation]:
     """Every plausibility deviation of one test's cells."""
     return implausible_cells(cells) + above_interface(cells, interface_max(target)) + host_limited(cells)
 

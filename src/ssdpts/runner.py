@@ -26,11 +26,11 @@ from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
 from .hostinfo import platform_record
 from .inputs import one_line
-from .runoptions import RunOptions
+from .runoptions import RunOptions, WriteCacheCheck
 from .settings import RunDefaults
 from .owner import RunOwner
 from .profiles import load_profile, profile_tests
-from .export.model import load_run
+from .runresult.model import load_run
 from .progress import Progress, PlanBounds
 from .pts import registry, resume as resumes
 from .pts.common import TestContext, choose_seed
@@ -45,6 +45,7 @@ from .targets import Target, open_target
 from .targets.hold import held, locked
 from .targets.multi import TargetSet
 from .targets.purge import METHODS, check_method as check_purge_method
+from .targets.record import TargetRecord
 from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_room, check_target
 from .targets.sim import SimTarget, state_files
@@ -137,19 +138,17 @@ def open_targets(specs: list[str], size: int | None) -> Target:
     return TargetSet.of(targets)
 
 
-def _same_drives(stored: dict, target: Target) -> None:
+def _same_drives(stored: TargetRecord, target: Target) -> None:
     """Device names change across reboots: a resume must write to the very drive(s) the run started on."""
-    was = stored.get("info", {}).get("members") or [stored]
-    now = target.drives()
-    for old, new in zip(was, now):
+    for old, new in zip(stored.drives(), target.drives()):
         for key in ("serial", "model", "backing_file"):
-            a, b = (old.get("info") or {}).get(key), new.info.get(key)
+            a, b = old.info.get(key), new.info.get(key)
             if a and b and a != b:
                 raise SsdptsError(f"{new.path} is not the drive this run started on ({key} was {a!r}, is {b!r}); "
                                   "start a new run on it, or find the original drive")
 
 
-def _write_cache_check(profile: dict, target: Target) -> dict:
+def _write_cache_check(profile: dict, target: Target) -> WriteCacheCheck:
     """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
     profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
     want = profile.get("defaults", {}).get("write_cache", RunDefaults.write_cache)
@@ -163,7 +162,7 @@ def _write_cache_check(profile: dict, target: Target) -> dict:
                 f"{', '.join(mismatched)}: results are labelled with the drive's real setting "
                 f"(--set-write-cache lets ssdpts set it for the run and restore it; otherwise this is a "
                 f"recorded deviation)")
-    return {"profile": want, "device": have, "matches": not mismatched, "note": note}
+    return WriteCacheCheck(want, have, not mismatched, note)
 
 
 def _same_io_engine(run: dict, io: IoChoice) -> None:
@@ -297,8 +296,8 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     # a partial run keeps its completed tests; execute() retries the failed targets
     opts = run["options"]
     target = open_targets(reopen_specs(run["target"]), opts.size)
-    if target.kind in ("block", "file", "set") and target.size_bytes != run["target"]["size_bytes"]:
-        raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target']['size_bytes']}; "
+    if target.kind in ("block", "file", "set") and target.size_bytes != run["target"].size_bytes:
+        raise SsdptsError(f"{target.path} is now {target.size_bytes} bytes, was {run['target'].size_bytes}; "
                           "this is not the same target, start a new run")
     _same_drives(run["target"], target)
     check_purge_method(target, opts.purge)
@@ -429,7 +428,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
                                                     run["options"].set_write_cache):
             progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
                              f"tests {', '.join(run['tests'])} — results in {store.path}")
-            note = (run["options"].write_cache or {}).get("note")
+            note = run["options"].write_cache.note if run["options"].write_cache is not None else ""
             if note:
                 progress.message(f"note: {note}")
             purge_method = run["options"].purge

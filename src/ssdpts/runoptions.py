@@ -10,14 +10,31 @@ from .workload.ioengine import IoChoice
 
 
 @dataclass(frozen=True)
+class SeedChoice:
+    """The run's base seed and where it came from (pts.common.choose_seed)."""
+
+    value: int
+    source: str                          # "command line (--seed)" | "profile" | "drawn for this run"
+
+
+@dataclass(frozen=True)
+class WriteCacheCheck:
+    """The drives' volatile write cache against the profile's when the run started (runner._write_cache_check)."""
+
+    profile: str                         # what the profile asks: enabled | disabled | (anything else: no demand)
+    device: dict[str, str | None] = field(default_factory=dict)   # each drive's label_id -> its sysfs state
+    matches: bool = True
+    note: str = ""                       # the mismatch, in words, with its fix ("" when it matches)
+
+
+@dataclass(frozen=True)
 class RunOptions:
     destroy_data: bool = False
     purge: str = "auto"                  # the --purge method (targets.purge.METHODS)
     size: str | None = None              # --size of a file target, created if missing
     results_dir: str | None = None
-    # the drive's write cache against the profile's when the run started: {"profile", "device", "matches", "note"}
-    write_cache: dict | None = None
-    seed: dict | None = None             # the run's base seed and where it came from: {"value", "source"}
+    write_cache: WriteCacheCheck | None = None
+    seed: SeedChoice | None = None
     set_write_cache: bool = False
     notes: list[str] = field(default_factory=list)      # --note: set-up facts shown in the report
     label: str | None = None             # --label: the run's name in comparisons ("partition", "27 % spare")

@@ -77,7 +77,7 @@ def test_endurance_on_sim_projects_wear_and_waf_end_to_end(results, tiny):
     assert p.wear_end == pytest.approx(last["wear_percent"]) and p.wear_end > 0
     assert p.wear_per_day > 0 and p.days_to_eol == pytest.approx((100 - p.wear_end) / p.wear_per_day)
     assert p.tb_to_eol > 0 and p.wear_per_tb > 0
-    cap = store.run(rid)["target"]["size_bytes"]
+    cap = store.run(rid)["target"].size_bytes
     assert s.rated.dwpd == 1 and s.rated.warranty_years == 5 and s.rated.capacity_bytes == cap
     assert p.rated_tbw_tb == pytest.approx(cap * 365 * 5 / 1e12)
     assert p.tbw_used_percent == pytest.approx(100 * last["host_write_bytes"] / 1e12 / p.rated_tbw_tb)

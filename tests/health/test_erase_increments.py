@@ -70,7 +70,7 @@ def test_endurance_on_sim_sata_tlc_plots_erase_count_and_loop_times(tmp_path):
     rid = p.stdout.strip().splitlines()[-1]
     store = Store.in_dir(tmp_path)
     s = registry.get("endurance").decode(store.tests(rid)[0]["summary"])
-    cap = store.run(rid)["target"]["size_bytes"]
+    cap = store.run(rid)["target"].size_bytes
     # the simulated drive's average erase count, every poll, rising once its free blocks are used up
     counts = [x.erase_count_avg for x in s.series]
     assert all(c is not None for c in counts) and counts == sorted(counts) and counts[-1] > 2

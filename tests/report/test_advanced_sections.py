@@ -226,8 +226,7 @@ def test_compare(runs, compared):
                 "dirth-latency-vs-iops", "cbw-latency-vs-iops"):
         png_size(out / "plots" / f"{key}.png")
     per_run = [summaries(store, r) for r in ids]
-    labels = [f"{r['target']['info']['model']} · {r['id']}" if (r.get("target") or {}).get("info", {}).get("model")
-              else None for r in (store.run(i) for i in ids)]
+    labels = [f"{r['target'].model} · {r['id']}" if r["target"].model else None for r in (store.run(i) for i in ids)]
     for test in ("dirth", "cbw"):
         rows = read_csv(out / "tables" / f"{test}-iops.csv")
         assert len(rows) == len(per_run[0][test].points)

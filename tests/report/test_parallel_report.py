@@ -80,7 +80,7 @@ def _key(label: str) -> str:
 def test_header_lists_every_drive(runs):
     store, rid, path = runs["set"]
     run = store.run(rid)
-    assert run["target"]["kind"] == "set" and run["status"] == "completed"
+    assert run["target"].kind == "set" and run["status"] == "completed"
     html = path.read_text()
     check_self_contained(path)
     assert "report section failed" not in html
@@ -169,7 +169,7 @@ def test_determination_table_has_per_drive_trackers_in_display_units(runs):
 def test_single_drive_report_has_no_per_drive_sections(runs):
     store, rid, path = runs["one"]
     _, _, set_path = runs["set"]
-    assert store.run(rid)["target"]["kind"] == "block"
+    assert store.run(rid)["target"].kind == "block"
     html = path.read_text()
     assert "report section failed" not in html
     for text in ("per drive", "Drive 1", "drives tested at once", "smallest drive", "Run status"):

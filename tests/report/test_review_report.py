@@ -13,7 +13,7 @@ import pytest
 from conftest import TINY, ssdpts
 from ssdpts.conformance import check
 from ssdpts.engines.fiolog import intervals_from_logs
-from ssdpts.export.model import load_run
+from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
 from ssdpts.pts.iops.summary import IopsSummary, cell_series
 from ssdpts.report.core import write_report

@@ -9,7 +9,7 @@ import click
 
 from ..conformance import check
 from ..criteria import judge, load_criteria, write_junit
-from ..export.model import load_run
+from ..runresult.model import load_run
 from ..store import Store
 
 

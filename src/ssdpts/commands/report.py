@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -48,7 +47,7 @@ def criteria_verdict(store, run_id: str, rules):
     """The rules judged as `ssdpts check --criteria` judges them, in the record the headline page shows."""
     from ..conformance import check
     from ..criteria import judge
-    from ..export.model import load_run
+    from ..runresult.model import load_run
     from ..report.headline import CriteriaVerdict
 
     run = load_run(store, run_id)
@@ -90,31 +89,17 @@ def compare(run_ids, out_dir, spec_sheets, match_mix, labels, results):
 def export(run_id, fmt, out_dir, results):
     """Export RUN_ID's results as JSON, as CSV tables, or as one long (tidy) table."""
     from ..conformance import check
-    from ..export.csv import export_csv, export_tidy_csv
-    from ..export.json import document, export_tidy_json
-    from ..export.model import load_run
-    from ..export.tidy import tidy_records
+    from ..export.csv import TidyCsv
+    from ..export.exporter import Exporter
+    from ..export.json import JsonDocument, TidyJsonLines
+    from ..report.tables import CsvTables
+    from ..runresult.model import load_run
 
     output_dir(out_dir, "--out")
     store = open_store(results)
-    if fmt == "json":
-        run = load_run(store, run_id)
-        path = _out_file(out_dir, f"{run.id}.json")
-        path.write_text(json.dumps(document(run, check(run, store)), indent=1, default=str))
-        paths = [path]
-    elif fmt in ("tidy-csv", "tidy-json"):
-        run_id = store.run_id(run_id)
-        records = tidy_records(store, run_id)
-        write, suffix = (export_tidy_csv, "csv") if fmt == "tidy-csv" else (export_tidy_json, "jsonl")
-        paths = [write(records, _out_file(out_dir, f"{run_id}.tidy.{suffix}"))]
-    else:
-        paths = export_csv(store, run_id, out_dir)
-    for p in paths:
+    exporters: dict[str, Exporter] = {"json": JsonDocument(), "tidy-csv": TidyCsv(), "tidy-json": TidyJsonLines(),
+                                      "csv": CsvTables(store)}
+    run = load_run(store, run_id)
+    for p in exporters[fmt].write(run, check(run, store), Path(out_dir)):
         click.echo(str(p))
 
-
-def _out_file(out_dir: str, name: str) -> Path:
-    """OUT_DIR/NAME, the directory made when the export has something to write."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    return out / name

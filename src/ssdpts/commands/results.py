@@ -72,8 +72,7 @@ def list_runs(results, as_json, status, model, serial, profile, since):
     if as_json:
         fields = ("id", "status", "target_spec", "profile_name", "tests", "created")
         click.echo(json.dumps([{**{k: r[k] for k in fields}, "label": r["options"].label,
-                                "model": r["target"].get("info", {}).get("model"),
-                                "serial": r["target"].get("info", {}).get("serial")} for r in runs], indent=2))
+                                "model": r["target"].model, "serial": r["target"].serial} for r in runs], indent=2))
         return
     if not runs:
         filtered = any(v is not None for v in (status, model, serial, profile, since))
@@ -82,7 +81,7 @@ def list_runs(results, as_json, status, model, serial, profile, since):
     click.echo(f"{'RUN':22} {'STATUS':11} {'STARTED':16} {'PROFILE':15} {'TESTS':28} TARGET")
     for r in runs:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"]))
-        model = r["target"].get("info", {}).get("model") or ""
+        model = r["target"].model or ""
         click.echo(f"{r['id']:22} {r['status']:11} {started:16} {r['profile_name']:15} "
                    f"{','.join(r['tests']):28} {r['target_spec']}{' (' + model + ')' if model else ''}"
                    + (f" “{r['options'].label}”" if r["options"].label else ""))
@@ -96,7 +95,7 @@ def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
     from ..conformance import check
     from ..export.json import document
-    from ..export.model import load_run
+    from ..runresult.model import load_run
     from ..export.text import render_text
     from ..runstatus import settled
 
@@ -129,7 +128,7 @@ def check_run(run_id, results, as_json, criteria_file, junit_file):
         from .criteria import check_criteria
         sys.exit(check_criteria(lambda: open_store(results), run_id, criteria_file, as_json, junit_file))
     from ..conformance import check
-    from ..export.model import load_run
+    from ..runresult.model import load_run
 
     store = open_store(results)
     verdict = check(load_run(store, run_id), store)

@@ -101,7 +101,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
 def exit_if_not_conformant(results: str | None, run_ids: list[str]) -> None:
     """--strict: exit 1 when a run is not conformant (its run id is still the last line on stdout)."""
     from ..conformance import check
-    from ..export.model import load_run
+    from ..runresult.model import load_run
 
     store = open_store(results)
     failing = [r for r in run_ids if not check(load_run(store, r), store).conformant]

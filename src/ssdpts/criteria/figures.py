@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..conformance import Verdict
 from ..errors import SsdptsError
-from ..export.model import RunResult
+from ..runresult.model import RunResult
 from ..pts.matrix import MatrixSummary
 from ..pts.registry import find, tests
 from ..results import CellWindow, Latency, SteadyResult

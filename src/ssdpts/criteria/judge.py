@@ -14,7 +14,7 @@ from typing import Any
 from ..conformance import Verdict
 from ..errors import SsdptsError
 from ..inputs import output_file
-from ..export.model import RunResult
+from ..runresult.model import RunResult
 from .figures import BOOL, Reading, Source, Unavailable
 from .rules import Criteria, Rule, shown
 from .units import unit

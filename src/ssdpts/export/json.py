@@ -9,8 +9,9 @@ from pathlib import Path
 
 from ..conformance import Verdict
 from ..records import to_data
-from .model import RunResult
-from .tidy import TidyRecord
+from ..runresult.model import RunResult
+from .exporter import out_file
+from .tidy import tidy_records
 
 SCHEMA = "ssdpts.results/3"   # 3: units of steady-state trackers and of round tracking values
 
@@ -29,7 +30,7 @@ def document(run: RunResult, verdict: Verdict) -> dict:
                 "updated": run.updated, "target_spec": run.target_spec, "profile_name": run.profile_name,
                 "tests": run.tests_requested, "options": run.options.to_json(), "engine": run.engine},
         "host": run.host.to_json(),
-        "target": run.target,
+        "target": run.target.to_json(),
         "profile": run.profile,
         "conformance": {"conformant": verdict.conformant, "spec": verdict.spec,
                         "deviations": [{"test": f.test, **f.deviation.to_dict()} for f in verdict.findings],
@@ -38,9 +39,22 @@ def document(run: RunResult, verdict: Verdict) -> dict:
     }
 
 
-def export_tidy_json(records: list[TidyRecord], path: Path) -> Path:
-    """The tidy table (export/tidy.py) as JSON Lines: one JSON object per line, one line per record."""
-    with open(path, "w") as f:
-        for r in records:
-            f.write(json.dumps(dataclasses.asdict(r), ensure_ascii=False) + "\n")
-    return path
+class JsonDocument:
+    """`--format json`: the results document of docs/results.md, RUN_ID.json."""
+
+    def write(self, run: RunResult, verdict: Verdict, out_dir: Path) -> list[Path]:
+        path = out_file(out_dir, f"{run.id}.json")
+        path.write_text(json.dumps(document(run, verdict), indent=1, default=str))
+        return [path]
+
+
+class TidyJsonLines:
+    """`--format tidy-json`: the tidy table (export/tidy.py) as JSON Lines, one object per record."""
+
+    def write(self, run: RunResult, verdict: Verdict, out_dir: Path) -> list[Path]:
+        records = tidy_records(run)
+        path = out_file(out_dir, f"{run.id}.tidy.jsonl")
+        with open(path, "w") as f:
+            for r in records:
+                f.write(json.dumps(dataclasses.asdict(r), ensure_ascii=False) + "\n")
+        return [path]

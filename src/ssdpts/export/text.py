@@ -10,8 +10,8 @@ from ..results import SteadyResult
 from ..pts.resume import resume_lines
 from ..targets.purge import PurgeRecord
 from ..workload.ioengine import recorded_text
-from .coverage import coverage_lines
-from .model import RunResult, TestResult
+from ..runresult.coverage import coverage_lines
+from ..runresult.model import RunResult, TestResult
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
@@ -43,11 +43,10 @@ def _test_lines(t: TestResult) -> list[str]:
 
 
 def render_text(run: RunResult, verdict: Verdict) -> str:
-    info = run.target.get("info") or {}
     lines = [f"run {run.id}" + (f" “{run.options.label}”" if run.options.label else "") + f" — {run.status}"
              + (f": {run.message}" if run.message else ""),
-             f"  target  {run.target_spec} ({info.get('model') or run.target.get('kind')}, "
-             f"{(run.target.get('size_bytes') or 0) / 2**30:.2f} GiB)",
+             f"  target  {run.target_spec} ({run.target.model or run.target.kind}, "
+             f"{run.target.size_bytes / 2**30:.2f} GiB)",
              f"  profile {run.profile_name}   engine {run.engine}   host {run.host.hostname} "
              f"({run.host.fio_version})",
              f"  bench   {recorded_checks(run.host)}",

@@ -14,9 +14,10 @@ from typing import Iterator
 
 from ..engines.results import CellResult, DirStats
 from ..metrics import BANDWIDTH, IOPS, LATENCY
-from ..store import Store
-from .coverage import coverage_metrics
-from .stimulus import tidy_metrics
+from ..runresult.coverage import coverage_metrics
+from ..runresult.model import RunResult
+from ..runresult.stimulus import tidy_metrics
+from ..targets.record import TargetRecord
 
 
 @dataclass(frozen=True)
@@ -69,33 +70,29 @@ def cell_metrics(cell: CellResult) -> Iterator[tuple[str, float, str]]:
     yield "sys_cpu", cell.sys_cpu, PERCENT
     yield from _direction_metrics("read", cell.read)
     yield from _direction_metrics("write", cell.write)
-    yield from tidy_metrics(cell.stimulus)      # what the device saw of it (export/stimulus.py)
+    yield from tidy_metrics(cell.stimulus)      # what the device saw of it (runresult/stimulus.py)
     yield from coverage_metrics(cell.coverage)
 
 
-def _serials(target: dict) -> tuple[str | None, dict[str, str | None]]:
+def _serials(target: TargetRecord) -> tuple[str | None, dict[str, str | None]]:
     """The target's serial, and each member's by the name results give it (host:path or path)."""
-    info = target.get("info") or {}
-    members = {(f"{m['host']}:{m['path']}" if m.get("host") else m.get("path")): (m.get("info") or {}).get("serial")
-               for m in info.get("members") or []}
-    return info.get("serial"), members
+    return target.serial, {m.label_id: m.serial for m in target.members}
 
 
-def tidy_records(store: Store, run_id: str) -> list[TidyRecord]:
-    """Every round's cells of every test of the run, as stored."""
-    return list(_records(store, store.run(run_id)))
+def tidy_records(run: RunResult) -> list[TidyRecord]:
+    """Every round's cells (preconditioning passes, then rounds) of every test of the run, as stored."""
+    return list(_records(run))
 
 
-def _records(store: Store, run: dict) -> Iterator[TidyRecord]:
-    serial, member_serials = _serials(run["target"])
-    for test in store.tests(run["id"]):
-        for kind in ("precondition", "round"):
-            for r in store.rounds(run["id"], test["name"], kind=kind):
-                stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(r.ended)) + f".{int(r.ended % 1 * 1000):03d}Z"
-                for cell in r.cells:
-                    drives = [("", serial, cell)] + [(label, member_serials.get(label), part)
-                                                     for label, part in cell.parts.items()]
-                    for drive, drive_serial, result in drives:
-                        for metric, value, unit in cell_metrics(result):
-                            yield TidyRecord(run["id"], drive_serial, drive, test["name"], r.phase, r.kind, r.round,
-                                             stamp, cell.name, metric, float(value), unit)
+def _records(run: RunResult) -> Iterator[TidyRecord]:
+    serial, member_serials = _serials(run.target)
+    for test in run.tests:
+        for r in test.cell_rounds:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(r.ended)) + f".{int(r.ended % 1 * 1000):03d}Z"
+            for cell in r.cells:
+                drives = [("", serial, cell)] + [(label, member_serials.get(label), part)
+                                                 for label, part in cell.parts.items()]
+                for drive, drive_serial, result in drives:
+                    for metric, value, unit in cell_metrics(result):
+                        yield TidyRecord(run.id, drive_serial, drive, test.name, r.phase, r.kind, r.round,
+                                         stamp, cell.name, metric, float(value), unit)

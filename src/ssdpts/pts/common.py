@@ -17,6 +17,7 @@ from ..deviations import PURGE_SOURCE, STALL_SOURCE, Deviation
 from ..engines.interface import Engine
 from ..engines.results import CellResult, DirStats, IoProgress, merge_bins, percentile_from_bins
 from ..records import from_data, to_data
+from ..runoptions import SeedChoice
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
@@ -421,7 +422,7 @@ def _cell_window(workload: Workload, cells: list[CellResult]) -> CellWindow:
     )
 
 
-def choose_seed(profile: dict, cli_seed: int | None) -> dict:
+def choose_seed(profile: dict, cli_seed: int | None) -> SeedChoice:
     """The run's base seed, written into the profile the run stores (so resume and every round use it):
     --seed, else the profile's, else a fresh one (any run can be repeated with the seed it records)."""
     defaults = profile.setdefault("defaults", {})
@@ -432,7 +433,7 @@ def choose_seed(profile: dict, cli_seed: int | None) -> dict:
     else:
         source, value = "drawn for this run", secrets.randbelow(2**32)
     defaults["seed"] = value
-    return {"value": value, "source": source}
+    return SeedChoice(value, source)
 
 
 def round_seed(base: int, test: str, phase: str, round_no: int, cell: str) -> int:

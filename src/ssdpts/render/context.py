@@ -46,12 +46,10 @@ class SpecView(Protocol):
 def device_label(run: dict) -> str:
     """The drive's model, or the device path when the model is unknown (loop, file)."""
     t = run["target"]
-    info = t.get("info") or {}
-    model = (info.get("model") or "").strip()
+    model = (t.model or "").strip()
     if model:
         return model
-    transport = info.get("transport")
-    return f"{t.get('path') or t.get('spec')}" + (f" ({transport})" if transport else "")
+    return f"{t.path or t.spec}" + (f" ({t.transport})" if t.transport else "")
 
 
 class RunView:

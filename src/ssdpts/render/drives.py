@@ -10,23 +10,17 @@ from typing import Iterable
 
 from markupsafe import Markup, escape
 
+from ..targets.record import TargetRecord
 from .toolkit import safe_name
 
 
-def member_label(m: dict) -> str:
-    """How results name a member: the path, prefixed by 'host:port' when remote (Target.label_id)."""
-    return f"{m['host']}:{m.get('path')}" if m.get("host") else str(m.get("path") or m.get("spec"))
-
-
-def members(run: dict) -> list[dict]:
-    t = run.get("target") or {}
-    if t.get("kind") != "set":
-        return []
-    return list((t.get("info") or {}).get("members") or [])
+def members(run: dict) -> list[TargetRecord]:
+    t = run["target"]
+    return list(t.members) if t.kind == "set" else []
 
 
 def member_labels(run: dict) -> list[str]:
-    return [member_label(m) for m in members(run)]
+    return [m.label_id for m in members(run)]
 
 
 def _gb(n: float) -> str:
@@ -37,13 +31,11 @@ def member_rows(run: dict) -> list[tuple[str, str]]:
     """("Drive N", "label: model, capacity, transport, serial/firmware") for the Device Under Test block."""
     out = []
     for i, m in enumerate(members(run), start=1):
-        info = m.get("info") or {}
-        model = (info.get("model") or "").strip() or "model unknown"
-        bits = [model, _gb(m.get("size_bytes") or info.get("size_bytes") or 0),
-                str(info.get("transport") or m.get("kind") or "–")]
-        if info.get("serial") or info.get("firmware"):
-            bits.append(f"S/N {info.get('serial') or '–'}, FW {info.get('firmware') or '–'}")
-        out.append((f"Drive {i}", f"{member_label(m)} — " + ", ".join(bits)))
+        model = (m.model or "").strip() or "model unknown"
+        bits = [model, _gb(m.size_bytes or m.info.get("size_bytes") or 0), str(m.transport or m.kind or "–")]
+        if m.serial or m.firmware:
+            bits.append(f"S/N {m.serial or '–'}, FW {m.firmware or '–'}")
+        out.append((f"Drive {i}", f"{m.label_id} — " + ", ".join(bits)))
     return out
 
 

@@ -13,6 +13,7 @@ from .. import sampling
 from ..engines.hostcpu import HostCpu
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..targets.facts import DeviceFacts, unreachable_facts
+from ..targets.record import TargetRecord
 from ..render import plots
 
 log = logging.getLogger("ssdpts")
@@ -39,24 +40,22 @@ def peak_mb_s(view) -> float | None:
     return max(bw) / 1e6 if bw else None
 
 
-def drive_facts(target: dict) -> DeviceFacts | None:
+def drive_facts(target: TargetRecord) -> DeviceFacts | None:
     """The recorded facts of a stored target (None: a run that predates them)."""
-    info = target.get("info") or {}
-    if target.get("host"):
-        return unreachable_facts("remote", f"the drive is behind the fio server {target['host']}")
-    if target.get("kind") == "file":
+    if target.host:
+        return unreachable_facts("remote", f"the drive is behind the fio server {target.host}")
+    if target.kind == "file":
         return unreachable_facts("file", "a file: its hardware is the filesystem's device")
-    return DeviceFacts.from_dict(info.get("facts"))
+    return DeviceFacts.from_dict(target.info.get("facts"))
 
 
 def device_rows(view) -> list[tuple[str, str]]:
     run = view.run
-    target = run.get("target") or {}
-    members = (target.get("info") or {}).get("members") or [target]
+    members = run["target"].drives()
     rows, limit = [], 0.0
     for m in members:
         facts = drive_facts(m)
-        prefix = f"{m.get('path')}: " if len(members) > 1 else ""
+        prefix = f"{m.path}: " if len(members) > 1 else ""
         rows += [(k, prefix + v) for k, v in (facts.rows() if facts else [("Controller, link, power", NOT_RECORDED)])]
         limit += (facts.link_mb_s if facts else None) or 0.0
     peak = peak_mb_s(view)

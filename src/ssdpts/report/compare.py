@@ -157,7 +157,7 @@ def compare_headline(store: Store, runs: Sequence[dict], labels: Sequence[str], 
     """The compare page's first screen: each run and its verdict, the key figures side by side, three charts,
     links down to the evidence."""
     from ..conformance import check
-    from ..export.model import load_run
+    from ..runresult.model import load_run
 
     lines = [run_line(r, label, device_label(r), check(load_run(store, r["id"]), store))
              for r, label in zip(runs, labels)]

@@ -21,7 +21,7 @@ from ..conformance import Verdict, check
 from ..doctor import recorded_checks
 from ..errors import SsdptsError
 from ..export.json import document
-from ..export.model import load_run
+from ..runresult.model import load_run
 from ..health.report import health_block
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find
@@ -116,7 +116,7 @@ def write_cache_text(view: RunView) -> str:
     """The state the test ran with, in the spec's words (WCE / WCD), and whether it is what the profile asks."""
     rec = view.store.step(view.run["id"], "", "write-cache")
     if not rec or not rec.get("drives"):
-        return str(((view.run.get("target") or {}).get("info") or {}).get("write_cache") or "–")
+        return str(view.run["target"].info.get("write_cache") or "–")
     parts = []
     for d in rec["drives"]:
         if d.get("during") is None and d.get("note"):   # no cache to speak of (simulated drive) or not readable
@@ -132,8 +132,7 @@ def write_cache_text(view: RunView) -> str:
 
 
 def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
-    run, host, target = view.run, view.run["host"], view.run.get("target") or {}
-    info = target.get("info") or {}
+    run, host, target = view.run, view.run["host"], view.run["target"]
     t = view.test
     when = f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(t['started']))}" if t.get("started") else "–"
     if t.get("ended"):
@@ -155,16 +154,16 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
                          ("Controller", f"{_or(ctl.hostname, '–')} (runs ssdpts and the fio client)")]
     dut = [
         ("Model", device_label(run)),
-        ("Serial / firmware", f"{info.get('serial') or '–'} / {info.get('firmware') or '–'}"),
-        ("Capacity", _gib(target.get("size_bytes") or 0)),
-        ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
-        ("LBA size", f"{target.get('logical_block_size', '?')} B logical, {target.get('physical_block_size', '?')} B physical"),
+        ("Serial / firmware", f"{target.serial or '–'} / {target.firmware or '–'}"),
+        ("Capacity", _gib(target.size_bytes)),
+        ("Interface", f"{target.transport or target.kind or '–'}, {target.path}"),
+        ("LBA size", f"{target.logical_block_size} B logical, {target.physical_block_size} B physical"),
         ("Write cache", write_cache_text(view)),
         ("Purge method", purge_text(view)),
         *device_rows(view),
     ]
-    if target.get("kind") == "set":   # several drives at once: name every one of them
-        dut[2] = ("Capacity", _gib(target.get("size_bytes") or 0) + " (smallest drive: sets the ranges)")
+    if target.kind == "set":   # several drives at once: name every one of them
+        dut[2] = ("Capacity", _gib(target.size_bytes) + " (smallest drive: sets the ranges)")
         dut[1:1] = member_rows(run)
     st = view.settings
     ss = st.steady
@@ -173,8 +172,8 @@ def header(view: RunView) -> dict[str, list[tuple[str, str]]]:
     pcs = []
     for w in _uniq(pre_wl):
         amount = ""
-        if w.io_size and target.get("size_bytes"):
-            amount = f", {w.io_size * w.threads / (w.range_size * target['size_bytes']):.2g}× AR"
+        if w.io_size and target.size_bytes:
+            amount = f", {w.io_size * w.threads / (w.range_size * target.size_bytes):.2g}× AR"
         pcs.append(f"{_rw_short(w)}, TC{w.threads}/QD{w.iodepth}{amount}")
     setup = [
         ("Data pattern", st.data_pattern),
@@ -306,12 +305,11 @@ def render_sections(store: Store, run: dict, art: Artifacts, strict: bool = Fals
 
 def drive_rows(run: dict) -> list[tuple[str, str]]:
     """The drive as the headline names it: model, capacity, interface, firmware, and the run."""
-    target = run.get("target") or {}
-    info = target.get("info") or {}
-    size = target.get("size_bytes") or 0
+    target = run["target"]
+    size = target.size_bytes
     rows = [("Model", device_label(run)), ("Capacity", f"{size / 1e9:,.1f} GB ({size / 2**30:,.2f} GiB)"),
-            ("Interface", f"{info.get('transport') or target.get('kind', '–')}, {target.get('path', '')}"),
-            ("Firmware / serial", f"{info.get('firmware') or '–'} / {info.get('serial') or '–'}")]
+            ("Interface", f"{target.transport or target.kind}, {target.path}"),
+            ("Firmware / serial", f"{target.firmware or '–'} / {target.serial or '–'}")]
     members = member_rows(run)
     if members:
         rows[0] = ("Drives", f"{len(members)} tested at once: " + "; ".join(v for _, v in members))
@@ -344,7 +342,7 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     links = [(text, href) for text, href, shown in (
         ("Run status", "#run-status", bool(notice)), ("Claimed vs measured", "#claimed", claims is not None),
         ("Criteria", "#criteria", criteria is not None), ("Simulated drive", "#simulated",
-                                                          (run.get("target") or {}).get("kind") == "sim")) if shown]
+                                                          run["target"].kind == "sim")) if shown]
     page = headline_page(store, run, verdict, headlines, art, drive_rows(run),
                          claim_rows(store, run, claims) if claims is not None else None, criteria, sections, links)
     doc["headline"] = headline_data(headlines)

@@ -7,7 +7,7 @@ import logging
 
 from markupsafe import Markup, escape
 
-from ..export.coverage import SHORT_FRACTION, CellCoverage, cell_coverages
+from ..runresult.coverage import SHORT_FRACTION, CellCoverage, cell_coverages
 from ..store.idle import CELL_KINDS
 
 log = logging.getLogger("ssdpts")

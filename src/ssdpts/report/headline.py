@@ -301,8 +301,8 @@ def calibration(preset: str) -> tuple[str, float, list[CalibrationFigure]]:
 
 def sim_preset(run: dict) -> str | None:
     """The preset (or user file) of a `sim:` run; None for a real drive."""
-    target = run.get("target") or {}
-    return str((target.get("info") or {}).get("preset") or "") if target.get("kind") == "sim" else None
+    target = run["target"]
+    return str(target.info.get("preset") or "") if target.kind == "sim" else None
 
 
 def simulated_drive(store, run: dict) -> SimulatedDrive | None:
@@ -432,14 +432,13 @@ def side_by_side(per_test: Sequence[tuple[str, Sequence[Sequence[Headline]]]],
 
 
 def run_line(run: dict, label: str, drive: str, verdict: Verdict) -> RunLine:
-    target = run.get("target") or {}
     sim, preset = "", sim_preset(run)
     if preset is not None:
         imitates, _, figures = calibration(preset)
         missed = sum(not f.held for f in figures)
         sim = f"simulated, preset {preset}" + (f" (imitates {imitates.split(',')[0]}; {missed} of {len(figures)} "
                                                "review figures not held)" if imitates else ", no calibration")
-    size = target.get("size_bytes") or 0
+    size = run["target"].size_bytes
     # the spec in full stands in each run's report: here the verdict and its count
     short = VerdictLine("conformant" if verdict.conformant else f"NOT conformant ({len(verdict.findings)} "
                         "deviations)", verdict.conformant, "#runs")

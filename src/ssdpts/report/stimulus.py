@@ -1,5 +1,5 @@
 """The report's 'Stimulus at the device' block of a test: each cell's I/O as the block layer (or the simulator)
-counted it beside what the cell asked for (export/stimulus.py)."""
+counted it beside what the cell asked for (runresult/stimulus.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import logging
 from markupsafe import Markup, escape
 
 from ..engines.stimulus import size_label
-from ..export.stimulus import summarise
+from ..runresult.stimulus import summarise
 from ..store.idle import CELL_KINDS
 
 log = logging.getLogger("ssdpts")

@@ -19,6 +19,7 @@ from ..engines.hostcpu import HostCpu
 from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
 from ..hostinfo import HostRecord
+from ..targets.record import TargetRecord
 from ..owner import RunOwner
 from ..realtime.timing import STORE_LOCK_WAIT_S
 from ..runoptions import RunOptions
@@ -395,6 +396,7 @@ class Store:
         for k in ("target", "host", "profile", "tests", "options"):
             d[k] = json.loads(d.pop(f"{k}_json"))
         d["host"], d["options"] = HostRecord.from_json(d["host"]), RunOptions.from_json(d["options"])
+        d["target"] = TargetRecord.from_json(d["target"])
         d["owner"] = RunOwner.from_dict(json.loads(d.pop("owner_json") or "{}"))
         return d
 

@@ -16,6 +16,7 @@ from ..workload.fio import filename_problem
 from . import sysfs, writecache
 from .placement import direct_io_alignment, file_placement
 from .base import Target
+from .record import TargetRecord
 from .facts import block_facts
 from .sysfs import SysRoots
 
@@ -110,18 +111,18 @@ def _file_target(spec: str, path: str, size: int, roots: SysRoots) -> Target:
                   physical_block_size=max(lbs, where.physical_block_size or 4096), info=info)
 
 
-def reopen_specs(stored: dict) -> list[str]:
+def reopen_specs(stored: TargetRecord) -> list[str]:
     """What to open to resume a run on the targets it stored (`Target.to_dict`, a set's members): a file by its
     absolute path (a relative name means another file from another directory, and a name may hold spaces), a
     remote target with its size, a device by the name the user gave (by-id names survive a reboot)."""
     out = []
-    for m in (stored.get("info") or {}).get("members") or [stored]:
-        if m.get("host"):
-            out.append(f"{m['spec']}#size={m['size_bytes']}")
-        elif m["kind"] == "sim" or (m["kind"] == "block" and os.path.isabs(m["spec"])):
-            out.append(m["spec"])
+    for m in stored.drives():
+        if m.host:
+            out.append(f"{m.spec}#size={m.size_bytes}")
+        elif m.kind == "sim" or (m.kind == "block" and os.path.isabs(m.spec)):
+            out.append(m.spec)
         else:
-            out.append(m["path"])
+            out.append(m.path)
     return out
 
 

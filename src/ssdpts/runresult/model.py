@@ -12,6 +12,7 @@ from ..pts.spec import TestSpec
 from ..runoptions import RunOptions
 from ..store import DeviceIdleSummary, Store, device_idle_summary
 from ..store.idle import CELL_KINDS, JUDGED_KINDS
+from ..targets.record import TargetRecord
 from .coverage import cell_coverages
 from .stimulus import StimulusSummary, summarise
 
@@ -54,8 +55,8 @@ class TestResult:
     rounds: list[RoundInfo] = field(default_factory=list)
     steps: list[StepInfo] = field(default_factory=list)
     device_idle: DeviceIdleSummary | None = None   # distribution of the device idle at the test's transitions
-    stimulus: StimulusSummary | None = None        # each cell's I/O as the device saw it (export/stimulus.py)
-    coverage: list = field(default_factory=list)   # export/coverage.py CellCoverage: cells' LBA coverage
+    stimulus: StimulusSummary | None = None        # each cell's I/O as the device saw it (runresult/stimulus.py)
+    coverage: list = field(default_factory=list)   # runresult/coverage.py CellCoverage: cells' LBA coverage
     # the stored rounds of CELL_KINDS with their cells, read once: the per-cell records and rules use them
     cell_rounds: list = field(default_factory=list)
 
@@ -73,7 +74,7 @@ class RunResult:
     options: RunOptions
     engine: str
     host: HostRecord
-    target: dict
+    target: TargetRecord
     profile: dict
     tests: list[TestResult] = field(default_factory=list)
 
@@ -86,7 +87,7 @@ def load_run(store: Store, run_id: str) -> RunResult:
     result = RunResult(id=run["id"], status=run["status"], message=run["message"], created=run["created"],
                        updated=run["updated"], target_spec=run["target_spec"], profile_name=run["profile_name"],
                        tests_requested=run["tests"], options=run["options"], engine=run["engine"], host=run["host"],
-                       target={k: v for k, v in run["target"].items() if k != "drive"}, profile=run["profile"])
+                       target=run["target"], profile=run["profile"])
     for t in store.tests(run["id"]):
         spec = find(t["name"])
         records = [r for kind in JUDGED_KINDS for r in store.rounds(run["id"], t["name"], kind=kind, with_cells=False)]

@@ -83,5 +83,5 @@ def coverage_deviations(cells: list[CellCoverage]) -> list[Deviation]:
 
 
 def coverage_rule(run, t, store: Store) -> list[Deviation]:
-    """`ssdpts check`'s rule over a loaded test (export/model.py `TestResult.coverage`)."""
+    """`ssdpts check`'s rule over a loaded test (runresult/model.py `TestResult.coverage`)."""
     return coverage_deviations(t.coverage)
