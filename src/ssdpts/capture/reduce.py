@@ -6,12 +6,19 @@ Random or sequential, by a table of stream heads (`StreamHeads`, one per directi
 when it starts where an open stream is expected to continue (the end of that stream's last I/O), else random.
 RWSW's reference capture tool (hIOmon) calls an I/O sequential when it starts where the previous I/O to the
 same file ended; at the block layer there are no files and several streams interleave on one device, so a
-single "previous I/O" would call most of them random. A stream opens when an I/O starts at the end of one of
-the `CANDIDATE_ENDS` most recent I/Os of its direction; once open it is followed however slowly it goes
-(a 64K log at 50 IOPS among 4K random writes at 8,000 IOPS: 160 other I/Os between two of its writes)
-until `OPEN_STREAMS` busier streams push it out. A random I/O lands on one of the candidate ends rarely
-(1,024 ends of a 1 TB device's 4 KiB blocks: ~1 in 260,000).
+single "previous I/O" would call most of them random. A stream opens at its third request: an I/O that starts
+at the end of one of the `WINDOW` most recent unclaimed I/Os of its direction makes a pair, and an I/O that
+continues a pair within `WINDOW` I/Os opens the stream; the pair's two I/Os, counted random until then, are
+moved to the stream (its opening request is part of it). Once open a stream is followed however slowly it
+goes (a 64K log at 50 IOPS among 4K random writes at 8,000 IOPS: 160 other I/Os between two of its writes)
+until `OPEN_STREAMS` busier streams push it out.
 
+Why a pair first: uniform random I/O of size b on a device of D bytes lands on a given end with probability
+b/D (N = D/b blocks). Opening at the first continuation (the rule before) calls a random I/O sequential at
+up to WINDOW/N: 1,024 / 262,144 = 0.4 % on a 1 GiB device with 4K I/O, 1.1-3.6 % measured (fio's random map
+steers I/Os to untouched blocks, the very blocks after recent ends). Two chance continuations in a row are
+needed now: at most WINDOW/N x WINDOW/N = 1.5e-5 of the I/Os on that device (6e-11 on 1 TB). A real stream of
+two requests stays random.
 Queue depth: the requests in flight on the device when one is issued, the issued one included. An issue
 is in flight until a completion with the same device, direction and start sector; completions of requests
 issued before the capture began are not counted (the capture starts with the depth it sees, a little low).
@@ -32,7 +39,7 @@ from dataclasses import dataclass, field
 from .model import (COMPLETIONS, IN_FLIGHT_SAMPLES, NO_DEPTHS, SCHEMA, CaptureSource, QueueDepth, Step, StreamCount, StreamKey,
                     WorkloadCapture)
 
-CANDIDATE_ENDS = 1024       # per direction; see the module's text
+WINDOW = 1024               # I/Os of a direction an unclaimed end or a pair waits for its continuation
 OPEN_STREAMS = 256
 SECTOR = 512
 
@@ -66,30 +73,45 @@ class _StepCounts:
 
 
 class StreamHeads:
-    """One direction's open sequential streams, by the offset where each is expected to continue."""
+    """One direction's open sequential streams, by the offset where each is expected to continue, and the
+    recent I/Os that may open one. `access` takes a tag for each I/O (whatever the caller needs to recount
+    it: its step and size) and hands back the tags of a pair when the pair turns out to be a stream's start."""
 
     def __init__(self):
-        self.candidates: OrderedDict = OrderedDict()    # ends of recent I/Os nobody continued yet, oldest first
+        self.n = 0                                      # I/Os seen
+        self.ends: OrderedDict = OrderedDict()          # end of an unclaimed I/O -> its tag, oldest first
+        self.pairs: OrderedDict = OrderedDict()         # end of a pair -> (I/O number, the pair's tags)
         self.streams: OrderedDict = OrderedDict()       # heads of open streams, least recently continued first
 
-    def access(self, offset: int, size: int) -> str:
-        """'sequential' when the I/O continues an open stream or a recent I/O (then its stream opens)."""
+    def access(self, offset: int, size: int, tag=None) -> tuple[str, tuple]:
+        """('sequential', opening tags) when the I/O continues an open stream or a pair (then the stream opens
+        and the pair's tags come back, to be counted sequential); ('random', ()) otherwise."""
+        self.n += 1
         end = offset + size
+        pairs = self.pairs
+        while pairs and next(iter(pairs.values()))[0] <= self.n - WINDOW:
+            pairs.popitem(last=False)
+        opening: tuple = ()
         if offset in self.streams:
             del self.streams[offset]
-        elif offset in self.candidates:
-            del self.candidates[offset]
+        elif offset in pairs:
+            opening = pairs.pop(offset)[1]
             if len(self.streams) >= OPEN_STREAMS:
                 self.streams.popitem(last=False)
+        elif offset in self.ends:
+            first = self.ends.pop(offset)
+            pairs.pop(end, None)
+            pairs[end] = (self.n, (first, tag))
+            return "random", ()
         else:
-            self.candidates.pop(end, None)
-            self.candidates[end] = None
-            if len(self.candidates) > CANDIDATE_ENDS:
-                self.candidates.popitem(last=False)
-            return "random"
+            self.ends.pop(end, None)
+            self.ends[end] = tag
+            if len(self.ends) > WINDOW:
+                self.ends.popitem(last=False)
+            return "random", ()
         self.streams.pop(end, None)
         self.streams[end] = None
-        return "sequential"
+        return "sequential", opening
 
 
 def _new_heads() -> dict[str, StreamHeads]:
@@ -137,9 +159,11 @@ class Reducer:
         """A bio as the application queued it (before splits and merges)."""
         if t < self.start or op not in ("read", "write") or size <= 0:
             return
-        stream = self._key(size, op, self._app_heads[op].access(offset, size))
-        self.app_ios[stream] += 1
-        self.app_bytes[stream] += size
+        access, opening = self._app_heads[op].access(offset, size, size)
+        self.app_ios[self._key(size, op, access)] += 1
+        self.app_bytes[self._key(size, op, access)] += size
+        for n in opening:                     # the stream's first two bios, counted random until now
+            _recount(self.app_ios, self.app_bytes, self._key(n, op, "random"), self._key(n, op, "sequential"), n)
 
     def sample_in_flight(self, t: float, depth: int) -> None:
         """The kernel's count of requests in flight at time `t` (used when trace events were lost)."""
@@ -166,12 +190,17 @@ class Reducer:
             self.kept_out[kind] += 1
             self.kept_out_bytes[kind] += size
             return
-        stream = self._key(size, op, self._heads[op].access(offset, size))
-        counts = self.steps.get(step := int((t - self.start) // self.step_s))
+        step = int((t - self.start) // self.step_s)
+        access, opening = self._heads[op].access(offset, size, (step, size))
+        stream = self._key(size, op, access)
+        counts = self.steps.get(step)
         if counts is None:
             counts = self.steps[step] = _StepCounts()
         counts.ios[stream] += 1
         counts.bytes[stream] += size
+        for was_step, n in opening:           # the stream's first two requests, counted random until now
+            c = self.steps[was_step]
+            _recount(c.ios, c.bytes, self._key(n, op, "random"), self._key(n, op, "sequential"), n)
         if self.with_queue_depth:
             counts.depth[self.depth_now] += 1
         if self.lba_min is None or offset < self.lba_min:
@@ -211,6 +240,16 @@ class Reducer:
                                queue_depth_from=(IN_FLIGHT_SAMPLES if sampled else COMPLETIONS)
                                if self.with_queue_depth else NO_DEPTHS,
                                application_streams=_streams(self.app_ios, self.app_bytes))
+
+
+def _recount(ios: Counter, nbytes: Counter, was: StreamKey, now: StreamKey, size: int) -> None:
+    """One I/O of `size` bytes moved from stream `was` to stream `now`."""
+    ios[was] -= 1
+    nbytes[was] -= size
+    if not ios[was]:
+        del ios[was], nbytes[was]
+    ios[now] += 1
+    nbytes[now] += size
 
 
 def _streams(ios: Counter, nbytes: Counter) -> list[StreamCount]:
