@@ -36,8 +36,9 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
-from .model import (COMPLETIONS, IN_FLIGHT_SAMPLES, NO_DEPTHS, SCHEMA, CaptureSource, QueueDepth, Step, StreamCount, StreamKey,
-                    WorkloadCapture)
+from ..workload.trace import TraceWriter
+from .model import (COMPLETIONS, IN_FLIGHT_SAMPLES, LBA_ZONES, NO_DEPTHS, SCHEMA, CaptureSource, QueueDepth, Step,
+                    StreamCount, StreamKey, WorkloadCapture)
 
 WINDOW = 1024               # I/Os of a direction an unclaimed end or a pair waits for its continuation
 OPEN_STREAMS = 256
@@ -70,6 +71,7 @@ class _StepCounts:
     bytes: Counter = field(default_factory=Counter)       # StreamKey -> bytes
     depth: Counter = field(default_factory=Counter)       # depth -> issues
     in_flight: Counter = field(default_factory=Counter)   # depth -> samples of the kernel's counter (> 0 only)
+    issuers: set = field(default_factory=set)             # pids that queued bios
 
 
 class StreamHeads:
@@ -121,10 +123,16 @@ def _new_heads() -> dict[str, StreamHeads]:
 class Reducer:
     """Feed `IoEvent`s in time order; `capture()` returns the workload file's record.
 
-    `start` is the capture's start on the events' clock; steps are `step_s` long from there."""
+    `start` is the capture's start on the events' clock; steps are `step_s` long from there. `device_size`
+    (bytes; 0: not known) sets the LBA histogram's zones; `trace`: every read and write is kept there too."""
 
-    def __init__(self, start: float, step_s: float, with_queue_depth: bool = True):
+    def __init__(self, start: float, step_s: float, with_queue_depth: bool = True, device_size: int = 0,
+                 trace: TraceWriter | None = None):
         self.start, self.step_s, self.with_queue_depth = start, step_s, with_queue_depth
+        self.device_size, self.trace = device_size, trace
+        # where I/Os start: by zone of the device when its size is known, else by MiB (zoned at the end)
+        self._where: Counter = Counter()
+        self._where_unit = -(-device_size // LBA_ZONES) if device_size else 1 << 20
         self.steps: dict[int, _StepCounts] = {}
         self._heads = _new_heads()
         self._app_heads = _new_heads()
@@ -155,9 +163,21 @@ class Reducer:
     def feed(self, ev: IoEvent) -> None:
         self.feed_request(ev.t, ev.completed, ev.op, ev.offset, ev.size)
 
-    def feed_application(self, t: float, op: str, offset: int, size: int) -> None:
-        """A bio as the application queued it (before splits and merges)."""
+    def _step(self, t: float) -> _StepCounts:
+        counts = self.steps.get(step := int((t - self.start) // self.step_s))
+        if counts is None:
+            counts = self.steps[step] = _StepCounts()
+        return counts
+
+    def feed_application(self, t: float, op: str, offset: int, size: int, pid: int = 0,
+                         streams: bool = True) -> None:
+        """A bio as the application queued it (before splits and merges), in task `pid` (0: not known).
+        `streams` False: only who queued it (a device that takes bios directly counts them as its requests)."""
         if t < self.start or op not in ("read", "write") or size <= 0:
+            return
+        if pid:
+            self._step(t).issuers.add(pid)
+        if not streams:
             return
         access, opening = self._app_heads[op].access(offset, size, size)
         self.app_ios[self._key(size, op, access)] += 1
@@ -170,8 +190,8 @@ class Reducer:
         if depth > 0 and t >= self.start:
             self.steps.setdefault(int((t - self.start) // self.step_s), _StepCounts()).in_flight[depth] += 1
 
-    def feed_request(self, t: float, completed: bool, op: str, offset: int, size: int) -> None:
-        """A request issued to the device (completed False) or completed by it."""
+    def feed_request(self, t: float, completed: bool, op: str, offset: int, size: int, pid: int = 0) -> None:
+        """A request issued to the device (completed False, by task `pid`: 0 not known) or completed by it."""
         if t > self.last_t:
             self.last_t = t
         # A flush has no sector: issued at 0, it completes at (sector_t)-1, so flushes are matched by op alone.
@@ -196,6 +216,9 @@ class Reducer:
         counts = self.steps.get(step)
         if counts is None:
             counts = self.steps[step] = _StepCounts()
+        if self.trace is not None:
+            self.trace.add(int((t - self.start) * 1e9), op, offset, size, pid)
+        self._where[offset // self._where_unit] += 1
         counts.ios[stream] += 1
         counts.bytes[stream] += size
         for was_step, n in opening:           # the stream's first two requests, counted random until now
@@ -228,7 +251,7 @@ class Reducer:
             begin = i * self.step_s
             length = min(self.step_s, max(source.duration_s - begin, 0.0)) if source.duration_s > 0 else 0.0
             steps.append(Step(start_s=round(begin, 6), duration_s=round(length, 6), streams=_streams(c.ios, c.bytes),
-                              queue_depth=QueueDepth(dict(sorted(depth.items())))))
+                              queue_depth=QueueDepth(dict(sorted(depth.items()))), threads=len(c.issuers)))
             total_ios.update(c.ios)
             total_bytes.update(c.bytes)
             total_depth.update(depth)
@@ -239,7 +262,21 @@ class Reducer:
                                lost_events=self.lost_events,
                                queue_depth_from=(IN_FLIGHT_SAMPLES if sampled else COMPLETIONS)
                                if self.with_queue_depth else NO_DEPTHS,
-                               application_streams=_streams(self.app_ios, self.app_bytes))
+                               application_streams=_streams(self.app_ios, self.app_bytes),
+                               lba_zones=self._zones(device_size_bytes or self.device_size))
+
+    def _zones(self, device_size: int) -> list[int]:
+        """The LBA histogram: I/Os starting in each of LBA_ZONES equal parts of the device (of the span touched
+        when its size is not known)."""
+        if not self._where:
+            return []
+        if self.device_size and device_size == self.device_size:
+            return [self._where.get(z, 0) for z in range(LBA_ZONES)]
+        span = device_size or self.lba_max
+        zones = [0] * LBA_ZONES
+        for unit, n in self._where.items():
+            zones[min(LBA_ZONES - 1, unit * self._where_unit * LBA_ZONES // span)] += n
+        return zones
 
 
 def _recount(ios: Counter, nbytes: Counter, was: StreamKey, now: StreamKey, size: int) -> None:
