@@ -1,0 +1,162 @@
+"""RWSW replays a kept trace I/O for I/O, and applies a capture's LBA hot spots and thread counts where it models.
+
+Truths the code did not compute: fio's own counts of the captured mix, the block layer's counts during the
+replayed cell (engines/stimulus.py), and a second capture (the kernel's tracepoints) of the stored iolog replayed
+by fio on its own, and of a whole rwsw run. About 40 s of fio in all."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run_completed, sigint_as_at_a_terminal, ssdpts
+from test_capture import _own_instances, needs_tracefs
+from test_rwsw import TINY, summary
+from ssdpts.capture import model
+from ssdpts.workload.trace import MAGIC, RECORD, read_trace
+
+# random page reads beside a scan, random page writes, each job its own process (3 issuing tasks)
+MIX = ["--name=rr", "--rw=randread", "--bs=4k", "--iodepth=2", "--number_ios=500", "--rate_iops=250",
+       "--name=sr", "--rw=read", "--bs=128k", "--iodepth=1", "--number_ios=200", "--rate_iops=100",
+       "--offset=256m", "--name=rw", "--rw=randwrite", "--bs=4k", "--iodepth=2", "--number_ios=300",
+       "--rate_iops=150"]
+ZONED = ["--name=zoned", "--rw=randread", "--bs=4k", "--iodepth=2", "--number_ios=4000", "--rate_iops=2000",
+         "--norandommap", "--random_distribution=zoned:60/10:30/20:10/70"]
+
+
+class Capture:
+    """`ssdpts capture DEV` running in the background until `stop()` (a Ctrl-C)."""
+
+    def __init__(self, dev: str, out: Path, *options: str):
+        before = set(_own_instances())
+        self.out = out
+        self.p = subprocess.Popen([sys.executable, "-m", "ssdpts", "capture", dev, "--out", str(out), "-q",
+                                   "--duration", "10m", "--step", "1s", *options], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_at_a_terminal)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.p.poll() is None:
+            new = [i for i in set(_own_instances()) - before if i.name.startswith(f"ssdpts-{self.p.pid}-")]
+            if new and (new[0] / "events/block/block_bio_queue/enable").read_text().strip() == "1":
+                return
+            time.sleep(0.02)
+        self.stop()
+        raise AssertionError(f"the capture did not start: {self.p.communicate()}")
+
+    def stop(self) -> model.WorkloadCapture:
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+        _, stderr = self.p.communicate(timeout=120)
+        assert self.p.returncode == 130, stderr
+        return model.load(self.out)
+
+
+def _fio(*args: str) -> dict:
+    return json.loads(subprocess.run(["fio", "--ioengine=libaio", "--direct=1", "--output-format=json", *args],
+                                     capture_output=True, text=True, timeout=120, check=True).stdout)
+
+
+def _capture_fio(dev: str, out: Path, fio_args: list[str], *options: str) -> tuple[model.WorkloadCapture, dict]:
+    Path(f"/sys/block/{Path(dev).name}/queue/nomerges").write_text("2")   # the device sees fio's I/Os as they are
+    cap = Capture(dev, out, *options)
+    try:
+        fio = _fio(f"--filename={dev}", *fio_args)
+    finally:
+        w = cap.stop()
+    return w, fio
+
+
+def _labels(w: model.WorkloadCapture) -> dict[str, float]:
+    return {s.stream.label: 100 * s.ios / w.ios for s in w.streams}
+
+
+def _profile(tmp_path, workload: Path, **extra) -> str:
+    p = tmp_path / "rwsw.toml"
+    lines = "".join(f"{k} = {json.dumps(v)}\n" for k, v in extra.items())
+    p.write_text(f'[profile]\nextends = "{TINY}"\n[steady_state]\nwindow = 2\nmax_rounds = 2\n'
+                 f'[tests.rwsw]\nworkload = "{workload}"\ntop = 3\nthread_counts = [1]\nqueue_depths = [4]\n'
+                 'precondition_time = "300ms"\nprewrite_time = "100ms"\noperating_prewrite_time = "100ms"\n'
+                 f'operating_measure_time = "100ms"\ncell_runtime = "1s"\n{lines}')
+    return str(p)
+
+
+@needs_tracefs
+def test_a_kept_trace_is_replayed_io_for_io(loop_factory, tmp_path, results):
+    source, target = loop_factory(2**30), loop_factory(256 * 2**20)
+    out = tmp_path / "db.workload.json"
+    captured, fio = _capture_fio(source, out, MIX, "--keep-trace")
+    fio_ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in fio["jobs"])
+
+    # the trace: every I/O fio did, as the workload counts them; three issuing tasks (fio's job processes)
+    trace = tmp_path / "db.trace.gz"
+    assert captured.trace_file == trace.name and captured.ios == fio_ios == 1000
+    ios = list(read_trace(trace))
+    assert len(ios) == captured.ios and sum(io.size for io in ios) == sum(s.bytes for s in captured.streams)
+    assert [io.t_ns for io in ios] == sorted(io.t_ns for io in ios)
+    assert max(s.threads for s in captured.steps) == 3
+    with gzip.open(trace) as f:
+        assert len(f.read()) == len(MAGIC) + 1000 * RECORD.size
+
+    rid, store = run_completed(target, results, _profile(tmp_path, out, replay_trace=True), "rwsw", "--seed", "7")
+    s = summary(store, rid)
+    t = s.trace_replay
+    assert t is not None and not s.replay and t.captured_ios == 1000
+    # the block layer during the replayed cell: the trace's I/Os and bytes, exactly
+    assert (t.device_ios, t.device_bytes) == (len(ios), sum(io.size for io in ios)), t
+    assert t.fio_ios == len(ios)
+    rounds = store.rounds(rid, "rwsw", "replay")
+    assert "read_iolog=rwsw_trace.iolog" in rounds[0].job_text and f"replay_redirect={target}" in rounds[0].job_text
+    iolog = store.logs(rounds[0].id)["rwsw_trace.iolog"]            # kept with the results
+    lines = [x.split() for x in iolog.splitlines()[1:] if x.split()[2] in ("read", "write")]
+    assert [(op, int(size)) for _, _, op, _, size in lines] == [(io.op, io.size) for io in ios]
+    # offsets beyond the 256 MiB target wrap around it; the rest stay where they were captured
+    assert [int(off) for *_, off, _ in lines] == [io.offset % (256 * 2**20) for io in ios]
+
+    # the stored iolog replayed by fio under a second capture: every stream at its captured share (1 point)
+    log = tmp_path / "kept.iolog"
+    log.write_text(iolog)
+    again, _ = _capture_fio(target, tmp_path / "again.workload.json",
+                            ["--name=replay", f"--read_iolog={log}", f"--replay_redirect={target}", "--iodepth=4"])
+    assert again.ios == len(ios) and sum(s.bytes for s in again.streams) == sum(io.size for io in ios)
+    want, got = _labels(captured), _labels(again)
+    for label, share in want.items():
+        assert abs(got.get(label, 0.0) - share) <= 1.0, (label, want, got)
+
+    shown = ssdpts("show", rid, "--results", str(results)).stdout
+    assert "trace replay (" in shown and "the device saw 1,000" in shown
+
+
+@needs_tracefs
+def test_lba_hot_spots_and_threads_of_a_capture_are_applied(loop_factory, tmp_path, results):
+    """fio's zoned random reads (60 % of them in the first 10 % of the device) captured without a trace; the rwsw
+    run on another device, captured as a whole, lands its I/O in the same zones within 2 points."""
+    source, target = loop_factory(2**30), loop_factory(256 * 2**20)
+    out = tmp_path / "z.workload.json"
+    captured, _ = _capture_fio(source, out, ZONED + ["--numjobs=2"])
+    zones = [100 * n / sum(captured.lba_zones) for n in captured.lba_zones]
+    assert abs(sum(zones[:2]) - 60) <= 3 and abs(sum(zones[2:6]) - 30) <= 3, zones
+    assert max(s.threads for s in captured.steps) == 2
+
+    Path(f"/sys/block/{Path(target).name}/queue/nomerges").write_text("2")
+    whole = Capture(target, tmp_path / "run.workload.json")
+    try:
+        rid, store = run_completed(target, results, _profile(tmp_path, out), "rwsw", "--seed", "7")
+    finally:
+        seen = whole.stop()
+    s = summary(store, rid)
+    assert s.lba_distribution.startswith("zoned:")
+    assert "random_distribution=zoned:" in store.rounds(rid, "rwsw", "")[0].job_text
+    got = [100 * n / sum(seen.lba_zones) for n in seen.lba_zones]
+    for z, (want, was) in enumerate(zip(zones, got)):
+        assert abs(was - want) <= 2.0, (z, zones, got)
+    # each replayed step at the captured thread count: fio numjobs over the step's stream jobs
+    steps = [r for r in s.replay if r.threads]
+    assert steps and all(r.threads == 2 for r in steps)
+    replay_text = "\n".join(r.job_text for r in store.rounds(rid, "rwsw", "replay"))
+    assert "numjobs=2" in replay_text
