@@ -103,10 +103,13 @@ def test_a_kept_trace_is_replayed_io_for_io(loop_factory, tmp_path, results):
     with gzip.open(trace) as f:
         assert len(f.read()) == len(MAGIC) + 1000 * RECORD.size
 
-    rid, store = run_completed(target, results, _profile(tmp_path, out, replay_trace=True), "rwsw", "--seed", "7")
+    rid, store = run_completed(target, results, _profile(tmp_path, out, replay_trace=True, replay_time_scale=1.0),
+                               "rwsw", "--seed", "7")
     s = summary(store, rid)
     t = s.trace_replay
-    assert t is not None and not s.replay and t.captured_ios == 1000
+    assert t is not None and not s.replay and t.captured_ios == 1000 and t.rate_pct == 100
+    span_s = (ios[-1].t_ns - ios[0].t_ns) / 1e9                  # the captured I/Os' span (about 2 s)
+    assert t.runtime_s >= 0.95 * span_s, (t.runtime_s, span_s)   # at the captured times, not as fast as it can
     # the block layer during the replayed cell: the trace's I/Os and bytes, exactly
     assert (t.device_ios, t.device_bytes) == (len(ios), sum(io.size for io in ios)), t
     assert t.fio_ios == len(ios)

@@ -256,15 +256,15 @@ def kept_trace(a: Applied) -> Path:
 
 def trace_cell(ctx: TestContext, a: Applied) -> Workload:
     """The kept trace as one cell: fio replays each captured I/O at its captured time (times scaled by
-    replay_time_scale), allowed the capture's deepest queue; stops when the trace is done (runtime: a cap)."""
+    replay_time_scale), allowed the capture's deepest queue; it ends when the trace is done (no runtime cap: a
+    device slower than the capture takes longer, and every I/O is still replayed)."""
     cap, scale = a.capture, ctx.settings.replay_time_scale
     top = max(cap.streams, key=lambda s: s.ios)
     reads = sum(s.ios for s in cap.streams if s.stream.rw == "read")
     return ctx.cell("rwsw_trace", "randrw", top.stream.bs, round(100 * reads / cap.ios), trace=str(kept_trace(a)),
                     trace_rate_pct=max(1, round(100 / scale)), threads=1,
                     iodepth=max(1, max(cap.queue_depth.histogram, default=1)),
-                    runtime_s=max(MIN_REPLAY_CELL_S, 2 * cap.source.duration_s * scale),
-                    io_size=sum(s.bytes for s in cap.streams))
+                    runtime_s=None, io_size=sum(s.bytes for s in cap.streams))
 
 
 def _trace_replay(ctx: TestContext, a: Applied) -> TraceReplay:
