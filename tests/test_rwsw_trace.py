@@ -163,3 +163,54 @@ def test_lba_hot_spots_and_threads_of_a_capture_are_applied(loop_factory, tmp_pa
     assert steps and all(r.threads == 2 for r in steps)
     replay_text = "\n".join(r.job_text for r in store.rounds(rid, "rwsw", "replay"))
     assert "numjobs=2" in replay_text
+
+
+def test_trace_replay_without_a_kept_trace_is_refused_before_anything_runs(tmp_path):
+    from ssdpts.errors import SsdptsError
+    from ssdpts.pts.common import TestContext
+    from ssdpts.pts.rwsw.run import applied_workload
+    from ssdpts.pts import registry
+    from recording import fake_target
+
+    settings = registry.get("rwsw").settings_of({"tests": {"rwsw": {
+        "workload": str(Path(__file__).parent / "workloads" / "hand.workload.json"), "replay_trace": True}}})
+    ctx = TestContext(run_id="x", test="rwsw", store=None, target=fake_target(), engine=None, settings=settings,
+                      progress=None)
+    with pytest.raises(SsdptsError, match="replay_trace = true, but it kept no trace; capture with 'ssdpts "
+                                          "capture DEVICE --keep-trace"):
+        applied_workload(ctx)
+
+
+def test_the_iolog_wraps_offsets_beyond_the_target_and_keeps_times_sizes_directions(tmp_path):
+    from ssdpts.workload.trace import TraceWriter, write_iolog
+
+    w = TraceWriter(tmp_path / "a.trace.gz")
+    for t, op, off, size in ((0, "read", 0, 4096), (1500, "write", 10 * 2**20 + 4096, 8192),
+                             (2_000_000, "read", 2**20 - 4096, 8192)):
+        w.add(t, op, off, size, 42)
+    w.close(keep=True)
+    made = write_iolog(tmp_path / "a.trace.gz", tmp_path / "a.iolog", "/dev/x", 2**20, 4096)
+    assert made.ios == 3 and made.bytes == 20480 and made.wrapped == 2
+    assert (tmp_path / "a.iolog").read_text().splitlines() == [
+        "fio version 3 iolog", "0 /dev/x add", "0 /dev/x open", "1 /dev/x read 0 4096",
+        "2 /dev/x write 4096 8192",                     # 10 MiB + 4K on a 1 MiB target: 4K
+        "2001 /dev/x read 1040384 8192",               # would run past the end: the last 8K
+        "2001 /dev/x close"]
+
+
+def test_the_lba_histogram_as_fio_zones_and_threads_shared_among_stream_jobs():
+    from test_rwsw import capture
+    from ssdpts.pts.rwsw.composite import composite
+    from ssdpts.pts.rwsw.run import lba_distribution, stream_jobs
+
+    cap = capture()
+    assert lba_distribution(cap) == "random"                        # none recorded
+    cap.lba_zones = [10] * 20
+    assert lba_distribution(cap) == "random"                        # flat
+    cap.lba_zones = [600, 0, 300] + [100 / 17] * 17
+    assert lba_distribution(cap) == "zoned:60/5:0/5:30/5:" + ":".join(["1/5"] * 10 + ["0/5"] * 7)
+    comp = composite(cap.top(3), cap.ios)
+    jobs = stream_jobs(comp, 1000, 4, threads=4)
+    assert sum(j.threads for j in jobs) == max(4, len(jobs)) and all(j.threads >= 1 for j in jobs)
+    for j, s in zip(jobs, comp.streams):
+        assert j.rate_iops == max(1, round(1000 * s.requested_pct / 100 / j.threads))

@@ -27,7 +27,7 @@ from ...workload import JobMix, Workload
 from .. import demand
 from ..common import TestContext, window_summary
 from ..plan import TestPlan, once
-from .composite import (AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, split_depth,
+from .composite import (AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, split_threads,
                         stream_counts, whole_percents)
 from .summary import ReplayStep, RwswSummary, TraceReplay, WorkloadSource
 
@@ -111,7 +111,10 @@ def applied_workload(ctx: TestContext) -> Applied:
     src = WorkloadSource(given=st.workload, path=str(path), kind=cap.source.kind, device=cap.source.device,
                          duration_s=cap.source.duration_s, step_s=cap.source.step_s, ios=cap.ios,
                          streams=len(cap.streams), queue_depth_mean=cap.queue_depth.mean)
-    return Applied(src, cap, comp)
+    applied = Applied(src, cap, comp)
+    if st.replay and st.replay_trace:
+        kept_trace(applied)          # refused before anything runs, not after the sweep
+    return applied
 
 
 def lba_distribution(cap: WorkloadCapture) -> str:
@@ -149,9 +152,9 @@ class ReplayCell:
 def stream_jobs(comp: Composite, iops: float, iodepth: int, threads: int = 1) -> tuple[JobMix, ...]:
     """One job per stream at its share of `iops` (fio rate_iops, whole I/Os per second, at least 1): one block
     size and direction per job, so fio's pacing (bytes at the job's smallest size) is the stream's IOPS. The
-    step's `threads` are shared among the streams by their shares (at least one each; fio's rate_iops is each
-    thread's, so a stream's rate is split among its threads)."""
-    per_stream = split_depth(threads, [round(1000 * s.requested_pct) for s in comp.streams])
+    step's `threads` are shared among the streams by their shares (one each, the rest by share; fio's rate_iops
+    is each thread's, so a stream's rate is split among its threads)."""
+    per_stream = split_threads(threads, [s.requested_pct for s in comp.streams])
     jobs = []
     for s, n in zip(comp.streams, per_stream):
         jobs.append(JobMix(name=s.job_name, rw=("rand" if s.access == "random" else "") + s.rw,
@@ -324,7 +327,8 @@ def _notes(ctx: TestContext, a: Applied) -> list[str]:
     if ctx.engine is not None and ctx.engine.name == "sim":    # None: a plan
         out.append("the simulated drive runs every cell as ONE job of random I/O with one block-size split for both "
                    "directions and no rate limit: it keeps the read share and each size's share of all I/Os, not which "
-                   "direction or access a size belongs to, not the separate jobs, not the replay's captured intensity")
+                   "direction or access a size belongs to, not the separate jobs, not the replay's captured intensity, "
+                   "not a kept trace, not the LBA hot spots")
     return out
 
 
