@@ -7,9 +7,9 @@ when it starts where an open stream is expected to continue (the end of that str
 RWSW's reference capture tool (hIOmon) calls an I/O sequential when it starts where the previous I/O to the
 same file ended; at the block layer there are no files and several streams interleave on one device, so a
 single "previous I/O" would call most of them random. A stream opens at its third request: an I/O that starts
-at the end of one of the `WINDOW` most recent unclaimed I/Os of its direction makes a pair, and an I/O that
-continues a pair within `WINDOW` I/Os opens the stream; the pair's two I/Os, counted random until then, are
-moved to the stream (its opening request is part of it). Once open a stream is followed however slowly it
+at the end of an unclaimed I/O of its direction, among the `WINDOW` most recent of that I/O's size, makes a
+pair, and an I/O that continues a pair within `WINDOW` I/Os of the pair's size opens the stream; the pair's two
+I/Os, counted random until then, are moved to the stream (its opening request is part of it). Once open a stream is followed however slowly it
 goes (a 64K log at 50 IOPS among 4K random writes at 8,000 IOPS: 160 other I/Os between two of its writes)
 until `OPEN_STREAMS` busier streams push it out.
 
@@ -17,8 +17,9 @@ Why a pair first: uniform random I/O of size b on a device of D bytes lands on a
 b/D (N = D/b blocks). Opening at the first continuation (the rule before) calls a random I/O sequential at
 up to WINDOW/N: 1,024 / 262,144 = 0.4 % on a 1 GiB device with 4K I/O, 1.1-3.6 % measured (fio's random map
 steers I/Os to untouched blocks, the very blocks after recent ends). Two chance continuations in a row are
-needed now: at most WINDOW/N x WINDOW/N = 1.5e-5 of the I/Os on that device (6e-11 on 1 TB). A real stream of
-two requests stays random.
+needed now: at most WINDOW/N x WINDOW/N = 1.5e-5 of the I/Os on that device (6e-11 on 1 TB); with k sizes of
+random I/O, k x WINDOW ends are live, so k² times that. A real stream of two requests stays random, and one whose
+first three requests are more than `HELD` requests of its direction apart is not found.
 Queue depth: the requests in flight on the device when one is issued, the issued one included. An issue
 is in flight until a completion with the same device, direction and start sector; completions of requests
 issued before the capture began are not counted (the capture starts with the depth it sees, a little low).
@@ -40,7 +41,8 @@ from ..workload.trace import TraceWriter
 from .model import (COMPLETIONS, IN_FLIGHT_SAMPLES, LBA_ZONES, NO_DEPTHS, SCHEMA, CaptureSource, QueueDepth, Step,
                     StreamCount, StreamKey, WorkloadCapture)
 
-WINDOW = 1024               # I/Os of a direction an unclaimed end or a pair waits for its continuation
+WINDOW = 1024               # I/Os of its size and direction an unclaimed end or a pair waits for its continuation
+HELD = 16 * WINDOW          # unclaimed ends (and pairs) kept per direction, of all sizes together
 OPEN_STREAMS = 256
 SECTOR = 512
 
@@ -77,38 +79,42 @@ class _StepCounts:
 class StreamHeads:
     """One direction's open sequential streams, by the offset where each is expected to continue, and the
     recent I/Os that may open one. `access` takes a tag for each I/O (whatever the caller needs to recount
-    it: its step and size) and hands back the tags of a pair when the pair turns out to be a stream's start."""
+    it: its step and size) and hands back the tags of a pair when the pair turns out to be a stream's start.
+
+    An unclaimed end or a pair waits `WINDOW` I/Os of its own size (a 128K scan's ends are not pushed out by a
+    flood of 4K random reads: 1,500 of them between two scan reads at 270k IOPS), `HELD` of all sizes at most."""
 
     def __init__(self):
-        self.n = 0                                      # I/Os seen
-        self.ends: OrderedDict = OrderedDict()          # end of an unclaimed I/O -> its tag, oldest first
-        self.pairs: OrderedDict = OrderedDict()         # end of a pair -> (I/O number, the pair's tags)
+        self.seen: Counter = Counter()                  # size -> I/Os of that size
+        self.ends: OrderedDict = OrderedDict()          # end of an unclaimed I/O -> (size, seen then, tag)
+        self.pairs: OrderedDict = OrderedDict()         # end of a pair -> (size, seen then, the pair's tags)
         self.streams: OrderedDict = OrderedDict()       # heads of open streams, least recently continued first
+
+    def _live(self, entry) -> bool:
+        return entry is not None and self.seen[entry[0]] - entry[1] <= WINDOW
 
     def access(self, offset: int, size: int, tag=None) -> tuple[str, tuple]:
         """('sequential', opening tags) when the I/O continues an open stream or a pair (then the stream opens
         and the pair's tags come back, to be counted sequential); ('random', ()) otherwise."""
-        self.n += 1
+        seen = self.seen[size] = self.seen[size] + 1
         end = offset + size
-        pairs = self.pairs
-        while pairs and next(iter(pairs.values()))[0] <= self.n - WINDOW:
-            pairs.popitem(last=False)
         opening: tuple = ()
         if offset in self.streams:
             del self.streams[offset]
-        elif offset in pairs:
-            opening = pairs.pop(offset)[1]
+        elif self._live(pair := self.pairs.pop(offset, None)):
+            opening = pair[2]
             if len(self.streams) >= OPEN_STREAMS:
                 self.streams.popitem(last=False)
-        elif offset in self.ends:
-            first = self.ends.pop(offset)
-            pairs.pop(end, None)
-            pairs[end] = (self.n, (first, tag))
+        elif self._live(first := self.ends.pop(offset, None)):
+            self.pairs.pop(end, None)
+            self.pairs[end] = (first[0], self.seen[first[0]], (first[2], tag))
+            if len(self.pairs) > HELD:
+                self.pairs.popitem(last=False)
             return "random", ()
         else:
             self.ends.pop(end, None)
-            self.ends[end] = tag
-            if len(self.ends) > WINDOW:
+            self.ends[end] = (size, seen, tag)
+            if len(self.ends) > HELD:
                 self.ends.popitem(last=False)
             return "random", ()
         self.streams.pop(end, None)
