@@ -1,8 +1,8 @@
 """RWSW replays a kept trace I/O for I/O, and applies a capture's LBA hot spots and thread counts where it models.
 
 Truths the code did not compute: fio's own counts of the captured mix, the block layer's counts during the
-replayed cell (engines/stimulus.py), and a second capture (the kernel's tracepoints) of the stored iolog replayed
-by fio on its own, and of a whole rwsw run. About 40 s of fio in all."""
+replayed cell (engines/stimulus.py), and a second capture (the kernel's tracepoints) of the whole rwsw run on
+the target. About 60 s in all."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from conftest import run_completed, sigint_as_at_a_terminal, ssdpts
 from test_capture import _own_instances, needs_tracefs
 from test_rwsw import TINY, summary
 from ssdpts.capture import model
+from ssdpts.capture.reduce import Reducer
 from ssdpts.workload.trace import MAGIC, RECORD, read_trace
 
 # random page reads beside a scan, random page writes, each job its own process (3 issuing tasks)
@@ -103,15 +105,26 @@ def test_a_kept_trace_is_replayed_io_for_io(loop_factory, tmp_path, results):
     with gzip.open(trace) as f:
         assert len(f.read()) == len(MAGIC) + 1000 * RECORD.size
 
-    rid, store = run_completed(target, results, _profile(tmp_path, out, replay_trace=True, replay_time_scale=1.0),
-                               "rwsw", "--seed", "7")
+    # the run on another device, captured as a whole with its own kept trace: the truth of what the device did
+    Path(f"/sys/block/{Path(target).name}/queue/nomerges").write_text("2")
+    whole = Capture(target, tmp_path / "run.workload.json", "--keep-trace")
+    try:
+        rid, store = run_completed(target, results, _profile(tmp_path, out, replay_trace=True,
+                                                             replay_time_scale=1.0), "rwsw", "--seed", "7")
+    finally:
+        whole.stop()
     s = summary(store, rid)
     t = s.trace_replay
     assert t is not None and not s.replay and t.captured_ios == 1000 and t.rate_pct == 100
     span_s = (ios[-1].t_ns - ios[0].t_ns) / 1e9                  # the captured I/Os' span (about 2 s)
     assert t.runtime_s >= 0.95 * span_s, (t.runtime_s, span_s)   # at the captured times, not as fast as it can
-    # the block layer during the replayed cell: the trace's I/Os and bytes, exactly
-    assert (t.device_ios, t.device_bytes) == (len(ios), sum(io.size for io in ios)), t
+    # the block layer during the replayed cell: the trace's I/Os and bytes, up to the requests at its start: the
+    # keeper reads the counters when the job's release report arrives (engines/gates.py) and the replay's first
+    # I/O goes out at once (measured: 1,000 in five runs, 999 once, with the whole run captured beside it). The
+    # second capture below is exact.
+    straddle = 4                                                 # the cell's iodepth: the capture's deepest queue
+    assert abs(t.device_ios - len(ios)) <= straddle, t
+    assert abs(t.device_bytes - sum(io.size for io in ios)) <= straddle * 131072, t
     assert t.fio_ios == len(ios)
     rounds = store.rounds(rid, "rwsw", "replay")
     assert "read_iolog=rwsw_trace.iolog" in rounds[0].job_text and f"replay_redirect={target}" in rounds[0].job_text
@@ -119,15 +132,18 @@ def test_a_kept_trace_is_replayed_io_for_io(loop_factory, tmp_path, results):
     lines = [x.split() for x in iolog.splitlines()[1:] if x.split()[2] in ("read", "write")]
     assert [(op, int(size)) for _, _, op, _, size in lines] == [(io.op, io.size) for io in ios]
     # offsets beyond the 256 MiB target wrap around it; the rest stay where they were captured
-    assert [int(off) for *_, off, _ in lines] == [io.offset % (256 * 2**20) for io in ios]
+    wrapped = [(io.op, io.offset % (256 * 2**20), io.size) for io in ios]
+    assert [(op, int(off), int(size)) for _, _, op, off, size in lines] == wrapped
 
-    # the stored iolog replayed by fio under a second capture: every stream at its captured share (1 point)
-    log = tmp_path / "kept.iolog"
-    log.write_text(iolog)
-    again, _ = _capture_fio(target, tmp_path / "again.workload.json",
-                            ["--name=replay", f"--read_iolog={log}", f"--replay_redirect={target}", "--iodepth=4"])
-    assert again.ios == len(ios) and sum(s.bytes for s in again.streams) == sum(io.size for io in ios)
-    want, got = _labels(captured), _labels(again)
+    # the second capture: the run's last 1,000 requests (the replay is its last cell) are the trace's I/Os, each
+    # one at its (wrapped) offset, size and direction; every stream at its captured share
+    seen = list(read_trace(tmp_path / "run.trace.gz"))[-len(ios):]
+    assert Counter((io.op, io.offset, io.size) for io in seen) == Counter(wrapped)
+    replayed = Reducer(0.0, 3600.0)
+    for io in seen:
+        replayed.feed_request(io.t_ns / 1e9, False, io.op, io.offset, io.size)
+    got = _labels(replayed.capture(model.CaptureSource("test", target, "", 1.0, 3600.0)))
+    want = _labels(captured)
     for label, share in want.items():
         assert abs(got.get(label, 0.0) - share) <= 1.0, (label, want, got)
 
