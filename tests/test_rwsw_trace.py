@@ -230,3 +230,24 @@ def test_the_lba_histogram_as_fio_zones_and_threads_shared_among_stream_jobs():
     assert sum(j.threads for j in jobs) == max(4, len(jobs)) and all(j.threads >= 1 for j in jobs)
     for j, s in zip(jobs, comp.streams):
         assert j.rate_iops == max(1, round(1000 * s.requested_pct / 100 / j.threads))
+
+
+def test_trace_replay_on_the_simulated_drive_runs_and_says_what_it_keeps(tmp_path, results):
+    """The simulated drive has no iolog replay: the trace cell runs as the trace's I/O count of its read share,
+    and the notes say the simulator does not replay a kept trace."""
+    from test_rwsw import capture, profile
+    from ssdpts.workload.trace import TraceWriter
+
+    cap = capture()
+    w = TraceWriter(tmp_path / "hand.trace.gz")
+    for k, s in enumerate(st for st in cap.streams for _ in range(st.ios)):
+        w.add(k * 1000, s.stream.rw, (k * s.stream.bs) % 2**30, s.stream.bs, 7)
+    w.close(keep=True)
+    cap.trace_file = "hand.trace.gz"
+    (tmp_path / "hand.workload.json").write_text(json.dumps(cap.to_json()))
+    rid, store = run_completed("sim:client", results, profile(tmp_path, tmp_path / "hand.workload.json", 1.0,
+                                                              replay_trace=True), "rwsw", "--seed", "7")
+    s = summary(store, rid)
+    assert s.trace_replay is not None and s.trace_replay.captured_ios == cap.ios and not s.replay
+    assert any("not a kept trace" in n for n in s.notes)
+    assert "trace replay (" in ssdpts("show", rid, "--results", str(results)).stdout
