@@ -38,7 +38,7 @@ from ..realtime import die_with_parent
 from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
 from ..workload.ioengine import IoRequest
-from ..workload.trace import write_iolog
+from ..workload.trace import write_iologs
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
@@ -304,10 +304,10 @@ class _FioProcess:
         for w, prev, gid in zip(self.cells, self._waits, self.gates):
             n = len(w.fio_jobs()) * len(members)
             for k, (name, opts) in enumerate(job.sections[at:at + n]):
-                if "read_iolog" in opts:     # a trace cell: one job per target, its iolog made for that target
+                if "read_iolog" in opts:     # a trace cell: one job per target, its iologs made for that target
                     t = members[k]
-                    write_iolog(w.trace, self.dir / opts["read_iolog"], t.fio_filename, t.size_bytes,
-                                t.logical_block_size)
+                    write_iologs(w.trace, [self.dir / n for n in opts["read_iolog"].split(":")], t.fio_filename,
+                                 t.size_bytes, t.logical_block_size)
                 opts["new_group"] = ""     # every job its own report: a several-job cell's jobs are merged below
                 opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
                 opts["exec_postrun"] = s.gates.fire_hook(gid)

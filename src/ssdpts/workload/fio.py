@@ -75,16 +75,17 @@ def _pct(p: float) -> str:
     return f"{p:g}"
 
 
-def iolog_name(section: str) -> str:
-    """The iolog a trace cell's job section reads, in fio's working directory (the engine writes it there)."""
-    return f"{section}.iolog"
+def iolog_names(section: str, threads: int) -> list[str]:
+    """The iologs a trace cell's job section reads, one per thread (fio gives the files to the job's clones in
+    order), in fio's working directory (the engine writes them there)."""
+    return [f"{section}.iolog"] if threads == 1 else [f"{section}.{k}.iolog" for k in range(threads)]
 
 
 def trace_options(w: Workload, section: str, filename: str) -> dict[str, str]:
     """A trace cell's fio options: its iolog replayed onto the target at the captured times (scaled); stops when
     the log is done (io_size: the trace's bytes) or at `runtime_s`, whichever comes first."""
-    o = {"rw": "randrw", "read_iolog": iolog_name(section), "replay_redirect": filename,
-         "numjobs": "1", "iodepth": str(w.iodepth), "direct": "1" if w.direct else "0",
+    o = {"rw": "randrw", "read_iolog": ":".join(iolog_names(section, w.threads)), "replay_redirect": filename,
+         "numjobs": str(w.threads), "iodepth": str(w.iodepth), "direct": "1" if w.direct else "0",
          "replay_time_scale": str(w.trace_rate_pct), "lat_percentiles": "1",
          "percentile_list": ":".join(_pct(p) for p in w.percentiles)}
     if w.runtime_s is not None:
@@ -224,7 +225,7 @@ def _redirect(opts: dict[str, str], section: str, target) -> dict[str, str]:
     """A trace cell's iolog (one per section: the engine writes each for its target) sent to the target."""
     if "read_iolog" not in opts:
         return {}
-    return {"read_iolog": iolog_name(section), "replay_redirect": target.fio_filename}
+    return {"read_iolog": ":".join(iolog_names(section, int(opts["numjobs"]))), "replay_redirect": target.fio_filename}
 
 
 def _passthrough_options(target) -> dict[str, str]:

@@ -6,9 +6,10 @@ File: gzip (level 1) of a magic line, then one fixed record per I/O (`RECORD`): 
 the device, often the application's thread, sometimes a kernel worker; 0 where the event has none) and the
 direction. About 9 MB per million random I/Os (docs/rwsw-capture.md).
 
-The iolog is written where fio runs (the engine, beside the job file) for the target it runs on: fio replays each
-I/O at its captured time (`replay_time_scale` scales the times), with its captured offset, size and direction,
-redirected to the target (`replay_redirect`). A captured offset beyond the target's end wraps around (offset
+The iologs are written where fio runs (the engine, beside the job file) for the target it runs on, one per
+issuing task (fio `numjobs` clones, each replaying its own): fio replays each I/O at its captured time
+(`replay_time_scale` scales the times), with its captured offset, size and direction, redirected to the target
+(`replay_redirect`). A captured offset beyond the target's end wraps around (offset
 modulo the target's size, aligned to its logical block): sequential streams stay sequential and every size and
 direction stays as captured; the LBA layout beyond the target's size folds onto it.
 """
@@ -101,14 +102,31 @@ class IologMade:
     duration_us: int             # the last I/O's time
 
 
-def write_iolog(trace: str | Path, out: str | Path, device: str, target_bytes: int, align: int) -> IologMade:
-    """fio iolog version 3 of `trace` for a target of `target_bytes`, naming `device` (the captured device: the
-    job's replay_redirect sends it to the target). Times in µs from 1 (fio takes a first time of 0 as "no
-    previous I/O" and would issue the second I/O at once)."""
+def trace_tasks(path: str | Path) -> list[int]:
+    """The trace's issuing tasks (pids; 0: not known), in the order they first issued."""
+    seen: dict[int, None] = {}
+    for io in read_trace(path):
+        seen.setdefault(io.pid, None)
+    return list(seen)
+
+
+def write_iologs(trace: str | Path, outs: list[Path], device: str, target_bytes: int, align: int) -> IologMade:
+    """fio iologs (version 3) of `trace` for a target of `target_bytes`, one per issuing task: the task that
+    first issued goes to `outs[0]`, the next to `outs[1]`, ... (around again when there are more tasks than
+    files); each file names `device` (the job's replay_redirect sends it to the target).
+
+    Times in µs from the trace's first I/O, plus 1: fio delays each I/O by its time minus the previous line's,
+    from the file's open, and takes a previous time of 0 as "none" (it would issue the next I/O at once); the
+    add/open lines at 1 make every file's first I/O wait its own time, so the tasks keep their captured offsets
+    to one another."""
     span = target_bytes // align * align
     ios = nbytes = wrapped = last = 0
-    with open(out, "w") as f:
-        f.write(f"fio version 3 iolog\n0 {device} add\n0 {device} open\n")
+    files = [open(out, "w") for out in outs]
+    slot: dict[int, int] = {}
+    try:
+        for f in files:
+            f.write(f"fio version 3 iolog\n1 {device} add\n1 {device} open\n")
+        first = None
         for io in read_trace(trace):
             offset = io.offset
             if offset + io.size > span:
@@ -116,11 +134,17 @@ def write_iolog(trace: str | Path, out: str | Path, device: str, target_bytes: i
                 offset = offset % span // align * align
                 if offset + io.size > span:
                     offset = max(0, (span - io.size) // align * align)
-            last = 1 + io.t_ns // 1000
-            f.write(f"{last} {device} {io.op} {offset} {io.size}\n")
+            first = io.t_ns if first is None else first
+            last = 1 + (io.t_ns - first) // 1000
+            k = slot.setdefault(io.pid, len(slot) % len(files))
+            files[k].write(f"{last} {device} {io.op} {offset} {io.size}\n")
             ios += 1
             nbytes += io.size
-        f.write(f"{last} {device} close\n")
+        for f in files:
+            f.write(f"{last} {device} close\n")
+    finally:
+        for f in files:
+            f.close()
     return IologMade(ios, nbytes, wrapped, last)
 
 

@@ -97,18 +97,20 @@ def html(ctx: SectionContext) -> Markup:
     if s.trace_replay is not None:
         out.append(Markup("<h3>Replay of the kept trace (I/O for I/O)</h3>"))
         out.append(ctx.table("trace-replay", TRACE_HEADERS, [trace_row(s.trace_replay)],
-                             caption="fio read_iolog of the capture's kept trace, redirected to the target, each I/O "
-                                     "at its captured time (× 100 / rate %), allowed the capture's deepest queue; "
+                             caption="fio read_iolog of the capture's kept trace, redirected to the target, a thread "
+                                     "per issuing task, each I/O at its captured time (× 100 / rate %), each thread "
+                                     "allowed the capture's deepest queue; "
                                      "device: the block layer's count during the cell"))
     return Markup("").join(out)
 
 
-TRACE_HEADERS = ["Trace", "Captured I/Os", "Captured MiB", "Captured (s)", "Rate (%)", "QD cap", "fio I/Os",
+TRACE_HEADERS = ["Trace", "Captured I/Os", "Captured MiB", "Captured (s)", "Rate (%)", "Threads", "QD cap", "fio I/Os",
                  "Device I/Os", "Device MiB", "Runtime (s)", "IOPS", "Mean latency (µs)"]
 
 
 def trace_row(t: TraceReplay) -> list:
-    return [t.trace, t.captured_ios, round(t.captured_bytes / 2**20, 2), round(t.captured_s, 3), t.rate_pct, t.iodepth,
+    return [t.trace, t.captured_ios, round(t.captured_bytes / 2**20, 2), round(t.captured_s, 3), t.rate_pct, t.threads,
+            t.iodepth,
             t.fio_ios, t.device_ios, None if t.device_bytes is None else round(t.device_bytes / 2**20, 2),
             round(t.runtime_s, 3), round(t.iops, 1), round(t.lat_mean_us, 1)]
 
@@ -137,7 +139,8 @@ def text(s: RwswSummary) -> list[str]:
         t = s.trace_replay
         lines.append(f"  trace replay ({t.trace}): {t.captured_ios:,} I/Os captured in {t.captured_s:g} s, fio replayed "
                      f"{t.fio_ios:,}, the device saw {'-' if t.device_ios is None else f'{t.device_ios:,}'} in "
-                     f"{t.runtime_s:.3f} s ({t.iops:,.0f} IOPS, mean {t.lat_mean_us:.1f} µs) at {t.rate_pct} % rate")
+                     f"{t.runtime_s:.3f} s ({t.iops:,.0f} IOPS, mean {t.lat_mean_us:.1f} µs) at {t.rate_pct} % rate, "
+                     f"{t.threads} thread{'s' if t.threads != 1 else ''}")
     return lines
 
 

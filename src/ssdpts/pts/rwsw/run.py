@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...capture.model import WorkloadCapture, load
+from ...engines.fio_versions import IOLOG_CLAT_FIXED, parse_version
 from ...engines.results import CellResult
 from ...errors import SsdptsError
 from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
 from ...units import bs_label
 from ...workload import JobMix, Workload
+from ...workload.trace import trace_tasks
 from .. import demand
 from ..common import TestContext, window_summary
 from ..plan import TestPlan, once
@@ -35,6 +37,7 @@ SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workl
 MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long
 MAX_STREAMS = 64
 SHARE_TOLERANCE_PP = 2.0         # a stream applied further than this from its requested share is flagged
+MAX_TRACE_THREADS = 64           # fio threads replaying a kept trace (one per issuing task up to this many)
 
 
 @dataclass(frozen=True)
@@ -258,14 +261,17 @@ def kept_trace(a: Applied) -> Path:
 
 
 def trace_cell(ctx: TestContext, a: Applied) -> Workload:
-    """The kept trace as one cell: fio replays each captured I/O at its captured time (times scaled by
-    replay_time_scale), allowed the capture's deepest queue; it ends when the trace is done (no runtime cap: a
-    device slower than the capture takes longer, and every I/O is still replayed)."""
+    """The kept trace as one cell: a fio thread per issuing task of the trace (at most MAX_TRACE_THREADS; more
+    share them), each replaying its task's I/Os at their captured times (scaled by replay_time_scale), allowed
+    the capture's deepest queue; it ends when the trace is done (no runtime cap: a device slower than the
+    capture takes longer, and every I/O is still replayed)."""
     cap, scale = a.capture, ctx.settings.replay_time_scale
     top = max(cap.streams, key=lambda s: s.ios)
     reads = sum(s.ios for s in cap.streams if s.stream.rw == "read")
-    return ctx.cell("rwsw_trace", "randrw", top.stream.bs, round(100 * reads / cap.ios), trace=str(kept_trace(a)),
-                    trace_rate_pct=max(1, round(100 / scale)), threads=1,
+    path = kept_trace(a)
+    return ctx.cell("rwsw_trace", "randrw", top.stream.bs, round(100 * reads / cap.ios), trace=str(path),
+                    trace_rate_pct=max(1, round(100 / scale)),
+                    threads=max(1, min(MAX_TRACE_THREADS, len(trace_tasks(path)))),
                     iodepth=max(1, max(cap.queue_depth.histogram, default=1)),
                     runtime_s=None, io_size=sum(s.bytes for s in cap.streams))
 
@@ -279,6 +285,7 @@ def _trace_replay(ctx: TestContext, a: Applied) -> TraceReplay:
     return TraceReplay(
         trace=cell.trace, captured_ios=a.capture.ios, captured_bytes=sum(s.bytes for s in a.capture.streams),
         captured_s=a.capture.source.duration_s, rate_pct=cell.trace_rate_pct, iodepth=cell.iodepth,
+        threads=cell.threads,
         runtime_s=res.runtime_ms / 1000, fio_ios=res.read.ios + res.write.ios,
         device_ios=seen and seen.read_ios + seen.write_ios, device_bytes=seen and seen.read_bytes + seen.write_bytes,
         iops=res.iops, lat_mean_us=w.lat_mean_us, read_lat=w.read_lat, write_lat=w.write_lat)
@@ -321,9 +328,15 @@ def _notes(ctx: TestContext, a: Applied) -> list[str]:
     if ctx.settings.replay and not ctx.settings.replay_trace and not any(s.threads for s in a.capture.steps):
         out.append("threads not captured (an imported or older workload file): each replayed stream runs as one "
                    "thread")
+    found = parse_version(getattr(ctx.engine, "version", "") or "")
+    if ctx.settings.replay and ctx.settings.replay_trace and found is not None and found < IOLOG_CLAT_FIXED:
+        out.append(f"the trace replay's latencies are not the device's: fio {found[0]}.{found[1]} sleeps between "
+                   "replayed I/Os without reaping completions, so each one's latency includes the wait for the next "
+                   f"(fixed in fio {IOLOG_CLAT_FIXED[0]}.{IOLOG_CLAT_FIXED[1]}); its counts and times stand")
     if ctx.settings.replay and ctx.settings.replay_trace:
-        out.append(f"replay: the kept trace ({a.capture.trace_file}) I/O for I/O, fio read_iolog redirected to the "
-                   "target, at the captured times x replay_time_scale; offsets beyond the target's end wrap around")
+        out.append(f"replay: the kept trace ({a.capture.trace_file}) I/O for I/O, a fio thread per issuing task "
+                   "(fio read_iolog, redirected to the target), at the captured times x replay_time_scale; offsets "
+                   "beyond the target's end wrap around")
     if ctx.engine is not None and ctx.engine.name == "sim":    # None: a plan
         out.append("the simulated drive runs every cell as ONE job of random I/O with one block-size split for both "
                    "directions and no rate limit: it keeps the read share and each size's share of all I/Os, not which "

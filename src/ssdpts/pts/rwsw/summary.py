@@ -67,7 +67,7 @@ class TraceReplay:
     captured_bytes: int
     captured_s: float
     rate_pct: int                # fio replay_time_scale: the captured rate's %
-    iodepth: int                 # fio's cap on I/Os in flight: the capture's deepest queue
+    iodepth: int                 # fio's cap on each thread's I/Os in flight: the capture's deepest queue
     runtime_s: float
     fio_ios: int                 # fio's count of the I/Os it replayed
     device_ios: int | None       # the block layer's count during the cell (None: not measured)
@@ -76,6 +76,7 @@ class TraceReplay:
     lat_mean_us: float
     read_lat: Latency | None
     write_lat: Latency | None
+    threads: int = 1             # fio threads: the trace's issuing tasks, each replaying its own I/Os
 
 
 @dataclass(kw_only=True)
