@@ -23,6 +23,8 @@ from test_rwsw import TINY, summary
 from ssdpts.capture import model
 from ssdpts.capture.reduce import Reducer
 from ssdpts.engines.fio_versions import IOLOG_CLAT_FIXED, fio_version, parse_version
+from ssdpts.engines.stimulus import judge
+from ssdpts.workload import Workload
 from ssdpts.workload.trace import MAGIC, RECORD, read_trace, trace_tasks
 
 # random page reads beside a scan, random page writes, each job its own process (3 issuing tasks)
@@ -136,6 +138,8 @@ def test_a_kept_trace_is_replayed_io_for_io(loop_factory, tmp_path, results):
     job = rounds[0].job_text
     assert f"read_iolog={':'.join(names)}\n" in job and f"numjobs={len(tasks)}\n" in job
     assert f"replay_redirect={target}\n" in job
+    # the stimulus judgement takes the trace's bytes as asked (fio's byte counts of a replay are not reliable)
+    assert judge(Workload.from_dict(rounds[0].workloads[0]), rounds[0].cells[0], rounds[0].cells[0].stimulus) == []
     logs = store.logs(rounds[0].id)                                # the iologs are kept with the results
     for name, pid in zip(names, tasks):
         lines = [x.split() for x in logs[name].splitlines()[1:] if x.split()[2] in ("read", "write")]
