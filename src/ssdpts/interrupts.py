@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+from contextlib import contextmanager
 
 REPEAT_S = 0.5
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -68,3 +69,18 @@ def acknowledge() -> None:
 def reason() -> str:
     """What stopped the command, for the run's message."""
     return f"interrupted by {_signal_name}" if _signal_name else "interrupted by the user (Ctrl-C)"
+
+
+@contextmanager
+def deferred():
+    """Signals held back (blocked) inside the block and delivered at its end: for work that an interrupt must not
+    cut in half (a live capture's batch of events, taken out of the kernel's buffer and not yet counted)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGALRM, *SIGNALS}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

@@ -64,6 +64,7 @@ class StepRow:
     read_pct: float              # of the step's I/Os
     shares: dict[str, float]     # label -> % of the step's I/Os; top-N labels in table order, then 'other'
     queue_depth: QueueDepthSummary
+    threads: int = 0             # tasks that queued the step's I/O (0: not captured)
 
 
 @dataclass
@@ -87,6 +88,8 @@ class WorkloadAnalysis:
     lost_events: int = 0         # trace events the capture lost (> 0: counts are low)
     queue_depth_from: str = "completions"
     application: list[StreamRow] = field(default_factory=list)   # the application's request sizes (bios)
+    lba_zones_pct: list[float] = field(default_factory=list)     # % of the I/Os in each equal zone of the device
+    trace_file: str = ""         # the kept trace beside the file ("": none)
 
     @property
     def top_ios_pct(self) -> float:
@@ -144,7 +147,7 @@ def analyze(capture: WorkloadCapture, top_n: int = DEFAULT_TOP, file: str = "") 
         steps.append(StepRow(index=n, start_s=step.start_s, duration_s=step.duration_s, ios=step.ios,
                              iops=step.ios / step.duration_s if step.duration_s > 0 else 0.0,
                              read_pct=_pct(sum(s.ios for s in step.streams if s.stream.rw == "read"), step.ios),
-                             shares=shares, queue_depth=_depths(step.queue_depth)))
+                             shares=shares, queue_depth=_depths(step.queue_depth), threads=step.threads))
     splits = [_row(name, [s for s in capture.streams if getattr(s.stream, attr) == name], ios, total_bytes)
               for attr, names in (("rw", ("read", "write")), ("access", ("random", "sequential")))
               for name in names]
@@ -156,7 +159,8 @@ def analyze(capture: WorkloadCapture, top_n: int = DEFAULT_TOP, file: str = "") 
         splits=splits, queue_depth=_depths(capture.queue_depth), device_size_bytes=capture.device_size_bytes,
         lba_min_bytes=capture.lba_min_bytes, lba_max_bytes=capture.lba_max_bytes, steps=steps,
         lost_events=capture.lost_events, queue_depth_from=capture.queue_depth_from,
-        application=_application_rows(capture, top_n))
+        application=_application_rows(capture, top_n),
+        lba_zones_pct=[_pct(n, sum(capture.lba_zones)) for n in capture.lba_zones], trace_file=capture.trace_file)
 
 
 def _application_rows(capture: WorkloadCapture, top_n: int) -> list[StreamRow]:
@@ -220,6 +224,9 @@ def format_text(result: WorkloadAnalysis) -> str:
              *([f"INCOMPLETE: {result.lost_events:,} trace events were lost while capturing: counts are low "
                 "and the stream shares may be off; capture again (ssdpts capture reads faster now) or accept it "
                 "knowingly"] if result.lost_events else []),
+             *([f"LBA zones ({100 / len(result.lba_zones_pct):g} % of the device each), % of the I/Os: "
+                + " ".join(f"{p:.1f}" for p in result.lba_zones_pct)] if result.lba_zones_pct else []),
+             *([f"kept trace: {result.trace_file} (every I/O, for rwsw replay_trace)"] if result.trace_file else []),
              "",
              f"top {len(result.top)} streams (the applied test workload) hold {result.top_ios_pct:.1f} % of the I/Os; "
              f"{result.streams_for_80pct} hold at least {COVER_PCT:g} %:",
@@ -234,11 +241,11 @@ def format_text(result: WorkloadAnalysis) -> str:
                   f"{row.bytes_pct:>7.1f} %" for row in result.application]
     if result.steps:
         lines += ["", f"  {'step':>4} {'start s':>9} {'I/Os':>10} {'IOPS':>10} {'read %':>7} {'QD mean':>8} "
-                      f"{'QD p99':>7}  most I/Os"]
+                      f"{'QD p99':>7} {'threads':>7}  most I/Os"]
         for st in result.steps:
             lead = max(st.shares, key=st.shares.get) if st.ios else "–"
             lines.append(f"  {st.index:>4} {st.start_s:>9.1f} {st.ios:>10,} {st.iops:>10.1f} {st.read_pct:>7.1f} "
-                         f"{st.queue_depth.mean:>8.2f} {st.queue_depth.p99:>7}  {lead}")
+                         f"{st.queue_depth.mean:>8.2f} {st.queue_depth.p99:>7} {st.threads or '-':>7}  {lead}")
     return "\n".join(lines)
 
 

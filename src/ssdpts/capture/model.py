@@ -22,6 +22,7 @@ DAMAGED = "the file is damaged: capture again or restore it"
 DIRECTIONS = ("read", "write")
 COMPLETIONS, IN_FLIGHT_SAMPLES, NO_DEPTHS = "completions", "in-flight samples", "none"   # queue_depth_from
 ACCESSES = ("random", "sequential")
+LBA_ZONES = 20                   # the LBA histogram's parts: 5 % of the device each
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Step:
     duration_s: float
     streams: list[StreamCount]
     queue_depth: QueueDepth
+    threads: int = 0             # tasks that queued I/O in the step (the bios' pids; 0: not captured)
 
     @property
     def ios(self) -> int:
@@ -117,6 +119,10 @@ class WorkloadCapture:
     # transfer or merges neighbours). `streams` are the device's requests, and the replay applies those.
     # Empty when the source has no bios (imports) or the device takes bios directly (zram, device-mapper).
     application_streams: list[StreamCount] = field(default_factory=list)
+    # Reads and writes starting in each of LBA_ZONES equal parts of the device ([0, device_size_bytes), or
+    # [0, lba_max_bytes) when the size is not known): where the I/O lands. Empty: not recorded (older files).
+    lba_zones: list[int] = field(default_factory=list)
+    trace_file: str = ""         # the kept trace (capture --keep-trace), beside this file; "": none kept
 
     @property
     def lossy(self) -> bool:
@@ -188,10 +194,13 @@ def _check_values(capture: "WorkloadCapture", origin: str) -> None:
     _check_counts(capture.streams, "stream", origin)
     _check_counts(capture.application_streams, "application stream", origin)
     _count(capture.lost_events, "lost_events", origin)
+    for n, seen in enumerate(capture.lba_zones, 1):
+        _count(seen, f"LBA zone {n} I/Os", origin)
     _check_depths(capture.queue_depth, "capture", origin)
     for n, step in enumerate(capture.steps, 1):
         _seconds(step.start_s, f"step {n} start_s", origin)
         _seconds(step.duration_s, f"step {n} duration_s", origin)
+        _count(step.threads, f"step {n} threads", origin)
         _check_counts(step.streams, f"step {n} stream", origin)
         _check_depths(step.queue_depth, f"step {n}", origin)
 

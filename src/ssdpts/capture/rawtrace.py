@@ -50,6 +50,7 @@ class EventFormat:
     sector: int
     nr_sector: int
     rwbs: int
+    pid: int = 4                 # common_pid: the task the event fired in
 
 
 def event_format(events_dir: Path, name: str, kind: int) -> EventFormat:
@@ -64,11 +65,11 @@ def event_format(events_dir: Path, name: str, kind: int) -> EventFormat:
         raise SsdptsError(f"tracepoint {name} has no {', '.join(missing)} field on this kernel; "
                           "capture with --from-blktrace instead")
     return EventFormat(name, kind, int((events_dir / name / "id").read_text()), offsets["dev"],
-                       offsets["sector"], offsets["nr_sector"], offsets["rwbs"])
+                       offsets["sector"], offsets["nr_sector"], offsets["rwbs"], offsets.get("common_pid", 4))
 
 
 class PageParser:
-    """Raw pages to `(time_ns, kind, dev, sector, sectors, rwbs)` tuples; counts the pages that say events
+    """Raw pages to `(time_ns, kind, dev, sector, sectors, rwbs, pid)` tuples; counts the pages that say events
     were lost before them."""
 
     def __init__(self, formats: list[EventFormat]):
@@ -111,7 +112,7 @@ class PageParser:
                 continue
             rwbs = page[data + fmt.rwbs:data + fmt.rwbs + 4]
             append((ts, fmt.kind, u32(page, data + fmt.dev)[0], u64(page, data + fmt.sector)[0],
-                    u32(page, data + fmt.nr_sector)[0], rwbs))
+                    u32(page, data + fmt.nr_sector)[0], rwbs, u32(page, data + fmt.pid)[0]))
 
 
 def cpus_of(instance: Path) -> list[int]:
@@ -291,18 +292,18 @@ class Dispatcher:
         return op
 
     def feed(self, events: list) -> None:
-        for ts, kind, dev, sector, sectors, rwbs in events:
+        for ts, kind, dev, sector, sectors, rwbs, pid in events:
             t, op = ts / 1e9, self._op(rwbs)
             for route in (self._bios if kind >= APP else self._requests).get(dev, ()):
                 if kind < APP and not route.lo <= sector < route.hi and op != "flush":
                     continue
                 offset = (sector - route.first_sector) * SECTOR + route.shift
                 if kind == ISSUE or (kind == APP and route.bio_based):
-                    route.reducer.feed_request(t, False, op, offset, sectors * SECTOR)
+                    route.reducer.feed_request(t, False, op, offset, sectors * SECTOR, pid)
                 elif kind == COMPLETE or kind == BIO_DONE:
                     route.reducer.feed_request(t, True, op, offset, sectors * SECTOR)
-                else:
-                    route.reducer.feed_application(t, op, offset, sectors * SECTOR)
+                if kind == APP:          # the application's bio, queued in the task that issued it
+                    route.reducer.feed_application(t, op, offset, sectors * SECTOR, pid, streams=not route.bio_based)
 
 
 def in_flight(device: BlockDevice) -> int:

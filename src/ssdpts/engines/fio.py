@@ -38,6 +38,7 @@ from ..realtime import die_with_parent
 from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
 from ..workload.ioengine import IoRequest
+from ..workload.trace import write_iologs
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
@@ -302,7 +303,11 @@ class _FioProcess:
         at = 0
         for w, prev, gid in zip(self.cells, self._waits, self.gates):
             n = len(w.fio_jobs()) * len(members)
-            for name, opts in job.sections[at:at + n]:
+            for k, (name, opts) in enumerate(job.sections[at:at + n]):
+                if "read_iolog" in opts:     # a trace cell: one job per target, its iologs made for that target
+                    t = members[k]
+                    write_iologs(w.trace, [self.dir / n for n in opts["read_iolog"].split(":")], t.fio_filename,
+                                 t.size_bytes, t.logical_block_size)
                 opts["new_group"] = ""     # every job its own report: a several-job cell's jobs are merged below
                 opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
                 opts["exec_postrun"] = s.gates.fire_hook(gid)
@@ -609,7 +614,9 @@ class FioRound:
                     cell.coverage = cov
         inside = [g for g in (gates.gate_gap_ms(x) for x in all_gates[:-1]) if g is not None]
         idle_inside = [d for d in (_device_idle(gates, samplers, x) for x in all_gates[:-1]) if d is not None]
-        logs = {f.name: f.read_text() for p in self.procs for f in sorted(p.dir.glob("*.log"))}
+        # fio's log files, and the iolog a trace cell replayed (kept with the results like the job file)
+        logs = {f.name: f.read_text() for p in self.procs
+                for f in sorted([*p.dir.glob("*.log"), *p.dir.glob("*.iolog")])}
         for w, c in zip(self.cells, cells):    # a cell that asked for interval logs gets them as its intervals
             if w.log_interval_ms and not c.intervals:
                 c.intervals = intervals_from_logs(logs, w.name, w.log_interval_ms)

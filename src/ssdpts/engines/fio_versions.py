@@ -84,7 +84,11 @@ class NewerOption:
 NEWER_OPTIONS = (
     NewerOption("sync=dsync (O_DSYNC writes)", (3, 24), lambda w: w.sync == "dsync"),      # before: sync was O_SYNC only
     NewerOption("thinktime_iotime", (3, 28), lambda w: bool(w.thinktime_iotime_s)),
+    NewerOption("read_iolog of a version 3 iolog (a kept trace's replay)", (3, 31), lambda w: bool(w.trace)),
 )
+# fio before this sleeps between replayed iolog I/Os without reaping completions (fio commit b85c01f7, "iolog.c:
+# fix inaccurate clat when replay trace"): a replayed I/O's latency includes the wait for the next one
+IOLOG_CLAT_FIXED = (3, 36)
 
 
 def check_options(version: str, planned: Sequence[tuple[str, Workload]]) -> None:

@@ -75,6 +75,24 @@ def _pct(p: float) -> str:
     return f"{p:g}"
 
 
+def iolog_names(section: str, threads: int) -> list[str]:
+    """The iologs a trace cell's job section reads, one per thread (fio gives the files to the job's clones in
+    order), in fio's working directory (the engine writes them there)."""
+    return [f"{section}.iolog"] if threads == 1 else [f"{section}.{k}.iolog" for k in range(threads)]
+
+
+def trace_options(w: Workload, section: str, filename: str) -> dict[str, str]:
+    """A trace cell's fio options: its iolog replayed onto the target at the captured times (scaled); stops when
+    the log is done (io_size: the trace's bytes) or at `runtime_s`, whichever comes first."""
+    o = {"rw": "randrw", "read_iolog": ":".join(iolog_names(section, w.threads)), "replay_redirect": filename,
+         "numjobs": str(w.threads), "iodepth": str(w.iodepth), "direct": "1" if w.direct else "0",
+         "replay_time_scale": str(w.trace_rate_pct), "lat_percentiles": "1",
+         "percentile_list": ":".join(_pct(p) for p in w.percentiles)}
+    if w.runtime_s is not None:
+        o["runtime"] = f"{int(round(w.runtime_s * 1000))}ms"
+    return o
+
+
 def cell_options(w: Workload, capacity: int, align: int) -> dict[str, str]:
     """fio options for one workload cell (the job's own section)."""
     # a SEQ cell starts at its (each clone's) slice start: fio wraps a sequential job back to its `offset`,
@@ -150,6 +168,9 @@ def cell_sections(w: Workload, capacity: int, align: int, flow_id: int) -> list[
     the job file, so a later cell's waiting jobs in the same group would hold this cell's jobs back for good."""
     out = []
     for mix, job in zip(w.jobs or (None,), w.fio_jobs()):
+        if job.trace:
+            out.append((job.name, trace_options(job, job.name, "")))      # render_on names the target
+            continue
         o = cell_options(job, capacity, align)
         if mix is not None and mix.flow:
             o["flow_id"] = str(flow_id)
@@ -186,8 +207,8 @@ def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "lib
         job = render(list(cells), t.fio_filename, t.size_bytes, t.logical_block_size, ioengine,
                      threads)
         job.global_options.update(_no_file_for_a_device(t))
-        for _, opts in job.sections:
-            opts.update(_passthrough_options(t))
+        for name, opts in job.sections:
+            opts.update(_passthrough_options(t), **_redirect(opts, name, t))
         return job
     job = render([], "", 0, 4096, ioengine, threads)
     del job.global_options["filename"]
@@ -196,8 +217,15 @@ def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "lib
             for name, opts in cell_sections(w, t.size_bytes, t.logical_block_size, flow_id=k * len(targets) + i + 1):
                 opts = {"filename": filename_value(t.fio_filename), **_no_file_for_a_device(t), **opts,
                         **_passthrough_options(t)}
-                job.sections.append((f"{name}@{i}", opts))
+                job.sections.append((f"{name}@{i}", {**opts, **_redirect(opts, f"{name}@{i}", t)}))
     return job
+
+
+def _redirect(opts: dict[str, str], section: str, target) -> dict[str, str]:
+    """A trace cell's iolog (one per section: the engine writes each for its target) sent to the target."""
+    if "read_iolog" not in opts:
+        return {}
+    return {"read_iolog": ":".join(iolog_names(section, int(opts["numjobs"]))), "replay_redirect": target.fio_filename}
 
 
 def _passthrough_options(target) -> dict[str, str]:

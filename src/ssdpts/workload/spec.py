@@ -104,6 +104,12 @@ class Workload:
     # say what they add up to (the simulator, which runs one job, and the stimulus judgement read them);
     # its threads x iodepth should be their outstanding I/Os (`fio_jobs` gives each job's workload)
     jobs: tuple[JobMix, ...] = ()
+    # a kept trace (workload/trace.py) replayed exactly instead of the mix: fio read_iolog of iologs the engine
+    # writes from it beside the job file, one per thread (`threads`: the trace's issuing tasks), redirected to
+    # the target; its I/Os at their captured times, run at `trace_rate_pct` % of the captured rate (fio
+    # replay_time_scale); `iodepth` caps each thread's I/Os in flight
+    trace: str = ""
+    trace_rate_pct: int = 100
 
     def __post_init__(self):
         if self.rw not in RW_MODES:
@@ -127,6 +133,8 @@ class Workload:
             raise ValueError(f"workload {self.name}: random_pct must be two percentages, for a random rw mode")
         if self.threads < 1 or self.iodepth < 1:
             raise ValueError(f"workload {self.name}: threads and iodepth must be >= 1")
+        if self.trace and (self.jobs or self.trace_rate_pct < 1):
+            raise ValueError(f"workload {self.name}: a trace replay is one job (a thread per task) at a rate >= 1 %")
 
     @property
     def random(self) -> bool:

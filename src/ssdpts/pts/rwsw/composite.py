@@ -192,6 +192,16 @@ def split_depth(qd: int, weights: Sequence[int]) -> list[int]:
     return [max(1, d) for d in out]
 
 
+def split_threads(threads: int, weights: Sequence[float]) -> list[int]:
+    """`threads` shared among jobs by weight: one each, the rest by largest remainder (at least one a job, so
+    never fewer in all than jobs)."""
+    extra = threads - len(weights)
+    if extra <= 0 or not sum(weights):
+        return [1] * len(weights)
+    more = _largest_remainder(dict(enumerate(weights)), extra)
+    return [1 + more[k] for k in range(len(weights))]
+
+
 def _direction(streams: Sequence[StreamCount]) -> tuple[list[tuple[int, int]], int]:
     """(block-size split, random %) of one direction's streams."""
     sizes: dict[int, float] = {}

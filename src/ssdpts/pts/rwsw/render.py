@@ -8,7 +8,7 @@ from ...render.context import SectionContext
 from .. import demand_render
 from ..spec import Headline, Renderers
 from .composite import Composite
-from .summary import ReplayStep, RwswSummary
+from .summary import ReplayStep, RwswSummary, TraceReplay
 
 parts = demand_render.parts
 compare = demand_render.compare
@@ -16,7 +16,7 @@ compare = demand_render.compare
 STREAM_HEADERS = ["Stream", "Capture I/Os", "% of capture", "% requested", "% applied (jobs' draws)",
                   "% applied (fio counts)", "% measured (device)"]
 REPLAY_HEADERS = ["Step", "Start (s)", "Captured IOPS", "Replayed IOPS", "IOPS error (%)", "Captured mean QD",
-                  "QD per stream", "Idle before (s)", "Runtime (s)", "Mean latency (µs)", "Read p99 (µs)",
+                  "QD per stream", "Captured threads", "Idle before (s)", "Runtime (s)", "Mean latency (µs)", "Read p99 (µs)",
                   "Write p99 (µs)", "Largest share error, fio (pp)", "Largest share error, device (pp)"]
 REPLAY_STREAM_HEADERS = ["Step", "Stream", "% of step (captured)", "% requested", "Rate (IOPS)", "% applied (fio)",
                          "% measured (device)"]
@@ -52,7 +52,8 @@ def _r(v: float | None, digits: int = 2) -> float | None:
 
 def replay_rows(s: RwswSummary) -> list[list]:
     return [[r.step, round(r.start_s, 3), round(r.captured_iops, 1), round(r.iops, 1), _r(r.iops_error_pct, 1),
-             round(r.captured_qd_mean, 2), r.qd_per_stream or r.qd, round(r.idle_before_s, 3),
+             round(r.captured_qd_mean, 2), r.qd_per_stream or r.qd, r.threads or "not captured",
+             round(r.idle_before_s, 3),
              round(r.runtime_s, 3), round(r.lat_mean_us, 1), _p99(r.read_lat), _p99(r.write_lat),
              _r(share_error_pp(r)), _r(measured_error_pp(r))] for r in s.replay]
 
@@ -93,7 +94,25 @@ def html(ctx: SectionContext) -> Markup:
                              caption="Every replayed stream: captured, requested (of the step's top streams), "
                                      "applied (fio's per-job I/O counts) and measured (the device's block-layer "
                                      "counts; blank where they cannot tell the streams apart) shares"))
+    if s.trace_replay is not None:
+        out.append(Markup("<h3>Replay of the kept trace (I/O for I/O)</h3>"))
+        out.append(ctx.table("trace-replay", TRACE_HEADERS, [trace_row(s.trace_replay)],
+                             caption="fio read_iolog of the capture's kept trace, redirected to the target, a thread "
+                                     "per issuing task, each I/O at its captured time (× 100 / rate %), each thread "
+                                     "allowed the capture's deepest queue; "
+                                     "device: the block layer's count during the cell"))
     return Markup("").join(out)
+
+
+TRACE_HEADERS = ["Trace", "Captured I/Os", "Captured MiB", "Captured (s)", "Rate (%)", "Threads", "QD cap", "fio I/Os",
+                 "Device I/Os", "Device MiB", "Runtime (s)", "IOPS", "Mean latency (µs)"]
+
+
+def trace_row(t: TraceReplay) -> list:
+    return [t.trace, t.captured_ios, round(t.captured_bytes / 2**20, 2), round(t.captured_s, 3), t.rate_pct, t.threads,
+            t.iodepth,
+            t.fio_ios, t.device_ios, None if t.device_bytes is None else round(t.device_bytes / 2**20, 2),
+            round(t.runtime_s, 3), round(t.iops, 1), round(t.lat_mean_us, 1)]
 
 
 def text(s: RwswSummary) -> list[str]:
@@ -110,10 +129,18 @@ def text(s: RwswSummary) -> list[str]:
         for r, row in zip(s.replay, replay_rows(s)):
             err = "" if r.iops_error_pct is None else f"({r.iops_error_pct:+.1f} %)"
             lines.append(f"    {r.step:>4} {r.captured_iops:>11,.0f} {r.iops:>11,.0f} {err:>10}  QD{row[6]:<4}"
-                         f"{r.lat_mean_us:>9.1f}  {_pp(row[12])} / {_pp(row[13])}")
+                         f"{r.lat_mean_us:>9.1f}  {_pp(row[13])} / {_pp(row[14])}")
+        if not any(r.threads for r in s.replay):
+            lines.append("    threads not captured: each stream ran as one thread")
         lines.append("    stream shares per step: captured, requested, applied (fio), measured (device), %")
         for row in replay_stream_rows(s):
             lines.append(f"    {row[0]:>4} {row[1]:<12} {row[2]:>6.2f} {row[3]:>6.2f} {_pp(row[5])} {_pp(row[6])}")
+    if s.trace_replay is not None:
+        t = s.trace_replay
+        lines.append(f"  trace replay ({t.trace}): {t.captured_ios:,} I/Os captured in {t.captured_s:g} s, fio replayed "
+                     f"{t.fio_ios:,}, the device saw {'-' if t.device_ios is None else f'{t.device_ios:,}'} in "
+                     f"{t.runtime_s:.3f} s ({t.iops:,.0f} IOPS, mean {t.lat_mean_us:.1f} µs) at {t.rate_pct} % rate, "
+                     f"{t.threads} thread{'s' if t.threads != 1 else ''}")
     return lines
 
 

@@ -19,20 +19,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...capture.model import WorkloadCapture, load
+from ...engines.fio_versions import IOLOG_CLAT_FIXED, parse_version
+from ...engines.results import CellResult
 from ...errors import SsdptsError
 from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
 from ...units import bs_label
 from ...workload import JobMix, Workload
+from ...workload.trace import trace_tasks
 from .. import demand
 from ..common import TestContext, window_summary
 from ..plan import TestPlan, once
-from .composite import AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, stream_counts
-from .summary import ReplayStep, RwswSummary, WorkloadSource
+from .composite import (AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, split_threads,
+                        stream_counts, whole_percents)
+from .summary import ReplayStep, RwswSummary, TraceReplay, WorkloadSource
 
 SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workloads/
 MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long
 MAX_STREAMS = 64
 SHARE_TOLERANCE_PP = 2.0         # a stream applied further than this from its requested share is flagged
+MAX_TRACE_THREADS = 64           # fio threads replaying a kept trace (one per issuing task up to this many)
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class RwswSettings(demand.DemandSettings):
     replay: bool = key(BOOL, True, "replay every captured time step after the sweep")
     replay_time_scale: float = key(POSITIVE, 1.0, "each replayed step runs its captured length times this")
     allow_lossy_capture: bool = key(BOOL, False, "apply a capture that lost trace events (its counts are low)")
+    replay_trace: bool = key(BOOL, False, "replay the capture's kept trace (capture --keep-trace) I/O for I/O with "
+                             "fio read_iolog instead of modelling each step (needs replay = true)")
 
 
 def shipped_names() -> list[str]:
@@ -107,15 +114,32 @@ def applied_workload(ctx: TestContext) -> Applied:
     src = WorkloadSource(given=st.workload, path=str(path), kind=cap.source.kind, device=cap.source.device,
                          duration_s=cap.source.duration_s, step_s=cap.source.step_s, ios=cap.ios,
                          streams=len(cap.streams), queue_depth_mean=cap.queue_depth.mean)
-    return Applied(src, cap, comp)
+    applied = Applied(src, cap, comp)
+    if st.replay and st.replay_trace:
+        kept_trace(applied)          # refused before anything runs, not after the sweep
+    return applied
 
 
-def composite_cell(ctx: TestContext, comp: Composite):
-    """make_cell (pts/demand.py) for a composite: read_pct, when given, overrides its read share (one job)."""
+def lba_distribution(cap: WorkloadCapture) -> str:
+    """fio random_distribution of the capture's LBA histogram: `zoned`, each zone an equal part of the cell's range
+    at its share of the I/Os (whole percents, fio's unit); 'random' where none was recorded or it is flat."""
+    zones = cap.lba_zones
+    if not zones or not sum(zones) or 100 % len(zones):
+        return "random"
+    pct = whole_percents(dict(enumerate(zones)))
+    if len({pct.get(z, 0) for z in range(len(zones))}) == 1:
+        return "random"
+    return "zoned:" + ":".join(f"{pct.get(z, 0)}/{100 // len(zones)}" for z in range(len(zones)))
+
+
+def composite_cell(ctx: TestContext, comp: Composite, distribution: str = "random"):
+    """make_cell (pts/demand.py) for a composite: read_pct, when given, overrides its read share (one job); its
+    random I/O lands by `distribution` (the capture's LBA histogram)."""
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int | None = None, **kw) -> Workload:
         opts = comp.workload_options(iodepth=iodepth, threads=threads)
         if read_pct is not None:
             opts.update(read_pct=read_pct, jobs=(), iodepth=iodepth)
+        kw.setdefault("distribution", distribution)
         return ctx.cell(name, align=ctx.io_alignment(), **opts, **kw)
     return make_cell
 
@@ -128,13 +152,18 @@ class ReplayCell:
     captured_iops: float
 
 
-def stream_jobs(comp: Composite, iops: float, iodepth: int) -> tuple[JobMix, ...]:
+def stream_jobs(comp: Composite, iops: float, iodepth: int, threads: int = 1) -> tuple[JobMix, ...]:
     """One job per stream at its share of `iops` (fio rate_iops, whole I/Os per second, at least 1): one block
-    size and direction per job, so fio's pacing (bytes at the job's smallest size) is the stream's IOPS."""
-    return tuple(JobMix(name=s.job_name, rw=("rand" if s.access == "random" else "") + s.rw,
-                        read_pct=100 if s.rw == "read" else 0, bssplit=((s.bs, 100),), iodepth=iodepth,
-                        rate_iops=max(1, round(iops * s.requested_pct / 100)))
-                 for s in comp.streams)
+    size and direction per job, so fio's pacing (bytes at the job's smallest size) is the stream's IOPS. The
+    step's `threads` are shared among the streams by their shares (one each, the rest by share; fio's rate_iops
+    is each thread's, so a stream's rate is split among its threads)."""
+    per_stream = split_threads(threads, [s.requested_pct for s in comp.streams])
+    jobs = []
+    for s, n in zip(comp.streams, per_stream):
+        jobs.append(JobMix(name=s.job_name, rw=("rand" if s.access == "random" else "") + s.rw,
+                           read_pct=100 if s.rw == "read" else 0, bssplit=((s.bs, 100),), iodepth=iodepth,
+                           threads=n, rate_iops=max(1, round(iops * s.requested_pct / 100 / n))))
+    return tuple(jobs)
 
 
 def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
@@ -147,12 +176,12 @@ def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
         comp = composite(chosen_streams(step.streams, step.ios, st.top, st.coverage), step.ios)
         iops = step.ios / step.duration_s if step.duration_s else 0.0
         depth = max(1, step.queue_depth.percentile(99))
-        jobs = stream_jobs(comp, iops, depth)
+        jobs = stream_jobs(comp, iops, depth, max(1, step.threads))
         runtime = max(MIN_REPLAY_CELL_S, step.duration_s * st.replay_time_scale)
         opts = comp.workload_options()
         opts.update(jobs=jobs, iodepth=sum(j.iodepth for j in jobs))
         cell = ctx.cell(f"rwsw_replay{i:04d}", align=ctx.io_alignment(), runtime_s=runtime, idle_before_s=idle,
-                        **opts)
+                        distribution=lba_distribution(a.capture), **opts)
         out.append(ReplayCell(i, cell, comp, iops))
         idle = 0.0
     return out
@@ -216,8 +245,50 @@ def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
             iops=res.iops, lat_mean_us=w.lat_mean_us, read_lat=w.read_lat, write_lat=w.write_lat,
             delivered_pct=delivered_pct(res, _stream_jobs_of(rc)) if res.jobs else None,
             measured_pct=measured_pct(res, rc.composite), qd_per_stream=rc.cell.jobs[0].iodepth,
-            rates={j.name: j.rate_iops for j in rc.cell.jobs}))
+            rates={j.name: j.rate_iops for j in rc.cell.jobs}, threads=step.threads))
     return out
+
+
+def kept_trace(a: Applied) -> Path:
+    """The capture's kept trace (beside its workload file), or one line saying how to get one."""
+    path = Path(a.source.path).with_name(a.capture.trace_file) if a.capture.trace_file else None
+    if path is None or not path.is_file():
+        what = f"its trace {path} is missing" if path else "it kept no trace"
+        raise SsdptsError(f"rwsw workload {a.source.path}: replay_trace = true, but {what}; capture with "
+                          "'ssdpts capture DEVICE --keep-trace --out FILE', or set replay_trace = false to replay "
+                          "the modelled steps")
+    return path
+
+
+def trace_cell(ctx: TestContext, a: Applied) -> Workload:
+    """The kept trace as one cell: a fio thread per issuing task of the trace (at most MAX_TRACE_THREADS; more
+    share them), each replaying its task's I/Os at their captured times (scaled by replay_time_scale), allowed
+    the capture's deepest queue; it ends when the trace is done (no runtime cap: a device slower than the
+    capture takes longer, and every I/O is still replayed)."""
+    cap, scale = a.capture, ctx.settings.replay_time_scale
+    top = max(cap.streams, key=lambda s: s.ios)
+    reads = sum(s.ios for s in cap.streams if s.stream.rw == "read")
+    path = kept_trace(a)
+    return ctx.cell("rwsw_trace", "randrw", top.stream.bs, round(100 * reads / cap.ios), trace=str(path),
+                    trace_rate_pct=max(1, round(100 / scale)),
+                    threads=max(1, min(MAX_TRACE_THREADS, len(trace_tasks(path)))),
+                    iodepth=max(1, max(cap.queue_depth.histogram, default=1)),
+                    runtime_s=None, io_size=sum(s.bytes for s in cap.streams))
+
+
+def _trace_replay(ctx: TestContext, a: Applied) -> TraceReplay:
+    cell = trace_cell(ctx, a)
+    rounds = ctx.run_sequence("replay", [cell])
+    res: CellResult = next(c for r in rounds for c in r.cells if c.name == cell.name)
+    w = window_summary(rounds, [r.round for r in rounds])[cell.name]
+    seen = res.stimulus if res.stimulus is not None and res.stimulus.measured else None
+    return TraceReplay(
+        trace=cell.trace, captured_ios=a.capture.ios, captured_bytes=sum(s.bytes for s in a.capture.streams),
+        captured_s=a.capture.source.duration_s, rate_pct=cell.trace_rate_pct, iodepth=cell.iodepth,
+        threads=cell.threads,
+        runtime_s=res.runtime_ms / 1000, fio_ios=res.read.ios + res.write.ios,
+        device_ios=seen and seen.read_ios + seen.write_ios, device_bytes=seen and seen.read_bytes + seen.write_bytes,
+        iops=res.iops, lat_mean_us=w.lat_mean_us, read_lat=w.read_lat, write_lat=w.write_lat)
 
 
 def off_mix(steps: list[ReplayStep]) -> list[str]:
@@ -249,10 +320,28 @@ def _notes(ctx: TestContext, a: Applied) -> list[str]:
     if c.max_error_pp > SHARE_TOLERANCE_PP:
         out.append(f"the jobs' whole-percent draws are off by {c.max_error_pp:.1f} percentage points from the "
                    f"requested stream shares (more than {SHARE_TOLERANCE_PP:g}); fewer streams (top) hold them closer")
+    dist = lba_distribution(a.capture)
+    out.append(f"LBA hot spots: the capture's histogram of {len(a.capture.lba_zones)} zones applied to the random I/O "
+               f"as fio random_distribution={dist}" if dist != "random" else
+               "LBA hot spots: " + ("none in the capture (its I/O spreads evenly)" if a.capture.lba_zones else
+                                    "not captured (an older workload file): random I/O spreads uniformly"))
+    if ctx.settings.replay and not ctx.settings.replay_trace and not any(s.threads for s in a.capture.steps):
+        out.append("threads not captured (an imported or older workload file): each replayed stream runs as one "
+                   "thread")
+    found = parse_version(getattr(ctx.engine, "version", "") or "")
+    if ctx.settings.replay and ctx.settings.replay_trace and found is not None and found < IOLOG_CLAT_FIXED:
+        out.append(f"the trace replay's latencies are not the device's: fio {found[0]}.{found[1]} sleeps between "
+                   "replayed I/Os without reaping completions, so each one's latency includes the wait for the next "
+                   f"(fixed in fio {IOLOG_CLAT_FIXED[0]}.{IOLOG_CLAT_FIXED[1]}); its counts and times stand")
+    if ctx.settings.replay and ctx.settings.replay_trace:
+        out.append(f"replay: the kept trace ({a.capture.trace_file}) I/O for I/O, a fio thread per issuing task "
+                   "(fio read_iolog, redirected to the target), at the captured times x replay_time_scale; offsets "
+                   "beyond the target's end wrap around")
     if ctx.engine is not None and ctx.engine.name == "sim":    # None: a plan
         out.append("the simulated drive runs every cell as ONE job of random I/O with one block-size split for both "
                    "directions and no rate limit: it keeps the read share and each size's share of all I/Os, not which "
-                   "direction or access a size belongs to, not the separate jobs, not the replay's captured intensity")
+                   "direction or access a size belongs to, not the separate jobs, not the replay's captured intensity, "
+                   "not a kept trace, not the LBA hot spots")
     return out
 
 
@@ -261,12 +350,15 @@ def run(ctx: TestContext) -> RwswSummary:
     notes = _notes(ctx, a)
     for n in notes:
         ctx.note(n)
-    summary = demand.sweep(ctx, "rwsw", composite_cell(ctx, a.composite), RwswSummary, writes_only=False,
+    dist = lba_distribution(a.capture)
+    summary = demand.sweep(ctx, "rwsw", composite_cell(ctx, a.composite, dist), RwswSummary, writes_only=False,
                            read_pct=a.composite.read_pct, workload=a.source, applied=a.composite,
-                           replay_time_scale=ctx.settings.replay_time_scale, notes=notes)
+                           replay_time_scale=ctx.settings.replay_time_scale, notes=notes, lba_distribution=dist)
     sweep = [c for r in ctx.store.rounds(ctx.run_id, ctx.test, ctx._ph("")) for c in r.cells]
     summary.applied_fio_pct, summary.applied_device_pct = sweep_shares(sweep, a.composite)
-    if ctx.settings.replay:
+    if ctx.settings.replay and ctx.settings.replay_trace:
+        summary.trace_replay = _trace_replay(ctx, a)
+    elif ctx.settings.replay:
         summary.replay = _replay(ctx, a)
         for line in off_mix(summary.replay):
             ctx.note(line)
@@ -277,8 +369,12 @@ def run(ctx: TestContext) -> RwswSummary:
 def plan(ctx: TestContext) -> TestPlan:
     a = applied_workload(ctx)
     pattern = f"top-{len(a.composite.streams)}-stream ({Path(a.source.path).name})"
-    out = demand.plan(ctx, "rwsw", "rwsw", composite_cell(ctx, a.composite), pattern, prewrite=RwswSummary.PREWRITE)
-    if ctx.settings.replay:
+    out = demand.plan(ctx, "rwsw", "rwsw", composite_cell(ctx, a.composite, lba_distribution(a.capture)), pattern,
+                      prewrite=RwswSummary.PREWRITE)
+    if ctx.settings.replay and ctx.settings.replay_trace:
+        out.phases.append(once("sequence", f"replay: the kept trace, {a.capture.ios:,} I/Os at their captured times "
+                               f"x {ctx.settings.replay_time_scale:g} (fio read_iolog)", [trace_cell(ctx, a)]))
+    elif ctx.settings.replay:
         cells = [c.cell for c in replay_cells(ctx, a)]
         out.phases.append(once("sequence", f"replay: {len(cells)} captured steps in order at their captured IOPS, "
                                f"one job per top stream at its own rate, {ctx.settings.replay_time_scale:g} × its "

@@ -49,12 +49,34 @@ class ReplayStep:
     measured_pct: dict[str, float | None] | None = None
     qd_per_stream: int = 0       # each stream job's iodepth: the step's 99th-percentile QD (0: stored before)
     rates: dict[str, int] = field(default_factory=dict)   # fio rate_iops of each stream's job ({}: unthrottled)
+    threads: int = 0             # tasks that issued the step's I/O in the capture (0: not captured: one each)
 
     @property
     def iops_error_pct(self) -> float | None:
         """Replayed IOPS against the captured, %."""
         return 100 * (self.iops - self.captured_iops) / self.captured_iops if self.rates and self.captured_iops \
             else None
+
+
+@dataclass
+class TraceReplay:
+    """The kept trace (capture --keep-trace) replayed I/O for I/O with fio's read_iolog, as one cell."""
+
+    trace: str                   # the trace file replayed
+    captured_ios: int            # reads and writes in the capture (the trace holds each of them)
+    captured_bytes: int
+    captured_s: float
+    rate_pct: int                # fio replay_time_scale: the captured rate's %
+    iodepth: int                 # fio's cap on each thread's I/Os in flight: the capture's deepest queue
+    runtime_s: float
+    fio_ios: int                 # fio's count of the I/Os it replayed
+    device_ios: int | None       # the block layer's count during the cell (None: not measured)
+    device_bytes: int | None
+    iops: float
+    lat_mean_us: float
+    read_lat: Latency | None
+    write_lat: Latency | None
+    threads: int = 1             # fio threads: the trace's issuing tasks, each replaying its own I/Os
 
 
 @dataclass(kw_only=True)
@@ -70,3 +92,5 @@ class RwswSummary(DemandSummary):
     # layer); None: not measured, or the counts cannot tell the streams apart (stored before: None)
     applied_fio_pct: dict[str, float] | None = None
     applied_device_pct: dict[str, float | None] | None = None
+    trace_replay: TraceReplay | None = None      # replay_trace = true: the kept trace replayed instead of the steps
+    lba_distribution: str = "random"             # fio random_distribution of the capture's LBA histogram
