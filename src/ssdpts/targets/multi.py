@@ -7,6 +7,7 @@ bandwidth) into the aggregate, and every member's own result is kept with it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +52,9 @@ class TargetSet(Target):
         if first is None:
             return None
         parts = [first] + [m.prepare_checkpoint(force=True) for m in self.members[1:]]
-        return {"file": ", ".join(p["file"] for p in parts), "sha256": "", "bytes": sum(p["bytes"] for p in parts),
+        # the set's digest: of its members' digests, in order (each file is checked against its own on restore)
+        digest = hashlib.sha256("".join(p["sha256"] for p in parts).encode()).hexdigest()
+        return {"file": ", ".join(p["file"] for p in parts), "sha256": digest, "bytes": sum(p["bytes"] for p in parts),
                 "members": parts}
 
     def checkpoint_committed(self, checkpoint: dict) -> None:
