@@ -86,6 +86,9 @@ def test_the_aggregate_is_the_sum_and_the_summaries_keep_each_drive(runs):
             assert c.iops == pytest.approx(sum(p.iops for p in parts), rel=1e-12)
             assert c.bw_bytes == pytest.approx(sum(p.bw_bytes for p in parts), rel=1e-12)
             assert c.lat_max_ns == max(p.lat_max_ns for p in parts)
+            # what the two drives' counters saw of the cell: the results' bytes, on two devices
+            assert (c.stimulus.write_bytes, c.stimulus.read_bytes, c.stimulus.devices) == \
+                (c.write.bytes, c.read.bytes, 2)
     summaries = {t["name"]: registry.get(t["name"]).decode(t["summary"]) for t in store.tests(both)}
     cell = summaries["iops"].cells["rnd_4K_0-100"]
     assert set(cell.parts) == {"sim:sim-small", "sim:sim-small-enterprise"}

@@ -26,6 +26,7 @@ from .fiojson import parse_job
 from .results import CellResult, Interval, RoundOutput, aggregate, combine
 from .stimulus import Stimulus
 from .stimulus import from_sim as stimulus_from_sim
+from .stimulus import side_by_side
 
 
 def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
@@ -223,6 +224,13 @@ class SimSession:
         self.close()
 
 
+def _side_by_side(parts: dict[str, CellResult], name: str) -> CellResult:
+    """One cell's result on several drives: their aggregate, with what the drives' counters saw of it together."""
+    out = aggregate(parts, name)
+    out.stimulus = side_by_side([p.stimulus for p in parts.values()])
+    return out
+
+
 class SimSetRound:
     """One round on every drive of a set: each drive's own SimRound (the drives are independent, so running
     them one after the other in simulated time is the same as running them side by side)."""
@@ -248,7 +256,7 @@ class SimSetRound:
         for key in keys:
             have = {label: d[key] for label, d in zip(self._labels(), per_drive) if key in d}
             first = next(iter(have.values()))
-            result = aggregate({label: iv.result for label, iv in have.items()}, first.name)
+            result = _side_by_side({label: iv.result for label, iv in have.items()}, first.name)
             yield Interval(first.cell_index, first.name, first.index, first.start_ms,
                            max(iv.duration_ms for iv in have.values()), result,
                            {label: iv.raw for label, iv in have.items()})
@@ -261,7 +269,7 @@ class SimSetRound:
     def result(self) -> RoundOutput:
         if self._result is None:
             outs = [r.result() for r in self.rounds]
-            cells = [aggregate({label: out.cells[k] for label, out in zip(self._labels(), outs)}, w.name)
+            cells = [_side_by_side({label: out.cells[k] for label, out in zip(self._labels(), outs)}, w.name)
                      for k, w in enumerate(self.cells)]
             first = outs[0]
             self._result = RoundOutput(
