@@ -168,3 +168,15 @@ def test_an_interrupted_two_drive_run_resumes_on_both_drives_states(tmp_path, mo
     assert [[_figures(p) for c in r.cells for p in c.parts.values()] for r in store_b.rounds(b, "iops")] == \
         [[_figures(p) for c in r.cells for p in c.parts.values()] for r in store_a.rounds(a, "iops")]
     assert len(list((tmp_path / "b" / "sim").glob("*.state"))) == 2     # one per drive: older ones removed
+
+
+def test_the_report_of_several_simulated_drives_says_they_are_simulated(runs, tmp_path):
+    from ssdpts.report.headline import simulated_drive
+
+    results, both, _ = runs
+    store = Store.in_dir(results)
+    sim = simulated_drive(store, store.run(both))
+    assert sim is not None and sim.preset.split(" + ") == [CLIENT[4:], ENTERPRISE[4:]]
+    ssdpts("report", both, "--results", str(results), "--out", str(tmp_path))
+    page = (tmp_path / "report.html").read_text()
+    assert 'id="simulated"' in page and "Simulated drive — not the drive it imitates" in page
