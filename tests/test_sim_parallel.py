@@ -58,7 +58,7 @@ def test_each_drive_of_a_two_drive_run_equals_its_one_drive_run(runs):
     results, both, alone = runs
     store = Store.in_dir(results)
     run = store.run(both)
-    assert run["status"] == "completed" and run["target"]["kind"] == "set" and run["engine"] == "sim"
+    assert run["status"] == "completed" and run["target"].kind == "set" and run["engine"] == "sim"
     labels = {CLIENT: "sim:sim-small", ENTERPRISE: "sim:sim-small-enterprise"}
     pair = _rounds(store, both)
     assert pair
