@@ -15,14 +15,14 @@ import pytest
 from ssdpts.engines.fio import FioEngine, FioRound, FioSession
 from ssdpts.engines.interface import Engine, Round, Session
 from ssdpts.engines.remote import RemoteFioEngine, RemoteRound, RemoteSession
-from ssdpts.engines.sim import SimEngine, SimRound, SimSession
+from ssdpts.engines.sim import SimEngine, SimRound, SimSession, SimSetRound, SimSetSession
 from ssdpts.errors import SsdptsError
 from ssdpts.targets import Target
 from ssdpts.targets.purge import purge
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "ssdpts"
 ENGINES = [(FioEngine, FioSession, FioRound), (RemoteFioEngine, RemoteSession, RemoteRound),
-           (SimEngine, SimSession, SimRound)]
+           (SimEngine, SimSession, SimRound), (SimEngine, SimSetSession, SimSetRound)]
 
 
 def _members(protocol: type) -> set[str]:
@@ -42,7 +42,7 @@ def _shape(fn) -> list[tuple[str, object, bool]]:
     return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
 
 
-@pytest.mark.parametrize("engine, session, round_", ENGINES, ids=[e[0].__name__ for e in ENGINES])
+@pytest.mark.parametrize("engine, session, round_", ENGINES, ids=[e[1].__name__ for e in ENGINES])
 def test_every_engine_matches_the_interface(engine, session, round_):
     assert isinstance(engine(), Engine)           # attributes set in __init__ included: needs an instance
     assert issubclass(session, Session) and issubclass(round_, Round)

@@ -48,7 +48,7 @@ from .targets.purge import METHODS, check_method as check_purge_method
 from .targets.record import TargetRecord
 from .targets.resolve import prepare_file, reopen_specs
 from .targets.safety import check_room, check_target
-from .targets.sim import SimTarget, state_files
+from .targets.sim import SimTarget, number_simulated, simulated, state_files
 from .targets.writecache import applied as write_cache_applied
 
 log = logging.getLogger("ssdpts")
@@ -130,8 +130,11 @@ def open_targets(specs: list[str], size: int | None) -> Target:
     targets = [open_target(s, size=size) for s in specs]
     if len(targets) == 1:
         return targets[0]
-    if any(isinstance(t, SimTarget) for t in targets):
-        raise SsdptsError("simulated drives cannot be tested in parallel with others; test them one at a time")
+    sims = [t for t in targets if isinstance(t, SimTarget)]
+    if sims and len(sims) != len(targets):
+        raise SsdptsError("a simulated drive cannot be tested in parallel with real ones; test simulated drives "
+                          "together (sim:client sim:enterprise) and real drives in another run")
+    number_simulated(sims)
     paths = [t.label_id for t in targets]
     if len(set(paths)) != len(paths):
         raise SsdptsError(f"a target is named twice ({', '.join(paths)}); name each device once")
@@ -405,7 +408,7 @@ def _write_report(store: Store, run_id: str, progress: Progress) -> None:
 def execute(store: Store, run_id: str, target: Target, engine: Engine, results_dir: Path, quiet: bool,
             retry: bool = False) -> None:
     run = store.run(run_id)
-    progress = Progress(quiet=quiet, simulated=target.kind == "sim")
+    progress = Progress(quiet=quiet, simulated=simulated(target))
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
     if run["options"].trace_stimulus:      # refused up front on engines without it (check_traceable)

@@ -24,12 +24,12 @@ def engine_for(target: Target, io_request: IoRequest = IoRequest()) -> Engine:
     """The engine that drives this target, with fio's I/O engine as the profile asks (`io_choice` checks it).
     The engines are imported here, not with the package: the store reads result records from engines.* modules,
     and reading a run needs no engine (bench/startup.py)."""
-    from ..targets.sim import SimTarget
+    from ..targets.sim import simulated
     from .fio import FioEngine
     from .remote import RemoteFioEngine
     from .sim import SimEngine
 
-    if isinstance(target, SimTarget):
+    if simulated(target):
         return SimEngine()
     drives = target.drives()
     if any(m.host for m in drives):

@@ -3,6 +3,9 @@
 Results come back shaped like fio's JSON jobs, so they go through the same parser as fio output
 and every test, steady-state decision and report works unchanged. Rounds are chained with no idle
 time, as the fio engine chains them with gates.
+Several simulated drives tested at once (a TargetSet of them) each run every cell on their own drive, with
+their own seeds and state, exactly as a one-drive run would; a cell's result is their aggregate (results.aggregate)
+with each drive's own result in its parts, as the fio engine gives for several real drives.
 The simulated drive stores no data, so a workload's `data_pattern` changes nothing: it models an
 incompressible, non-deduplicating drive (every pattern behaves as `random`).
 """
@@ -20,9 +23,10 @@ from ..workload import Workload
 from .blockidle import UNAVAILABLE_SIM
 from .coverage import access_of, from_sim
 from .fiojson import parse_job
-from .results import CellResult, Interval, RoundOutput, combine
+from .results import CellResult, Interval, RoundOutput, aggregate, combine
 from .stimulus import Stimulus
 from .stimulus import from_sim as stimulus_from_sim
+from .stimulus import side_by_side
 
 
 def sim_job(w: Workload, capacity: int, lbs: int, seed: int) -> dict:
@@ -220,6 +224,89 @@ class SimSession:
         self.close()
 
 
+def _side_by_side(parts: dict[str, CellResult], name: str) -> CellResult:
+    """One cell's result on several drives: their aggregate, with what the drives' counters saw of it together."""
+    out = aggregate(parts, name)
+    out.stimulus = side_by_side([p.stimulus for p in parts.values()])
+    return out
+
+
+class SimSetRound:
+    """One round on every drive of a set: each drive's own SimRound (the drives are independent, so running
+    them one after the other in simulated time is the same as running them side by side)."""
+
+    def __init__(self, session: "SimSetSession", rounds: list[SimRound], cells: Sequence[Workload]):
+        self.session = session
+        self.rounds = rounds
+        self.cells = list(cells)
+        self._result: RoundOutput | None = None
+
+    def cancel(self) -> None:
+        for r in self.rounds:
+            r.cancel()
+
+    def _labels(self) -> list[str]:
+        return [m.label_id for m in self.session.members]
+
+    def intervals(self):
+        """Every drive's intervals, the same slice of the same cell aggregated (a drive whose cell ended
+        sooner, e.g. by its io_size, is left out of the later slices)."""
+        per_drive = [{(iv.cell_index, iv.index): iv for iv in r.intervals()} for r in self.rounds]
+        keys = sorted({k for d in per_drive for k in d})
+        for key in keys:
+            have = {label: d[key] for label, d in zip(self._labels(), per_drive) if key in d}
+            first = next(iter(have.values()))
+            result = _side_by_side({label: iv.result for label, iv in have.items()}, first.name)
+            yield Interval(first.cell_index, first.name, first.index, first.start_ms,
+                           max(iv.duration_ms for iv in have.values()), result,
+                           {label: iv.raw for label, iv in have.items()})
+
+    def interval_output(self, iv) -> RoundOutput:
+        out = self.rounds[0].interval_output(iv)
+        out.command = ["ssdsim", "run_job", *self._labels()]
+        return out
+
+    def result(self) -> RoundOutput:
+        if self._result is None:
+            outs = [r.result() for r in self.rounds]
+            cells = [_side_by_side({label: out.cells[k] for label, out in zip(self._labels(), outs)}, w.name)
+                     for k, w in enumerate(self.cells)]
+            first = outs[0]
+            self._result = RoundOutput(
+                cells=cells, engine="sim", job_text="\n".join(o.job_text for o in outs),
+                command=["ssdsim", "run_job", *self._labels()],
+                raw_output=json.dumps({label: json.loads(o.raw_output) for label, o in zip(self._labels(), outs)}),
+                started_at=first.started_at, ended_at=outs[-1].ended_at, gap_before_ms=first.gap_before_ms,
+                gaps_inside_ms=first.gaps_inside_ms, device_idle_note=UNAVAILABLE_SIM, fio_version=first.fio_version)
+        return self._result
+
+
+class SimSetSession:
+    """A session on several simulated drives: one SimSession per drive, each with its own counter (so its own
+    seeds), rounds submitted to all of them together."""
+
+    def __init__(self, engine: "SimEngine", target):
+        self.engine = engine
+        self.target = target
+        self.members = target.drives()
+        self.sessions = [SimSession(engine, m) for m in self.members]
+
+    def submit(self, cells: Sequence[Workload], tag: str = "", interval_s: float | None = None,
+               on_progress=None) -> SimSetRound:
+        """`on_progress` is not called: a round runs at once, in simulated time, when its result is asked for."""
+        return SimSetRound(self, [s.submit(cells, tag, interval_s) for s in self.sessions], cells)
+
+    def close(self) -> None:
+        for s in self.sessions:
+            s.close()
+
+    def __enter__(self) -> "SimSetSession":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 class SimEngine:
     name = "sim"
     keep_dir = None      # nothing to keep: the simulator runs in this process
@@ -233,8 +320,8 @@ class SimEngine:
         self.version = f"ssdsim-{sim_version()}"
         self.failed: dict[str, str] = {}
 
-    def session(self, target) -> SimSession:
-        return SimSession(self, target)
+    def session(self, target) -> SimSession | SimSetSession:
+        return SimSetSession(self, target) if target.kind == "set" else SimSession(self, target)
 
     def purge(self, drive, method: str) -> None:
         """The simulated drive purges itself (targets/purge.py)."""

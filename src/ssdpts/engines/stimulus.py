@@ -201,6 +201,20 @@ def from_sim(before: dict, after: dict, job_result: dict) -> Stimulus:
                     in_queue_ms=in_queue_ns / 1e6)
 
 
+def side_by_side(records: list[Stimulus | None]) -> Stimulus | None:
+    """One cell on several simulated drives at once: their counts summed over the longest drive's time, as the
+    block layer counts several devices carrying one cell (`devices`); None where a drive has no record."""
+    if not records or any(r is None for r in records):
+        return None
+    queued = [r.in_queue_ms for r in records]
+    return Stimulus(source=records[0].source, note=records[0].note, elapsed_ms=max(r.elapsed_ms for r in records),
+                    read_ios=sum(r.read_ios for r in records), read_bytes=sum(r.read_bytes for r in records),
+                    write_ios=sum(r.write_ios for r in records), write_bytes=sum(r.write_bytes for r in records),
+                    discard_ios=sum(r.discard_ios for r in records),
+                    discard_bytes=sum(r.discard_bytes for r in records),
+                    in_queue_ms=None if None in queued else sum(queued), devices=sum(r.devices for r in records))
+
+
 # -- judging --------------------------------------------------------------------------------------------------
 
 def size_label(n: float) -> str:

@@ -110,6 +110,11 @@ def snapshot(target) -> dict:
                                        "fio only")
             rec["device"] = f"{target.host}:{target.path}"
             return finish(rec)
+        if kind == "set":
+            # several drives at once: no one drive's figures stand for the set, each drive's record is kept
+            rec = empty_record("set", "a parallel run: each drive's health is under members")
+            rec["members"] = {m.label_id: snapshot(m) for m in target.drives()}
+            return rec
         if kind == "sim":
             rated = ((target.info or {}).get("params") or {}).get("rated_pe_cycles")
             rec = from_sim_counters(target.counters(), device=target.path, rated_pe=rated)

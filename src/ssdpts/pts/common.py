@@ -21,7 +21,7 @@ from ..runoptions import SeedChoice
 from ..steady import SteadyState, evaluate
 from ..store import RoundRecord, Store
 from ..targets import Target
-from ..targets.sim import SimTarget
+from ..targets.sim import SimTarget, simulated
 from ..targets.purge import PurgeRecord, purge
 from ..settings import TestSettings
 from ..units import bs_label
@@ -224,7 +224,7 @@ class TestContext:
         # after a stop the drive idled far beyond the bound: the interrupted round runs again, unmeasured, and
         # the next measured round follows it with no pause (pts/resume.py)
         rerun = not need_pc and resume.rerun_needed(self.store, self.run_id, self.test,
-                                                    isinstance(self.target, SimTarget))
+                                                    simulated(self.target))
         round_seconds = sum(c.runtime_s or 0 for c in cells)
         if precondition is not None:
             precondition = self.seeded([precondition], phase, 0)[0]

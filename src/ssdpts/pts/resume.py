@@ -31,6 +31,7 @@ from ..records import from_data, to_data
 from ..store import Store
 from ..store.idle import GAP_LIMIT_MS, RESUME_CAUSE
 from ..targets import Target
+from ..targets.sim import simulated as is_simulated
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
@@ -121,7 +122,7 @@ def record_stop(store: Store, run_id: str, engine: Engine, target: Target, lost:
     if not running:
         return None
     last = engine.last_io_at
-    simulated = getattr(target, "kind", "") == "sim"
+    simulated = is_simulated(target)
     stop = StopRecord(
         test=running[0], stopped_at=time.time(), last_io=last if last is not None else time.time(),
         last_io_source=("last I/O before the stop at the block layer" if last is not None else
@@ -148,7 +149,7 @@ def resuming(store: Store, run_id: str, target: Target) -> None:
             found = (None, StopRecord(test=t["name"], stopped_at=end, last_io=end, last_io_source=(
                 "the last stored round's end (the process was killed: the round in flight ran on, its last I/O "
                 "is not known, so the pause is at most what is shown)"), lost="the round in flight (not recorded)",
-                simulated=getattr(target, "kind", "") == "sim"))
+                simulated=is_simulated(target)))
         n, stop = found
         stop.resumed_at, stop.resumed_boot_id, stop.resumed_counters = time.time(), _boot_id(), device_counters(target)
         _record(store, run_id, stop, n)

@@ -39,7 +39,7 @@ from ..render.context import RunView, SectionContext, device_label, steady_block
 from ..render.drives import member_rows
 from .claimed import claim_rows
 from .headline import CriteriaVerdict, SimulatedDrive, headline_block, headline_data, headline_page, \
-    headline_page_data, headlines_of_run
+    headline_page_data, headlines_of_run, sim_preset
 from .notice import run_notice
 from .bench import bench_block, device_rows, platform_rows
 from .stimulus import stimulus_block
@@ -342,7 +342,7 @@ def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *
     links = [(text, href) for text, href, shown in (
         ("Run status", "#run-status", bool(notice)), ("Claimed vs measured", "#claimed", claims is not None),
         ("Criteria", "#criteria", criteria is not None), ("Simulated drive", "#simulated",
-                                                          run["target"].kind == "sim")) if shown]
+                                                          sim_preset(run) is not None)) if shown]
     page = headline_page(store, run, verdict, headlines, art, drive_rows(run),
                          claim_rows(store, run, claims) if claims is not None else None, criteria, sections, links)
     doc["headline"] = headline_data(headlines)

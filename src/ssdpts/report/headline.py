@@ -293,16 +293,20 @@ def calibration(preset: str) -> tuple[str, float, list[CalibrationFigure]]:
     """(the drive the preset imitates, the tolerance, its review figures) from simdrive/calibration.py."""
     from ..simdrive.calibration import FIGURES, TOLERANCE   # here: it loads the simulator, which a sim run has
 
-    figures = [CalibrationFigure(f.where, f.what, f.value, f.unit, f.tolerance is not None, f.note)
-               for f in FIGURES if f.preset == preset]
-    seed = next((f.seed for f in FIGURES if f.preset == preset), "")
-    return seed[seed.find("(") + 1:seed.rfind(")")] if "(" in seed else seed, TOLERANCE, figures
+    presets = preset.split(" + ")     # several simulated drives: each preset's figures, named by it
+    figures = [CalibrationFigure(f"{f.preset}: {f.where}" if len(presets) > 1 else f.where, f.what, f.value, f.unit,
+                                 f.tolerance is not None, f.note) for p in presets for f in FIGURES if f.preset == p]
+    seeds = [next((f.seed for f in FIGURES if f.preset == p), "") for p in presets]
+    return "; ".join(s[s.find("(") + 1:s.rfind(")")] if "(" in s else s for s in seeds if s), TOLERANCE, figures
 
 
 def sim_preset(run: dict) -> str | None:
-    """The preset (or user file) of a `sim:` run; None for a real drive."""
-    target = run["target"]
-    return str(target.info.get("preset") or "") if target.kind == "sim" else None
+    """The preset (or user file) of a `sim:` run, "client + enterprise" for several simulated drives at once;
+    None for a real drive."""
+    drives = run["target"].drives()
+    if any(d.kind != "sim" for d in drives):
+        return None
+    return " + ".join(dict.fromkeys(str(d.info.get("preset") or "") for d in drives))
 
 
 def simulated_drive(store, run: dict) -> SimulatedDrive | None:

@@ -7,7 +7,9 @@ bandwidth) into the aggregate, and every member's own result is kept with it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..capabilities import Capability
 from .base import Target
@@ -36,6 +38,28 @@ class TargetSet(Target):
         caps = [m.capabilities for m in self.members]
         # a file-system study makes, mounts and trims one device at a time: not a set run in parallel
         return (frozenset.intersection(*caps) - {Capability.LOCAL_FILE_SYSTEM}) if caps else frozenset()
+
+    # members with state of their own (simulated drives) checkpoint together: one record names every member's
+    # file, so a resume restores all of them to the same committed round
+    def attach_state(self, results_dir: Path, run_id: str, checkpoint: dict | None) -> None:
+        parts = (checkpoint or {}).get("members") or [None] * len(self.members)
+        for m, part in zip(self.members, parts):
+            m.attach_state(results_dir, run_id, part)
+
+    def prepare_checkpoint(self, force: bool = False) -> dict | None:
+        # the first member decides whether one is due; then every member writes its state, or none would match
+        first = self.members[0].prepare_checkpoint(force)
+        if first is None:
+            return None
+        parts = [first] + [m.prepare_checkpoint(force=True) for m in self.members[1:]]
+        # the set's digest: of its members' digests, in order (each file is checked against its own on restore)
+        digest = hashlib.sha256("".join(p["sha256"] for p in parts).encode()).hexdigest()
+        return {"file": ", ".join(p["file"] for p in parts), "sha256": digest, "bytes": sum(p["bytes"] for p in parts),
+                "members": parts}
+
+    def checkpoint_committed(self, checkpoint: dict) -> None:
+        for m, part in zip(self.members, checkpoint["members"]):
+            m.checkpoint_committed(part)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "spec": self.spec, "path": self.path, "size_bytes": self.size_bytes,

@@ -269,6 +269,10 @@ def format_namespace(target: Target, lba_format: int) -> PurgeRecord:
 def trim_all(target: Target, roots: SysRoots | None = None) -> PurgeRecord:
     """TRIM (discard) every LBA, whatever --purge says: the simulated drive's unmap, blkdiscard on a block
     device. Never a SNIA purge: the drive keeps its block state (and may still erase later)."""
+    if target.kind == "set":
+        records = [trim_all(m, roots) for m in target.members]
+        return PurgeRecord("trim", False, " ; ".join(r.command for r in records), sum(r.seconds for r in records),
+                           records[0].note)
     if target.kind == "sim":
         target.drive.trim(0, target.size_bytes)
         return PurgeRecord("trim", False, "SimDrive.trim(0, capacity)", 0.0,

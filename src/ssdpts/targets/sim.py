@@ -26,6 +26,8 @@ from .base import Target
 class SimTarget(Target):
     drive: object = field(default=None, repr=False, compare=False)
     state_path: Path | None = field(default=None, repr=False, compare=False)
+    # a member of a set of simulated drives keeps its checkpoints apart from the others' ("d2." -> RUN.d2.*state)
+    state_tag: str = field(default="", repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "spec": self.spec, "path": self.path, "size_bytes": self.size_bytes,
@@ -60,7 +62,7 @@ class SimTarget(Target):
                                   "start a new run")
             self.drive = SimDrive.restore(data)
             self.state_path = path
-        elif (self.state_dir / f"{run_id}.state").exists():   # written by an older ssdpts
+        elif not self.state_tag and (self.state_dir / f"{run_id}.state").exists():   # written by an older ssdpts
             self.state_path = self.state_dir / f"{run_id}.state"
             self.drive = SimDrive.restore(self.state_path.read_bytes())
 
@@ -79,7 +81,7 @@ class SimTarget(Target):
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self._seq = getattr(self, "_seq", 0) + 1
         data = self.drive.snapshot()
-        name = f"{self.run_id}.{os.getpid()}.{self._seq:06d}.state"
+        name = f"{self.run_id}.{self.state_tag}{os.getpid()}.{self._seq:06d}.state"
         tmp = self.state_dir / (name + ".tmp")
         with open(tmp, "wb") as f:
             f.write(data)
@@ -91,7 +93,7 @@ class SimTarget(Target):
     def checkpoint_committed(self, checkpoint: dict) -> None:
         """The database now names `checkpoint`: the run's other state files are no longer needed."""
         self.state_path = self.state_dir / checkpoint["file"]
-        for old in self.state_dir.glob(f"{self.run_id}.*state*"):
+        for old in self.state_dir.glob(f"{self.run_id}.{self.state_tag}*state*"):
             if old.name != checkpoint["file"]:
                 old.unlink(missing_ok=True)
 
@@ -99,6 +101,23 @@ class SimTarget(Target):
 def state_files(results_dir: Path, run_id: str) -> list[Path]:
     """The simulated drive's checkpoint files of a run (results/sim/RUN_ID.*state*)."""
     return sorted((Path(results_dir) / "sim").glob(f"{run_id}.*state*"))
+
+
+def simulated(target: Target) -> bool:
+    """Whether the target is simulated drives only (one, or a set of them): the simulator's engine runs it."""
+    return all(isinstance(d, SimTarget) for d in target.drives())
+
+
+def number_simulated(drives: list[SimTarget]) -> None:
+    """Simulated drives tested together: each keeps its checkpoints apart (RUN.d1.*, RUN.d2.*), and the same
+    preset given twice gets a name per drive (sim:enterprise#1, sim:enterprise#2), as two real drives have two."""
+    if len(drives) < 2:
+        return
+    paths = [d.path for d in drives]
+    for n, d in enumerate(drives, 1):
+        d.state_tag = f"d{n}."
+        if paths.count(d.path) > 1:
+            d.path = f"{d.path}#{paths[:n].count(d.path)}"
 
 
 def open_sim_target(spec: str) -> SimTarget:

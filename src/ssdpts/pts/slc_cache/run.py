@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .steps import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, Step, estimate, rebin
 from ...records import from_data, to_data
-from ...targets.sim import SimTarget
+from ...targets.sim import simulated
 from ...settings import (ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, PCT, POS_INT, Setting, TestSettings, integer,
                          key, list_of)
 from ...units import bs_label, format_duration
@@ -53,10 +53,13 @@ def _reference(ctx: TestContext) -> SlcReference | None:
     rec = ctx.store.step(ctx.run_id, ctx.test, "reference")
     if rec is not None:
         return from_data(SlcReference, rec)
-    if not isinstance(ctx.target, SimTarget):
+    if not simulated(ctx.target):
         return None
-    c = ctx.target.counters()
-    ref = SlcReference(c.get("slc_capacity_bytes"), c.get("slc_used_bytes"), "simulator counters after the purge")
+    # several drives written at once: the estimate is their sum (run()), so is the reference
+    cs = [d.counters() for d in ctx.target.drives()]
+    summed = f" (summed over {len(cs)} drives)" if len(cs) > 1 else ""
+    ref = SlcReference(sum(c.get("slc_capacity_bytes") or 0 for c in cs) or None,
+                       sum(c.get("slc_used_bytes") or 0 for c in cs), f"simulator counters after the purge{summed}")
     ctx.store.record_step(ctx.run_id, ctx.test, "reference", "reference", to_data(ref))
     return ref
 
@@ -145,8 +148,10 @@ def bits_per_cell(ctx: TestContext) -> tuple[int | None, str]:
     """Bits per native cell and where it comes from (the profile, else the simulated drive's preset)."""
     if ctx.settings.bits_per_cell is not None:
         return ctx.settings.bits_per_cell, "profile (bits_per_cell)"
-    params = (ctx.target.info or {}).get("params", {}) if isinstance(ctx.target, SimTarget) else {}
-    known = params.get("bits_per_cell")
+    # several simulated drives: known when their presets agree
+    presets = {((d.info or {}).get("params") or {}).get("bits_per_cell") for d in ctx.target.drives()} \
+        if simulated(ctx.target) else set()
+    known = presets.pop() if len(presets) == 1 else None
     return (int(known), "simulated drive's preset") if known else (None, "not available (set bits_per_cell)")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...targets.sim import simulated
 from ...settings import BLOCK_SIZE, BOOL, Setting, TestSettings, key, list_of, size_ok
 from ...units import bs_label, parse_size
 from ...workload import Workload
@@ -85,7 +86,7 @@ def run(ctx: TestContext) -> SpanSweepSummary:
         rounds = ctx.run_sequence(f"span_{sp}", c, chunk=len(c))
         got = window_summary(rounds, [rounds[-1].round])
         points.append(SpanPoint(sp, sp / ctx.target.size_bytes, got[c[0].name], got[c[1].name] if len(c) > 1 else None))
-    if ctx.target.kind == "sim":
+    if simulated(ctx.target):
         notes.append("the simulated drive models no map cache (docs/simulator.md: the whole page map is at hand): "
                      "a change of its read IOPS with the span comes from elsewhere (e.g. the small spans lying in "
                      "the SLC cache the fill wrote first); this run shows the method, not a DRAM-less drive")

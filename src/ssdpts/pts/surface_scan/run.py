@@ -13,7 +13,7 @@ import statistics
 from dataclasses import dataclass
 
 from ...settings import BLOCK_SIZE, FRACTION, POS_INT, SIZE, TestSettings, choice, key
-from ...targets.sim import SimTarget
+from ...targets.sim import simulated
 from ...units import bs_label
 from ...workload import Workload
 from ..common import TestContext
@@ -70,7 +70,7 @@ def run(ctx: TestContext) -> SurfaceScanSummary:
     rounds = ctx.run_sequence(PHASE, cells(ctx))
     results = [c for r in rounds for c in r.cells]
     notes: list[str] = []
-    verified = write and not isinstance(ctx.target, SimTarget)
+    verified = write and not simulated(ctx.target)
     if write and not verified:
         notes.append("data verification not available: the simulated drive stores no data and does not run fio's "
                      "read-back (write timing only)")

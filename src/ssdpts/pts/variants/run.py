@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...targets.sim import SimTarget
+from ...targets.sim import SimTarget, simulated
 from ...settings import (BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, THREADS, Setting, TestSettings, choice, key,
                          list_of)
 from ...units import bs_label
@@ -86,10 +86,12 @@ def cache_size(ctx: TestContext) -> tuple[int | None, str]:
     slc = ctx.stored_summary("slc-cache")
     if isinstance(slc, SlcCacheSummary) and slc.cache_bytes:
         return int(slc.cache_bytes), "slc-cache estimate of this run"
-    if isinstance(ctx.target, SimTarget):
-        c = ctx.target.counters().get("slc_capacity_bytes")
+    if simulated(ctx.target):
+        # the working sets lie at the same LBAs on every drive of a set: sized against the smallest cache
+        c = min(d.counters().get("slc_capacity_bytes") or 0 for d in ctx.target.drives())
         if c:
-            return int(c), "simulator SLC capacity after purge"
+            return int(c), "simulator SLC capacity after purge" + (
+                " (the smallest of the drives')" if len(ctx.target.drives()) > 1 else "")
     return None, ""
 
 
