@@ -10,6 +10,8 @@ pub const PAGE: u64 = 4096;
 pub const NIL: u32 = u32::MAX;
 /// Foreground GC moves pages in batches of this many (see `gc_credit`).
 const GC_BATCH: u64 = 16;
+/// How many slots ahead `gc_run` prefetches the reverse-map entries of the victim and the destination.
+const RMAP_AHEAD: u32 = 512;
 /// Seed of the model's service-time random stream (jitter, read retry): a new drive and a purged one
 /// start from it, so a purge leaves the same state whatever ran before.
 pub(crate) const RNG_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -823,6 +825,11 @@ impl Model {
                         let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
                         prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
                     }
+                    // the reverse-map lines of the victim (read) and of the destination (written) are
+                    // fetched far ahead: both blocks were last touched long ago, so each new line is a
+                    // miss that the hardware prefetcher does not cover in time
+                    prefetch_w(rmap.wrapping_add((old + RMAP_AHEAD) as usize));
+                    prefetch_w(rmap.wrapping_add((dbase + w + RMAP_AHEAD) as usize));
                     let g = slot >> page_shift;
                     if valid & (g != last_group) {
                         flush_ch!();
