@@ -807,6 +807,15 @@ impl Model {
                 let wend = w + (budget - done).min(left as u64).min((cap - w) as u64) as u32;
                 let mut unit_end = w + (u - up);
                 let page_shift = self.page_shift;
+                // The reverse-map lines of the victim (read) and of the destination (written) are
+                // fetched far ahead: both blocks were last touched long ago, so each new line is a
+                // miss that the hardware prefetcher does not cover in time. The destination's lines
+                // this call writes, RMAP_AHEAD slots on, here; the victim's in the loop.
+                let mut pf = w + RMAP_AHEAD;
+                while pf < wend + RMAP_AHEAD {
+                    prefetch_w(rmap.wrapping_add((dbase + pf) as usize));
+                    pf += 16;
+                }
                 // the loop has no branch on whether a slot holds a valid page (13 % of the victim's
                 // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
                 // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
@@ -829,11 +838,10 @@ impl Model {
                         let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
                         prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
                     }
-                    // the reverse-map lines of the victim (read) and of the destination (written) are
-                    // fetched far ahead: both blocks were last touched long ago, so each new line is a
-                    // miss that the hardware prefetcher does not cover in time
-                    prefetch_w(rmap.wrapping_add((old + RMAP_AHEAD) as usize));
-                    prefetch_w(rmap.wrapping_add((dbase + w + RMAP_AHEAD) as usize));
+                    // the victim's reverse-map line RMAP_AHEAD slots on (one prefetch a line)
+                    if slot & 15 == 0 {
+                        prefetch_w(rmap.wrapping_add((old + RMAP_AHEAD) as usize));
+                    }
                     let g = slot >> page_shift;
                     if valid & (g != last_group) {
                         flush_ch!();
