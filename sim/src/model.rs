@@ -809,11 +809,18 @@ impl Model {
                 let page_shift = self.page_shift;
                 // The reverse-map lines of the victim (read) and of the destination (written) are
                 // fetched far ahead: both blocks were last touched long ago, so each new line is a
-                // miss that the hardware prefetcher does not cover in time. The destination's lines
-                // this call writes, RMAP_AHEAD slots on, here; the victim's in the loop.
+                // miss that the hardware prefetcher does not cover in time. The lines of the destination
+                // this call writes and the victim's it scans (about the moves times the slots per
+                // valid page left), RMAP_AHEAD slots on, here: nothing in the loop.
                 let mut pf = w + RMAP_AHEAD;
                 while pf < wend + RMAP_AHEAD {
                     prefetch_w(rmap.wrapping_add((dbase + pf) as usize));
+                    pf += 16;
+                }
+                let scan = ((wend - w) as u64 * (end - cursor) as u64 / left.max(1) as u64) as u32 + 16;
+                let mut pf = cursor + RMAP_AHEAD;
+                while pf < cursor + scan + RMAP_AHEAD {
+                    prefetch_w(rmap.wrapping_add((base + pf) as usize));
                     pf += 16;
                 }
                 // the loop has no branch on whether a slot holds a valid page (13 % of the victim's
@@ -837,10 +844,6 @@ impl Model {
                     if ahead < end {
                         let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
                         prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
-                    }
-                    // the victim's reverse-map line RMAP_AHEAD slots on (one prefetch a line)
-                    if slot & 15 == 0 {
-                        prefetch_w(rmap.wrapping_add((old + RMAP_AHEAD) as usize));
                     }
                     let g = slot >> page_shift;
                     if valid & (g != last_group) {
