@@ -10,6 +10,8 @@ pub const PAGE: u64 = 4096;
 pub const NIL: u32 = u32::MAX;
 /// Foreground GC moves pages in batches of this many (see `gc_credit`).
 const GC_BATCH: u64 = 16;
+/// How many slots ahead `gc_run` prefetches the reverse-map entries of the victim and the destination.
+const RMAP_AHEAD: u32 = 512;
 /// Seed of the model's service-time random stream (jitter, read retry): a new drive and a purged one
 /// start from it, so a purge leaves the same state whatever ran before.
 pub(crate) const RNG_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -489,9 +491,13 @@ impl Model {
         if self.p.t_jitter_percent <= 0.0 || t == 0 {
             return t;
         }
-        let u = (self.rand() >> 11) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
+        // the integers converted here are below 2^63 and the product is in [0, 1.5 t] (t_jitter_percent
+        // <= 50), so the conversions through i64 give the same values as through u64, in one instruction
+        // each where x86-64 has no unsigned conversion (the GC calls this for every read and program)
+        let u = ((self.rand() >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
         let f = 1.0 + self.jitter_frac * (2.0 * u - 1.0);
-        (t as f64 * f) as u64
+        debug_assert!(t < 1 << 62);
+        ((t as i64) as f64 * f) as i64 as u64
     }
 
     /// Sense time of one NAND page read: nominal time of its page type,
@@ -801,6 +807,22 @@ impl Model {
                 let wend = w + (budget - done).min(left as u64).min((cap - w) as u64) as u32;
                 let mut unit_end = w + (u - up);
                 let page_shift = self.page_shift;
+                // The reverse-map lines of the victim (read) and of the destination (written) are
+                // fetched far ahead: both blocks were last touched long ago, so each new line is a
+                // miss that the hardware prefetcher does not cover in time. The lines of the destination
+                // this call writes and the victim's it scans (about the moves times the slots per
+                // valid page left), RMAP_AHEAD slots on, here: nothing in the loop.
+                let mut pf = w + RMAP_AHEAD;
+                while pf < wend + RMAP_AHEAD {
+                    prefetch_w(rmap.wrapping_add((dbase + pf) as usize));
+                    pf += 16;
+                }
+                let scan = ((wend - w) as u64 * (end - cursor) as u64 / left.max(1) as u64) as u32 + 16;
+                let mut pf = cursor + RMAP_AHEAD;
+                while pf < cursor + scan + RMAP_AHEAD {
+                    prefetch_w(rmap.wrapping_add((base + pf) as usize));
+                    pf += 16;
+                }
                 // the loop has no branch on whether a slot holds a valid page (13 % of the victim's
                 // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
                 // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
