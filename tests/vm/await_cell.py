@@ -25,7 +25,9 @@ def counters(stat: int) -> tuple[int, int]:
 
 
 def main(dev: str) -> None:
-    stat = os.open(f"/sys/block/{os.path.basename(os.path.realpath(dev))}/stat", os.O_RDONLY)
+    # by device number: without udev, /dev/mapper/NAME is a node of its own, not a link to /dev/dm-N
+    rdev = os.stat(dev).st_rdev
+    stat = os.open(f"/sys/dev/block/{os.major(rdev)}:{os.minor(rdev)}/stat", os.O_RDONLY)
     writes = counters(stat)[1]
     while counters(stat)[1] == writes:
         time.sleep(POLL_S)
