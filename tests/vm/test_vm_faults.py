@@ -23,7 +23,7 @@ from ssdpts.realtime.timing import HANG_GRACE_S
 from vm.testbed import GUEST_XFER, HERE, Drive
 
 SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
-# dm-delay's hold on every I/O: well above the TCG guest's own worst latency (a 3 s cell's max reached 1.8 s
+# dm-delay's hold on every I/O: above the TCG guest's own worst latency (3 s cells' max reached 1.8 and 3.3 s
 # with no fault injected), far below the hang watch's grace
 STALL_MS = 5000
 # the two runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6; the
