@@ -4,7 +4,8 @@ printed for each, as one JSON line {name: outcome}.
 
     python fault_run.py RESULTS_ROOT ROUNDS FAULTS_JSON [LOG]
 
-FAULTS_JSON: [{"name", "targets": [...], "inject": "SHELL", "wait_for": [names]}]. Faults run together to save
+FAULTS_JSON: [{"name", "targets": [...], "inject": "SHELL", "wait_for": [names], "rounds": N}]; "rounds" (default
+ROUNDS) 0 starts the injection with the run, for one that finds its own moment. Faults run together to save
 guest time (under TCG a run's start-up alone is half a minute); runs that share one injection (a scsi_debug
 module option acts on all its disks) wait for each other. show and check run in this process (click's test
 runner, through the same `main` as the command line): a fresh interpreter costs that half minute again.
@@ -66,7 +67,7 @@ while any(run.poll() is None for run in runs.values()):
             injections[f["name"]] = None          # a run ended before its fault: the test says so
             continue
         counts = {n: stored_rounds(n) for n in waited}
-        if all(c >= rounds for c in counts.values()):
+        if all(c >= f.get("rounds", rounds) for c in counts.values()):
             before[f["name"]] = counts[f["name"]]
             injections[f["name"]] = subprocess.Popen(["bash", "-c", f["inject"]], stdout=subprocess.PIPE,
                                                      stderr=subprocess.PIPE, text=True)

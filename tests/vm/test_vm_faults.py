@@ -4,9 +4,10 @@ drive that turns read-only; QEMU pulls a hot-plugged NVMe drive out (`device_del
 I/O for seconds, far less than the hang watch's grace. The expected outcomes come from the kernel's and fio's
 own words (errno values as fio reports them for each fault).
 
-Three runs go at once, in one guest command (fault_run.py), each on its own drives: a medium error on a
-lone drive, a stall, and a parallel run of three drives where one turns read-only and one is pulled out.
-Under TCG a run's start-up alone is half a minute of guest time: two faults share the parallel run."""
+Two runs go at once, in one guest command (fault_run.py), each on its own drives: a medium error on a lone
+drive, and a parallel run of three drives where one turns read-only and one is pulled out; the stall's run
+follows alone. Under TCG a run's start-up alone is half a minute of guest time: two faults share the
+parallel run."""
 
 from __future__ import annotations
 
@@ -18,11 +19,15 @@ import time
 
 import pytest
 
+from ssdpts.realtime.timing import HANG_GRACE_S
 from vm.testbed import GUEST_XFER, HERE, Drive
 
 SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
-STALL_MS = 2000
-# the three runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6
+# dm-delay's hold on every I/O: above the TCG guest's own worst latency (3 s cells' max reached 1.8 and 3.3 s
+# with no fault injected), far below the hang watch's grace
+STALL_MS = 5000
+# the two runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6; the
+# stall's alone about half that
 GUEST_LIMIT_S = 1800
 # waits until the disk's I/O counters move (the next round's cell has begun): a fault injected then lands
 # inside a cell. Not /sys/block/X/inflight: under TCG the emulated drive completes I/O faster than a shell
@@ -34,29 +39,44 @@ IN_FLIGHT = ("stat=/sys/block/$(basename $(readlink -f {disk}))/stat; was=$(cat 
 READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
 VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (32,))
 STALL_MIB = 32      # the stall's dm-delay device: the first 32 MiB of the session's NVMe drive
-# The runs that pass in the TCG test bed today. The stall is built and injected, but its trigger (dm-0's stat
-# counters moving while a round's I/O is in flight) fired in one test-bed run of four (docs/faults.md, "In CI,
-# and not yet passing"): its test is skipped, and its run not made, until it passes.
-RUNS_IN_THE_TEST_BED = {"errors", "parallel"}
-NOT_YET = pytest.mark.skip(reason="built, not yet passing in the TCG test bed "
-                                  "(docs/faults.md, 'In CI, and not yet passing')")
+UPTIME = "echo \"delay {} at $(cut -d' ' -f1 /proc/uptime) s\" >&2"   # the guest's clock, in the inject's report
+RUNS_IN_THE_TEST_BED = {"errors", "parallel", "stall"}
+
+
+def fault_runs(vm, name: str, specs: list[dict], tick=lambda: None) -> dict:
+    """The runs of `specs` made at once by one guest command (fault_run.py, results under /tmp/NAME, progress
+    in XFER/NAME.log); `tick` is called every 0.2 s while they go (the host's part of a fault)."""
+    specs = [s for s in specs if s["name"] in RUNS_IN_THE_TEST_BED]
+    progress, result = vm.xfer / f"{name}.log", {}
+    guest = threading.Thread(target=lambda: result.update(r=vm.run(
+        " ".join(["python", shlex.quote(str(HERE / "fault_run.py")), f"/tmp/{name}", "1",
+                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=GUEST_LIMIT_S)), daemon=True)
+    guest.start()
+    while guest.is_alive():
+        tick()
+        time.sleep(0.2)
+    print(progress.read_text())
+    r = result["r"].check()
+    got = json.loads(r.out.strip().splitlines()[-1])
+    for run, o in got.items():
+        print(f"--- {run}: run exit {o['rc']}; {o['err'].strip()}\n{o['show']['out'][:2000]}\n"
+              f"{o['check']['out'][:1200]}\n"
+              f"injected: {o['injected']}; cells (phase, round, cell, lat max ns): {o['cells']}")
+    return got
 
 
 @pytest.fixture(scope="module")
 def faults(vm):
-    """Every fault's outcome ({run name: what fault_run.py reports}), the runs made once for the module: a
-    medium error on a lone drive, a stall on another, and a parallel run of three drives of which one turns
-    read-only and one is pulled out (the third goes on alone)."""
+    """The failing drives' outcomes ({run name: what fault_run.py reports}), the runs made once for the
+    module: a medium error on a lone drive, and a parallel run of three drives of which one turns read-only
+    and one is pulled out (the third goes on alone)."""
     # a 32 MiB scsi_debug disk whose reads of sectors 16384-20479 fail with a medium error once opts is 2
     vm.run("modprobe -r scsi_debug; modprobe scsi_debug dev_size_mb=32 medium_error_start=16384 "
            "medium_error_count=4096 opts=0 && udevadm settle 2>/dev/null; sleep 1", check=True)
     sd = "/dev/" + vm.run("ls /sys/bus/pseudo/drivers/scsi_debug/adapter0/host*/target*/*/block/",
                           check=True).out.split()[0]
     readonly, vanish, healthy = vm.plug_nvme(READONLY), vm.plug_nvme(VANISH), vm.disk("spare")
-    stall_disk, size = vm.disk("nvme"), STALL_MIB * 2048
-    linear, delay = f"0 {size} linear {stall_disk} 0", f"0 {size} delay {stall_disk} 0 {STALL_MS}"
-    vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
-    ready, pulled, progress = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled", vm.xfer / "faults.log"
+    ready, pulled = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled"
     specs = [
         {"name": "errors", "targets": [sd], "inject": f"echo 2 > {SD_OPTS}"},
         # once the next round's I/O is on the drives, one turns read-only and the host pulls another out (QMP
@@ -65,35 +85,42 @@ def faults(vm):
         {"name": "parallel", "targets": [readonly, vanish, healthy],
          "inject": f"{IN_FLIGHT.format(disk=vanish)}; blockdev --setro {readonly}; touch {GUEST_XFER}/{ready.name}; "
                    f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
-        {"name": "stall", "targets": ["/dev/mapper/tbstall"],
-         # while a round's I/O is in flight, so that the cell, not the pause between rounds, waits
-         "inject": f"{IN_FLIGHT.format(disk='/dev/mapper/tbstall')}; "
-                   f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && sleep 3 && "
-                   f"dmsetup load tbstall --table '{linear}' && dmsetup resume tbstall"},
     ]
-    specs = [s for s in specs if s["name"] in RUNS_IN_THE_TEST_BED]
-    result: dict = {}
-    guest = threading.Thread(target=lambda: result.update(r=vm.run(
-        " ".join(["python", shlex.quote(str(HERE / "fault_run.py")), "/tmp/faults", "1",
-                  shlex.quote(json.dumps(specs)), f"{GUEST_XFER}/{progress.name}"]), timeout=GUEST_LIMIT_S)), daemon=True)
-    guest.start()
+
+    def pull_out_when_ready() -> None:
+        if ready.exists() and not pulled.exists():
+            vm.qmp("device_del", id=f"tb{VANISH.name}")
+            pulled.write_text("")
+
     try:
-        while guest.is_alive():
-            if ready.exists() and not pulled.exists():
-                vm.qmp("device_del", id=f"tb{VANISH.name}")
-                pulled.write_text("")
-            time.sleep(0.2)
-        print(progress.read_text())
-        r = result["r"].check()
-        got = json.loads(r.out.strip().splitlines()[-1])
-        for name, o in got.items():
-            print(f"--- {name}: run exit {o['rc']}; {o['err'].strip()}\n{o['show']['out'][:2000]}\n"
-                  f"{o['check']['out'][:1200]}")
+        got = fault_runs(vm, "faults", specs, pull_out_when_ready)
         got["drives"] = {"errors": sd, "readonly": readonly, "vanish": vanish, "healthy": healthy}
         yield got
     finally:
-        vm.run(f"echo 0 > {SD_OPTS}; dmsetup remove tbstall; modprobe -r scsi_debug")
+        vm.run(f"echo 0 > {SD_OPTS}; modprobe -r scsi_debug")
         vm.qmp("device_del", id=f"tb{READONLY.name}")
+
+
+@pytest.fixture(scope="module")
+def stall(vm):
+    """The stall's outcome (what fault_run.py reports), its run made alone after the others: beside them the
+    TCG guest's CPU went to three runs and the parallel run's faults landed after its last round's I/O."""
+    stall_disk, size = vm.disk("nvme"), STALL_MIB * 2048
+    linear, delay = f"0 {size} linear {stall_disk} 0", f"0 {size} delay {stall_disk} 0 {STALL_MS}"
+    vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
+    # the injection starts with the run and waits (await_cell.py) for the first read after the run's first
+    # write: the first measured cell's I/O. Then every I/O is held STALL_MS for a second longer than that (the
+    # table swapped back releases the I/Os still held). Waiting for a stored round, as the other faults do,
+    # came after the rounds' I/O had ended
+    specs = [{"name": "stall", "targets": ["/dev/mapper/tbstall"], "rounds": 0,
+              "inject": f"python3 {shlex.quote(str(HERE / 'await_cell.py'))} /dev/mapper/tbstall && "
+                        f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && {UPTIME.format('on')} && "
+                        f"sleep {STALL_MS // 1000 + 1} && dmsetup load tbstall --table '{linear}' && "
+                        f"dmsetup resume tbstall && {UPTIME.format('off')}"}]
+    try:
+        yield fault_runs(vm, "stall", specs)["stall"]
+    finally:
+        vm.run("dmsetup remove tbstall")
 
 
 def assert_drive_failed(got: dict, drive: str, errnos: set[int], kernel: str | None) -> dict:
@@ -154,12 +181,16 @@ def test_parallel_run_goes_on_without_the_failed_drives(faults):
     assert any(c[0].startswith("healthy/") for c in got["cells"])
 
 
-@NOT_YET
-def test_stall_shorter_than_the_grace_is_latency(faults):
-    """dm-delay holds every I/O STALL_MS for 3 s: the run completes, and a cell's max latency shows it."""
-    got = faults["stall"]
+def test_stall_shorter_than_the_grace_is_latency(stall):
+    """dm-delay holds every I/O STALL_MS, for a second longer than that, from inside the first measured cell
+    (the first read after the run's first write: tests/vm/await_cell.py): the run completes, no hang is recorded, and fio's own maximum latency of
+    a cell carries the stall."""
+    got = stall
     assert got["injected"] is not None and got["injected"]["rc"] == 0, got["injected"]
+    assert "delay off at" in got["injected"]["err"], got["injected"]
     assert got["rc"] == 0 and "Traceback" not in got["err"], got["err"]
     assert got["doc"]["run"]["status"] == "completed" and not got["doc"]["conformance"]["drive_failures"]
     assert "stall" not in got["check"]["out"] + got["err"]
-    assert max(c[3] for c in got["cells"]) >= STALL_MS * 1e6
+    # the delayed I/Os were measured, not killed: a cell's lat max (ns, from fio's JSON) is at least the delay
+    # and far under the hang watch's grace
+    assert STALL_MS * 1e6 <= max(c[3] for c in got["cells"]) < HANG_GRACE_S * 1e9, (got["cells"], got["injected"])
