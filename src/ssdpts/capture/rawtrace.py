@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import SsdptsError
 from .reduce import SECTOR, Reducer, op_of_rwbs
-from .tracefs import INSTANCE_PREFIX, REORDER_S, BlockDevice, _remove, _remove_stale, tracefs_root
+from .tracefs import INSTANCE_PREFIX, REORDER_S, BlockDevice, _remove, open_instance, tracefs_root
 
 PAGE_HEADER = 16                 # u64 time stamp, then the commit word (a long: 8 bytes on 64-bit kernels)
 COMMIT_SIZE_MASK = (1 << 20) - 1
@@ -208,17 +208,8 @@ class CaptureSession:
             self.filters[("block_bio_complete", BIO_DONE)] = " || ".join(f"dev == {d.own}" for d in bios)
 
     def __enter__(self) -> "CaptureSession":
-        _remove_stale(self.instance.parent)
+        open_instance(self.instance, self.devices[0].path, self.buffer_kb)
         try:
-            self.instance.mkdir()
-        except PermissionError:
-            raise SsdptsError(f"cannot create a tracefs instance in {self.instance.parent} (permission denied); "
-                              "capture as root") from None
-        except FileExistsError:
-            raise SsdptsError(f"this process already captures {self.devices[0].path} ({self.instance})") from None
-        try:
-            (self.instance / "trace_clock").write_text("mono")
-            (self.instance / "buffer_size_kb").write_text(str(self.buffer_kb))
             events = self.instance / "events" / "block"
             formats = [event_format(self.events_dir, name, kind) for name, kind in self.filters]
             for (name, _), text in self.filters.items():

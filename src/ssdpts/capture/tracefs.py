@@ -140,6 +140,25 @@ def require_root(what: str) -> None:
                           "run it as root (e.g. sudo ssdpts capture ...)")
 
 
+def open_instance(instance: Path, device_path: str, buffer_kb: int) -> None:
+    """Create tracefs instance `instance` (after removing those of killed captures) with the monotonic clock
+    and `buffer_kb` per CPU; one line when it cannot be made. The caller removes it (`_remove`)."""
+    _remove_stale(instance.parent)
+    try:
+        instance.mkdir()
+    except PermissionError:
+        raise SsdptsError(f"cannot create a tracefs instance in {instance.parent} (permission denied); "
+                          "capture as root") from None
+    except FileExistsError:
+        raise SsdptsError(f"this process already captures {device_path} ({instance})") from None
+    try:
+        (instance / "trace_clock").write_text("mono")
+        (instance / "buffer_size_kb").write_text(str(buffer_kb))
+    except BaseException:
+        _remove(instance)
+        raise
+
+
 def _remove_stale(instances: Path) -> None:
     """Instances of captures that were killed (their pid is gone): disable and remove them."""
     for inst in instances.glob(f"{INSTANCE_PREFIX}*"):
@@ -184,18 +203,8 @@ class TraceSession:
         self.instance = root / "instances" / f"{INSTANCE_PREFIX}{os.getpid()}-{device.major}-{device.minor}"
 
     def __enter__(self) -> "TraceSession":
-        instances = self.instance.parent
-        _remove_stale(instances)
+        open_instance(self.instance, self.device.path, BUFFER_KB)
         try:
-            self.instance.mkdir()
-        except PermissionError:
-            raise SsdptsError(f"cannot create a tracefs instance in {instances} (permission denied); "
-                              "capture as root") from None
-        except FileExistsError:
-            raise SsdptsError(f"this process already captures {self.device.path} ({self.instance})") from None
-        try:
-            (self.instance / "trace_clock").write_text("mono")
-            (self.instance / "buffer_size_kb").write_text(str(BUFFER_KB))
             for name in self.names:
                 (self.instance / "events" / "block" / name / "filter").write_text(self.device.event_filter)
             self._fd = os.open(self.instance / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
