@@ -11,6 +11,7 @@ from conftest import HERE, requires_devices, run_completed, ssdpts
 from ssdpts.capture.model import SCHEMA, CaptureSource, QueueDepth, Step, StreamCount, StreamKey, WorkloadCapture
 from ssdpts.pts import registry
 from ssdpts.pts.rwsw.composite import composite, whole_percents
+from ssdpts.pts.rwsw.run import CARRIED_FRACTION, stream_iops
 from ssdpts.store import Store
 from ssdpts.workload import Workload, render
 
@@ -144,6 +145,10 @@ def test_rwsw_on_a_loop_device_replays_stream_shares(tmp_path, workload_file, re
     assert len(s.replay) == 2
     for r in s.replay:
         assert r.delivered_pct is not None and r.iops > 0
+        ran = {label: got / asked for label, got, asked in stream_iops(r)}     # fio's count / rate, per stream
+        if min(ran.values()) < CARRIED_FRACTION:      # the device (a loop device on a busy host) could not: said
+            assert [n for n in s.notes if n.startswith(f"replay step {r.step}: ") and "could not carry" in n], ran
+            continue
         for st in r.composite.streams:                                # requested = the step's own shares
             assert abs(r.delivered_pct[st.label] - st.requested_pct) <= 2.0, (r.step, st.label, r.delivered_pct)
     step1, step3 = s.replay

@@ -14,7 +14,7 @@ from test_capture import _capture_fio, needs_tracefs
 from test_rwsw import TINY, summary
 from ssdpts.capture.model import StreamKey
 from ssdpts.pts.rwsw.composite import DirectionCounts, shares, stream_counts
-from ssdpts.pts.rwsw.run import SHARE_TOLERANCE_PP
+from ssdpts.pts.rwsw.run import CARRIED_FRACTION, SHARE_TOLERANCE_PP, stream_iops
 
 # random page reads beside a scan, random page writes: one fio job would run RND 4K R at ~35 % and make
 # RND 128K R and SEQ 4K R (issue 28). fio's own I/O counts fix the shares (500 + 200 + 300); the rates spread
@@ -78,9 +78,17 @@ def test_a_random_and_sequential_mix_is_replayed_stream_by_stream(loop_factory, 
     # the replay: every step with I/O, one job per stream at its own rate
     steps = [r for r in s.replay if r.captured_ios >= MIN_STEP_IOS]
     assert len(steps) >= 2, [(r.step, r.captured_ios) for r in s.replay]
+    # A stream whose job fio could not run at its rate (a loop device on a busy host: 128K reads at QD 1 slower
+    # than its 100 IOPS need) is the device's limit, not the replay's: such a step must be said (the note names
+    # the stream and fio's figures) and is not judged; every step the device could carry is
     for r in steps:
         want = {x.label: x.requested_pct for x in r.composite.streams}
         assert r.measured_pct is not None
+        ran = {label: got / asked for label, got, asked in stream_iops(r)}     # fio's count / rate, per stream
+        if min(ran.values()) < CARRIED_FRACTION:
+            assert [n for n in s.notes if n.startswith(f"replay step {r.step}: ") and "could not carry" in n], \
+                (r.step, ran, s.notes)
+            continue
         _judge(r.measured_pct, want, f"replay step {r.step}")
         _judge(r.delivered_pct, want, f"replay step {r.step} (fio)")
         assert abs(r.iops_error_pct) <= IOPS_TOLERANCE_PCT, (r.step, r.captured_iops, r.iops)
@@ -88,7 +96,9 @@ def test_a_random_and_sequential_mix_is_replayed_stream_by_stream(loop_factory, 
     for r in steps:                       # the summary's measured shares are the device's record of the cell
         assert r.measured_pct == pytest.approx(_device_shares(cells[f"rwsw_replay{r.step:04d}"],
                                                               r.composite.streams))
-    assert not [n for n in s.notes if "the replayed mix is not the capture's" in n]
+    carried = {r.step for r in steps if min(got / asked for _, got, asked in stream_iops(r)) >= CARRIED_FRACTION}
+    assert not [n for n in s.notes if "the replayed mix is not the capture's" in n
+                and int(n.split()[2].rstrip(":")) in carried]
 
     shown = ssdpts("show", rid, "--results", str(results)).stdout
     assert "stream shares per step: captured, requested, applied (fio), measured (device)" in shown

@@ -37,6 +37,9 @@ SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workl
 MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long
 MAX_STREAMS = 64
 SHARE_TOLERANCE_PP = 2.0         # a stream applied further than this from its requested share is flagged
+# a replayed stream that fio ran at less than this share of its rate_iops was not carried at the captured intensity
+# (the device, at the step's queue depth, or a busy host could not): its step is flagged with the figures
+CARRIED_FRACTION = 0.95
 MAX_TRACE_THREADS = 64           # fio threads replaying a kept trace (one per issuing task up to this many)
 
 
@@ -291,6 +294,29 @@ def _trace_replay(ctx: TestContext, a: Applied) -> TraceReplay:
         iops=res.iops, lat_mean_us=w.lat_mean_us, read_lat=w.read_lat, write_lat=w.write_lat)
 
 
+def stream_iops(r: ReplayStep) -> list[tuple[str, float, float]]:
+    """(stream, IOPS fio ran it at, IOPS it was asked for) for each stream of a replayed step at its captured
+    intensity (fio's counts: the step's IOPS times the stream's share of them)."""
+    if not r.rates or not r.delivered_pct or not r.captured_iops:
+        return []
+    return [(s.label, r.iops * r.delivered_pct.get(s.label, 0.0) / 100, r.captured_iops * s.requested_pct / 100)
+            for s in r.composite.streams]
+
+
+def not_carried(steps: list[ReplayStep]) -> list[str]:
+    """One line per replayed step in which a stream ran short of its captured IOPS (fio's own counts)."""
+    out = []
+    for r in steps:
+        short = [(label, got, want) for label, got, want in stream_iops(r) if got < CARRIED_FRACTION * want]
+        if short:
+            out.append(f"replay step {r.step}: " + ", ".join(f"{label} ran at {got:,.0f} of its {want:,.0f} IOPS"
+                                                             for label, got, want in short)
+                       + f" (queue depth {r.qd_per_stream or '?'} each): the device, or a busy host, could not carry "
+                         "the captured intensity; that step's shares and IOPS are the device's limit, not the "
+                         "capture's")
+    return out
+
+
 def off_mix(steps: list[ReplayStep]) -> list[str]:
     """One line per replayed step whose applied or measured stream shares are off by more than the tolerance."""
     out = []
@@ -360,7 +386,7 @@ def run(ctx: TestContext) -> RwswSummary:
         summary.trace_replay = _trace_replay(ctx, a)
     elif ctx.settings.replay:
         summary.replay = _replay(ctx, a)
-        for line in off_mix(summary.replay):
+        for line in off_mix(summary.replay) + not_carried(summary.replay):
             ctx.note(line)
             summary.notes.append(line)
     return summary
