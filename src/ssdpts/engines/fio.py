@@ -306,7 +306,7 @@ class _FioProcess:
             for k, (name, opts) in enumerate(job.sections[at:at + n]):
                 if "read_iolog" in opts:     # a trace cell: one job per target, its iologs made for that target
                     t = members[k]
-                    write_iologs(w.trace, [self.dir / n for n in opts["read_iolog"].split(":")], t.fio_filename,
+                    write_iologs(w.trace, [self.dir / f for f in opts["read_iolog"].split(":")], t.fio_filename,
                                  t.size_bytes, t.logical_block_size)
                 opts["new_group"] = ""     # every job its own report: a several-job cell's jobs are merged below
                 opts["exec_prerun"] = s.gates.wait_hook(prev, gid)
