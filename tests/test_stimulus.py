@@ -165,3 +165,20 @@ def test_judge_trips_on_a_mix_and_a_queue_that_are_not_the_cells():
     assert [m.kind for m in judge(w, cell, crowded)] == ["queue"]
     # buffered cells are not judged: the page cache lies between fio and the device
     assert judge(w.with_(direct=False), cell, skewed) == []
+
+
+def test_smaller_requests_from_an_overrun_neighbour_are_an_overlap_not_a_split():
+    """The record a fresh clone tripped on: a 64K cell whose window held 263 of the next 4K cell's requests
+    (1,704 I/Os, 1,967 requests, 55.9 KiB mean). With the neighbour's overrun seen, no queue limit explaining
+    it, the finding names the overlap; without one, or with a limit that explains it, it stays a split."""
+    w = Workload("c", "randrw", bs=65536, read_pct=65, threads=1, iodepth=8, runtime_s=1)
+    cell = _cell(3165, 1704, 65536)
+    mixed = Stimulus(source="t", elapsed_ms=1000, read_ios=3165, read_bytes=3165 * 65536, write_ios=1967,
+                     write_bytes=1704 * 65536 + 263 * 3500, busy_ms=900, in_queue_ms=4000,
+                     max_sectors_kb=1280, max_segments=128, page_size=4096, overlap_ms=30)
+    assert [m.kind for m in judge(w, cell, mixed)] == ["overlap"]
+    unexplained = Stimulus(**{**mixed.to_dict(), "overlap_ms": 0.0})
+    assert [m.kind for m in judge(w, cell, unexplained)] == ["split"]
+    assert "no queue limit explains it" in judge(w, cell, unexplained)[0].what
+    limited = Stimulus(**{**mixed.to_dict(), "max_sectors_kb": 32})
+    assert [(m.kind, "max_sectors_kb=32" in m.what) for m in judge(w, cell, limited)] == [("split", True)]

@@ -40,9 +40,10 @@ class Gates:
     # /proc/stat ticks when a cell's first clone was released and when its last one ended (host CPU per cell)
     cpu_ticks: dict[int, list] = field(default_factory=dict)
     # the block layer's counters (engines/stimulus.py) at each cell's start and end, read by the keeper the
-    # moment a report arrives: its start is its first clone's release, its end its last clone's report or its
-    # successor's release, whichever comes first (a time-based cell's successor is let go at its predicted end),
-    # so consecutive cells never share I/O
+    # moment a report arrives or just before it opens a gate: its start is its gate's opening (its first clone's
+    # release where a clone was not yet waiting), its end its last clone's report or its successor's gate
+    # opening, whichever comes first (a time-based cell's successor is let go at its predicted end), so
+    # consecutive cells never share I/O
     block_stats: list[Path] = field(default_factory=list)    # stat files the keeper reads at each report
     block_marks: dict[int, list] = field(default_factory=dict)
     waits_on: dict[int, int | None] = field(default_factory=dict)   # gid -> the gate its cell waits for
@@ -83,13 +84,15 @@ class Gates:
                     self._acks.add(" ".join(w))
                 elif w[0] == "o":
                     self.opened.setdefault(int(w[1]), int(w[2]))
+                    self._block_open(int(w[1]), _snapshot(w))
                 elif w[0] == "w":
                     self.waiting[int(w[1])] = self.waiting.get(int(w[1]), 0) + 1
                 elif w[0] == "s":
                     self.starts.setdefault(int(w[1]), []).append(int(w[2]))
                     if int(w[1]) not in self.cpu_ticks:      # the first clone's release only: /proc/stat once
                         self.cpu_ticks[int(w[1])] = [read_ticks(), None]
-                        self._block_mark(int(w[1]), _snapshot(w))
+                        if int(w[1]) not in self.block_marks:     # its gate's opening did not mark it
+                            self._block_mark(int(w[1]), _snapshot(w))
                 elif w[0] == "f":
                     self.fires.setdefault(int(w[1]), []).append(int(w[2]))
                     gid = int(w[1])
@@ -108,6 +111,18 @@ class Gates:
             return
         self.block_marks[gid] = [snap, None]
         self._block_end(self.waits_on.get(gid), snap)
+
+    def _block_open(self, gid: int, snap: Snapshot | None) -> None:
+        """Gate `gid` opened; the keeper read the counters just before, when none of its cell's I/O could have
+        reached the device. They end the cell it waited for: its first clone's release report can reach the
+        keeper late on a busy host, and counters read then held the new cell's first requests (a 64K cell's
+        record had 263 small requests of the 4K cell after it). They start this cell when every clone was
+        already waiting (otherwise the window would hold a process still setting up: its release starts it)."""
+        if snap is None:
+            return
+        self._block_end(self.waits_on.get(gid), snap)
+        if gid not in self.block_marks and self.waiting.get(gid, 0) >= self.clones.get(gid, 1):
+            self.block_marks[gid] = [snap, None]
 
     def _block_end(self, gid: int | None, snap: Snapshot | None) -> None:
         mark = self.block_marks.get(gid) if gid is not None else None

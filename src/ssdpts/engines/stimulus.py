@@ -238,15 +238,30 @@ class Mismatch:
         return f"{self.what} ({self.detail})" if self.detail else self.what
 
 
-def split_cause(s: Stimulus, asked: int) -> str:
-    """Which queue limit made `asked`-byte I/O into smaller requests."""
+def queue_limit(s: Stimulus, asked: int) -> str | None:
+    """The queue limit that makes `asked`-byte I/O into smaller requests, None where none does."""
     if s.max_sectors_kb and s.max_sectors_kb * 1024 < asked:
         return f"max_sectors_kb={s.max_sectors_kb}"
     if s.max_segments and s.page_size and s.max_segments * s.page_size < asked:
         return (f"max_segments={s.max_segments} × {size_label(s.page_size)} pages = "
                 f"{size_label(s.max_segments * s.page_size)}")
-    return (f"no queue limit explains it (max_sectors_kb={s.max_sectors_kb}, max_segments={s.max_segments}): "
-            "a stacked device or the file system split them")
+    return None
+
+
+def _smaller_requests(w: Workload, direction: str, asked: float, seen: float, fio_ios: int, s: Stimulus) -> Mismatch:
+    """Why a direction's requests were smaller than its I/O: a queue limit; else the cell before, whose I/O ran
+    on into this window; else a split nothing here explains."""
+    requests = f"{fio_ios:,} I/Os, {getattr(s, direction + '_ios'):,} requests"
+    limit = queue_limit(s, int(w.max_bs if w.bssplit else w.bs))
+    shown = size_label(asked) if not w.bssplit else f"{size_label(asked)} mean"
+    if limit is None and s.overlap_ms > 0:
+        return Mismatch("overlap", f"the cell before ran on into the cell's window: its requests and this cell's "
+                        f"are mixed at the device ({direction} requests of {size_label(seen)} mean)",
+                        f"{requests}, {s.overlap_ms:.0f} ms of {s.elapsed_ms:.0f} ms")
+    cause = limit or (f"no queue limit explains it (max_sectors_kb={s.max_sectors_kb}, "
+                      f"max_segments={s.max_segments}): a stacked device or the file system split them")
+    return Mismatch("split", f"{shown} {direction}s reached the device as {size_label(seen)} requests: {cause}",
+                    requests)
 
 
 def _asked_size(w: Workload, direction: str, cell: CellResult) -> float | None:
@@ -284,10 +299,7 @@ def judge(w: Workload, cell: CellResult, s: Stimulus) -> list[Mismatch]:
         asked, seen = _asked_size(w, direction, cell), s.request_bytes(direction)
         fio = getattr(cell, direction)
         if asked and seen and fio.ios and seen < asked * (1 - REQUEST_SIZE_TOLERANCE):
-            shown = size_label(asked) if not w.bssplit else f"{size_label(asked)} mean"
-            out.append(Mismatch("split", f"{shown} {direction}s reached the device as {size_label(seen)} requests: "
-                                f"{split_cause(s, int(w.max_bs if w.bssplit else w.bs))}",
-                                f"{fio.ios:,} I/Os, {getattr(s, direction + '_ios'):,} requests"))
+            out.append(_smaller_requests(w, direction, asked, seen, fio.ios, s))
         allowance = BYTES_TOLERANCE * fio.bytes + 2 * outstanding * w.max_bs * s.devices + FOREIGN_BYTES
         ramp = (w.runtime_s + w.ramp_s) / w.runtime_s if w.ramp_s and w.runtime_s else 1.0
         device = getattr(s, f"{direction}_bytes")

@@ -27,11 +27,13 @@ Protocol, one line each. Engine -> keeper (stdin):
                               predicted end is reported `late GID T` (fio stopped making progress)
   sync N                      acknowledged `y N` once every report received before it is out
   stat PATH                   append the block-layer counters of PATH (/sys/block/DEV/stat) to every `s`
-                              and `f` report: read here, the moment the report arrives, not when the
-                              engine's thread gets to it (engines/stimulus.py)
+                              and `f` report and to every `o`: read here, the moment the report arrives
+                              (not when the engine's thread gets to it), and for `o` just before the gate's
+                              line is written, when none of its cell's I/O can have reached the device
+                              (engines/stimulus.py)
 fio's hooks -> keeper (the ctl FIFO): `wGID` (a clone of GID's cell is set up and waits), `sGID` (it
 was let go), `GID` (it finished).
-Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T [STAT]`, `f GID T [STAT]`, `o GID T`
+Keeper -> engine (stdout), times CLOCK_REALTIME ns: `w GID T`, `s GID T [STAT]`, `f GID T [STAT]`, `o GID T [STAT]`
 (gate opened), `late GID T`. STAT, after `stat` commands: CLOCK_MONOTONIC ns, then each file's fields joined
 by commas.
 """
@@ -115,11 +117,12 @@ class _Keeper:
             return
         g.opened = True
         self.look(now, now + LOOK_AFTER_NS)
+        stats = self.stat_words()     # before the write: none of this cell's I/O can be in them yet
         try:
             os.write(g.fds[1], b"\n" * SPARE_LINES)
         except BlockingIOError:
             pass                  # already full of lines from an earlier write: nobody can be left waiting
-        self.say(f"o {gid} {now}")
+        self.say(f"o {gid} {now}{stats}")
         self.retire(g.wait)       # this cell is under way (or its process is gone): its own gate is done
 
     def retire(self, gid: int) -> None:
