@@ -6,6 +6,7 @@ import pytest
 
 from conftest import TINY, requires_devices, run_completed, ssdpts
 from ssdpts.engines.fiojson import parse_job
+from ssdpts.engines.results import aggregate, merge_jobs
 from ssdpts.pts import registry
 
 
@@ -92,3 +93,16 @@ def test_fio_error_count_is_read_from_total_err():
                      "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0}}}
     assert parse_job(job).errors == 3
     assert parse_job({**job, "total_err": 0}).errors == 0
+
+
+def test_a_set_cell_counts_the_errors_of_every_drive():
+    """A cell run on several drives at once: fio's error count of each drive's job is kept in the set's figure
+    (a surface scan of a set whose second drive had 3 errors said 0 when only bytes and IOPS were summed)."""
+    job = {"jobname": "scan_0001", "error": 0, "total_err": 3, "first_error": 5, "job_runtime": 100,
+           "read": {"io_bytes": 1 << 20, "total_ios": 4, "bw_bytes": 1 << 23, "iops": 40.0, "runtime": 100,
+                    "lat_ns": {"min": 1, "max": 9, "mean": 5.0, "stddev": 1.0}},
+           "write": {"io_bytes": 0, "total_ios": 0, "bw_bytes": 0, "iops": 0.0, "runtime": 0,
+                     "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0}}}
+    healthy, failing = parse_job({**job, "total_err": 0}), parse_job(job)
+    assert aggregate({"a": healthy, "b": failing}, "scan_0001").errors == 3
+    assert merge_jobs({"a": failing, "b": failing}, "scan_0001").errors == 6

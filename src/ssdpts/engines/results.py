@@ -233,14 +233,15 @@ def _merge_dirs(dirs: list[DirStats], seconds: float | None) -> DirStats:
 
 
 def aggregate(parts: dict[str, CellResult], name: str) -> CellResult:
-    """The aggregate of one cell run on several targets at once: IOPS and bandwidth summed, latency from
-    the merged histograms; each target's own result stays in `parts` (latency is never averaged away)."""
+    """The aggregate of one cell run on several targets at once: IOPS, bandwidth and I/O errors summed, latency
+    from the merged histograms; each target's own result stays in `parts` (latency is never averaged away)."""
     values = list(parts.values())
     return CellResult(name=name, read=_merge_dirs([p.read for p in values], None),
                       write=_merge_dirs([p.write for p in values], None),
                       runtime_ms=max((p.runtime_ms for p in values), default=0.0),
                       usr_cpu=sum(p.usr_cpu for p in values), sys_cpu=sum(p.sys_cpu for p in values),
-                      latency_source=values[0].latency_source if values else "lat", parts=dict(parts))
+                      latency_source=values[0].latency_source if values else "lat",
+                      errors=sum(p.errors for p in values), parts=dict(parts))
 
 
 def merge_jobs(jobs: dict[str, CellResult], name: str) -> CellResult:
@@ -248,7 +249,6 @@ def merge_jobs(jobs: dict[str, CellResult], name: str) -> CellResult:
     own result kept in `jobs` (its own I/O counts: what fio applied of each)."""
     out = aggregate(jobs, name)
     out.parts, out.jobs = {}, dict(jobs)
-    out.errors = sum(j.errors for j in jobs.values())
     return out
 
 
