@@ -35,7 +35,7 @@ from typing import Callable, Sequence
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
-from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
+from ..realtime.timing import FIO_EXIT_GRACE_S, HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
 from ..workload.ioengine import IoRequest
 from ..workload.trace import write_iologs
@@ -84,11 +84,12 @@ class FioEngine:
 
     def __init__(self, binary: str | None = None, workdir: str | Path | None = None, measure_idle: bool = True,
                  hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES,
-                 io_request: IoRequest = IoRequest()):
+                 io_request: IoRequest = IoRequest(), exit_grace_s: float = FIO_EXIT_GRACE_S):
         self.binary = binary or fio_binary()
         self.io_request = io_request     # the profile's ioengine; each session checks it on its drives (choose)
         self.hang_grace_s = hang_grace_s   # a time-based cell not ended this long after its due time is hung
         self.stall_retries = stall_retries   # re-runs of a round whose fio stalled before the run stops
+        self.exit_grace_s = exit_grace_s   # a fio whose jobs all ended and that has not exited this long after is stuck
         # where the files of a failed or stalled fio process are kept (job file, stderr, evidence); the runner
         # sets it beside the run's log, the session's own directory is removed when it closes
         self.keep_dir: Path | None = None
@@ -346,6 +347,7 @@ class _FioProcess:
             t.start()
         # Whatever happens to this process, never leave later cells waiting on its gates.
         threading.Thread(target=self._release_on_exit, daemon=True).start()
+        threading.Thread(target=self._watch_exit, daemon=True).start()
         self._launched.set()
 
     def _foreground_when_set_up(self) -> None:
@@ -379,6 +381,21 @@ class _FioProcess:
             _stop_reaper(self.reaper)
         for gid in self.gates:
             self.session.gates.open_unfinished(gid)
+
+    def _watch_exit(self) -> None:
+        """Kill this fio, as a stall, when its main process has not exited `exit_grace_s` after its jobs all
+        reported their end: the hang watch judges cells only until those reports come, so a fio stuck in its
+        teardown would otherwise hold the round, and the run, for ever."""
+        ended_ns = self.session.gates.wait_ended(self.gates, lambda: self.proc.poll() is not None)
+        if ended_ns is None:
+            return        # the process ended first (or was killed, or the session closed)
+        grace = self.session.engine.exit_grace_s
+        try:
+            self.proc.wait(max(0.0, ended_ns / 1e9 + grace - time.time()))
+        except subprocess.TimeoutExpired:
+            self.kill_hung(self.cells[-1].name,
+                           f"fio's jobs ended {time.time() - ended_ns / 1e9:.1f} s ago but its main process did not "
+                           f"exit (allowed {grace:g} s; stuck in its teardown? its threads' stacks are in the evidence)")
 
     def documents(self):
         """Streaming mode: yield each cumulative status document as fio prints it."""

@@ -185,16 +185,27 @@ class Gates:
             raise OSError("the gatekeeper process is gone")
         return gid
 
+    def _wait_until(self, reached: Callable[[], bool], gone: Callable[[], bool]) -> bool:
+        """Block until `reached()` (True) or `gone()` or the keeper's end (False)."""
+        with self._cond:
+            while not self._cond.wait_for(lambda: reached() or "gone" in self._acks, SET_UP_POLL_S):
+                if gone():
+                    return False
+            return reached()
+
     def wait_set_up(self, gids: list[int], wait_gid: int, gone) -> None:
         """Block until every clone of the cells at `gids` waits at its gate, gate `wait_gid` has opened
         (set-up or not, the cells are due) or `gone()` (their process ended)."""
-        def due() -> bool:
-            return (all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened
-                    or "gone" in self._acks)
-        with self._cond:
-            while not self._cond.wait_for(due, SET_UP_POLL_S):
-                if gone():
-                    return
+        self._wait_until(lambda: all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened,
+                         gone)
+
+    def wait_ended(self, gids: list[int], gone) -> int | None:
+        """Block until every clone of the cells at `gids` has reported its end: the last report's time (ns);
+        None when `gone()` (their process ended) or the keeper ended first."""
+        if self._wait_until(lambda: all(len(self.fires.get(g, ())) >= self.clones[g] for g in gids), gone):
+            with self._cond:
+                return max(t for g in gids for t in self.fires[g])
+        return None
 
     def set_delay(self, gid: int, seconds: float) -> None:
         """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""

@@ -12,6 +12,9 @@ Timeouts: exceeding one ends or changes something.
                         tests/test_gatekeeper.py (end reports after the predicted opening, grace 0.5 s),
                         tests/test_stall.py (3 s cells, grace 1 s; a stopped fio), tests/test_real_shape.py
                         (2-minute rounds of 1-minute cells at the real 60 s)
+  FIO_EXIT_GRACE_S    a fio process whose jobs have all reported their end (exec_postrun) must exit this long
+                      after the last report; past it, it is stuck (in its teardown) and killed like a stall
+                        tests/test_stall.py (a job's hook that never returns after its end report, grace 2 s)
   KILL_WAIT_S         a killed fio that has not exited this long after SIGKILL is stuck in the kernel: the run
                       stops, naming the evidence file            tests/test_stall.py (killed fio exits at once)
   IDLE_REPORT_WAIT_S  how long a round's result waits for the block sampler's report of a transition before
@@ -54,6 +57,7 @@ Bounds used to judge stored results (nothing is stopped by them).
 from __future__ import annotations
 
 HANG_GRACE_S = 60.0          # fio ends a time-based cell within a second or so of its runtime
+FIO_EXIT_GRACE_S = 60.0      # fio writes its report and exits in well under a second once its jobs end
 STALL_RETRIES = 2            # re-runs of a round whose fio stalled, before the run stops
 KILL_WAIT_S = 30.0
 IDLE_REPORT_WAIT_S = 2.0     # the sampler reports every 50 ms (HEARTBEAT_NS)
