@@ -54,14 +54,21 @@ log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
 
 
-def _start_reaper(pid: int) -> subprocess.Popen:
-    """A shell that kills fio process `pid` and what it forked when ssdpts ends without telling it to go:
-    it reads a line from a pipe only ssdpts holds, and the pipe closes (end of file, `read` fails) however
-    ssdpts dies, kill -9 included. fio is stopped first so that its job processes are still its children
-    when they are looked for (see `kill_fio`). `_stop_reaper` sends the line. Its own session: a Ctrl-C at
-    the terminal does not reach it."""
-    script = (f"read line || {{ kill -STOP {pid}; jobs=$(pgrep -P {pid}); kill -STOP $jobs; "
-              f"for j in $jobs; do hooks=\"$hooks $(pgrep -P $j)\"; done; kill -KILL {pid} $jobs $hooks; }}")
+def _start_reaper() -> subprocess.Popen:
+    """A shell that kills the fio process started next, and what it forked, when ssdpts ends without telling
+    it to go: it reads a line from a pipe only ssdpts holds, and the pipe closes (end of file, `read` fails)
+    however ssdpts dies, kill -9 included. fio is stopped first so that its job processes are still its
+    children when they are looked for (see `kill_fio`). `_stop_reaper` sends the line. Its own session: a
+    Ctrl-C at the terminal does not reach it.
+
+    It is started before fio, and learns fio's pid from fio itself: the first line on the pipe, written by
+    the forked child before it execs fio (`_fio_preexec`). Until that exec the child holds the pipe too, so
+    the reaper cannot see the end of file before it has the pid: there is no moment at which fio runs
+    without a reaper (started after fio, a kill -9 of ssdpts between the two left fio and its job
+    processes writing on)."""
+    script = ('read pid || exit 0; [ "$pid" = done ] && exit 0; '
+              'read line || { kill -STOP $pid; jobs=$(pgrep -P $pid); kill -STOP $jobs; '
+              'for j in $jobs; do hooks="$hooks $(pgrep -P $j)"; done; kill -KILL $pid $jobs $hooks; }')
     return subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
@@ -141,10 +148,19 @@ def _last_io(samplers: Sequence[IdleSampler]) -> float | None:
     return min(found) / 1e9 if found and None not in found else None
 
 
-def _fio_preexec(in_background: bool, dies_with_ssdpts: bool = True):
+def _fio_preexec(in_background: bool, reaper: subprocess.Popen | None = None):
+    """Without `reaper`, fio dies with ssdpts (its jobs are threads); with one, the child tells it its pid
+    before it execs fio (forked job processes do not die with ssdpts: the reaper kills them, fio included)."""
+    parent = os.getpid()
+    tell_fd = reaper.stdin.fileno() if reaper is not None else None
+
     def preexec() -> None:
-        if dies_with_ssdpts:   # forked job processes do not: a reaper kills them, fio included (_start_reaper)
+        if tell_fd is not None:
+            os.write(tell_fd, b"%d\n" % os.getpid())
+        else:
             die_with_parent()
+            if os.getppid() != parent:     # ssdpts ended before the death signal was asked for
+                os._exit(1)
         if in_background:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     return preexec
@@ -330,11 +346,17 @@ class _FioProcess:
         # they did. The normal policy is given back once every job waits at its gate, or when its cells
         # are due (docs/device-idle.md has the measurements).
         background = s.engine.background_set_up and self.wait_gate is not None
-        self.proc = subprocess.Popen(
-            self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, preexec_fn=_fio_preexec(background, dies_with_ssdpts=s.io.threads))
-        # forked job processes outlive fio's main process: a reaper, not PR_SET_PDEATHSIG, ends them all
-        self.reaper = None if s.io.threads else _start_reaper(self.proc.pid)
+        # forked job processes outlive fio's main process: a reaper, not PR_SET_PDEATHSIG, ends them all; it
+        # is in place before fio starts (_start_reaper says how)
+        self.reaper = None if s.io.threads else _start_reaper()
+        try:
+            self.proc = subprocess.Popen(
+                self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                start_new_session=True, preexec_fn=_fio_preexec(background, self.reaper))
+        except BaseException:
+            if self.reaper is not None:
+                _stop_reaper(self.reaper)
+            raise
         if background:
             threading.Thread(target=self._foreground_when_set_up, daemon=True).start()
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
