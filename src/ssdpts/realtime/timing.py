@@ -41,6 +41,10 @@ Periods: how often something is looked at; nothing ends when they pass.
                       transition to this long after              tests/test_real_shape.py (1-minute cells)
   SAMPLE_PERIOD_NS, SLOW_SAMPLE_PERIOD_NS, MIN_IDLE_RUN_NS, HEARTBEAT_NS   the block sampler's periods
                                                                  tests/test_device_idle.py
+  HELD_MARGIN_NS      an idle run counts as the device holding requests (latency, not idle) only where the
+                      requests that completed first after it were submitted this long before it ended: the
+                      block layer counts latency in jiffies (10 ms at HZ=100) and ms   tests/test_device_idle.py
+                      (recorded counters: a 300 ms hold, a 300 ms idle)
   TRACE_POLL_S        run --trace-stimulus reads the block completions tracefs holds this often (its buffer
                       holds seconds of them)                     tests/test_trace_stimulus.py
   CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
@@ -76,6 +80,7 @@ SAMPLE_PERIOD_NS = 100_000          # while the device is quiet or a transition 
 SLOW_SAMPLE_PERIOD_NS = 2_000_000   # while it is busy and no transition is near (window.py says why)
 MIN_IDLE_RUN_NS = 200_000           # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
+HELD_MARGIN_NS = 10_000_000
 TRACE_POLL_S = 0.1                  # 8 MiB a CPU (capture/tracefs.py BUFFER_KB): ~150,000 events
 CHECKPOINT_EVERY_S = 5.0            # a snapshot of a large simulated drive is tens of MB
 SLC_INTERVAL_MIN_S = 0.01           # finer status documents cost fio more than they tell
