@@ -254,8 +254,10 @@ def test_a_run_in_which_the_device_held_requests_is_latency_not_idle(tmp_path):
     """Recorded counters, read by the real sampler: (1) requests the device held above its own accounting for
     300 ms (dm-delay counts a request only once it lets it go: in flight 0 and nothing completing, then
     requests complete with 300 ms of latency each); (2) the host left the device idle for 300 ms (in flight 0,
-    then requests complete in 1 ms); (3) a device holding requests it counts in flight for 300 ms. Only (2) is
-    device idle; (1) is the held time, (3) never idled."""
+    then requests complete in 1 ms); (3) a device holding requests it counts in flight for 300 ms; (4) requests
+    queued before any accounting (a dm device suspended for a table swap), whose latency covers only the last
+    100 ms. Only (2) is device idle; (1) is the held time, (3) never idled, (4) is held from where its latency
+    begins, and wholly where the cell before the transition was due to run until its end."""
     from ssdpts.engines.blockidle import IdleSampler
 
     stat = _RecordedStat(tmp_path / "stat")
@@ -279,6 +281,13 @@ def test_a_run_in_which_the_device_held_requests_is_latency_not_idle(tmp_path):
         time.sleep(0.3)
         counted_to = stat.show(4, 4, 4 * 300)
         stat.busy(0.05)
+        queued_from = stat.show(0)                 # requests queued before any accounting (a suspended dm device)
+        time.sleep(0.3)
+        resumed = stat.show(4)
+        time.sleep(0.005)
+        stat.show(4, 4, 4 * 100)                   # their latency counts only the last 100 ms
+        time.sleep(0.05)
+        stat.busy(0.05)
 
         held = sampler.idle_across(held_from, released)
         assert held.ms is not None and held.held_ms > 0
@@ -292,5 +301,14 @@ def test_a_run_in_which_the_device_held_requests_is_latency_not_idle(tmp_path):
 
         counted = sampler.idle_across(counted_from, counted_to)
         assert counted.ms == 0.0 and counted.held_ms == 0.0
+
+        # (4) the counters explain only the last 100 ms of the hold; the cell before the transition was due to run
+        # until its end (its jobs kept requests given to the device): none of it was the host's idle
+        queued = sampler.idle_across(queued_from, resumed)
+        assert 150 < queued.ms < 300 and queued.held_ms >= 90
+        due_then = sampler.idle_across(queued_from, resumed, cell_due_ns=resumed)
+        assert due_then.ms == 0.0 and abs(due_then.held_ms - (due_then.next_io - due_then.last_io) * 1000) < 0.01
+        # a cell due to end before the idle began (as at every transition) leaves an idle as it is
+        assert sampler.idle_across(idle_from, idle_to, cell_due_ns=idle_from - 50_000_000) == idle
     finally:
         sampler.close()

@@ -17,7 +17,10 @@ shows it in flight (blk-mq counts a request from its dispatch to its end), but o
 own accounting does not (dm-delay counts a request only once it lets it go: `accounts_remapped_io`), and
 then the counters say idle. The requests that complete first after the run tell: the block layer's time
 counters give their latency from their submission, so when they had been submitted well inside the run, the
-run from their submission on was the device holding them (`held_ms`), not the host leaving it idle.
+run from their submission on was the device holding them (`held_ms`), not the host leaving it idle. Nor is a
+run's part before the cell ahead of the transition was due to end (a time-based cell's jobs keep requests
+given to the device until then): a device that held them from inside that cell (dm-delay, or a dm device
+suspended for a table swap, which queues new requests before any accounting) idles only from then on.
 
 The loop runs in a helper process, realtime/blocksample.py (its docstring has the protocol); run it
 by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
@@ -58,16 +61,30 @@ class IdleRun:
     def ms(self) -> float:
         return (self.first_busy_ns - self.last_busy_ns) / 1e6
 
-    @property
-    def held_ms(self) -> float:
-        """How much of the run the device held requests it had been given without counting them in flight: from
-        the (mean) submission of the requests that completed first after it to its end. The mean is no later
-        than the oldest one's, so this is a lower bound; below HELD_MARGIN_NS (the time counters' jiffies, the
-        sampler's period) it is 0.0: the requests that ended the run were sent as it ended, and the host had
-        left the device idle."""
+    def idle_begins_ns(self, cell_due_ns: int | None) -> int:
+        """Where the host's idle in this run can begin: not before the cell before the transition was due to end,
+        HELD_MARGIN_NS aside (until then its jobs kept requests given to the device: idle counters then mean
+        the device held them)."""
+        if cell_due_ns is None:
+            return self.last_busy_ns
+        return max(self.last_busy_ns, cell_due_ns - HELD_MARGIN_NS)
+
+    def idle_ends_ns(self) -> int:
+        """Where the host's idle in this run ends: at the (mean) submission of the requests that completed
+        first after it, where that lies more than HELD_MARGIN_NS (the time counters' jiffies, the sampler's
+        period) before the run's end; from then on the device held them (the mean is no later than the
+        oldest one's, so this is a lower bound of the hold). Otherwise at the run's end: the requests that
+        ended it were sent as it ended."""
         if self.submitted_ns is None or self.first_busy_ns - self.submitted_ns <= HELD_MARGIN_NS:
-            return 0.0
-        return (self.first_busy_ns - max(self.submitted_ns, self.last_busy_ns)) / 1e6
+            return self.first_busy_ns
+        return self.submitted_ns
+
+    def measure(self, cell_due_ns: int | None = None) -> DeviceIdle:
+        """This run as a transition's device idle: `ms` the part of it the host left the device idle, `held_ms`
+        the rest (the device had requests it had been given, unseen by the counters)."""
+        idle = max(0, self.idle_ends_ns() - self.idle_begins_ns(cell_due_ns)) / 1e6
+        return DeviceIdle(round(idle, 3), self.last_busy_ns / 1e9, self.first_busy_ns / 1e9,
+                          held_ms=round(self.ms - idle, 3))
 
 
 def stat_path_for(path: str, sys_root: Path = Path("/sys")) -> Path | None:
@@ -144,10 +161,11 @@ class IdleSampler:
             self.seen_ns = _ENDED     # nothing more will come
             self._cond.notify_all()
 
-    def idle_across(self, start_ns: int, end_ns: int) -> DeviceIdle:
+    def idle_across(self, start_ns: int, end_ns: int, cell_due_ns: int | None = None) -> DeviceIdle:
         """Device idle at the transition whose gate-side window is [start_ns, end_ns] (the previous cell
         reported done, the next one was let go): the idle run sharing most time with it. It ends at the
         next cell's first I/O, after `end_ns`: wait (briefly) until the sampler has reported it.
+        `cell_due_ns`: when the previous cell, if time-based, was due to end (IdleRun.measure).
         ms 0.0: the device never idled across the window; None: the sampler could not tell."""
         with self._cond:
             self._cond.wait_for(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns),
@@ -168,9 +186,7 @@ class IdleSampler:
             self._cond.wait_for(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED,
                                 IDLE_REPORT_WAIT_S)
             best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns))
-        held = best.held_ms
-        return DeviceIdle(round(best.ms - held, 3), best.last_busy_ns / 1e9, best.first_busy_ns / 1e9,
-                          held_ms=round(held, 3))
+        return best.measure(cell_due_ns)
 
     def first_io(self) -> int | None:
         """The first I/O since sampling began (ns), where the device was quiet until then; None if it was busy

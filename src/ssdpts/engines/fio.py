@@ -129,7 +129,7 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
         return DeviceIdle(None)
     # window from the cell's reported end to the gate opening (the opening comes first when predicted)
     ends = sorted((max(gates.fires[gid]), gates.opened[gid]))
-    found = [sp.idle_across(*ends) for sp in samplers]
+    found = [sp.idle_across(*ends, cell_due_ns=gates.due_ns(gid)) for sp in samplers]
     if any(f.ms is None for f in found):
         return DeviceIdle(None)
     return max(found, key=lambda d: d.ms or 0.0)

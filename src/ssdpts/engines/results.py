@@ -104,8 +104,8 @@ class DeviceIdle:
     last_io: float | None = None     # wall clock (s since epoch) of those two samples
     next_io: float | None = None
     cause: str = ""                  # "resume": the pause across a stop and its resume (pts/resume.py)
-    # of the idle run the counters showed, the time the device held requests it had been given without counting
-    # them in flight (dm-delay): latency, not idle, so not in `ms` (engines/blockidle.py IdleRun.held_ms)
+    # of the idle run the counters showed, the time the device had requests it had been given without counting
+    # them in flight (dm-delay; a cell still due to run): latency, not idle, so not in `ms` (blockidle.IdleRun)
     held_ms: float = 0.0
 
     def to_dict(self) -> dict:
