@@ -42,9 +42,10 @@ Periods: how often something is looked at; nothing ends when they pass.
   SAMPLE_PERIOD_NS, SLOW_SAMPLE_PERIOD_NS, MIN_IDLE_RUN_NS, HEARTBEAT_NS   the block sampler's periods
                                                                  tests/test_device_idle.py
   HELD_MARGIN_NS      an idle run counts as the device holding requests (latency, not idle) only where the
-                      requests that completed first after it were submitted this long before it ended: the
-                      block layer counts latency in jiffies (10 ms at HZ=100) and ms   tests/test_device_idle.py
-                      (recorded counters: a 300 ms hold, a 300 ms idle)
+                      requests that completed first after it were submitted this long before it ended (the
+                      block layer counts latency in jiffies, 10 ms at HZ=100, and ms), and a transition's idle
+                      begins no earlier than this long before the cell ahead of it was due to end
+                        tests/test_device_idle.py (recorded counters: a 300 ms hold, a 300 ms idle)
   TRACE_POLL_S        run --trace-stimulus reads the block completions tracefs holds this often (its buffer
                       holds seconds of them)                     tests/test_trace_stimulus.py
   CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
