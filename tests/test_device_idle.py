@@ -218,3 +218,97 @@ def test_a_waiting_round_gets_the_normal_policy_once_set_up(loopdev):
         assert policies == {os.SCHED_OTHER}
         running.result()
         assert all(c.write.ios > 0 for c in waiting.result().cells)
+
+
+class _RecordedStat:
+    """A /sys/block/DEV/stat the test writes: the counters a device shows, line by line, as the sampler reads
+    them (fixed-width fields: each line overwrites the last whole)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fields = [0] * 17          # reads ... flush ticks, as the kernel prints them
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT)
+        self.show()
+
+    def show(self, inflight: int | None = None, writes: int = 0, write_ms: int = 0) -> int:
+        """Writes `writes` more completed writes that took `write_ms` in all; requests in flight now. Returns
+        the time it was shown (ns)."""
+        f = self.fields
+        f[4] += writes
+        f[7] += write_ms
+        if inflight is not None:
+            f[8] = inflight
+        shown = time.time_ns()       # before: the sampler may read the line at once
+        os.pwrite(self.fd, ("".join(f"{v:>12}" for v in f) + "\n").encode(), 0)
+        return shown
+
+    def busy(self, seconds: float) -> None:
+        """A device at work: 4 requests in flight, 4 writes of 1 ms completed every 5 ms."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.show(4, 4, 4)
+            time.sleep(0.005)
+
+
+def test_a_run_in_which_the_device_held_requests_is_latency_not_idle(tmp_path):
+    """Recorded counters, read by the real sampler: (1) requests the device held above its own accounting for
+    300 ms (dm-delay counts a request only once it lets it go: in flight 0 and nothing completing, then
+    requests complete with 300 ms of latency each); (2) the host left the device idle for 300 ms (in flight 0,
+    then requests complete in 1 ms); (3) a device holding requests it counts in flight for 300 ms; (4) requests
+    queued before any accounting (a dm device suspended for a table swap), whose latency covers only the last
+    100 ms. Only (2) is device idle; (1) is the held time, (3) never idled, (4) is held from where its latency
+    begins, and wholly where the cell before the transition was due to run until its end."""
+    from ssdpts.engines.blockidle import IdleSampler
+
+    stat = _RecordedStat(tmp_path / "stat")
+    sampler = IdleSampler(stat.path)
+    try:
+        while sampler.started_ns is None:          # its first reading
+            time.sleep(0.01)
+        stat.busy(0.05)
+        held_from = stat.show(0)                   # the last completions; the next requests are held, unseen
+        time.sleep(0.3)
+        released = stat.show(4)                    # let go: counted in flight now, from their submission on
+        time.sleep(0.005)
+        stat.show(4, 4, 4 * ((time.time_ns() - held_from) // 1_000_000))
+        time.sleep(0.05)                           # the next requests are held again (none completes)
+        stat.busy(0.05)
+        idle_from = stat.show(0)                   # the host sends nothing
+        time.sleep(0.3)
+        idle_to = stat.show(4, 4, 4)               # it sends requests, which take 1 ms
+        stat.busy(0.05)
+        counted_from = stat.show(4, 0, 0)          # in flight, none completing
+        time.sleep(0.3)
+        counted_to = stat.show(4, 4, 4 * 300)
+        stat.busy(0.05)
+        queued_from = stat.show(0)                 # requests queued before any accounting (a suspended dm device)
+        time.sleep(0.3)
+        resumed = stat.show(4)
+        time.sleep(0.005)
+        stat.show(4, 4, 4 * 100)                   # their latency counts only the last 100 ms
+        time.sleep(0.05)
+        stat.busy(0.05)
+
+        held = sampler.idle_across(held_from, released)
+        assert held.ms is not None and held.held_ms > 0
+        run_ms = (held.next_io - held.last_io) * 1000
+        assert run_ms >= 300 and held.next_io * 1e9 >= released
+        assert abs(held.ms + held.held_ms - run_ms) < 0.01     # the counters' run, held time and idle apart
+        assert held.held_ms >= run_ms / 2 and held.ms < held.held_ms
+
+        idle = sampler.idle_across(idle_from, idle_to)
+        assert idle.held_ms == 0.0 and idle.ms >= 300 and idle.next_io * 1e9 >= idle_to
+
+        counted = sampler.idle_across(counted_from, counted_to)
+        assert counted.ms == 0.0 and counted.held_ms == 0.0
+
+        # (4) the counters explain only the last 100 ms of the hold; the cell before the transition was due to run
+        # until its end (its jobs kept requests given to the device): none of it was the host's idle
+        queued = sampler.idle_across(queued_from, resumed)
+        assert 150 < queued.ms < 300 and queued.held_ms >= 90
+        due_then = sampler.idle_across(queued_from, resumed, cell_due_ns=resumed)
+        assert due_then.ms == 0.0 and abs(due_then.held_ms - (due_then.next_io - due_then.last_io) * 1000) < 0.01
+        # a cell due to end before the idle began (as at every transition) leaves an idle as it is
+        assert sampler.idle_across(idle_from, idle_to, cell_due_ns=idle_from - 50_000_000) == idle
+    finally:
+        sampler.close()

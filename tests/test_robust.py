@@ -391,3 +391,72 @@ def test_kill_9_of_a_parallel_loop_run_leaves_no_fio_writing(loop_factory, resul
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+# ssdpts's engine with its main thread held right after it started a fio process (what it does next, e.g.
+# anything that starts fio's reaper, never runs): prints fio's pid, then waits to be killed
+_HELD_AFTER_FIO_SPAWN = """
+import subprocess, sys, time
+from pathlib import Path
+from ssdpts.engines.fio import FioEngine
+from ssdpts.targets import open_target
+from ssdpts.workload import Workload
+from ssdpts.workload.ioengine import IoRequest
+
+engine = FioEngine(io_request=IoRequest("libaio"), workdir=sys.argv[2])
+started = subprocess.Popen
+
+class HeldAfterFio(started):
+    def __init__(self, args, *more, **kw):
+        super().__init__(args, *more, **kw)
+        if args[0] == engine.binary and args[-1].endswith("job.fio"):     # a round's fio, not a probe
+            print(self.pid, flush=True)
+            time.sleep(3600)
+
+subprocess.Popen = HeldAfterFio
+session = engine.session(open_target(sys.argv[1], probe=False))
+assert not session.io.threads, session.io
+session.submit([Workload("long", "randwrite", bs=4096, threads=2, iodepth=4, runtime_s=600)])
+"""
+
+
+@requires_devices
+def test_kill_9_right_after_fio_started_leaves_no_fio_writing(loopdev, tmp_path):
+    """The reaper is in place before fio starts: ssdpts SIGKILLed at the first moment after it started a fio
+    with a process per job (libaio on a loop device: thread=0) leaves neither fio nor its job processes
+    writing. The reaper used to be started just after fio; killed in between, fio wrote on for its 10 minutes."""
+    proc = subprocess.Popen([sys.executable, "-c", _HELD_AFTER_FIO_SPAWN, loopdev, str(tmp_path)],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    fio: set[int] = set()
+    try:
+        fio_pid = int(proc.stdout.readline())
+        deadline = time.monotonic() + 120
+        before = _writes(loopdev)
+        while _writes(loopdev) == before:            # fio's job processes really write
+            assert time.monotonic() < deadline and _alive(fio_pid), "fio's job processes never wrote"
+            time.sleep(0.05)
+        fio = {fio_pid} | _fio_below(fio_pid)
+        assert len(fio) >= 3                         # fio and its two forked job processes
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 30            # a few seconds, however loaded (without a reaper: 10 minutes)
+        while alive := {str(p) for p in fio if _alive(p)} | set(_holders(loopdev)):
+            assert time.monotonic() < deadline, f"still running after ssdpts was killed: {sorted(alive)}"
+            time.sleep(0.05)
+        while Path(f"/sys/block/{Path(loopdev).name}/inflight").read_text().split() != ["0", "0"]:
+            assert time.monotonic() < deadline, f"{loopdev} never drained"
+            time.sleep(0.05)
+        settled = _writes(loopdev)
+        time.sleep(1)
+        assert _writes(loopdev) == settled
+    finally:
+        for p in fio:                                # what the test's failure left (the loop device must detach)
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()

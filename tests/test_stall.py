@@ -169,3 +169,72 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
     assert "killed and run again" in last and str(Path(kept).parent) in last
     with pytest.raises(AssertionError, match=f"run {rid}: fio stalled {len(stalls)} time"):
         assert_no_stall(results, rid)
+
+
+def _processes_running(argv: list[str]) -> list[int]:
+    """Processes whose command line is exactly `argv`."""
+    want = "\0".join(argv) + "\0"
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_text() == want:
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+@requires_devices
+def test_a_fio_that_does_not_exit_after_its_jobs_ended_is_killed_and_its_round_run_again(loopdev, tmp_path):
+    """Every job of the round's last cell reports its end, then its exec_postrun hook does not return (a
+    `sleep` after the report), so fio's main process cannot exit, as when it is stuck in its teardown. The
+    hang watch is past that cell; the exit watch kills the tree FIO_EXIT_GRACE_S (scaled to 2 s) after the
+    last end report, with the evidence, and the round runs again."""
+    target = open_target(loopdev, probe=False)
+    engine = FioEngine(exit_grace_s=2.0)
+    engine.keep_dir = tmp_path / "kept"
+    with engine.session(target) as s:
+        _hang_after_the_end_of(s, 1)      # gate 1: the first round's last cell (the re-run's gates are new ones)
+        r = s.submit(_cells(2, 0.3))
+        stuck = r.procs[0].proc.pid
+        out = r.result()
+        assert len(s.gates.fires[1]) == 2              # both clones of the stuck cell did report their end
+        assert r.procs[0].proc.pid != stuck
+        assert len(out.stalls) == 1 and out.stalls[0].cell == "c1"
+        assert "fio's jobs ended " in out.stalls[0].why and "but its main process did not exit" in out.stalls[0].why
+        ended_ago = float(out.stalls[0].why.split("fio's jobs ended ", 1)[1].split(" s ago")[0])
+        assert ended_ago >= 2.0
+        evidence = Path(out.stalls[0].evidence_file)
+        assert evidence.parent.parent == tmp_path / "kept"
+        text = evidence.read_text()
+        assert f"fio pid {stuck}" in text and "(sleep)" in text       # where it was stuck: its hooks' sleeps
+        assert all(c.write.ios > 0 and c.runtime_ms >= 250 for c in out.cells)
+    assert not Path(f"/proc/{stuck}").exists()
+    assert not _processes_running(HOOK_SLEEP), "the stuck fio's hook processes outlived it"
+
+
+@requires_devices
+def test_a_fio_that_keeps_not_exiting_after_its_jobs_ended_stops_the_run_with_the_reason(loopdev, tmp_path):
+    target = open_target(loopdev, probe=False)
+    engine = FioEngine(exit_grace_s=2.0, stall_retries=0)
+    engine.keep_dir = tmp_path / "kept"
+    with engine.session(target) as s:
+        _hang_after_the_end_of(s, 0)
+        r = s.submit(_cells(1, 0.3))
+        stuck = r.procs[0].proc.pid
+        with pytest.raises(SsdptsError, match="but its main process did not exit") as e:
+            r.result()
+        named = str(e.value).rsplit("evidence and job file: ", 1)[1].split()[0]
+        assert f"fio pid {stuck}" in Path(named).read_text()
+    assert not Path(f"/proc/{stuck}").exists()
+    assert not _processes_running(HOOK_SLEEP), "the stuck fio's hook processes outlived it"
+
+
+HOOK_SLEEP = ["sleep", "3071"]     # a command line nothing else on the host runs
+
+
+def _hang_after_the_end_of(session, gate: int) -> None:
+    """Gate `gate`'s jobs report their end, then their exec_postrun hook sleeps: fio's main process cannot
+    exit (as when it is stuck in its teardown)."""
+    fire_hook = session.gates.fire_hook
+    session.gates.fire_hook = lambda gid: fire_hook(gid) + (f" && {' '.join(HOOK_SLEEP)}" if gid == gate else "")

@@ -34,7 +34,8 @@ COVERAGE_SOURCE = ("PTS 2.0.2: test I/O over the ActiveRange (SEQ walks it, RND 
                    "ssdpts bound: a cell touches at least 90 % of min(transferred, range) (SEQ) or of "
                    "1 - e^-passes of the range (uniform RND); docs/conformance.md 'coverage'")
 STALL_SOURCE = ("ssdpts engine (docs/testing.md, 'Stalls'): a time-based cell not ended HANG_GRACE_S after its due "
-                "end is killed and its round run again; the device saw the stalled attempt's I/O before the re-run")
+                "end, or a fio not exited FIO_EXIT_GRACE_S after its jobs ended, is killed and its round run again; "
+                "the device saw the stalled attempt's I/O before the re-run")
 
 # Stimulus (issue 26, item 1; docs/conformance.md, 'Stimulus at the device')
 STIMULUS_SOURCE = ("ssdpts stimulus check (docs/conformance.md, 'Stimulus at the device'): each cell's I/O as the block "

@@ -12,6 +12,16 @@ Reported length = first sample that saw activity again - last sample that saw ac
 busy-time period (0.5 ms) longer and one quiet-time period (0.1 ms) shorter than the true idle time,
 plus the sampler's own scheduling delay.
 
+A run in which the device held requests is latency, not idle: a device that holds a request it was given
+shows it in flight (blk-mq counts a request from its dispatch to its end), but one that holds it above its
+own accounting does not (dm-delay counts a request only once it lets it go: `accounts_remapped_io`), and
+then the counters say idle. The requests that complete first after the run tell: the block layer's time
+counters give their latency from their submission, so when they had been submitted well inside the run, the
+run from their submission on was the device holding them (`held_ms`), not the host leaving it idle. Nor is a
+run's part before the cell ahead of the transition was due to end (a time-based cell's jobs keep requests
+given to the device until then): a device that held them from inside that cell (dm-delay, or a dm device
+suspended for a table swap, which queues new requests before any accounting) idles only from then on.
+
 The loop runs in a helper process, realtime/blocksample.py (its docstring has the protocol); run it
 by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
 """
@@ -25,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..realtime import spawn
-from ..realtime.timing import IDLE_REPORT_WAIT_S, READER_JOIN_S
+from ..realtime.timing import HELD_MARGIN_NS, IDLE_REPORT_WAIT_S, READER_JOIN_S
 from .results import DeviceIdle
 
 UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on another host)"
@@ -36,16 +46,45 @@ UNAVAILABLE_PASSTHROUGH = ("not available: passthrough bypasses the block layer 
                            "counted in {stat})")
 
 
+_ENDED = 1 << 62     # IdleSampler.seen_ns once its sampler has ended
+
+
 @dataclass(frozen=True)
 class IdleRun:
     """A stretch of device idle: the last sample that saw activity and the first that saw it again."""
 
     last_busy_ns: int
     first_busy_ns: int
+    submitted_ns: int | None = None   # when the requests that completed first after it were submitted (mean)
 
     @property
     def ms(self) -> float:
         return (self.first_busy_ns - self.last_busy_ns) / 1e6
+
+    def idle_begins_ns(self, cell_due_ns: int | None) -> int:
+        """Where the host's idle in this run can begin: not before the cell before the transition was due to end,
+        HELD_MARGIN_NS aside (until then its jobs kept requests given to the device: idle counters then mean
+        the device held them)."""
+        if cell_due_ns is None:
+            return self.last_busy_ns
+        return max(self.last_busy_ns, cell_due_ns - HELD_MARGIN_NS)
+
+    def idle_ends_ns(self) -> int:
+        """Where the host's idle in this run ends: at the (mean) submission of the requests that completed
+        first after it, where that lies more than HELD_MARGIN_NS (the time counters' jiffies, the sampler's
+        period) before the run's end; from then on the device held them (the mean is no later than the
+        oldest one's, so this is a lower bound of the hold). Otherwise at the run's end: the requests that
+        ended it were sent as it ended."""
+        if self.submitted_ns is None or self.first_busy_ns - self.submitted_ns <= HELD_MARGIN_NS:
+            return self.first_busy_ns
+        return self.submitted_ns
+
+    def measure(self, cell_due_ns: int | None = None) -> DeviceIdle:
+        """This run as a transition's device idle: `ms` the part of it the host left the device idle, `held_ms`
+        the rest (the device had requests it had been given, unseen by the counters)."""
+        idle = max(0, self.idle_ends_ns() - self.idle_begins_ns(cell_due_ns)) / 1e6
+        return DeviceIdle(round(idle, 3), self.last_busy_ns / 1e9, self.first_busy_ns / 1e9,
+                          held_ms=round(self.ms - idle, 3))
 
 
 def stat_path_for(path: str, sys_root: Path = Path("/sys")) -> Path | None:
@@ -92,6 +131,7 @@ class IdleSampler:
         self.seen_ns = 0                       # every run that ended before this time is in `runs`
         self.started_ns: int | None = None     # when the child began sampling
         self.first_io_ns: int | None = None    # the first I/O it saw, if the device was quiet until then
+        self.submitted: dict[int, int] = {}     # a run's first_busy_ns -> its `c` report (IdleRun.submitted_ns)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -110,19 +150,22 @@ class IdleSampler:
                     self.runs.append(run)
                     self.quiet_since = None
                     self.seen_ns = max(self.seen_ns, run.first_busy_ns)
+                elif parts[0] == "c" and len(parts) == 3:
+                    self.submitted[int(parts[1])] = int(parts[2])
                 elif parts[0] == "q":
                     self.quiet_since = int(parts[1])
                 elif parts[0] == "h":
                     self.seen_ns = max(self.seen_ns, int(parts[1]))
                 self._cond.notify_all()
         with self._cond:
-            self.seen_ns = 1 << 62     # ended: nothing more will come
+            self.seen_ns = _ENDED     # nothing more will come
             self._cond.notify_all()
 
-    def idle_across(self, start_ns: int, end_ns: int) -> DeviceIdle:
+    def idle_across(self, start_ns: int, end_ns: int, cell_due_ns: int | None = None) -> DeviceIdle:
         """Device idle at the transition whose gate-side window is [start_ns, end_ns] (the previous cell
         reported done, the next one was let go): the idle run sharing most time with it. It ends at the
         next cell's first I/O, after `end_ns`: wait (briefly) until the sampler has reported it.
+        `cell_due_ns`: when the previous cell, if time-based, was due to end (IdleRun.measure).
         ms 0.0: the device never idled across the window; None: the sampler could not tell."""
         with self._cond:
             self._cond.wait_for(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns),
@@ -139,7 +182,11 @@ class IdleSampler:
                     best, most = run, shared
         if best is None:     # the window itself, so that an outside check can look at the same place
             return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
-        return DeviceIdle(round(best.ms, 3), best.last_busy_ns / 1e9, best.first_busy_ns / 1e9)
+        with self._cond:     # the requests that completed first after it (reported once they have)
+            self._cond.wait_for(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED,
+                                IDLE_REPORT_WAIT_S)
+            best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns))
+        return best.measure(cell_due_ns)
 
     def first_io(self) -> int | None:
         """The first I/O since sampling began (ns), where the device was quiet until then; None if it was busy
@@ -161,6 +208,7 @@ class IdleSampler:
         with self._cond:
             i = bisect.bisect_left(self.runs, ns, key=lambda r: r.first_busy_ns)
             del self.runs[:i]
+            self.submitted = {k: v for k, v in self.submitted.items() if k >= ns}
 
     def close(self) -> None:
         if self.proc.poll() is None:

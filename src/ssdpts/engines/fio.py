@@ -35,7 +35,7 @@ from typing import Callable, Sequence
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
-from ..realtime.timing import HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
+from ..realtime.timing import FIO_EXIT_GRACE_S, HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
 from ..workload import Workload, render_on
 from ..workload.ioengine import IoRequest
 from ..workload.trace import write_iologs
@@ -54,14 +54,21 @@ log = logging.getLogger("ssdpts")
 STATUS_INTERVAL_S = 1.0   # fio's status documents for a round submitted with on_progress
 
 
-def _start_reaper(pid: int) -> subprocess.Popen:
-    """A shell that kills fio process `pid` and what it forked when ssdpts ends without telling it to go:
-    it reads a line from a pipe only ssdpts holds, and the pipe closes (end of file, `read` fails) however
-    ssdpts dies, kill -9 included. fio is stopped first so that its job processes are still its children
-    when they are looked for (see `kill_fio`). `_stop_reaper` sends the line. Its own session: a Ctrl-C at
-    the terminal does not reach it."""
-    script = (f"read line || {{ kill -STOP {pid}; jobs=$(pgrep -P {pid}); kill -STOP $jobs; "
-              f"for j in $jobs; do hooks=\"$hooks $(pgrep -P $j)\"; done; kill -KILL {pid} $jobs $hooks; }}")
+def _start_reaper() -> subprocess.Popen:
+    """A shell that kills the fio process started next, and what it forked, when ssdpts ends without telling
+    it to go: it reads a line from a pipe only ssdpts holds, and the pipe closes (end of file, `read` fails)
+    however ssdpts dies, kill -9 included. fio is stopped first so that its job processes are still its
+    children when they are looked for (see `kill_fio`). `_stop_reaper` sends the line. Its own session: a
+    Ctrl-C at the terminal does not reach it.
+
+    It is started before fio, and learns fio's pid from fio itself: the first line on the pipe, written by
+    the forked child before it execs fio (`_fio_preexec`). Until that exec the child holds the pipe too, so
+    the reaper cannot see the end of file before it has the pid: there is no moment at which fio runs
+    without a reaper (started after fio, a kill -9 of ssdpts between the two left fio and its job
+    processes writing on)."""
+    script = ('read pid || exit 0; [ "$pid" = done ] && exit 0; '
+              'read line || { kill -STOP $pid; jobs=$(pgrep -P $pid); kill -STOP $jobs; '
+              'for j in $jobs; do hooks="$hooks $(pgrep -P $j)"; done; kill -KILL $pid $jobs $hooks; }')
     return subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
@@ -84,11 +91,12 @@ class FioEngine:
 
     def __init__(self, binary: str | None = None, workdir: str | Path | None = None, measure_idle: bool = True,
                  hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES,
-                 io_request: IoRequest = IoRequest()):
+                 io_request: IoRequest = IoRequest(), exit_grace_s: float = FIO_EXIT_GRACE_S):
         self.binary = binary or fio_binary()
         self.io_request = io_request     # the profile's ioengine; each session checks it on its drives (choose)
         self.hang_grace_s = hang_grace_s   # a time-based cell not ended this long after its due time is hung
         self.stall_retries = stall_retries   # re-runs of a round whose fio stalled before the run stops
+        self.exit_grace_s = exit_grace_s   # a fio whose jobs all ended and that has not exited this long after is stuck
         # where the files of a failed or stalled fio process are kept (job file, stderr, evidence); the runner
         # sets it beside the run's log, the session's own directory is removed when it closes
         self.keep_dir: Path | None = None
@@ -121,7 +129,7 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
         return DeviceIdle(None)
     # window from the cell's reported end to the gate opening (the opening comes first when predicted)
     ends = sorted((max(gates.fires[gid]), gates.opened[gid]))
-    found = [sp.idle_across(*ends) for sp in samplers]
+    found = [sp.idle_across(*ends, cell_due_ns=gates.due_ns(gid)) for sp in samplers]
     if any(f.ms is None for f in found):
         return DeviceIdle(None)
     return max(found, key=lambda d: d.ms or 0.0)
@@ -140,10 +148,19 @@ def _last_io(samplers: Sequence[IdleSampler]) -> float | None:
     return min(found) / 1e9 if found and None not in found else None
 
 
-def _fio_preexec(in_background: bool, dies_with_ssdpts: bool = True):
+def _fio_preexec(in_background: bool, reaper: subprocess.Popen | None = None):
+    """Without `reaper`, fio dies with ssdpts (its jobs are threads); with one, the child tells it its pid
+    before it execs fio (forked job processes do not die with ssdpts: the reaper kills them, fio included)."""
+    parent = os.getpid()
+    tell_fd = reaper.stdin.fileno() if reaper is not None else None
+
     def preexec() -> None:
-        if dies_with_ssdpts:   # forked job processes do not: a reaper kills them, fio included (_start_reaper)
+        if tell_fd is not None:
+            os.write(tell_fd, b"%d\n" % os.getpid())
+        else:
             die_with_parent()
+            if os.getppid() != parent:     # ssdpts ended before the death signal was asked for
+                os._exit(1)
         if in_background:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     return preexec
@@ -329,11 +346,17 @@ class _FioProcess:
         # they did. The normal policy is given back once every job waits at its gate, or when its cells
         # are due (docs/device-idle.md has the measurements).
         background = s.engine.background_set_up and self.wait_gate is not None
-        self.proc = subprocess.Popen(
-            self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True, preexec_fn=_fio_preexec(background, dies_with_ssdpts=s.io.threads))
-        # forked job processes outlive fio's main process: a reaper, not PR_SET_PDEATHSIG, ends them all
-        self.reaper = None if s.io.threads else _start_reaper(self.proc.pid)
+        # forked job processes outlive fio's main process: a reaper, not PR_SET_PDEATHSIG, ends them all; it
+        # is in place before fio starts (_start_reaper says how)
+        self.reaper = None if s.io.threads else _start_reaper()
+        try:
+            self.proc = subprocess.Popen(
+                self.command, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                start_new_session=True, preexec_fn=_fio_preexec(background, self.reaper))
+        except BaseException:
+            if self.reaper is not None:
+                _stop_reaper(self.reaper)
+            raise
         if background:
             threading.Thread(target=self._foreground_when_set_up, daemon=True).start()
         self._threads = [threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr), daemon=True)]
@@ -346,6 +369,7 @@ class _FioProcess:
             t.start()
         # Whatever happens to this process, never leave later cells waiting on its gates.
         threading.Thread(target=self._release_on_exit, daemon=True).start()
+        threading.Thread(target=self._watch_exit, daemon=True).start()
         self._launched.set()
 
     def _foreground_when_set_up(self) -> None:
@@ -379,6 +403,21 @@ class _FioProcess:
             _stop_reaper(self.reaper)
         for gid in self.gates:
             self.session.gates.open_unfinished(gid)
+
+    def _watch_exit(self) -> None:
+        """Kill this fio, as a stall, when its main process has not exited `exit_grace_s` after its jobs all
+        reported their end: the hang watch judges cells only until those reports come, so a fio stuck in its
+        teardown would otherwise hold the round, and the run, for ever."""
+        ended_ns = self.session.gates.wait_ended(self.gates, lambda: self.proc.poll() is not None)
+        if ended_ns is None:
+            return        # the process ended first (or was killed, or the session closed)
+        grace = self.session.engine.exit_grace_s
+        try:
+            self.proc.wait(max(0.0, ended_ns / 1e9 + grace - time.time()))
+        except subprocess.TimeoutExpired:
+            self.kill_hung(self.cells[-1].name,
+                           f"fio's jobs ended {time.time() - ended_ns / 1e9:.1f} s ago but its main process did not "
+                           f"exit (allowed {grace:g} s; stuck in its teardown? its threads' stacks are in the evidence)")
 
     def documents(self):
         """Streaming mode: yield each cumulative status document as fio prints it."""

@@ -47,6 +47,7 @@ class Gates:
     block_stats: list[Path] = field(default_factory=list)    # stat files the keeper reads at each report
     block_marks: dict[int, list] = field(default_factory=dict)
     waits_on: dict[int, int | None] = field(default_factory=dict)   # gid -> the gate its cell waits for
+    runtimes_ns: dict[int, int] = field(default_factory=dict)       # gid -> a time-based cell's run (ramp included)
 
     def __post_init__(self) -> None:
         self.cpus = cpu_count()
@@ -134,6 +135,14 @@ class Gates:
         start, end = self.block_marks.get(gid) or (None, None)
         return start, end
 
+    def due_ns(self, gid: int) -> int | None:
+        """When gate `gid`'s time-based cell was due to end (its last clone's release + its run, as the keeper
+        predicts it); None for a cell that is not time-based or whose clones were not all released."""
+        starts = self.starts.get(gid) or []
+        if not self.runtimes_ns.get(gid) or len(starts) < self.clones.get(gid, 1):
+            return None
+        return max(starts) + self.runtimes_ns[gid]
+
     def overlap_ms(self, gid: int) -> float:
         """How long the cell before gate `gid`'s ran on after this cell's release (its last end report)."""
         prev = self.waits_on.get(gid)
@@ -179,22 +188,34 @@ class Gates:
             self._next += 1
             self.fires[gid], self.starts[gid], self.clones[gid] = [], [], clones
             self.waits_on[gid] = wait
+            self.runtimes_ns[gid] = int((runtime_s or 0) * 1e9)
         self._send(f"new {gid} {clones} {int((runtime_s or 0) * 1e9)} {-1 if wait is None else wait}")
         self._await(f"n {gid}")     # the keeper holds the pipe before any job can look for it
         if gid not in self._fds:
             raise OSError("the gatekeeper process is gone")
         return gid
 
+    def _wait_until(self, reached: Callable[[], bool], gone: Callable[[], bool]) -> bool:
+        """Block until `reached()` (True) or `gone()` or the keeper's end (False)."""
+        with self._cond:
+            while not self._cond.wait_for(lambda: reached() or "gone" in self._acks, SET_UP_POLL_S):
+                if gone():
+                    return False
+            return reached()
+
     def wait_set_up(self, gids: list[int], wait_gid: int, gone) -> None:
         """Block until every clone of the cells at `gids` waits at its gate, gate `wait_gid` has opened
         (set-up or not, the cells are due) or `gone()` (their process ended)."""
-        def due() -> bool:
-            return (all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened
-                    or "gone" in self._acks)
-        with self._cond:
-            while not self._cond.wait_for(due, SET_UP_POLL_S):
-                if gone():
-                    return
+        self._wait_until(lambda: all(self.waiting.get(g, 0) >= self.clones[g] for g in gids) or wait_gid in self.opened,
+                         gone)
+
+    def wait_ended(self, gids: list[int], gone) -> int | None:
+        """Block until every clone of the cells at `gids` has reported its end: the last report's time (ns);
+        None when `gone()` (their process ended) or the keeper ended first."""
+        if self._wait_until(lambda: all(len(self.fires.get(g, ())) >= self.clones[g] for g in gids), gone):
+            with self._cond:
+                return max(t for g in gids for t in self.fires[g])
+        return None
 
     def set_delay(self, gid: int, seconds: float) -> None:
         """Keep the device idle `seconds` after gate `gid`'s cell ends, before the waiting cell starts."""

@@ -97,12 +97,16 @@ class DeviceIdle:
     """The device's idle time at one transition, measured at the block layer (engines/blockidle.py):
     from the sample that last saw I/O of the cell before to the sample that first saw the next one's.
     `ms` None: not measured (the round's `device_idle_note` says why); 0.0: the device never idled
-    (then `last_io`/`next_io` are the bounds of the gate-side window the sampler looked at)."""
+    (then `last_io`/`next_io` are the bounds of the gate-side window the sampler looked at). `last_io` to
+    `next_io` is the idle run as the counters showed it: `ms` plus `held_ms`."""
 
     ms: float | None
     last_io: float | None = None     # wall clock (s since epoch) of those two samples
     next_io: float | None = None
     cause: str = ""                  # "resume": the pause across a stop and its resume (pts/resume.py)
+    # of the idle run the counters showed, the time the device had requests it had been given without counting
+    # them in flight (dm-delay; a cell still due to run): latency, not idle, so not in `ms` (blockidle.IdleRun)
+    held_ms: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)

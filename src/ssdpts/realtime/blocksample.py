@@ -5,6 +5,10 @@ Protocol on stdout, one line each, times CLOCK_REALTIME ns (what `time.time_ns()
   s START                sampling began (first line): a run whose LAST_BUSY is START was quiet from the start
   q LAST_BUSY            the device has been idle for MIN_RUN_NS since LAST_BUSY (sent once per run)
   r LAST_BUSY FIRST_BUSY an idle run ended (the device was busy again at FIRST_BUSY)
+  c FIRST_BUSY SUBMITTED when the requests that completed first after the run ending at FIRST_BUSY had been
+                         submitted, on average (their completion sample less their mean latency from the
+                         block layer's time counters); before the run's end: the device held them, unseen by
+                         the in-flight count (dm-delay counts a request only once it lets it go)
   h NOW                  heartbeat: every run that ended before NOW has been reported
 Run it by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
 """
@@ -30,6 +34,14 @@ def _counters(raw: bytes) -> tuple[bytes, tuple[bytes, ...]]:
     return f[8], (f[0], f[4], *f[11:12], *f[15:16])
 
 
+def _done_and_ms(raw: bytes) -> tuple[int, int]:
+    """(requests completed, the sum of their latencies in ms) from one /sys/block/DEV/stat line: reads,
+    writes, discards and flushes (older kernels have no discard or flush fields)."""
+    f = raw.split()
+    return (sum(int(x) for x in (f[0], f[4], *f[11:12], *f[15:16])),
+            sum(int(x) for x in (f[3], f[7], *f[14:15], *f[16:17])))
+
+
 def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout, period_ns: int = PERIOD_NS,
                    slow_period_ns: int = SLOW_PERIOD_NS, min_run_ns: int = MIN_RUN_NS) -> None:
     """The sampler loop (runs in the child process until killed). Without `window`: always close."""
@@ -38,16 +50,19 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
     close_at = window.open_at if window is not None else (lambda t: True)
     period = quiet_period
     read, now = os.pread, time.time_ns
-    inflight, done = _counters(read(fd, 4096, 0))
+    raw = read(fd, 4096, 0)
+    inflight, done = _counters(raw)
     last_busy = now()
     had_quiet = quiet_reported = False
+    ended_at = None       # FIRST_BUSY of the last idle run, until the first requests completed after it
     next_heartbeat = last_busy + HEARTBEAT_NS
     write, flush = out.write, out.flush
     write(f"s {last_busy}\n")
     flush()
     while True:
         time.sleep(period)
-        n_inflight, n_done = _counters(read(fd, 4096, 0))
+        n_raw = read(fd, 4096, 0)
+        n_inflight, n_done = _counters(n_raw)
         t = now()
         if inflight == b"0" and n_inflight == b"0" and n_done == done:
             had_quiet = True     # nothing in flight at either sample, nothing completed in between
@@ -60,10 +75,16 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
             if had_quiet and t - last_busy >= min_run_ns:
                 write(f"r {last_busy} {t}\n")
                 flush()
+                ended_at, before = t, _done_and_ms(raw)
+            if ended_at is not None and n_done != done:
+                (count, ms), (count0, ms0) = _done_and_ms(n_raw), before
+                write(f"c {ended_at} {t - (ms - ms0) * 1_000_000 // max(1, count - count0)}\n")
+                flush()
+                ended_at = None
             last_busy = t
             had_quiet = quiet_reported = False
             period = quiet_period if close_at(t) else slow_period
-        inflight, done = n_inflight, n_done
+        inflight, done, raw = n_inflight, n_done, n_raw
         if t >= next_heartbeat:
             write(f"h {t}\n")
             flush()

@@ -12,6 +12,9 @@ Timeouts: exceeding one ends or changes something.
                         tests/test_gatekeeper.py (end reports after the predicted opening, grace 0.5 s),
                         tests/test_stall.py (3 s cells, grace 1 s; a stopped fio), tests/test_real_shape.py
                         (2-minute rounds of 1-minute cells at the real 60 s)
+  FIO_EXIT_GRACE_S    a fio process whose jobs have all reported their end (exec_postrun) must exit this long
+                      after the last report; past it, it is stuck (in its teardown) and killed like a stall
+                        tests/test_stall.py (a job's hook that never returns after its end report, grace 2 s)
   KILL_WAIT_S         a killed fio that has not exited this long after SIGKILL is stuck in the kernel: the run
                       stops, naming the evidence file            tests/test_stall.py (killed fio exits at once)
   IDLE_REPORT_WAIT_S  how long a round's result waits for the block sampler's report of a transition before
@@ -38,6 +41,11 @@ Periods: how often something is looked at; nothing ends when they pass.
                       transition to this long after              tests/test_real_shape.py (1-minute cells)
   SAMPLE_PERIOD_NS, SLOW_SAMPLE_PERIOD_NS, MIN_IDLE_RUN_NS, HEARTBEAT_NS   the block sampler's periods
                                                                  tests/test_device_idle.py
+  HELD_MARGIN_NS      an idle run counts as the device holding requests (latency, not idle) only where the
+                      requests that completed first after it were submitted this long before it ended (the
+                      block layer counts latency in jiffies, 10 ms at HZ=100, and ms), and a transition's idle
+                      begins no earlier than this long before the cell ahead of it was due to end
+                        tests/test_device_idle.py (recorded counters: a 300 ms hold, a 300 ms idle)
   TRACE_POLL_S        run --trace-stimulus reads the block completions tracefs holds this often (its buffer
                       holds seconds of them)                     tests/test_trace_stimulus.py
   CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
@@ -54,6 +62,7 @@ Bounds used to judge stored results (nothing is stopped by them).
 from __future__ import annotations
 
 HANG_GRACE_S = 60.0          # fio ends a time-based cell within a second or so of its runtime
+FIO_EXIT_GRACE_S = 60.0      # fio writes its report and exits in well under a second once its jobs end
 STALL_RETRIES = 2            # re-runs of a round whose fio stalled, before the run stops
 KILL_WAIT_S = 30.0
 IDLE_REPORT_WAIT_S = 2.0     # the sampler reports every 50 ms (HEARTBEAT_NS)
@@ -72,6 +81,7 @@ SAMPLE_PERIOD_NS = 100_000          # while the device is quiet or a transition 
 SLOW_SAMPLE_PERIOD_NS = 2_000_000   # while it is busy and no transition is near (window.py says why)
 MIN_IDLE_RUN_NS = 200_000           # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
+HELD_MARGIN_NS = 10_000_000
 TRACE_POLL_S = 0.1                  # 8 MiB a CPU (capture/tracefs.py BUFFER_KB): ~150,000 events
 CHECKPOINT_EVERY_S = 5.0            # a snapshot of a large simulated drive is tens of MB
 SLC_INTERVAL_MIN_S = 0.01           # finer status documents cost fio more than they tell
