@@ -33,7 +33,8 @@ from .profiles import load_profile, profile_tests
 from .runresult.model import load_run
 from .progress import Progress, PlanBounds
 from .pts import registry, resume as resumes
-from .pts.common import TestContext, choose_seed
+from .pts.cells import choose_seed
+from .pts.context import TestContext
 from .pts.plan import TestPlan, planned_workloads, plans_write
 from .pts.spec import TestSpec
 from .settings import run_defaults

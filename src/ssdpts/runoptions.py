@@ -11,7 +11,7 @@ from .workload.ioengine import IoChoice
 
 @dataclass(frozen=True)
 class SeedChoice:
-    """The run's base seed and where it came from (pts.common.choose_seed)."""
+    """The run's base seed and where it came from (pts.cells.choose_seed)."""
 
     value: int
     source: str                          # "command line (--seed)" | "profile" | "drawn for this run"

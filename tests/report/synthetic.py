@@ -16,7 +16,8 @@ from ssdpts.engines.results import CellResult, DirStats, RoundOutput
 from ssdpts.profiles import load_profile
 from ssdpts.settings import TestSettings
 from ssdpts.pts import registry
-from ssdpts.pts.common import cell_name, window_summary
+from ssdpts.pts.cells import cell_name
+from ssdpts.pts.windows import window_summary
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.pts.latency.summary import LatencySummary
 from ssdpts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
