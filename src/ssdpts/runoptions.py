@@ -19,7 +19,7 @@ class SeedChoice:
 
 @dataclass(frozen=True)
 class WriteCacheCheck:
-    """The drives' volatile write cache against the profile's when the run started (runner._write_cache_check)."""
+    """The drives' volatile write cache against the profile's when the run started (runner.checks.write_cache_check)."""
 
     profile: str                         # what the profile asks: enabled | disabled | (anything else: no demand)
     device: dict[str, str | None] = field(default_factory=dict)   # each drive's label_id -> its sysfs state
