@@ -73,7 +73,7 @@ def _decay(rnd: int, fob: float, steady: float, tau: float, rng: random.Random, 
 
 
 class _Loop:
-    """Saves rounds like TestContext.run_to_steady_state and returns the summary pieces it would."""
+    """Saves rounds like ctx.rounds.run_to_steady_state and returns the summary pieces it would."""
 
     def __init__(self, store: Store, run_id: str, test: str, settings: TestSettings, t0: float):
         self.store, self.run_id, self.test, self.settings = store, run_id, test, settings
