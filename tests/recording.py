@@ -16,7 +16,7 @@ from typing import Any
 
 from ssdpts.profiles import load_profile
 from ssdpts.pts import registry
-from ssdpts.pts.common import TestContext
+from ssdpts.pts.context import TestContext
 from ssdpts.store import Store
 from ssdpts.targets import Target
 

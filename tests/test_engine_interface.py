@@ -98,7 +98,7 @@ def test_a_renamed_parameter_fails_the_signature_check():
 
 def _users() -> list[Path]:
     return [*sorted((SRC / "pts").rglob("*.py")), *sorted((SRC / "commands").rglob("*.py")),
-            SRC / "runner.py", SRC / "sampling.py", SRC / "cli.py"]
+            *sorted((SRC / "runner").rglob("*.py")), SRC / "sampling.py", SRC / "cli.py"]
 
 
 def _is_engine(node: ast.AST) -> bool:

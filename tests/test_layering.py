@@ -163,7 +163,7 @@ def test_the_command_line_starts_without_plotting_libraries():
 
 def test_targets_import_no_engine():
     """targets/ sits below the engines: a purge through an engine (a remote host's fio trim job) is handed to
-    targets.purge by the layer that holds both (TestContext.purge), never imported by targets/."""
+    targets.purge by the layer that holds both (ctx.purger.purge), never imported by targets/."""
     graph = import_graph()
     upward = sorted(f"{m} -> {t}" for m, deps in graph.items() if m.startswith(f"{ROOT}.targets")
                     for t in deps if t.startswith((f"{ROOT}.engines", f"{ROOT}.pts", f"{ROOT}.runner")))

@@ -9,7 +9,7 @@ import pytest
 
 import ssdpts.health as health
 from conftest import HERE, TINY, run_completed
-from ssdpts import runner
+from ssdpts.runner import lifecycle, testrun
 from ssdpts.deviations import Deviation
 from ssdpts.errors import SsdptsError
 from ssdpts.health.parse import parse_smartctl
@@ -81,7 +81,7 @@ def test_deviations_are_typed_records_in_the_store(tmp_path):
 # --- the simulated drive: resume continues from exactly the committed state ------------------------------
 
 def _start(results, **kw):
-    return runner.start(SIM_SMALL, results_dir=results, profile_name=str(TINY), tests=["latency"], size=None,
+    return lifecycle.start(SIM_SMALL, results_dir=results, profile_name=str(TINY), tests=["latency"], size=None,
                         destroy_data=True, purge_method="auto", quiet=True, seed=11, **kw)
 
 
@@ -123,7 +123,7 @@ def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, cr
     assert committed["sha256"] == uninterrupted[done - 1]
     state = (tmp_path / "b" / "sim" / committed["file"]).read_bytes()
     assert hashlib.sha256(state).hexdigest() == uninterrupted[done - 1]
-    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    lifecycle.resume(b, results_dir=tmp_path / "b", quiet=True)
     # ... and every later round lands on the same drive state as without the interruption
     assert [c["sha256"] for c in store_b.checkpoints(b)] == uninterrupted
     assert len(list((tmp_path / "b" / "sim").glob("*.state"))) == 1
@@ -239,8 +239,8 @@ def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
     store = Store.in_dir(tmp_path)
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
                            options={}, engine="fio")
-    monkeypatch.setattr(runner, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
-    runner._health(store, rid, "iops", "before", _block("/dev/sdb"))
+    monkeypatch.setattr(testrun, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
+    testrun._health(store, rid, "iops", "before", _block("/dev/sdb"))
     (d,) = store.deviations(rid, "iops")["iops"]
     assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence
 
@@ -332,7 +332,7 @@ def test_sim_rounds_after_the_last_checkpoint_are_rolled_back_and_rerun(tmp_path
     final = store_a.checkpoint(a)["sha256"]
     store_b, b = _interrupted_at_fourth_save(tmp_path / "b", monkeypatch, commit_first=True)   # round 3 committed
     assert len(store_b.rounds(b, "latency", "")) == 3
-    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    lifecycle.resume(b, results_dir=tmp_path / "b", quiet=True)
     rollback = store_b.step(b, "", "rollback:001")
     assert rollback["rounds_removed"] == 4                      # WIPC + rounds 1-3: after the purge's checkpoint
     assert store_b.checkpoint(b)["sha256"] == final             # the same drive as without the interruption

@@ -13,7 +13,7 @@ import pytest
 from conftest import run_completed
 from recording import fake_target, record
 from ssdpts.pts import registry
-from ssdpts.pts.common import round_seed
+from ssdpts.pts.cells import round_seed
 from ssdpts.runoptions import SeedChoice
 from ssdpts.units import bs_label
 from ssdpts.workload import Workload, render

@@ -231,7 +231,7 @@ def test_a_histogram_percentile_is_never_above_the_measured_max():
     """fio's json+ bucket values are ~1.6 % wide: the bucket holding the slowest I/O can name a value above its
     measured max; the percentile is cut to the max (no I/O was slower)."""
     from ssdpts.engines.results import DirStats
-    from ssdpts.pts.common import merged_latency
+    from ssdpts.pts.windows import merged_latency
 
     stats = DirStats(ios=10_000, lat_mean_ns=10_000, lat_max_ns=10_600, percentiles={"99": 0, "99.99": 0},
                      bins={10_000: 9_990, 10_752: 10})

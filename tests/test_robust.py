@@ -17,7 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import requires_devices, ssdpts, wait_for_rounds
-from ssdpts import cli, runner, runstatus
+from ssdpts import cli, runstatus
+from ssdpts.runner import testrun
 from ssdpts.errors import SsdptsError
 from ssdpts.owner import RunOwner
 from ssdpts.pts import registry
@@ -258,7 +259,7 @@ def test_an_unexpected_error_in_a_run_marks_it_failed(tmp_path, monkeypatch):
     def health(store, run_id, test, when, target):
         store.record_step(run_id, test, f"health:{when}", "health", {})
         raise KeyError("no-such-field")
-    monkeypatch.setattr(runner, "_health", health)
+    monkeypatch.setattr(testrun, "_health", health)
     results = tmp_path / "results"
     r = _invoke(["run", "sim:client", "--profile", "quick", "--tests", "iops", "--results", str(results), "-q"],
                 monkeypatch)

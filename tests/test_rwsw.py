@@ -185,7 +185,7 @@ def test_bad_workload_is_one_line_and_no_run(tmp_path, results):
 
 def _ctx(workload: str, target=None):
     from recording import fake_target
-    from ssdpts.pts.common import TestContext
+    from ssdpts.pts.context import TestContext
 
     settings = registry.get("rwsw").settings_of({"tests": {"rwsw": {"workload": workload}}})
     return TestContext(run_id="x", test="rwsw", store=None, target=target or fake_target(), engine=None,

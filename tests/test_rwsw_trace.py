@@ -198,7 +198,7 @@ def test_lba_hot_spots_and_threads_of_a_capture_are_applied(loop_factory, tmp_pa
 
 def test_trace_replay_without_a_kept_trace_is_refused_before_anything_runs(tmp_path):
     from ssdpts.errors import SsdptsError
-    from ssdpts.pts.common import TestContext
+    from ssdpts.pts.context import TestContext
     from ssdpts.pts.rwsw.run import applied_workload
     from ssdpts.pts import registry
     from recording import fake_target

@@ -13,7 +13,7 @@ import hashlib
 import pytest
 
 from conftest import HERE, TINY, ssdpts
-from ssdpts import runner
+from ssdpts.runner import lifecycle
 from ssdpts._sim import SimDrive
 from ssdpts.errors import SsdptsError
 from ssdpts.simdrive.truth import truth
@@ -132,7 +132,7 @@ def test_a_simulated_and_a_real_drive_together_are_refused(tmp_path):
 
 
 def _start(results):
-    return runner.start([CLIENT, ENTERPRISE], results_dir=results, profile_name=str(TINY), tests=["iops"],
+    return lifecycle.start([CLIENT, ENTERPRISE], results_dir=results, profile_name=str(TINY), tests=["iops"],
                         size=None, destroy_data=True, purge_method="auto", quiet=True, seed=SEED)
 
 
@@ -161,7 +161,7 @@ def test_an_interrupted_two_drive_run_resumes_on_both_drives_states(tmp_path, mo
     committed = store_b.checkpoint(b)
     for part, digest in zip(committed["members"], uninterrupted[done - 1]):    # each drive's file, as committed
         assert hashlib.sha256((tmp_path / "b" / "sim" / part["file"]).read_bytes()).hexdigest() == digest
-    runner.resume(b, results_dir=tmp_path / "b", quiet=True)
+    lifecycle.resume(b, results_dir=tmp_path / "b", quiet=True)
     assert store_b.run(b)["status"] == "completed"
     # every later round lands on the same two drive states as without the interruption, and the same results
     assert [[m["sha256"] for m in c["members"]] for c in store_b.checkpoints(b)] == uninterrupted

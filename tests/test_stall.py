@@ -123,10 +123,10 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
     """Through the runner: a round stalls, is re-run, the run completes; the stall is a deviation with its
     evidence kept beside the run's log, named on the run's last line (exit 0 would hide it), and the tests'
     shared no-stall check fails on it."""
-    from ssdpts import runner
+    from ssdpts.runner import lifecycle
     from ssdpts.store import Store
 
-    monkeypatch.setattr(runner, "engine_for",
+    monkeypatch.setattr(lifecycle, "engine_for",
                         lambda target, io_request: FioEngine(hang_grace_s=1.0, io_request=io_request))
     profile = tmp_path / "p.toml"
     profile.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nwindow = 3\n'
@@ -153,7 +153,7 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
 
     t = threading.Thread(target=stop_one_round)
     t.start()
-    rid = runner.start(loopdev, results_dir=results, profile_name=str(profile), tests=["iops"], size=None,
+    rid = lifecycle.start(loopdev, results_dir=results, profile_name=str(profile), tests=["iops"], size=None,
                        destroy_data=True, purge_method="auto", quiet=True)
     t.join()
     assert stopped

@@ -49,11 +49,10 @@ def test_the_command_line_starts_without_plotting_or_the_test_registry(args):
 
 def _every_command() -> dict[str, click.Command]:
     """The commands as their modules define them: cli's own, and every command object of the modules under
-    ssdpts/commands and ssdpts.analyze (imported here, whatever the listing declares), less the subcommands of
-    their groups."""
+    ssdpts/commands (imported here, whatever the listing declares), less the subcommands of their groups."""
     found = {name: cmd for name, cmd in cli.main.commands.items()}
     modules = [importlib.import_module(f"ssdpts.commands.{m.name}")
-               for m in pkgutil.iter_modules(ssdpts.commands.__path__)] + [importlib.import_module("ssdpts.analyze")]
+               for m in pkgutil.iter_modules(ssdpts.commands.__path__)]
     defined = [value for module in modules for value in vars(module).values()
                if isinstance(value, click.Command) and value.callback.__module__ == module.__name__]
     grouped = {id(sub) for value in defined if isinstance(value, click.Group) for sub in value.commands.values()}

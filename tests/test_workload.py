@@ -83,7 +83,7 @@ def test_sequential_clones_each_get_their_own_slice():
 
 
 def test_wipc_writes_twice_the_user_capacity_over_the_active_range():
-    from ssdpts.pts.common import TestContext
+    from ssdpts.pts.context import TestContext
     from ssdpts.targets.base import Target
 
     target = Target("block", "/dev/x", "/dev/x", 8 * 2**30)
@@ -92,5 +92,5 @@ def test_wipc_writes_twice_the_user_capacity_over_the_active_range():
     settings = TestSettings(active_range=75, wipc=WipcSettings(block_size=128 * 1024, multiple=2.0, threads=1))
     ctx = TestContext(run_id="", test="iops", store=None, target=target, engine=None, progress=None,
                       settings=settings)
-    w = ctx.wipc()
+    w = ctx.cells.wipc()
     assert w.io_size == 16 * 2**30 and w.range_size == 0.75 and w.rw == "write" and w.bs == 128 * 1024

@@ -14,9 +14,9 @@ from pathlib import Path
 import click
 
 # This module is the wiring only: the group, its error and exit handling, and the table of commands. Every
-# command lives in a module of its own (ssdpts/commands, ssdpts/analyze), imported only when it runs or shows
-# its own help: `ssdpts --help` starts without the engines, the test registry and the report, and each
-# command imports only what it uses (bench/startup.py measures it).
+# command lives in a module of its own (ssdpts/commands), imported only when it runs or shows its own help:
+# `ssdpts --help` starts without the engines, the test registry and the report, and each command imports only
+# what it uses (bench/startup.py measures it).
 from . import __version__, interrupts
 from .commands.common import RESULTS_META
 from .errors import SsdptsError
@@ -63,7 +63,7 @@ class LazyCommand:
 
 
 LAZY_COMMANDS = {
-    "analyze": LazyCommand("ssdpts.analyze", "analyze",
+    "analyze": LazyCommand("ssdpts.commands.analyze", "analyze",
                            "Offline analyses of saved data (fio logs, SMART snapshots); nothing is run on a device."),
     "capture": LazyCommand("ssdpts.commands.capture", "capture",
                            "Record the block-layer I/O of DEVICES and reduce it to a workload file: IO streams (size, "

@@ -11,7 +11,7 @@ from .workload.ioengine import IoChoice
 
 @dataclass(frozen=True)
 class SeedChoice:
-    """The run's base seed and where it came from (pts.common.choose_seed)."""
+    """The run's base seed and where it came from (pts.cells.choose_seed)."""
 
     value: int
     source: str                          # "command line (--seed)" | "profile" | "drawn for this run"
@@ -19,7 +19,7 @@ class SeedChoice:
 
 @dataclass(frozen=True)
 class WriteCacheCheck:
-    """The drives' volatile write cache against the profile's when the run started (runner._write_cache_check)."""
+    """The drives' volatile write cache against the profile's when the run started (runner.checks.write_cache_check)."""
 
     profile: str                         # what the profile asks: enabled | disabled | (anything else: no demand)
     device: dict[str, str | None] = field(default_factory=dict)   # each drive's label_id -> its sysfs state

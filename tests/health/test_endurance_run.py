@@ -92,7 +92,7 @@ def test_endurance_on_sim_projects_wear_and_waf_end_to_end(results, tiny):
 
 def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatch):
     import ssdpts.health as health
-    from ssdpts import runner
+    from ssdpts.runner import lifecycle
     from ssdpts.errors import SsdptsError
     from ssdpts.commands.endurance import write_override
 
@@ -107,7 +107,7 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
 
     monkeypatch.setattr(health, "snapshot", flaky)
     with pytest.raises(SsdptsError) as e:
-        runner.start("sim:client", results_dir=results, profile_name=str(over), tests=["endurance"], size=None,
+        lifecycle.start("sim:client", results_dir=results, profile_name=str(over), tests=["endurance"], size=None,
                      destroy_data=True, purge_method="none", quiet=True)
     assert e.value.exit_code == 130
     store = Store.in_dir(results)
@@ -115,7 +115,7 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
     assert store.run(rid)["status"] == "interrupted"
     assert len(store.rounds(rid, "endurance", "endurance", with_cells=False)) == 4
     monkeypatch.setattr(health, "snapshot", real)
-    runner.resume(rid, results_dir=results, quiet=True)
+    lifecycle.resume(rid, results_dir=results, quiet=True)
     s = _summary(store, rid)
     rounds = store.rounds(rid, "endurance", "endurance", with_cells=False)
     assert [r.round for r in rounds] == list(range(1, len(rounds) + 1)) and len(rounds) == 10

@@ -16,7 +16,8 @@ from ssdpts.engines.results import CellResult, DirStats, RoundOutput
 from ssdpts.profiles import load_profile
 from ssdpts.settings import TestSettings
 from ssdpts.pts import registry
-from ssdpts.pts.common import cell_name, window_summary
+from ssdpts.pts.cells import cell_name
+from ssdpts.pts.windows import window_summary
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.pts.latency.summary import LatencySummary
 from ssdpts.results import CellWindow, SteadyResult, TrackerKey, TrackerResult
@@ -72,7 +73,7 @@ def _decay(rnd: int, fob: float, steady: float, tau: float, rng: random.Random, 
 
 
 class _Loop:
-    """Saves rounds like TestContext.run_to_steady_state and returns the summary pieces it would."""
+    """Saves rounds like ctx.rounds.run_to_steady_state and returns the summary pieces it would."""
 
     def __init__(self, store: Store, run_id: str, test: str, settings: TestSettings, t0: float):
         self.store, self.run_id, self.test, self.settings = store, run_id, test, settings

@@ -138,7 +138,7 @@ def test_hir_tables(report):
         after_idle = [c.write for r in ab for c in r.cells][1:]
         bins = merge_bins(d.bins for d in after_idle)
         assert _near(w.ab_latency.max_us, max(d.lat_max_ns for d in after_idle) / 1000)
-        # fio's bucket value, never above the measured max (pts.common caps it there)
+        # fio's bucket value, never above the measured max (pts.windows caps it there)
         assert _near(w.ab_latency.p("99.99"), min(percentile_from_bins(bins, 99.99) / 1000, w.ab_latency.max_us))
         for seg, x in (("AB (after idle)", w.ab_latency), ("C (continuous)", w.c_latency)):
             # histogram percentiles are fio's bucket values, capped at the max; a rare long stall can lift the mean

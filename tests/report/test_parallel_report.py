@@ -15,7 +15,7 @@ from conftest import TINY, LoopFactory, _can_make_devices, requires_devices, ssd
 from report_checks import check_self_contained, read_csv
 from ssdpts.engines.results import RoundOutput, aggregate
 from ssdpts.pts import registry
-from ssdpts.pts.common import window_summary
+from ssdpts.pts.windows import window_summary
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.results import SteadyResult, TrackerKey, TrackerResult
 from ssdpts.report.core import write_report

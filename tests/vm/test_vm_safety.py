@@ -10,7 +10,7 @@ import pytest
 SAFETY = r"""
 import hashlib, json, subprocess, sys, time
 from pathlib import Path
-from ssdpts import runner
+from ssdpts.runner import lifecycle
 from ssdpts.errors import SsdptsError
 disk = sys.argv[1]
 p1, p2 = disk + "1", disk + "2"
@@ -44,7 +44,7 @@ for name, (setup, target, teardown, consent) in SCENARIOS.items():
                for d in (disk, p1)}
     before = sha()
     try:
-        runner.start(target, results_dir=Path("/tmp/safety-results"), profile_name="tests/profiles/tiny.toml",
+        lifecycle.start(target, results_dir=Path("/tmp/safety-results"), profile_name="tests/profiles/tiny.toml",
                      tests=["iops"], size=None, destroy_data=consent, purge_method="auto", quiet=True)
         refusal = None
     except SsdptsError as e:

@@ -5,16 +5,13 @@ lines `time_ms, value_KiB/s, ddir, bs, offset[, prio]`.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from pathlib import Path
 from typing import Sequence
 
-import click
-
-from ..inputs import FINITE, read_text
-from ..pts.slc_cache.steps import DEFAULT_MIN_DROP, DEFAULT_MIN_POINTS, MIB, durations_from_times, estimate
+from ..inputs import read_text
+from ..pts.slc_cache.steps import MIB, durations_from_times
 
 
 # --- fio bandwidth logs ------------------------------------------------------------------------
@@ -85,32 +82,3 @@ def format_text(result: dict) -> str:
     else:
         lines.append(f"cache estimate: none — {result.get('note', '')}")
     return "\n".join(lines)
-
-
-@click.command("slc-cache")
-@click.option("--bw-log", "logs", required=True, multiple=True, type=click.Path(),
-              help="fio bandwidth log (write_bw_log, best with log_avg_msec); repeat for one file per job (summed).")
-@click.option("--bin", "bin_s", type=FINITE, default=None,
-              help="Seconds per bin for per-I/O logs (no log_avg_msec): bytes per bin / bin.")
-@click.option("--min-drop", type=FINITE, default=DEFAULT_MIN_DROP, show_default=True,
-              help="Smallest level change that counts as a step, as a fraction of the higher level.")
-@click.option("--min-points", type=int, default=DEFAULT_MIN_POINTS, show_default=True,
-              help="Shortest step, in log intervals.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def command(logs, bin_s, min_drop, min_points, as_json):
-    """Find the SLC-cache steps in a sequential-write bandwidth log and estimate the cache size."""
-    from ..errors import SsdptsError
-
-    if not 0 < min_drop < 1:
-        raise SsdptsError(f"--min-drop {min_drop} must be between 0 and 1, e.g. 0.15")
-    if min_points < 1:
-        raise SsdptsError("--min-points must be >= 1")
-    if bin_s is not None and bin_s <= 0:
-        raise SsdptsError(f"--bin {bin_s:g} must be a positive number of seconds, e.g. 1")
-    try:
-        times, mibs, durs = read_bw_log(logs, bin_s)
-    except ValueError as e:
-        raise SsdptsError(str(e)) from None
-    result = estimate(times, mibs, durations=durs, min_drop=min_drop, min_points=min_points)
-    result["source"] = [str(p) for p in logs]
-    click.echo(json.dumps(result, indent=1) if as_json else format_text(result))

@@ -6,22 +6,18 @@ read/write and random/sequential shares, and the queue depth over time. Every fi
 file's counts; nothing is run on a device. Printed as text (or `--json`); `--out DIR` also writes an HTML page
 in the report style with PNG/SVG charts and CSV tables.
 
-Module-level imports stay light: `ssdpts.analyze` loads every module in it whenever one of them is imported
-(`ssdpts analyze --help` among them), so the report and the render kit are imported inside `write_html` only.
+Module-level imports stay light: `ssdpts analyze --help` imports every analysis (commands/analyze.py), so the
+report and the render kit are imported inside `write_html` only.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
-
-from ..capture.model import CaptureSource, QueueDepth, StreamCount, WorkloadCapture, load
+from ..capture.model import CaptureSource, QueueDepth, StreamCount, WorkloadCapture
 from ..errors import SsdptsError
-from ..inputs import output_dir
 from ..records import to_data
 
 SCHEMA = "ssdpts.workload-analysis/1"
@@ -329,38 +325,3 @@ def _version() -> str:
     from .. import __version__
 
     return __version__
-
-
-# --- command ------------------------------------------------------------------------------------
-
-@click.command("workload")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--top", "top_n", type=int, default=DEFAULT_TOP, show_default=True,
-              help="How many streams make the applied test workload; the rest are shown as 'other'.")
-@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
-              help="Also write DIR/workload.html with PNG/SVG charts and CSV tables.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def command(file, top_n, out_dir, as_json):
-    """The IO streams of a captured workload (ssdpts capture): stream map, top-N table, read/write and
-    random/sequential shares, queue depth over time.
-
-    \b
-    Example:
-      ssdpts analyze workload app.workload.json --top 5 --out app-report
-    """
-    if top_n < 1:
-        raise SsdptsError(f"--top {top_n}: give the number of streams to name, 1 or more (e.g. --top 5)")
-    if out_dir:
-        output_dir(out_dir, "--out")
-    capture = load(file)
-    check(capture, file)
-    result = analyze(capture, top_n, file)
-    html = write_html(result, out_dir) if out_dir else None
-    if as_json:
-        doc = to_json(result)
-        doc["html"] = str(html) if html else None
-        click.echo(json.dumps(doc, indent=1))
-        return
-    click.echo(format_text(result))
-    if html:
-        click.echo(f"\n{html}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from .. import runner
+from ..runner import lifecycle
 from ..errors import SsdptsError
 from ..inputs import POSITIVE
 from ..profiles import load_profile, shipped
@@ -129,7 +129,7 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         known = {**WORKLOADS, **chosen.workloads}
         if chosen.workload not in known:
             raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")
-        run_id = runner.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
+        run_id = lifecycle.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
                               size=size_bytes, destroy_data=destroy_data,
                               purge_method=purge_method or "none", quiet=quiet)
     except SsdptsError:

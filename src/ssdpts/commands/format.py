@@ -23,7 +23,8 @@ def format_command(target, lba_format, destroy_data, results):
     Run it before 'ssdpts run': a run records the sector size it finds, and changing it mid-run would
     make its results incomparable.
     """
-    from ..runner import check_safe, exclusive      # here: `format --help` starts without the runner
+    from ..runner.checks import check_safe
+    from ..runner.lock import exclusive      # here: `format --help` starts without the runner
 
     tgt = open_target(target)
     chosen = chosen_lba_format(tgt, lba_format)

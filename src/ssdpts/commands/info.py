@@ -51,7 +51,7 @@ def info(target, profile, results, as_json):
 def safe_to_test(target, profile_name: str, results: Path) -> str:
     """'yes, ...' or 'no: ' and the refusal a run would give (read-only, too small, busy, ...)."""
     from ..profiles import load_profile, profile_tests
-    from ..runner import check_room_for
+    from ..runner.checks import check_room_for
     from ..targets.safety import check_target
 
     try:

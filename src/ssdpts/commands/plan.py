@@ -34,7 +34,7 @@ class WriteSpeed:
 def build_plans(target: Target, profile_name: str, tests: list[str] | None, purge_method: str = "auto"
                 ) -> tuple[dict, list[tuple[str, TestPlan]]]:
     """(the merged profile, [(test title, plan)]) — reads the target, writes nothing."""
-    from ..runner import check_settings, plans_for      # here: `plan --help` starts without the runner
+    from ..runner.checks import check_settings, plans_for      # here: `plan --help` starts without the runner
 
     profile = load_profile(profile_name)
     names = tests or profile_tests(profile)

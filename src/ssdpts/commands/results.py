@@ -29,17 +29,18 @@ def delete(run_ids, failed, yes, results):
     """Remove RUN_IDS (and with --failed every failed run): their rows in the results database and their
     files under the results directory (log, report, simulated-drive checkpoints). A run still running
     is refused."""
-    from .. import runner
+    from ..runner.files import delete as delete_run, refuse_if_live
+    from ..runstatus import settled
 
     if not run_ids and not failed:
         raise click.UsageError("name the runs to delete, or give --failed")
     store = open_store(results)
-    runs = [runner.settled(store, r) for r in run_ids]
+    runs = [settled(store, r) for r in run_ids]
     if failed:
         runs += [r for r in store.runs() if r["status"] == "failed"]
     chosen = list({r["id"]: r for r in runs}.values())
     for r in chosen:
-        runner.refuse_if_live(r, f"'ssdpts delete {r['id']}'")
+        refuse_if_live(r, f"'ssdpts delete {r['id']}'")
     if not chosen:
         click.echo("no failed runs")
         return
@@ -47,7 +48,7 @@ def delete(run_ids, failed, yes, results):
     if not yes and not _confirmed(f"delete {len(chosen)} run(s): {listing}, with their files?"):
         raise SsdptsError("nothing deleted (answer y, or add --yes)", exit_code=1)
     for r in chosen:
-        removed = runner.delete(store, results_dir(results), r["id"])
+        removed = delete_run(store, results_dir(results), r["id"])
         click.echo(f"deleted {r['id']}" + (f" and {len(removed)} file(s)" if removed else ""))
 
 

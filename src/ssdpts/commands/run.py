@@ -67,16 +67,17 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     an interrupted run continues with 'ssdpts resume RUN_ID'. Several targets run in parallel
     (lock-step, one fio process; IOPS and MiB/s summed, latency kept per target) or --sequential.
     """
-    from .. import runner
     from ..doctor import parse_ignored
     from ..pts import registry
+    from ..runner.checks import checked_label, checked_notes
+    from ..runner.lifecycle import start
     from ..units import target_size
 
     results = results_dir(results, writing=True)
     size_bytes = target_size(size)
     ignored = parse_ignored(ignore_doctor)
-    notes = runner.checked_notes(notes)
-    label = runner.checked_label(label)
+    notes = checked_notes(notes)
+    label = checked_label(label)
     targets = list(targets)
     if hosts or hosts_file:
         targets = _remote_specs(targets, hosts, hosts_file, size_bytes)
@@ -88,7 +89,7 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     groups = [targets] if parallel else [[t] for t in targets]
     run_ids = []
     for group in groups:
-        run_ids.append(runner.start(group, results_dir=results, profile_name=profile or "pts-enterprise",
+        run_ids.append(start(group, results_dir=results, profile_name=profile or "pts-enterprise",
                                     tests=names, size=size_bytes, destroy_data=destroy_data,
                                     purge_method=purge_method, quiet=quiet, seed=seed,
                                     set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
@@ -131,10 +132,10 @@ def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | No
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
 def resume(run_id, results, quiet, strict):
     """Continue an interrupted or failed run from its last committed round."""
-    from .. import runner
+    from ..runner import lifecycle
 
     open_store(results).close()
-    run_id = runner.resume(run_id, results_dir=results_dir(results, writing=True), quiet=quiet)
+    run_id = lifecycle.resume(run_id, results_dir=results_dir(results, writing=True), quiet=quiet)
     click.echo(run_id)
     if strict:
         exit_if_not_conformant(results, [run_id])

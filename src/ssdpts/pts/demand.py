@@ -28,7 +28,8 @@ from ..engines.results import CellResult, merge_bins
 from ..settings import DURATION, IODEPTH, PCT, THREADS, TestSettings, key, list_of
 from ..targets.purge import PurgeRecord
 from ..workload import Workload
-from .common import TestContext, window_summary
+from .context import TestContext
+from .windows import window_summary
 from .plan import Phase, TestPlan, once, purge_phase, steady_loop
 from ..results import CellWindow, Latency, SteadyResult, TrackerKey
 from .spec import Summary
@@ -235,9 +236,9 @@ def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type
     """Run the procedure with the test's cells; its summary_type(**shared results, **extra). writes_only=False:
     preconditioning and pre-writes run the test's own mix (summary_type.PREWRITE says so)."""
     sc = sweep_cells(ctx, prefix, make_cell, writes_only)
-    purge = ctx.purge()
-    pc = ctx.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
-    outcome = ctx.run_to_steady_state("", sc.round, [sc.sweep_tracker])
+    purge = ctx.purger.purge()
+    pc = ctx.rounds.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
+    outcome = ctx.rounds.run_to_steady_state("", sc.round, [sc.sweep_tracker])
     points = window_points(window_summary(outcome.rounds, outcome.window_rounds), prefix, sc.thread_counts,
                            sc.queue_depths)
     limit_us = ctx.settings.latency_limit * 1e6
@@ -247,7 +248,7 @@ def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type
     mid_target = (max_point.iops + min_point.iops) / 2
     mid_point = min(points, key=lambda p: abs(p.iops - mid_target))
     chosen = {"max": max_point, "mid": mid_point, "min": min_point}
-    rounds = ctx.run_segments(operating_segments(ctx, prefix, make_cell,
+    rounds = ctx.rounds.run_segments(operating_segments(ctx, prefix, make_cell,
                                                  {k: (p.tc, p.qd) for k, p in chosen.items()}, writes_only))
     measured = {k: _measurement(p, [c for r in rounds[f"op={k}/prewrite"] for c in r.cells],
                                 [c for r in rounds[f"op={k}/measure"] for c in r.cells])

@@ -19,7 +19,7 @@ from ..render import plots
 from ..render.context import CompareContext, SectionContext
 from ..render.drives import drives_intro, ordered_part_labels
 from ..render.toolkit import Cell, notes_html
-from .common import window_summary
+from .windows import window_summary
 from .demand import DemandPoint, DemandSummary, latency_stat
 from ..results import Latency
 from .spec import Headline

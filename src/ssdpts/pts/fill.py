@@ -11,7 +11,7 @@ from ..units import bs_label, parse_size
 from ..workload import Workload
 
 if TYPE_CHECKING:
-    from .common import TestContext
+    from .context import TestContext
 
 FILL_BLOCK_SIZE = "128k"      # as a profile writes it (the studies' `fill_block_size` key)
 FILL_IODEPTH = 32             # one job at QD32: how the seeds filled (and ran WIPC)

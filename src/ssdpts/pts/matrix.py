@@ -15,7 +15,10 @@ from ..render.drives import ordered_part_labels
 from ..render.toolkit import bs_mix_matrix, notes_html
 from ..render.context import SectionContext
 from ..targets.purge import PurgeRecord
-from .common import SteadyOutcome, TestContext, rnd_matrix, tracked_cells, window_summary
+from .cells import rnd_matrix, tracked_cells
+from .context import TestContext
+from .rounds import SteadyOutcome
+from .windows import window_summary
 from ..results import CellWindow, SteadyResult
 from ..errors import SsdptsError
 from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declarations, declared_default, key
@@ -92,8 +95,8 @@ def run_matrix(ctx: TestContext, metric: str, summary: type[S],
         cells = prepare(cells)
     for n in notes:
         ctx.note(n)
-    purge = ctx.purge()
-    outcome = ctx.run_to_steady_state("", cells, tracked_cells(ctx, cells, metric), precondition=ctx.wipc())
+    purge = ctx.purger.purge()
+    outcome = ctx.rounds.run_to_steady_state("", cells, tracked_cells(ctx, cells, metric), precondition=ctx.cells.wipc())
     return summary(purge=purge, steady=outcome.record(), cells=window_summary(outcome.rounds, outcome.window_rounds),
                    block_sizes=sizes, mixes=mixes, notes=notes, **(extra(outcome) if extra else {}))
 

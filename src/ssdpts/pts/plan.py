@@ -19,7 +19,8 @@ from typing import Sequence
 from ..targets.purge import PurgeRecord, planned_purge
 from ..units import bs_label
 from ..workload import Workload
-from .common import TestContext, rnd_matrix, tracked_cells
+from .cells import rnd_matrix, tracked_cells
+from .context import TestContext
 
 
 @dataclass
@@ -180,7 +181,7 @@ def purge_phase(ctx: TestContext, what: str = "") -> Phase:
 
 
 def wipc_phase(ctx: TestContext, block_size: int | None = None, multiple: float | None = None) -> Phase:
-    w = ctx.wipc(block_size, multiple)
+    w = ctx.cells.wipc(block_size, multiple)
     return once("precondition", f"workload-independent preconditioning (WIPC): SEQ {bs_label(w.bs)} writes, "
                 f"{(w.io_size or 0) * w.threads / ctx.target.size_bytes:.2g}× the user capacity over the active range, "
                 f"TC{w.threads}/QD{w.iodepth}", [w])

@@ -18,7 +18,7 @@ from ..settings import Key, TestSettings, declarations, typed_settings
 
 if TYPE_CHECKING:   # renderers receive the render kit's contexts (render/ sits below the tests; it never imports them)
     from ..render.context import CompareContext, SectionContext
-    from .common import TestContext
+    from .context import TestContext
     from .plan import TestPlan
 
 

@@ -173,7 +173,7 @@ def purge(target: Target, method: str = "auto", roots: SysRoots | None = None,
         return done
     if target.host is not None:
         raise SsdptsError(f"{target.label_id} is on host {target.host}: only the remote engine can purge it; "
-                          "purge it through the run's engine (TestContext.purge)")
+                          "purge it through the run's engine (ctx.purger.purge)")
     if target.kind == "file":
         # empty and reallocate in place: same inode, so the run's lock on the file stays valid
         os.truncate(target.path, 0)

@@ -16,7 +16,7 @@ from ...settings import BLOCK_SIZE, BLOCK_SIZES, BOOL, MULTIPLE, TestSettings, c
     list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext
+from ..context import TestContext
 from ..fill import default_fill_block_size, fill as seq_fill
 from ..plan import TestPlan, once, purge_phase
 from .summary import BsSweepSummary, SweepCell
@@ -61,13 +61,13 @@ def _used_fill(ctx: TestContext) -> Workload:
 def _sweep(ctx: TestContext) -> tuple[list[int], list[str], list[str], list[str], int, int]:
     """(block sizes, notes on skipped sizes, workloads, drive states, QD, TC) of the profile."""
     s = ctx.settings
-    sizes, notes = ctx.skip_sub_sector(s.block_sizes)
+    sizes, notes = ctx.cells.skip_sub_sector(s.block_sizes)
     return sizes, notes, list(s.workloads), list(s.states), s.iodepth, s.threads
 
 
 def _cells(ctx: TestContext, state: str, workloads: list[str], sizes: list[int], iodepth: int,
            threads: int) -> list[Workload]:
-    return [ctx.cell(cell_key(state, rw, bs), rw, bs, threads=threads, iodepth=iodepth)
+    return [ctx.cells.cell(cell_key(state, rw, bs), rw, bs, threads=threads, iodepth=iodepth)
             for rw in workloads for bs in sizes]
 
 
@@ -94,19 +94,19 @@ def run(ctx: TestContext) -> BsSweepSummary:
     sizes, notes, workloads, states, iodepth, threads = _sweep(ctx)
     for n in notes:
         ctx.note(n)
-    purge = ctx.purge()
+    purge = ctx.purger.purge()
     if ctx.settings.fresh_fill:
-        ctx.run_sequence("fresh/fill", [_fresh_fill(ctx)])
+        ctx.rounds.run_sequence("fresh/fill", [_fresh_fill(ctx)])
     out: list[SweepCell] = []
     for state in states:
         if state == "used":
-            ctx.run_sequence("used/precondition", [_used_fill(ctx)])
+            ctx.rounds.run_sequence("used/precondition", [_used_fill(ctx)])
         cells = _cells(ctx, state, workloads, sizes, iodepth, threads)
 
         def track(results):   # the unit in the name: the console and exports read it from there
             return {f"{c.name} mib_s": c.bw_bytes / 2**20 for c in results}
 
-        rounds = ctx.run_sequence(state, cells, chunk=max(1, len(sizes)), tracking=track)
+        rounds = ctx.rounds.run_sequence(state, cells, chunk=max(1, len(sizes)), tracking=track)
         by = {c.name: c for r in rounds for c in r.cells}
         out += [_cell(state, rw, bs, c) for rw in workloads for bs in sizes
                 if (c := by.get(cell_key(state, rw, bs))) is not None]

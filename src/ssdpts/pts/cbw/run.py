@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ...settings import declared_default
 from ...workload import Workload
 from .. import demand
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import TestPlan
 from ..wsat.run import COMPOSITE_ZONES, composite_split
 from .summary import BlockSizes, CbwSummary
@@ -36,10 +36,10 @@ class CbwCells:
 def cell_maker(ctx: TestContext) -> CbwCells:
     split, note = composite_split(ctx.target.logical_block_size)
     read = ctx.settings.read_pct
-    align = ctx.io_alignment()
+    align = ctx.cells.io_alignment()
 
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
-        return ctx.cell(name, "randrw", 4096, read_pct, bssplit=split, distribution=COMPOSITE_ZONES,
+        return ctx.cells.cell(name, "randrw", 4096, read_pct, bssplit=split, distribution=COMPOSITE_ZONES,
                         threads=threads, iodepth=iodepth, align=align, **kw)
 
     return CbwCells(split, note, read, align, make_cell)

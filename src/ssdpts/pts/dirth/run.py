@@ -12,7 +12,7 @@ from ...settings import BLOCK_SIZE, key
 from ...units import bs_label
 from ...workload import Workload
 from .. import demand
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import TestPlan
 from .summary import DirthSummary
 
@@ -27,7 +27,7 @@ def cell_maker(ctx: TestContext) -> tuple[int, int, demand.MakeCell]:
     bs, read = ctx.settings.block_size, ctx.settings.read_pct
 
     def make_cell(name: str, threads: int, iodepth: int, read_pct: int = read, **kw) -> Workload:
-        return ctx.cell(name, "randrw", bs, read_pct, threads=threads, iodepth=iodepth, **kw)
+        return ctx.cells.cell(name, "randrw", bs, read_pct, threads=threads, iodepth=iodepth, **kw)
 
     return bs, read, make_cell
 

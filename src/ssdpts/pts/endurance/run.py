@@ -23,7 +23,8 @@ from ...store import Store
 from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, SIZE, STR, Setting, TestSettings, declared_default, key
 from ...units import format_duration
 from ...workload import Workload
-from ..common import STREAM_ROUND_LIMIT, TestContext
+from ..context import TestContext
+from ..streaming import STREAM_ROUND_LIMIT
 from ..plan import TestPlan, once, purge_phase
 from .summary import EndurancePoll, EnduranceSummary, Loop, Projection, RatedEndurance
 
@@ -93,7 +94,7 @@ def _workload(ctx: TestContext, name: str, runtime_s: float) -> Workload:
         raise SsdptsError(f"unknown endurance workload {name!r}; allowed: {', '.join(allowed)} "
                           "(or define [tests.endurance.workloads.NAME] in a profile)")
     rw, bs, read = known[name]
-    return ctx.cell(f"endurance_{name}", rw, max(bs, ctx.target.logical_block_size), read, runtime_s=runtime_s)
+    return ctx.cells.cell(f"endurance_{name}", rw, max(bs, ctx.target.logical_block_size), read, runtime_s=runtime_s)
 
 
 def polls(store: Store, run_id: str, test: str = "endurance") -> list[dict]:
@@ -114,7 +115,7 @@ def plan(ctx: TestContext) -> TestPlan:
 def run(ctx: TestContext) -> EnduranceSummary:
     cfg = ctx.settings
     if ctx.settings.purge_first:
-        ctx.purge(PHASE)
+        ctx.purger.purge(PHASE)
     base = ctx.store.step(ctx.run_id, ctx.test, BASELINE)
     if base is None:
         # after a purge of its own the baseline is read after it: the purge's erases are not the workload's wear
@@ -129,7 +130,7 @@ def run(ctx: TestContext) -> EnduranceSummary:
     totals = {"seconds": float(last.get("elapsed_s", 0.0)), "bytes": int(last.get("fio_written_bytes", 0))}
     remaining = cfg.duration - totals["seconds"]
     max_rounds = ctx.settings.max_rounds
-    stop = ctx.stop_reason(PHASE)
+    stop = ctx.streams.stop_reason(PHASE)
     if stop is None and remaining > cfg.poll * 1e-3 and len(done) < max_rounds:
         cell = _workload(ctx, cfg.workload, remaining)
         prev = {"snap": polls(ctx.store, ctx.run_id, ctx.test)[-1]}
@@ -157,10 +158,10 @@ def run(ctx: TestContext) -> EnduranceSummary:
 
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, max_rounds, None,
                                    f"writing for {remaining:,.0f} s more, health every {cfg.poll:g} s")
-        how = ctx.stream([PHASE], [cell], cfg.poll, track, max_rounds=max_rounds)
-        stop = ctx.stop_reason(PHASE, "round limit" if how == STREAM_ROUND_LIMIT else "duration reached")
+        how = ctx.streams.stream([PHASE], [cell], cfg.poll, track, max_rounds=max_rounds)
+        stop = ctx.streams.stop_reason(PHASE, "round limit" if how == STREAM_ROUND_LIMIT else "duration reached")
     elif stop is None:   # resumed after the last round, before the reason was stored
-        stop = ctx.stop_reason(PHASE, "round limit" if len(done) >= max_rounds else "duration reached")
+        stop = ctx.streams.stop_reason(PHASE, "round limit" if len(done) >= max_rounds else "duration reached")
 
     rounds = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
     series = [dict(r.tracking, round=r.round) for r in rounds]

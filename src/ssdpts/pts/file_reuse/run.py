@@ -22,7 +22,8 @@ from ...targets.resolve import prepare_file
 from ...targets.safety import is_scratch_file, mark_scratch_file
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext, window_summary
+from ..context import TestContext
+from ..windows import window_summary
 from ..plan import TestPlan, once
 from .summary import CREATED, RECREATED, REUSED, FilePass, FileReuseSummary
 
@@ -42,9 +43,9 @@ def workloads(ctx: TestContext) -> list[Workload]:
     s = ctx.settings
     span = s.file_size_percent / 100
     seq, rnd = s.sequential_block_size, s.random_block_size
-    return [ctx.cell(f"seq_{bs_label(seq)}_write", "write", seq, 0, range_size=span, overwrite=s.overwrite),
-            ctx.cell(f"rnd_{bs_label(rnd)}_write", "randwrite", rnd, 0, range_size=span, overwrite=s.overwrite),
-            ctx.cell(f"rnd_{bs_label(rnd)}_read", "randread", rnd, 100, range_size=span, overwrite=s.overwrite)]
+    return [ctx.cells.cell(f"seq_{bs_label(seq)}_write", "write", seq, 0, range_size=span, overwrite=s.overwrite),
+            ctx.cells.cell(f"rnd_{bs_label(rnd)}_write", "randwrite", rnd, 0, range_size=span, overwrite=s.overwrite),
+            ctx.cells.cell(f"rnd_{bs_label(rnd)}_read", "randread", rnd, 100, range_size=span, overwrite=s.overwrite)]
 
 
 def label(w: Workload) -> str:
@@ -82,7 +83,7 @@ def _run_pass(ctx: TestContext, name: str, fresh: bool, cells: list[Workload]) -
             remove_locked_file(path)       # the run's lock let go: the deleted file's blocks are free for fio's
         before = file_state(path)
         ctx.store.record_step(ctx.run_id, ctx.test, key, "file-state", to_data(before))
-    rounds = ctx.run_sequence(name, cells, chunk=len(cells))
+    rounds = ctx.rounds.run_sequence(name, cells, chunk=len(cells))
     relock(path)                           # fio made a new file: the run holds it as it held the old one
     if not is_scratch_file(path):
         mark_scratch_file(path)            # fio made a new file: it is still ssdpts's scratch file

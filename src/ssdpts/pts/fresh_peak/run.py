@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...settings import BLOCK_SIZE, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..iops.summary import IopsSummary
 from ...results import Latency
@@ -50,7 +50,7 @@ def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:
 def _cells(ctx: TestContext) -> tuple[int, list[str], list[Workload]]:
     """(block size, workloads, one short cell per workload at the profile's TC x QD)."""
     bs, workloads = ctx.settings.block_size, list(ctx.settings.workloads)
-    return bs, workloads, [ctx.cell(f"fob_{rw}_{bs_label(bs)}", rw, bs) for rw in workloads]
+    return bs, workloads, [ctx.cells.cell(f"fob_{rw}_{bs_label(bs)}", rw, bs) for rw in workloads]
 
 
 def plan(ctx: TestContext) -> TestPlan:
@@ -61,8 +61,8 @@ def plan(ctx: TestContext) -> TestPlan:
 
 def run(ctx: TestContext) -> FreshPeakSummary:
     bs, workloads, cells = _cells(ctx)
-    purge = ctx.purge()
-    rounds = ctx.run_sequence("fob", cells, chunk=max(1, len(cells)),
+    purge = ctx.purger.purge()
+    rounds = ctx.rounds.run_sequence("fob", cells, chunk=max(1, len(cells)),
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}
     ref = steady_reference(ctx, bs)

@@ -16,7 +16,9 @@ from ...errors import SsdptsError
 from ...targets.filesystem import FILESYSTEMS, make_test_file, mkfs_available, mkfs_command, mounted_filesystem
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext, cell_name, window_summary
+from ..cells import cell_name
+from ..context import TestContext
+from ..windows import window_summary
 from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import FsVsRawSummary, WorkloadPair
@@ -38,10 +40,10 @@ def workloads(ctx: TestContext, span: float) -> tuple[list[Workload], list[str]]
     """Every random and sequential workload × mix, each over `span` (a fraction of its target's size), and
     notes on block sizes below the target's logical block."""
     s = ctx.settings
-    rnd, notes = ctx.skip_sub_sector(s.random_block_sizes)
-    seq, notes2 = ctx.skip_sub_sector(s.sequential_block_sizes)
-    out = [ctx.cell(cell_name("rnd", bs, mix), "randrw", bs, mix, range_size=span) for bs in rnd for mix in s.read_percents]
-    out += [ctx.cell(cell_name("seq", bs, mix), "rw", bs, mix, range_size=span) for bs in seq for mix in s.read_percents]
+    rnd, notes = ctx.cells.skip_sub_sector(s.random_block_sizes)
+    seq, notes2 = ctx.cells.skip_sub_sector(s.sequential_block_sizes)
+    out = [ctx.cells.cell(cell_name("rnd", bs, mix), "randrw", bs, mix, range_size=span) for bs in rnd for mix in s.read_percents]
+    out += [ctx.cells.cell(cell_name("seq", bs, mix), "rw", bs, mix, range_size=span) for bs in seq for mix in s.read_percents]
     return out, notes + notes2
 
 
@@ -78,7 +80,7 @@ def plan(ctx: TestContext) -> TestPlan:
 
 
 def measured(ctx: TestContext, phase: str, cells: list[Workload]) -> dict:
-    rounds = ctx.run_sequence(phase, cells)
+    rounds = ctx.rounds.run_sequence(phase, cells)
     return window_summary(rounds, [r.round for r in rounds])
 
 
@@ -90,7 +92,7 @@ def run(ctx: TestContext) -> FsVsRawSummary:
     size, span = file_bytes(ctx), _span(ctx)
     device = ctx.target.path
     if s.fill_first:
-        ctx.run_sequence("raw/fill", [fill(ctx, span, ctx.target.size_bytes)])
+        ctx.rounds.run_sequence("raw/fill", [fill(ctx, span, ctx.target.size_bytes)])
     raw_cells, notes = workloads(ctx, span)
     raw = measured(ctx, "raw", raw_cells)
     mkfs = " ".join(mkfs_command(s.filesystem, device))
@@ -98,7 +100,7 @@ def run(ctx: TestContext) -> FsVsRawSummary:
         file_target = make_test_file(point, size)
         on_file = dataclasses.replace(ctx, target=file_target)
         if s.fill_first:
-            on_file.run_sequence("file/fill", [fill(on_file, 1.0, size)])
+            on_file.rounds.run_sequence("file/fill", [fill(on_file, 1.0, size)])
         cells, file_notes = workloads(on_file, 1.0)
         got = measured(on_file, "file", cells)
         placement = file_target.info.get("placement", "")

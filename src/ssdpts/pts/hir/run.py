@@ -25,7 +25,9 @@ from ...deviations import Deviation
 from ...store import RoundRecord
 from ...settings import BLOCK_SIZE, BOOL, DURATION, DURATIONS, MULTIPLE, POS_INT, Setting, TestSettings, key
 from ...workload import Workload
-from ..common import TestContext, cell_name, merged_latency
+from ..cells import cell_name
+from ..context import TestContext
+from ..windows import merged_latency
 from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
 from ...results import TrackerKey
 from .summary import HirPreconditioning, HirSummary, WaitState, span
@@ -58,7 +60,7 @@ def _label(seconds: float) -> str:
 def preconditioning_cells(ctx: TestContext) -> list[Workload]:
     """One preconditioning round: `precondition_time` of RND 4K writes cut into `cell_runtime` cells."""
     n = max(1, round(ctx.settings.precondition_time / ctx.settings.cell_runtime))
-    return [ctx.cell(f"{cell_name('rnd', 4096, 0)}_m{i + 1:02d}", "randwrite", 4096, 0) for i in range(n)]
+    return [ctx.cells.cell(f"{cell_name('rnd', 4096, 0)}_m{i + 1:02d}", "randwrite", 4096, 0) for i in range(n)]
 
 
 def pc_tracker(cells: list[Workload]) -> TrackerKey:
@@ -81,11 +83,11 @@ def wait_state_segments(ctx: TestContext, idle: float) -> list[tuple[str, list[W
     """One wait state: (phase 'ws=IDLE/AB', bursts after idle), (phase 'ws=IDLE/C', continuous bursts)."""
     burst, reps = burst_s(ctx), repetitions(ctx)
     # fio's per-100 ms IOPS logs are kept with each round: they show the idle really has no I/O
-    ab = [ctx.cell(f"ab{i + 1}", "randwrite", 4096, 0, runtime_s=burst, idle_before_s=idle if i else 0.0,
+    ab = [ctx.cells.cell(f"ab{i + 1}", "randwrite", 4096, 0, runtime_s=burst, idle_before_s=idle if i else 0.0,
                    log_interval_ms=100) for i in range(reps)]
     # SNIA pairs A (write) + B (idle): the idle follows every burst, so the baseline's first
     # burst also comes after one; the first burst of AB follows the previous segment directly
-    c = [ctx.cell(f"c{i + 1}", "randwrite", 4096, 0, runtime_s=burst, idle_before_s=idle if i == 0 else 0.0,
+    c = [ctx.cells.cell(f"c{i + 1}", "randwrite", 4096, 0, runtime_s=burst, idle_before_s=idle if i == 0 else 0.0,
                   log_interval_ms=100) for i in range(reps)]
     return [(f"ws={_label(idle)}/AB", ab), (f"ws={_label(idle)}/C", c)]
 
@@ -93,7 +95,7 @@ def wait_state_segments(ctx: TestContext, idle: float) -> list[tuple[str, list[W
 def wipc(ctx: TestContext) -> Workload | None:
     """The optional SEQ writes before the RND 4K preconditioning (seed 004's 2x SEQ 128 KiB); None: none."""
     s = ctx.settings
-    return ctx.wipc(s.wipc_block_size, s.wipc_multiple) if s.wipc_multiple else None
+    return ctx.cells.wipc(s.wipc_block_size, s.wipc_multiple) if s.wipc_multiple else None
 
 
 def plan(ctx: TestContext) -> TestPlan:
@@ -118,13 +120,13 @@ def plan(ctx: TestContext) -> TestPlan:
 
 def run(ctx: TestContext) -> HirSummary:
     reps = repetitions(ctx)
-    purge = ctx.purge()
+    purge = ctx.purger.purge()
     pc_cells = preconditioning_cells(ctx)
     s = ctx.settings
     # a fixed-length preconditioning is the steady-state loop held to one round (its verdict: not reached)
     pc_ctx = replace(ctx, settings=replace(s, steady=replace(s.steady, max_rounds=1))) if s.fixed_preconditioning \
         else ctx
-    pc = pc_ctx.run_to_steady_state("pc", pc_cells, [pc_tracker(pc_cells)], precondition=wipc(ctx))
+    pc = pc_ctx.rounds.run_to_steady_state("pc", pc_cells, [pc_tracker(pc_cells)], precondition=wipc(ctx))
     preconditioning = preconditioning_record(ctx, len(pc.rounds), pc.reached)
     segments: dict[str, WaitState] = {}
     every_burst: list[DirStats] = []
@@ -132,7 +134,7 @@ def run(ctx: TestContext) -> HirSummary:
     for idle in wait_states(ctx):
         # AB and C in one chained sequence: the idle after the last AB burst is scheduled like the others
         (ab_phase, ab), (c_phase, c) = wait_state_segments(ctx, idle)
-        rounds = ctx.run_segments([(ab_phase, ab), (c_phase, c)], tracking=_burst_tracking)
+        rounds = ctx.rounds.run_segments([(ab_phase, ab), (c_phase, c)], tracking=_burst_tracking)
         ab_rounds, c_rounds = rounds[ab_phase], rounds[c_phase]
         ab_writes, c_writes = _writes(ab_rounds), _writes(c_rounds)
         every_burst += ab_writes + c_writes

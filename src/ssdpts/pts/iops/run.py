@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from ...settings import POS_INT, TRACK, key
 from ...workload import Workload
-from ..common import SteadyOutcome, TestContext, cell_name
+from ..cells import cell_name
+from ..context import TestContext
+from ..rounds import SteadyOutcome
 from ..matrix import MatrixSettings, run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import CellSeries, IopsSummary, cell_series

@@ -19,7 +19,9 @@ from ...settings import MAX_THREADS, BLOCK_SIZES, BOOL, DURATION, IODEPTH, PCTS,
 from ...units import bs_label, parse_duration
 from ...workload import Workload
 from .. import demand
-from ..common import TestContext, cell_name, window_summary
+from ..cells import cell_name
+from ..context import TestContext
+from ..windows import window_summary
 from ..plan import TestPlan, fixed_rounds, once, purge_phase, wipc_phase
 from .summary import LatIopsFamily, LatIopsSummary, Preconditioning
 
@@ -79,14 +81,14 @@ def sweep_cells(ctx: TestContext) -> Sweep:
             prefix = cell_name("rnd", bs, mix)
 
             def make_cell(name: str, threads: int, iodepth: int, bs: int = bs, mix: int = mix) -> Workload:
-                return ctx.cell(name, "randrw", bs, mix, threads=threads, iodepth=iodepth, ramp_s=st.warmup)
+                return ctx.cells.cell(name, "randrw", bs, mix, threads=threads, iodepth=iodepth, ramp_s=st.warmup)
 
             families.append((bs, mix, prefix))
             cells += demand.point_cells(prefix, tcs, qds, make_cell)
-    pc = [ctx.wipc()] if st.wipc_first else []
+    pc = [ctx.cells.wipc()] if st.wipc_first else []
     if st.precondition_time:
         small = min(st.block_sizes)
-        pc.append(ctx.cell(f"pc_rnd_{bs_label(small)}_write", "randrw", small, 0, threads=tcs[0], iodepth=qds[0],
+        pc.append(ctx.cells.cell(f"pc_rnd_{bs_label(small)}_write", "randrw", small, 0, threads=tcs[0], iodepth=qds[0],
                            runtime_s=st.precondition_time))
     return Sweep(families, tcs, qds, pc, cells)
 
@@ -101,15 +103,15 @@ def describe(w: Workload) -> str:
 
 def run(ctx: TestContext) -> LatIopsSummary:
     st, sw = ctx.settings, sweep_cells(ctx)
-    purge = ctx.purge() if st.wipc_first else None
+    purge = ctx.purger.purge() if st.wipc_first else None
     pre = []
     if sw.preconditioning:
-        ran = [c for r in ctx.run_sequence("pc", sw.preconditioning) for c in r.cells]
+        ran = [c for r in ctx.rounds.run_sequence("pc", sw.preconditioning) for c in r.cells]
         pre = [Preconditioning(what=describe(w), block_size=w.bs, threads=w.threads, iodepth=w.iodepth,
                                seconds=c.runtime_ms / 1000, bytes_written=c.write.bytes)
                for w, c in zip(sw.preconditioning, ran)]
     # one stored round per sweep round: the chunk is a whole round
-    rounds = ctx.run_segments([("", sw.round * st.rounds)], chunk=len(sw.round))[""]
+    rounds = ctx.rounds.run_segments([("", sw.round * st.rounds)], chunk=len(sw.round))[""]
     numbers = [r.round for r in rounds]
     window = numbers[-st.average_rounds:]
     averages = window_summary(rounds, window)

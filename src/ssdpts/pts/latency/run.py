@@ -7,7 +7,7 @@ histograms (fio json+ bins), in microseconds.
 
 from __future__ import annotations
 
-from ..common import TestContext
+from ..context import TestContext
 from ..matrix import run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import LatencySummary

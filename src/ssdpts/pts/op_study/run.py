@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, MULTIPLE, TestSettings, key, list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext, window_summary
+from ..context import TestContext
+from ..windows import window_summary
 from ..fill import fill as seq_fill
 from ..plan import TestPlan, once, purge_phase, steady_loop
 from ...results import TrackerKey
@@ -48,7 +49,7 @@ def _range_cells(ctx: TestContext, ar: float) -> tuple[Workload | None, Workload
         # the seed's WIPC: one job at the fill's QD unless [wipc] iodepth says otherwise
         wipc = seq_fill(ctx, wbs, frac, s.wipc.multiple * frac * cap, name=f"wipc_seq_{bs_label(wbs)}_write",
                         iodepth=s.wipc.iodepth)
-    cell = ctx.cell(f"rnd_{bs_label(bs)}_w_ar{ar:g}", "randwrite", bs, 0, range_size=frac)
+    cell = ctx.cells.cell(f"rnd_{bs_label(bs)}_w_ar{ar:g}", "randwrite", bs, 0, range_size=frac)
     pc = cell.with_(name=f"pc_rnd_{bs_label(bs)}_ar{ar:g}", runtime_s=None,
                     io_size=max(bs, int(mult * frac * cap / cell.threads) // bs * bs))
     return wipc, cell, pc
@@ -76,11 +77,11 @@ def run(ctx: TestContext) -> OpStudySummary:
     for ar in active_ranges(ctx):
         phase = phase_of(ar)
         frac = ar / 100.0
-        purge = ctx.purge(phase)
+        purge = ctx.purger.purge(phase)
         wipc, cell, pc = _range_cells(ctx, ar)
         if wipc is not None:
-            ctx.run_sequence(f"{phase}/wipc", [wipc])
-        outcome = ctx.run_to_steady_state(phase, [cell], [TrackerKey(cell.name, "iops")], precondition=pc)
+            ctx.rounds.run_sequence(f"{phase}/wipc", [wipc])
+        outcome = ctx.rounds.run_to_steady_state(phase, [cell], [TrackerKey(cell.name, "iops")], precondition=pc)
         window = window_summary(outcome.rounds, outcome.window_rounds).get(cell.name)
         out.append(ActiveRangeResult(
             active_range_percent=ar, active_bytes=int(frac * cap), extra_spare_bytes=int((1 - frac) * cap),

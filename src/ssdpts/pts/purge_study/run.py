@@ -19,7 +19,7 @@ from ...settings import DURATION, MULTIPLE, POS_INT, TestSettings, choice, key, 
 from ...targets.purge import PurgeRecord, trim_all
 from ...units import format_duration
 from ...workload import Workload
-from ..common import TestContext, stored_once
+from ..context import TestContext, stored_once
 from ..plan import Phase, TestPlan, once, purge_phase
 from .summary import MethodResult, PurgeStudySummary
 
@@ -39,13 +39,13 @@ class PurgeStudySettings(TestSettings):
 def _dirty(ctx: TestContext) -> list[Workload]:
     s = ctx.settings
     total = int(s.dirty_multiple * ctx.target.size_bytes) // 2**20 * 2**20
-    return [ctx.cell("dirty_seq_1m", "write", 2**20, 0, threads=1, range_start=0.0, range_size=1.0,
+    return [ctx.cells.cell("dirty_seq_1m", "write", 2**20, 0, threads=1, range_start=0.0, range_size=1.0,
                      io_size=total, runtime_s=None),
-            ctx.cell("dirty_rnd_4k", "randwrite", 4096, 0, runtime_s=s.dirty_time)]
+            ctx.cells.cell("dirty_rnd_4k", "randwrite", 4096, 0, runtime_s=s.dirty_time)]
 
 
 def _zero_fill(ctx: TestContext) -> Workload:
-    return ctx.cell("zero_fill_1m", "write", 2**20, 0, threads=1, range_start=0.0, range_size=1.0,
+    return ctx.cells.cell("zero_fill_1m", "write", 2**20, 0, threads=1, range_start=0.0, range_size=1.0,
                     io_size=ctx.target.size_bytes // 2**20 * 2**20, runtime_s=None, data_pattern="zero")
 
 
@@ -58,7 +58,7 @@ def _cells(rounds) -> list:
 
 
 def _bursts(ctx: TestContext) -> list[Workload]:
-    return [ctx.cell(f"burst_{i + 1}", "randwrite", 4096, 0, runtime_s=ctx.settings.burst_time)
+    return [ctx.cells.cell(f"burst_{i + 1}", "randwrite", 4096, 0, runtime_s=ctx.settings.burst_time)
             for i in range(ctx.settings.burst_cells)]
 
 
@@ -83,7 +83,7 @@ def plan(ctx: TestContext) -> TestPlan:
 def _apply(ctx: TestContext, method: str, scope: str) -> PurgeRecord:
     """Apply a method that is not a workload to the used drive; its record says what ran."""
     if method == "purge":
-        return ctx.purge(scope)
+        return ctx.purger.purge(scope)
     return trim_all(ctx.target)
 
 
@@ -108,15 +108,15 @@ def _measure(ctx: TestContext, method: str) -> MethodResult:
 def _method(ctx: TestContext, method: str, scope: str) -> MethodResult:
     if method in ("zero-fill", "none"):
         # all workloads: one chained sequence, no idle the method did not ask for
-        cells = _cells(ctx.run_sequence(f"{scope}/sequence", _dirty(ctx) + _method_cells(ctx, method) + _bursts(ctx)))
+        cells = _cells(ctx.rounds.run_sequence(f"{scope}/sequence", _dirty(ctx) + _method_cells(ctx, method) + _bursts(ctx)))
         rec = _chained(method, cells)
     else:
-        ctx.run_sequence(f"{scope}/dirty", _dirty(ctx))
+        ctx.rounds.run_sequence(f"{scope}/dirty", _dirty(ctx))
         try:
             rec = _apply(ctx, method, scope)
         except SsdptsError as e:
             return MethodResult(method, method, False, f"{method} — not supported here", str(e), False, None)
-        cells = _cells(ctx.run_sequence(f"{scope}/burst", _bursts(ctx)))
+        cells = _cells(ctx.rounds.run_sequence(f"{scope}/burst", _bursts(ctx)))
     iops = [c.write.iops for c in cells if c.name.startswith("burst_")]
     return MethodResult(method, rec.method, rec.snia_purge, _label(rec), rec.note, True,
                         rec.seconds if rec.method != "none" else None, iops, sum(iops) / len(iops) if iops else None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ...settings import BLOCK_SIZES, DURATION, PCT, TestSettings, key
 from ...units import bs_label, format_duration
 from ...workload import Workload
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import TestPlan, once, purge_phase
 from .summary import BlockSizeRun, RatePoint, RwOverTimeSummary
 
@@ -33,12 +33,12 @@ def phase_of(bs: int) -> str:
 
 def _setup(ctx: TestContext) -> tuple[list[int], list[str], float, float]:
     """(block sizes, notes on skipped sizes, duration s per size, interval s)."""
-    sizes, notes = ctx.skip_sub_sector(ctx.settings.block_sizes)
+    sizes, notes = ctx.cells.skip_sub_sector(ctx.settings.block_sizes)
     return sizes, notes, ctx.settings.duration, ctx.settings.interval
 
 
 def _write(ctx: TestContext, bs: int, seconds: float) -> Workload:
-    return ctx.cell(f"rnd_{bs_label(bs)}_write", "randwrite", bs, 0, runtime_s=seconds)
+    return ctx.cells.cell(f"rnd_{bs_label(bs)}_write", "randwrite", bs, 0, runtime_s=seconds)
 
 
 def plan(ctx: TestContext) -> TestPlan:
@@ -58,7 +58,7 @@ def run(ctx: TestContext) -> RwOverTimeSummary:
     out = []
     for bs in sizes:
         phase = phase_of(bs)
-        purge = ctx.purge(phase)
+        purge = ctx.purger.purge(phase)
         done = ctx.store.rounds(ctx.run_id, ctx.test, phase, with_cells=False)
         elapsed = done[-1].tracking["end_s"] if done else 0.0
         if duration - elapsed > interval / 2:
@@ -77,7 +77,7 @@ def run(ctx: TestContext) -> RwOverTimeSummary:
 
             ctx.progress.round_started(ctx.test, phase, len(done) + 1, 0, duration - elapsed,
                                        f"random {bs_label(bs)} writes")
-            ctx.stream([phase], [cell], interval, track)
+            ctx.streams.stream([phase], [cell], interval, track)
         series = [r.tracking for r in ctx.store.rounds(ctx.run_id, ctx.test, phase, with_cells=False)]
         mbs = [s["mb_s"] for s in series]
         tail = mbs[-max(1, len(mbs) // 10):]

@@ -27,7 +27,8 @@ from ...units import bs_label
 from ...workload import JobMix, Workload
 from ...workload.trace import trace_tasks
 from .. import demand
-from ..common import TestContext, window_summary
+from ..context import TestContext
+from ..windows import window_summary
 from ..plan import TestPlan, once
 from .composite import (AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, split_threads,
                         stream_counts, whole_percents)
@@ -143,7 +144,7 @@ def composite_cell(ctx: TestContext, comp: Composite, distribution: str = "rando
         if read_pct is not None:
             opts.update(read_pct=read_pct, jobs=(), iodepth=iodepth)
         kw.setdefault("distribution", distribution)
-        return ctx.cell(name, align=ctx.io_alignment(), **opts, **kw)
+        return ctx.cells.cell(name, align=ctx.cells.io_alignment(), **opts, **kw)
     return make_cell
 
 
@@ -183,7 +184,7 @@ def replay_cells(ctx: TestContext, a: Applied) -> list[ReplayCell]:
         runtime = max(MIN_REPLAY_CELL_S, step.duration_s * st.replay_time_scale)
         opts = comp.workload_options()
         opts.update(jobs=jobs, iodepth=sum(j.iodepth for j in jobs))
-        cell = ctx.cell(f"rwsw_replay{i:04d}", align=ctx.io_alignment(), runtime_s=runtime, idle_before_s=idle,
+        cell = ctx.cells.cell(f"rwsw_replay{i:04d}", align=ctx.cells.io_alignment(), runtime_s=runtime, idle_before_s=idle,
                         distribution=lba_distribution(a.capture), **opts)
         out.append(ReplayCell(i, cell, comp, iops))
         idle = 0.0
@@ -235,7 +236,7 @@ def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
     cells = replay_cells(ctx, a)
     if not cells:
         return []
-    rounds = ctx.run_sequence("replay", [c.cell for c in cells])
+    rounds = ctx.rounds.run_sequence("replay", [c.cell for c in cells])
     results = {c.name: c for r in rounds for c in r.cells}
     windows = {name: w for r in rounds for name, w in window_summary([r], [r.round]).items()}
     out = []
@@ -272,7 +273,7 @@ def trace_cell(ctx: TestContext, a: Applied) -> Workload:
     top = max(cap.streams, key=lambda s: s.ios)
     reads = sum(s.ios for s in cap.streams if s.stream.rw == "read")
     path = kept_trace(a)
-    return ctx.cell("rwsw_trace", "randrw", top.stream.bs, round(100 * reads / cap.ios), trace=str(path),
+    return ctx.cells.cell("rwsw_trace", "randrw", top.stream.bs, round(100 * reads / cap.ios), trace=str(path),
                     trace_rate_pct=max(1, round(100 / scale)),
                     threads=max(1, min(MAX_TRACE_THREADS, len(trace_tasks(path)))),
                     iodepth=max(1, max(cap.queue_depth.histogram, default=1)),
@@ -281,7 +282,7 @@ def trace_cell(ctx: TestContext, a: Applied) -> Workload:
 
 def _trace_replay(ctx: TestContext, a: Applied) -> TraceReplay:
     cell = trace_cell(ctx, a)
-    rounds = ctx.run_sequence("replay", [cell])
+    rounds = ctx.rounds.run_sequence("replay", [cell])
     res: CellResult = next(c for r in rounds for c in r.cells if c.name == cell.name)
     w = window_summary(rounds, [r.round for r in rounds])[cell.name]
     seen = res.stimulus if res.stimulus is not None and res.stimulus.measured else None

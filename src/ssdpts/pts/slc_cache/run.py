@@ -18,7 +18,7 @@ from ...settings import (ACTIVE_RANGE, BLOCK_SIZE, DURATION, FRACTION, PCT, POS_
                          key, list_of)
 from ...units import bs_label, format_duration
 from ...workload import Workload
-from ..common import TestContext, stored_once
+from ..context import TestContext, stored_once
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .resolution import auto_interval, deviation, resolution
 from .summary import FillLevel, SeriesPoint, SlcCacheSummary, SlcReference
@@ -79,7 +79,7 @@ def interval_s(ctx: TestContext) -> float:
 def _write(ctx: TestContext, bs: int, written: int, remaining: int, seconds_left: float) -> Workload:
     """The sequential write from where the stored intervals end (all of it on a fresh run)."""
     start = written / ctx.target.size_bytes
-    return ctx.cell(f"slc_seq_{bs // 1024}K", "write", bs, 0, threads=1, range_start=start, range_size=1.0 - start,
+    return ctx.cells.cell(f"slc_seq_{bs // 1024}K", "write", bs, 0, threads=1, range_start=start, range_size=1.0 - start,
                     io_size=remaining, runtime_s=seconds_left)
 
 
@@ -92,7 +92,7 @@ def _fill_cells(ctx: TestContext, pct: float, bs: int, limit_s: float) -> list[W
         name=f"slc_probe_{pct:g}pct", idle_before_s=ctx.settings.fill_idle)
     if filled < bs:
         return [probe]
-    return [ctx.cell(f"slc_fill_{pct:g}pct", "write", bs, 0, threads=1, range_start=0.0, range_size=1.0,
+    return [ctx.cells.cell(f"slc_fill_{pct:g}pct", "write", bs, 0, threads=1, range_start=0.0, range_size=1.0,
                      io_size=filled, runtime_s=None), probe]
 
 
@@ -161,14 +161,14 @@ def _measure_fill(ctx: TestContext, pct: float, bs: int, limit_s: float) -> Fill
 
 
 def _fill_level(ctx: TestContext, scope: str, pct: float, bs: int, limit_s: float) -> FillLevel:
-    ctx.purge(scope)
+    ctx.purger.purge(scope)
     cells = _fill_cells(ctx, pct, bs, limit_s)
     phases = [f"{scope}/fill", f"{scope}/probe"][-len(cells):]
     totals = {"bytes": 0, "seconds": 0.0}
     probe_totals = {"bytes": 0, "seconds": 0.0}
     fill_track, probe_track = _interval_tracker(totals), _interval_tracker(probe_totals)
     ctx.progress.round_started(ctx.test, phases[0], 1, 0, None, f"fill level {pct:g} %")
-    ctx.stream(phases, cells, interval_s(ctx),
+    ctx.streams.stream(phases, cells, interval_s(ctx),
                lambda phase, *a: (probe_track if phase.endswith("/probe") else fill_track)(phase, *a))
     series = [r.tracking for r in ctx.store.rounds(ctx.run_id, ctx.test, ctx._ph(phases[-1]), with_cells=False)]
     result, _, _ = _estimate(ctx, series)
@@ -185,7 +185,7 @@ def _fill_level(ctx: TestContext, scope: str, pct: float, bs: int, limit_s: floa
 def run(ctx: TestContext) -> SlcCacheSummary:
     cap = ctx.target.size_bytes
     bs, interval, limit_s, total = _setup(ctx)
-    purge = ctx.purge()
+    purge = ctx.purger.purge()
     reference = _reference(ctx)
     drives = len(ctx.target.drives())     # a parallel run writes every drive: stored bytes are their sum
     notes = [f"{drives} drives written at once: bandwidth, steps and the cache estimate are sums over the drives"
@@ -201,7 +201,7 @@ def run(ctx: TestContext) -> SlcCacheSummary:
         track = _interval_tracker({"bytes": written, "seconds": elapsed})
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, 0, None,
                                    f"sequential write of {total / 2**30:.1f} GiB")
-        ctx.stream([PHASE] * len(cells), cells, stream_interval, track)
+        ctx.streams.stream([PHASE] * len(cells), cells, stream_interval, track)
     rounds = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
     series = [r.tracking for r in rounds]
     result, times, mibs = _estimate(ctx, series)

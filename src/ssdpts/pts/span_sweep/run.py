@@ -14,7 +14,8 @@ from ...targets.sim import simulated
 from ...settings import BLOCK_SIZE, BOOL, Setting, TestSettings, key, list_of, size_ok
 from ...units import bs_label, parse_size
 from ...workload import Workload
-from ..common import TestContext, window_summary
+from ..context import TestContext
+from ..windows import window_summary
 from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import SpanPoint, SpanSweepSummary
@@ -48,7 +49,7 @@ class SpanSweepSettings(TestSettings):
 
 def span_bytes(ctx: TestContext) -> tuple[list[int], list[str]]:
     """The spans in bytes, ascending, whole blocks, at most the capacity (one each); notes on clipped ones."""
-    cap, bs = ctx.target.size_bytes, max(ctx.settings.block_size, ctx.io_alignment())
+    cap, bs = ctx.target.size_bytes, max(ctx.settings.block_size, ctx.cells.io_alignment())
     out, notes = set(), []
     for unit, v in ctx.settings.spans:
         n = int(v / 100 * cap) if unit == "%" else int(v)
@@ -60,9 +61,9 @@ def span_bytes(ctx: TestContext) -> tuple[list[int], list[str]]:
 
 def cells(ctx: TestContext, span: int) -> list[Workload]:
     s, frac, tag = ctx.settings, span / ctx.target.size_bytes, f"{span // 2**20}m"
-    out = [ctx.cell(f"rnd_{bs_label(s.block_size)}_read_{tag}", "randread", s.block_size, 100, range_size=frac)]
+    out = [ctx.cells.cell(f"rnd_{bs_label(s.block_size)}_read_{tag}", "randread", s.block_size, 100, range_size=frac)]
     if s.writes:
-        out.append(ctx.cell(f"rnd_{bs_label(s.block_size)}_write_{tag}", "randwrite", s.block_size, 0, range_size=frac))
+        out.append(ctx.cells.cell(f"rnd_{bs_label(s.block_size)}_write_{tag}", "randwrite", s.block_size, 0, range_size=frac))
     return out
 
 
@@ -79,11 +80,11 @@ def plan(ctx: TestContext) -> TestPlan:
 def run(ctx: TestContext) -> SpanSweepSummary:
     spans, notes = span_bytes(ctx)
     filled = fill(ctx, spans[-1])
-    ctx.run_sequence("fill", [filled])
+    ctx.rounds.run_sequence("fill", [filled])
     points = []
     for sp in spans:
         c = cells(ctx, sp)
-        rounds = ctx.run_sequence(f"span_{sp}", c, chunk=len(c))
+        rounds = ctx.rounds.run_sequence(f"span_{sp}", c, chunk=len(c))
         got = window_summary(rounds, [rounds[-1].round])
         points.append(SpanPoint(sp, sp / ctx.target.size_bytes, got[c[0].name], got[c[1].name] if len(c) > 1 else None))
     if simulated(ctx.target):

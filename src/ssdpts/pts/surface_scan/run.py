@@ -16,7 +16,7 @@ from ...settings import BLOCK_SIZE, FRACTION, POS_INT, SIZE, TestSettings, choic
 from ...targets.sim import simulated
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import TestPlan, once
 from .summary import ScanRegion, SurfaceScanSummary
 
@@ -48,7 +48,7 @@ def regions(ctx: TestContext) -> list[tuple[int, int]]:
 def cells(ctx: TestContext) -> list[Workload]:
     cap, s = ctx.target.size_bytes, ctx.settings
     write = s.mode == "write-verify"
-    return [ctx.cell(f"scan_{i + 1:04d}", "write" if write else "read", s.block_size, 0 if write else 100,
+    return [ctx.cells.cell(f"scan_{i + 1:04d}", "write" if write else "read", s.block_size, 0 if write else 100,
                      threads=1, range_start=start / cap, range_size=size / cap, io_size=size, runtime_s=None,
                      verify=s.verify if write else "", continue_on_error=True)
             for i, (start, size) in enumerate(regions(ctx))]
@@ -67,7 +67,7 @@ def run(ctx: TestContext) -> SurfaceScanSummary:
     s = ctx.settings
     write = s.mode == "write-verify"
     bounds = regions(ctx)
-    rounds = ctx.run_sequence(PHASE, cells(ctx))
+    rounds = ctx.rounds.run_sequence(PHASE, cells(ctx))
     results = [c for r in rounds for c in r.cells]
     notes: list[str] = []
     verified = write and not simulated(ctx.target)

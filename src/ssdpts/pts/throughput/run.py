@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from ...settings import BLOCK_SIZES, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext, cell_name, window_summary
+from ..cells import cell_name
+from ..context import TestContext
+from ..windows import window_summary
 from ...results import TrackerKey
 from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from .summary import BlockSizeResult, ThroughputSummary
@@ -28,8 +30,8 @@ def block_sizes(ctx: TestContext) -> list[tuple[int, str, Workload, Workload]]:
     """Per block size (its own purge, WIPC and loop): (bytes, phase name, SEQ read cell, SEQ write cell)."""
     # every SEQ cell walks the whole active range from its start (docs/coverage.md: why not continuing)
     return [(bs, f"bs={bs_label(bs)}",
-             ctx.cell(cell_name("seq", bs, 100), "read", bs, 100),
-             ctx.cell(cell_name("seq", bs, 0), "write", bs, 0))
+             ctx.cells.cell(cell_name("seq", bs, 100), "read", bs, 100),
+             ctx.cells.cell(cell_name("seq", bs, 0), "write", bs, 0))
             for bs in ctx.settings.block_sizes]
 
 
@@ -52,10 +54,10 @@ def plan(ctx: TestContext) -> TestPlan:
 def run(ctx: TestContext) -> ThroughputSummary:
     results = []
     for bs, phase, read, write in block_sizes(ctx):
-        purge = ctx.purge(phase)
-        outcome = ctx.run_to_steady_state(phase, [read, write],
+        purge = ctx.purger.purge(phase)
+        outcome = ctx.rounds.run_to_steady_state(phase, [read, write],
                                           trackers(ctx, read, write),
-                                          precondition=ctx.wipc(bs))
+                                          precondition=ctx.cells.wipc(bs))
         results.append(BlockSizeResult(block_size=bs, purge=purge, steady=outcome.record(), read_cell=read.name,
                                        write_cell=write.name,
                                        cells=window_summary(outcome.rounds, outcome.window_rounds)))

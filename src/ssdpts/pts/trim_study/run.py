@@ -18,7 +18,7 @@ from ...targets.filesystem import TrimRecord, refuse_without_discard, trim_devic
 from ...targets.resolve import prepare_file
 from ...units import bs_label
 from ...workload import Workload
-from ..common import TestContext
+from ..context import TestContext
 from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import Phase, PlannedCell, TestPlan, once
 from .summary import AFTER, BEFORE, TrimRound, TrimStudySummary
@@ -36,7 +36,7 @@ class TrimStudySettings(TestSettings):
 
 def cells(ctx: TestContext) -> list[Workload]:
     bs = ctx.settings.block_size
-    return [ctx.cell(f"rnd_{bs_label(bs)}_write", "randwrite", bs, 0), ctx.cell(f"rnd_{bs_label(bs)}_read", "randread", bs, 100)]
+    return [ctx.cells.cell(f"rnd_{bs_label(bs)}_write", "randwrite", bs, 0), ctx.cells.cell(f"rnd_{bs_label(bs)}_read", "randread", bs, 100)]
 
 
 def fill(ctx: TestContext) -> Workload:
@@ -97,7 +97,7 @@ def _rounds(ctx: TestContext, phase: str, n: int, t: float) -> tuple[list[TrimRo
     time its last round ended."""
     c = cells(ctx)
     out = []
-    for r in ctx.run_sequence(phase, c * n, chunk=len(c)):
+    for r in ctx.rounds.run_sequence(phase, c * n, chunk=len(c)):
         w, rd = r.cell(c[0].name), r.cell(c[1].name)
         out.append(TrimRound(phase, r.round, t, w.iops, rd.iops, w.lat_mean_ns / 1000, rd.lat_mean_ns / 1000))
         t += (w.runtime_ms + rd.runtime_ms) / 1000
@@ -107,7 +107,7 @@ def _rounds(ctx: TestContext, phase: str, n: int, t: float) -> tuple[list[TrimRo
 def run(ctx: TestContext) -> TrimStudySummary:
     s = ctx.settings
     refuse_without_discard(_device_of(ctx))
-    ctx.run_sequence("fill", [fill(ctx)])
+    ctx.rounds.run_sequence("fill", [fill(ctx)])
     before, trim_start = _rounds(ctx, BEFORE, s.rounds_before, 0.0)
     rec = _trim(ctx)
     after, _ = _rounds(ctx, AFTER, s.rounds_after, trim_start + rec.seconds)

@@ -22,7 +22,7 @@ from ...settings import (BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, THREADS, Setting
 from ...units import bs_label
 from ...workload import Workload
 from ...workload.spec import PAGE_CACHE_LABEL
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..slc_cache.summary import SlcCacheSummary
 from .summary import VariantResult, VariantsSummary, VariantWorkload
@@ -115,10 +115,10 @@ def _preconditioning(ctx: TestContext) -> list[Workload]:
     if not ctx.settings.precondition:
         return []
     rw, bs, read_pct = _workload(ctx)
-    pcs = [ctx.wipc()]
+    pcs = [ctx.cells.wipc()]
     if rw not in ("read", "randread"):
         mult = ctx.settings.precondition_multiple
-        probe = ctx.cell("pc_workload", rw, bs, read_pct, data_pattern="random")
+        probe = ctx.cells.cell("pc_workload", rw, bs, read_pct, data_pattern="random")
         pcs.append(probe.with_(runtime_s=None, io_size=max(bs, int(mult * probe.range_size * ctx.target.size_bytes
                                                                    / probe.threads) // bs * bs)))
     return pcs
@@ -170,7 +170,7 @@ def _variant_cells(ctx: TestContext, cache: int | None) -> tuple[list[Workload],
                     continue
             # one workload: the names of runs stored before workload lists
             name = f"v_{v.replace('-', '_')}" + ("" if len(wls) == 1 else f"_{rw}_{bs_label(bs)}")
-            cells.append(ctx.cell(name, rw, bs, read_pct, **kw))
+            cells.append(ctx.cells.cell(name, rw, bs, read_pct, **kw))
             labels[name] = (v, i)
     if any(isinstance(d, SimTarget) for d in ctx.target.drives()):
         notes.append("the simulated drive models neither compression, O_DSYNC nor a page cache: the data-pattern, "
@@ -201,7 +201,7 @@ def plan(ctx: TestContext) -> TestPlan:
 
 def run(ctx: TestContext) -> VariantsSummary:
     cap = ctx.target.size_bytes
-    purge = ctx.purge()
+    purge = ctx.purger.purge()
     known = ctx.store.step(ctx.run_id, ctx.test, "cache")   # resumed: the size chosen after the purge
     if known is None:
         cache, cache_src = cache_size(ctx)
@@ -210,15 +210,15 @@ def run(ctx: TestContext) -> VariantsSummary:
         cache, cache_src = known["bytes"], known["source"]
     pcs = _preconditioning(ctx)
     if pcs:
-        ctx.run_sequence("precondition", pcs)
+        ctx.rounds.run_sequence("precondition", pcs)
     cells, labels, notes = _variant_cells(ctx, cache)
     for n in notes:
         ctx.note(n)
-    rounds = ctx.run_sequence("variants", cells, chunk=max(1, len(cells)),
+    rounds = ctx.rounds.run_sequence("variants", cells, chunk=max(1, len(cells)),
                               tracking=lambda res: {c.name: c.iops for c in res})
     by = {c.name: c for r in rounds for c in r.cells}
     if any(not c.direct for c in cells):
-        ctx.flush_page_cache()
+        ctx.purger.flush_page_cache()
     results = []
     for c in cells:
         r = by.get(c.name)

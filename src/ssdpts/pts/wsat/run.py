@@ -17,7 +17,8 @@ from ...settings import DURATION, MULTIPLE, TestSettings, choice, declared_defau
 from ...units import format_duration
 from ...workload import Workload
 from ...workload.spec import DEFAULT_PERCENTILES
-from ..common import STREAM_ROUND_LIMIT, TestContext
+from ..context import TestContext
+from ..streaming import STREAM_ROUND_LIMIT
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import WsatInterval, WsatSummary, WsatWorkload
 
@@ -67,9 +68,9 @@ def workload_cell(ctx: TestContext, name: str, **kw) -> Workload:
     rw, bs, read = WORKLOADS[name]
     if name == "cbw":
         split, _ = composite_split(ctx.target.logical_block_size)
-        return ctx.cell(f"wsat_{name}", rw, 4096, read, bssplit=split, distribution=COMPOSITE_ZONES,
-                        align=ctx.io_alignment(), percentiles=PERCENTILES, **kw)
-    return ctx.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, percentiles=PERCENTILES, **kw)
+        return ctx.cells.cell(f"wsat_{name}", rw, 4096, read, bssplit=split, distribution=COMPOSITE_ZONES,
+                        align=ctx.cells.io_alignment(), percentiles=PERCENTILES, **kw)
+    return ctx.cells.cell(f"wsat_{name}", rw, max(bs, ctx.target.logical_block_size), read, percentiles=PERCENTILES, **kw)
 
 
 @dataclass
@@ -138,7 +139,7 @@ def run(ctx: TestContext) -> WsatSummary:
     results: dict[str, WsatWorkload] = {}
     for name in ctx.settings.workloads:
         phase = name
-        purge = ctx.purge(phase)
+        purge = ctx.purger.purge(phase)
         if workload_note(ctx, name):
             ctx.note(workload_note(ctx, name))
         done = ctx.store.rounds(ctx.run_id, ctx.test, phase)
@@ -146,7 +147,7 @@ def run(ctx: TestContext) -> WsatSummary:
         elapsed = sum(r.cells[0].runtime_ms for r in done) / 1000
         remaining_bytes = target_bytes - written
         remaining_s = limit_s - elapsed
-        stop = ctx.stop_reason(phase)
+        stop = ctx.streams.stop_reason(phase)
         if stop is None and remaining_bytes > 0 and remaining_s > 0 and len(done) < max_rounds:
             cell = saturation_cell(ctx, name, lim, remaining_bytes, remaining_s)
             totals = {"bytes": written, "seconds": elapsed}
@@ -161,12 +162,12 @@ def run(ctx: TestContext) -> WsatSummary:
 
             ctx.progress.round_started(ctx.test, phase, len(done) + 1, max_rounds, None,
                                        f"saturating until {target_bytes / 1e9:.1f} GB written")
-            how = ctx.stream([phase], [cell], interval, track, max_rounds=max_rounds)
+            how = ctx.streams.stream([phase], [cell], interval, track, max_rounds=max_rounds)
             new = ctx.store.rounds(ctx.run_id, ctx.test, phase)[len(done):]
-            stop = ctx.stop_reason(phase, stop_reason(cell, lim.drives, lim, how, sum(
+            stop = ctx.streams.stop_reason(phase, stop_reason(cell, lim.drives, lim, how, sum(
                 r.cells[0].read.bytes + r.cells[0].write.bytes for r in new)))
         elif stop is None:   # resumed after the last round, before the reason was stored
-            stop = ctx.stop_reason(phase, "round limit" if len(done) >= max_rounds else
+            stop = ctx.streams.stop_reason(phase, "round limit" if len(done) >= max_rounds else
                                    "time limit" if remaining_s <= 0 else
                                    f"{target_bytes / cap:g}x capacity written")
         rounds = ctx.store.rounds(ctx.run_id, ctx.test, phase)

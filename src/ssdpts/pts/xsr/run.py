@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ...records import from_data
 from ...settings import DURATION, DURATIONS, Setting, TestSettings, key
 from ...workload import Workload
-from ..common import TestContext
+from ..context import TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import XsrGroup, XsrInterval, XsrSummary
 
@@ -37,7 +37,7 @@ def interval_s(ctx: TestContext) -> float:
 def group_cells(ctx: TestContext) -> list[tuple[str, Workload]]:
     """(phase, cell) of the three access groups, each cell running its whole group time."""
     times = ctx.settings.group_times
-    return [(phase, ctx.cell(f"xsr_{phase}", rw, bs, 0, runtime_s=total))
+    return [(phase, ctx.cells.cell(f"xsr_{phase}", rw, bs, 0, runtime_s=total))
             for (phase, rw, bs), total in zip(GROUPS, times)]
 
 
@@ -54,7 +54,7 @@ def plan(ctx: TestContext) -> TestPlan:
 
 def run(ctx: TestContext) -> XsrSummary:
     interval = interval_s(ctx)
-    purge = ctx.purge()
+    purge = ctx.purger.purge()
     phases, cells = [], []
     for phase, cell in group_cells(ctx):
         done = ctx.store.rounds(ctx.run_id, ctx.test, phase)
@@ -73,7 +73,7 @@ def run(ctx: TestContext) -> XsrSummary:
 
     if cells:
         ctx.progress.round_started(ctx.test, phases[0], 1, 0, sum(c.runtime_s for c in cells), "access groups")
-        ctx.stream(phases, cells, interval, track)
+        ctx.streams.stream(phases, cells, interval, track)
     series = {p: [r.tracking for r in ctx.store.rounds(ctx.run_id, ctx.test, p)] for p, _, _ in GROUPS}
     g1 = [s["mib_s"] for s in series["g1"]]
     g1_avg = sum(g1) / len(g1) if g1 else 0.0
