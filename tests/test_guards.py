@@ -5,6 +5,7 @@ and of everything beside it unchanged (sha256 of every file under the test's dir
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TINY, digest, requires_devices, ssdpts
+from ssdpts.store import Store
 
 ERROR = "ssdpts: error: "
 
@@ -247,9 +249,30 @@ def test_remote_run_leaves_nothing_in_the_current_directory(loopdev, tmp_path):
             time.sleep(0.1)
         cwd = tmp_path / "where-the-user-stands"
         cwd.mkdir()
+        results = tmp_path / "results"
         ssdpts("run", "--host", f"127.0.0.1:{port}", loopdev, "--size", "64M", "--profile", str(TINY), "--tests",
-               "iops", "--destroy-data", "--results", str(tmp_path / "results"), "-q", cwd=cwd)
+               "iops", "--destroy-data", "--results", str(results), "-q", cwd=cwd)
         assert sorted(os.listdir(cwd)) == []
+        assert sorted(os.listdir(tmp_path)) == ["results", "where-the-user-stands"]    # the server's folder
+        # the logs are the run's: stored with each round in the results, read as a local run's are; the
+        # folder the client ran in (under RESULTS/logs/RUN_ID) is gone once they are
+        store = Store.in_dir(results)
+        [run] = store.runs()
+        assert sorted(os.listdir(results / "logs")) == [f"{run['id']}.log"]
+        rounds = store.rounds(run["id"], "iops")
+        assert rounds
+        for r in rounds:
+            logs = store.logs(r.id)
+            # fio's own names: the client appends the host; 4K 0/100 is the one logged cell of the tiny matrix
+            named = [re.fullmatch(r"rnd_4K_0-100_(\w+)\.\d+\.log\.127\.0\.0\.1", name) for name in logs]
+            assert all(named) and sorted(m.group(1) for m in named) == ["clat", "iops", "lat", "slat"]
+            [cell] = [c for c in r.cells if c.name == "rnd_4K_0-100"]
+            [iops_log] = [text for name, text in logs.items() if "_iops." in name]
+            entries = [line.split(",") for line in iops_log.splitlines()]
+            interval_s = int(next(w for w in r.workloads if w["name"] == cell.name)["log_interval_ms"]) / 1000
+            # what fio logged, interval by interval: its IOPS averages × the interval (writes, direction 1)
+            assert cell.intervals and sum(i["write_ios"] for i in cell.intervals) == pytest.approx(
+                sum(float(e[1]) * interval_s for e in entries if int(e[2]) == 1))
     finally:
         os.killpg(server.pid, 9)
         server.wait()
