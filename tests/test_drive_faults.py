@@ -10,11 +10,12 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from conftest import requires_devices, wait_for_rounds
 from ssdpts.conformance import check
-from ssdpts.engines.drivefault import DriveFailure, drive_failures
+from ssdpts.engines.drivefault import NOT_NAMING_THE_DRIVE, DriveFailure, KernelLog, drive_failures
 from ssdpts.runresult.model import load_run
 from ssdpts.export.text import render_text
 from ssdpts.store import Store
@@ -112,3 +113,68 @@ def test_a_drive_whose_node_vanishes_between_rounds_is_a_drive_failure(loopdev, 
     [f] = store.drive_failures(rid)
     assert (f.drive, f.errno, f.errors) == (loopdev, errno.ENODEV, 0) and f"{loopdev} is gone" in f.message
     assert len(store.rounds(rid, "iops", with_cells=False)) >= 1     # the rounds before the removal are kept
+
+
+def _kmsg_pipe(tmp_path: Path, records: list[tuple[float, str]]):
+    """A fake /dev/kmsg: a FIFO the KernelLog opens first (as it opens /dev/kmsg, before the records come),
+    then recorded kmsg records ("PRIO,SEQ,USEC,FLAGS;text" and a " KEY=value" line) written into it."""
+    fifo = tmp_path / "kmsg"
+    os.mkfifo(fifo)
+    log = KernelLog(str(fifo))
+    writer = os.open(fifo, os.O_WRONLY)
+    now = time.monotonic()
+    text = "".join(f"6,{seq},{int((now + ago) * 1e6)},-;{line}\n SUBSYSTEM=block\n"
+                   for seq, (ago, line) in enumerate(records, 1))
+    os.write(writer, text.encode())
+    os.close(writer)
+    return log
+
+
+RT_THROTTLING = "sched: RT throttling activated"
+
+
+def test_kernel_log_keeps_the_lines_naming_the_drive(tmp_path):
+    """Lines naming the drive (or its partitions) are its evidence: not another loop device whose name starts
+    with the same letters, not the scheduler, not what came before the round."""
+    log = _kmsg_pipe(tmp_path, [
+        (-100.0, "I/O error, dev loop1, sector 0 op 0x1:(WRITE) flags 0x0 phys_seg 1 prio class 0"),  # before
+        (-0.5, RT_THROTTLING),
+        (-0.4, "I/O error, dev loop10, sector 8 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio class 0"),
+        (-0.3, "blk_update_request: I/O error, dev loop1, sector 2048 op 0x1:(WRITE) flags 0x0 phys_seg 1"),
+        (-0.2, "Buffer I/O error on dev loop1p2, logical block 3, lost async page write"),
+    ])
+    try:
+        got = log.since(time.time() - 10, ["loop1"])
+    finally:
+        log.close()
+    assert [line.partition("] ")[2] for line in got] == [
+        "blk_update_request: I/O error, dev loop1, sector 2048 op 0x1:(WRITE) flags 0x0 phys_seg 1",
+        "Buffer I/O error on dev loop1p2, logical block 3, lost async page write"]
+
+
+def test_kernel_log_without_the_drive_keeps_only_block_io_failures_marked(tmp_path):
+    """No line names the drive: only block I/O failures in general are kept, each marked as not naming it;
+    never the scheduler's RT throttling or a network card's link."""
+    log = _kmsg_pipe(tmp_path, [
+        (-0.6, RT_THROTTLING),
+        (-0.5, "e1000e 0000:00:19.0 eth0: NIC Link is Up 1000 Mbps Full Duplex"),
+        (-0.4, "nvme nvme3: I/O 17 QID 2 timeout, aborting"),
+        (-0.3, "critical medium error, dev sdz, sector 16384 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2"),
+    ])
+    try:
+        got = log.since(time.time() - 10, ["sdd"])
+    finally:
+        log.close()
+    assert [line.partition("] ")[2] for line in got] == [
+        "nvme nvme3: I/O 17 QID 2 timeout, aborting" + NOT_NAMING_THE_DRIVE,
+        "critical medium error, dev sdz, sector 16384 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 2"
+        + NOT_NAMING_THE_DRIVE]
+    assert not any(RT_THROTTLING in line for line in got)
+
+
+def test_kernel_log_with_nothing_about_block_io_is_empty(tmp_path):
+    log = _kmsg_pipe(tmp_path, [(-0.5, RT_THROTTLING)])
+    try:
+        assert log.since(time.time() - 10, ["sdd"]) == []
+    finally:
+        log.close()

@@ -5,6 +5,7 @@ and of everything beside it unchanged (sha256 of every file under the test's dir
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TINY, digest, requires_devices, ssdpts
+from ssdpts.store import Store
 
 ERROR = "ssdpts: error: "
 
@@ -247,9 +249,30 @@ def test_remote_run_leaves_nothing_in_the_current_directory(loopdev, tmp_path):
             time.sleep(0.1)
         cwd = tmp_path / "where-the-user-stands"
         cwd.mkdir()
+        results = tmp_path / "results"
         ssdpts("run", "--host", f"127.0.0.1:{port}", loopdev, "--size", "64M", "--profile", str(TINY), "--tests",
-               "iops", "--destroy-data", "--results", str(tmp_path / "results"), "-q", cwd=cwd)
+               "iops", "--destroy-data", "--results", str(results), "-q", cwd=cwd)
         assert sorted(os.listdir(cwd)) == []
+        assert sorted(os.listdir(tmp_path)) == ["results", "where-the-user-stands"]    # the server's folder
+        # the logs are the run's: stored with each round in the results, read as a local run's are; the
+        # folder the client ran in (under RESULTS/logs/RUN_ID) is gone once they are
+        store = Store.in_dir(results)
+        [run] = store.runs()
+        assert sorted(os.listdir(results / "logs")) == [f"{run['id']}.log"]
+        rounds = store.rounds(run["id"], "iops")
+        assert rounds
+        for r in rounds:
+            logs = store.logs(r.id)
+            # fio's own names: the client appends the host; 4K 0/100 is the one logged cell of the tiny matrix
+            named = [re.fullmatch(r"rnd_4K_0-100_(\w+)\.\d+\.log\.127\.0\.0\.1", name) for name in logs]
+            assert all(named) and sorted(m.group(1) for m in named) == ["clat", "iops", "lat", "slat"]
+            [cell] = [c for c in r.cells if c.name == "rnd_4K_0-100"]
+            [iops_log] = [text for name, text in logs.items() if "_iops." in name]
+            entries = [line.split(",") for line in iops_log.splitlines()]
+            interval_s = int(next(w for w in r.workloads if w["name"] == cell.name)["log_interval_ms"]) / 1000
+            # what fio logged, interval by interval: its IOPS averages × the interval (writes, direction 1)
+            assert cell.intervals and sum(i["write_ios"] for i in cell.intervals) == pytest.approx(
+                sum(float(e[1]) * interval_s for e in entries if int(e[2]) == 1))
     finally:
         os.killpg(server.pid, 9)
         server.wait()
@@ -293,3 +316,77 @@ def test_negative_or_zero_ratings_are_refused(tmp_path, option, value):
                     ["analyze", "endurance", *snapshots, option, value, *extra]):
         line = refused(*command, watch=[tmp_path], cwd=tmp_path)
         assert f"'{option}': '{value}' is not a positive number" in line, line
+
+
+# ---- input files that are not regular files ----------------------------------------------------------------
+
+def _bounded_refusal(args: list[str], cwd: Path, watch: list[Path]) -> str:
+    """`ssdpts ARGS` with a time and memory bound (read, /dev/zero never ends and fills memory; a FIFO waits for
+    a writer for ever): exit 2, one line, nothing under `watch` changed. The line."""
+    import resource
+
+    def bound():
+        resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
+
+    before = snapshot(*watch)
+    try:
+        p = subprocess.run([sys.executable, "-m", "ssdpts", *args], cwd=cwd, capture_output=True, text=True,
+                           timeout=120, stdin=subprocess.DEVNULL, preexec_fn=bound)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"ssdpts {' '.join(args)} was still reading after 120 s")
+    lines = p.stderr.splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith(ERROR), (p.returncode, p.stderr[-2000:])
+    assert snapshot(*watch) == before
+    return lines[0]
+
+
+def _input_options(zero: str, tmp_path: Path) -> dict[str, tuple[list[str], str]]:
+    """Every option that reads a user file, given `zero`: (the command, what its refusal calls the file)."""
+    results, img = str(tmp_path / "results"), str(tmp_path / "scratch.img")
+    extends = tmp_path / "extends.toml"
+    extends.write_text(f'[profile]\nextends = "{zero}"\n')
+    rwsw = tmp_path / "rwsw.toml"
+    rwsw.write_text(f'[profile]\nextends = "{TINY}"\ntests = ["rwsw"]\n[tests.rwsw]\nworkload = "{zero}"\n')
+    return {
+        "run --profile": (["run", img, "--size", "64M", "--profile", zero, "--results", results], "profile"),
+        "profile extends": (["plan", img, "--size", "64M", "--profile", str(extends)], "profile"),
+        "rwsw workload": (["plan", img, "--size", "64M", "--profile", str(rwsw)], "rwsw workload"),
+        "plan --claims": (["plan", img, "--size", "64M", "--claims", zero], "claims file"),
+        "run --hosts": (["run", "--hosts", zero, "/dev/nvme9n9", "--results", results], "hosts file"),
+        "check --criteria": (["check", "x", "--criteria", zero, "--results", results], "criteria file"),
+        "compare --spec-sheet": (["compare", "a", "b", "--spec-sheet", zero, "--out", str(tmp_path / "cmp"),
+                                  "--results", results], "claims file"),
+        "analyze workload": (["analyze", "workload", zero], "workload file"),
+        "analyze endurance": (["analyze", "endurance", zero, zero], "health snapshot"),
+        "analyze slc-cache": (["analyze", "slc-cache", "--bw-log", zero], "bandwidth log"),
+        "capture --from-iolog": (["capture", "--from-iolog", zero, "--out", str(tmp_path / "w.workload.json")],
+                                 "fio iolog"),
+    }
+
+
+INPUT_OPTIONS = ("run --profile", "profile extends", "rwsw workload", "plan --claims", "run --hosts", "check --criteria",
+                 "compare --spec-sheet", "analyze workload", "analyze endurance", "analyze slc-cache",
+                 "capture --from-iolog")
+
+
+@pytest.mark.parametrize("option", INPUT_OPTIONS)
+def test_dev_zero_as_any_input_file_is_refused_unread(tmp_path, option):
+    options = _input_options("/dev/zero", tmp_path)
+    assert tuple(options) == INPUT_OPTIONS
+    args, what = options[option]
+    line = _bounded_refusal(args, cwd=tmp_path, watch=[tmp_path])
+    assert line == f"{ERROR}{what} /dev/zero is a character device, not a regular file; save it to a file and give that"
+
+
+def test_fifos_devices_and_directories_as_a_profile_are_refused_unread(tmp_path):
+    fifo = tmp_path / "profile.fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "profile.d").mkdir()
+    (tmp_path / "zero.toml").symlink_to("/dev/zero")
+    for path, kind in ((fifo, "is a FIFO (named pipe), not a regular file; save it to a file and give that"),
+                       ("/dev/urandom", "is a character device, not a regular file; save it to a file and give that"),
+                       (tmp_path / "zero.toml", "is a character device, not a regular file; save it to a file and give that"),
+                       (tmp_path / "profile.d", "is a directory; give the file inside it")):
+        line = _bounded_refusal(["run", str(tmp_path / "scratch.img"), "--size", "64M", "--profile", str(path),
+                                 "--results", str(tmp_path / "results")], cwd=tmp_path, watch=[tmp_path])
+        assert line == f"{ERROR}profile {path} {kind}"

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -266,14 +267,30 @@ def test_a_results_file_system_turning_read_only_interrupts_the_run(loopdev, ext
     assert proc.returncode == EX_IOERR, err
     assert line.startswith(f"ssdpts: error: run {rid} interrupted: results file system read-only: "), line
     assert f"remount it read-write, then 'ssdpts resume {rid}'" in line, line
-    # the medium keeps "running", but no command shows a run whose process has ended as running
+    # the medium keeps "running", but no command shows a run whose process has ended as running, and the
+    # reason is the one the run gave (kept outside the read-only medium), not that its process is gone
+    reason = line.removeprefix(f"ssdpts: error: run {rid} interrupted: ").partition(" (the status could not")[0]
+    assert reason.endswith(f"remount it read-write, then 'ssdpts resume {rid}'"), line
     assert _status(results, rid)["status"] == "interrupted"
+    assert _status(results, rid)["message"] == reason
     assert "interrupted" in ssdpts("list", "--results", str(results)).stdout
+    note = Path(tempfile.gettempdir()) / "ssdpts-unrecorded" / f"{rid}.json"
+    assert note.exists()
     subprocess.run(["umount", str(mnt)], check=True)
     subprocess.run(["e2fsck", "-fy", dev], capture_output=True)       # 1: errors corrected
     subprocess.run(["mount", dev, str(mnt)], check=True)
+    # repaired: the first command that reads the run records that reason in the database, and the note goes
+    assert _status(results, rid)["message"] == reason
+    store = Store.in_dir(results)
+    assert (store.run(rid)["status"], store.run(rid)["message"]) == ("interrupted", reason)
+    store.close()
+    assert not note.exists()
     ssdpts("resume", rid, "--results", str(results), "-q")
     store = Store.in_dir(results)
-    assert store.run(rid)["status"] == "completed"
+    assert (store.run(rid)["status"], store.run(rid)["message"]) == ("completed", "")
     assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, 41))
+    # the resume's pause says why no stop was recorded: the read-only medium, not a killed process
+    [stop] = [s["data"] for s in store.steps(rid, "iops") if s["kind"] == "stop"]
+    assert stop["last_io_source"].startswith(f"the last stored round's end (no stop was recorded: {reason};")
     store.close()
+    assert not list((results / "logs").glob("*.reserve"))

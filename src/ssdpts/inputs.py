@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,29 @@ import click
 from .errors import SsdptsError
 
 
+def refuse_unless_a_file(p: Path, what: str, mode: int) -> None:
+    """One line for an input that is not a regular file: a device or a FIFO read never ends (/dev/zero,
+    /dev/urandom) or waits for a writer for ever."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise SsdptsError(f"{what} {p} is a directory; give the file inside it")
+    kinds = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+    kind = next((name for test, name in kinds if test(mode)), "a special file")
+    raise SsdptsError(f"{what} {p} is {kind}, not a regular file; save it to a file and give that")
+
+
 def read_text(path: str | Path, what: str) -> str:
-    """The text of a UTF-8 file; `what` names it in the error ("claims file", "bandwidth log", ...)."""
+    """The text of a UTF-8 file; `what` names it in the error ("claims file", "bandwidth log", ...). Only a
+    regular file is read: anything else is refused before it is opened."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        refuse_unless_a_file(p, what, os.stat(p).st_mode)
+        # O_NONBLOCK: should the name be a FIFO by now, the open returns at once (and is refused, unread)
+        with os.fdopen(os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as f:
+            refuse_unless_a_file(p, what, os.fstat(f.fileno()).st_mode)
+            data = f.read()
     except FileNotFoundError:
         raise SsdptsError(f"{what} {p} does not exist; check the path") from None
     except IsADirectoryError:

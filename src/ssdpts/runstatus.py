@@ -5,22 +5,68 @@ Apart from the runner so that the commands that read runs (list, show, delete) n
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from .errors import SsdptsError
+from .owner import RunOwner
 from .store import Store
 
 log = logging.getLogger("ssdpts")
 
 
+@dataclass(frozen=True)
+class UnrecordedStop:
+    """Why a run stopped, kept outside its results medium when that medium refused the record (a file system
+    turned read-only): the next command that settles the run records it there, instead of a guess."""
+
+    db: str           # the results database (real path) the run is in
+    owner: dict       # RunOwner of the process that stopped: the note is about that process's run only
+    message: str      # the run's message, as it would have been recorded
+
+
+def _unrecorded_path(run_id: str) -> Path:
+    return Path(tempfile.gettempdir()) / "ssdpts-unrecorded" / f"{run_id}.json"
+
+
+def keep_unrecorded(store: Store, run_id: str, message: str) -> None:
+    """The stop's reason where it can be written (the temp directory), when the results medium cannot take it."""
+    note = UnrecordedStop(db=os.path.realpath(store.path), owner=RunOwner.current().to_dict(), message=message)
+    path = _unrecorded_path(run_id)
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        path.write_text(json.dumps(asdict(note)))
+    except OSError as e:     # nowhere to keep it: the run then shows as its process being gone
+        log.error("run %s: the stop's reason not kept in %s: %s", run_id, path, e)
+
+
+def _unrecorded(store: Store, run: dict) -> str | None:
+    """The reason the run's own process kept for it (keep_unrecorded), or None."""
+    try:
+        note = UnrecordedStop(**json.loads(_unrecorded_path(run["id"]).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if note.db != os.path.realpath(store.path) or RunOwner.from_dict(note.owner) != run["owner"]:
+        return None
+    return note.message
+
+
 def settled(store: Store, run_id: str) -> dict:
-    """The run, with a `running` run whose process is gone marked `interrupted` (and the reason) first."""
+    """The run, with a `running` run whose process is gone marked `interrupted` (and the reason) first: the
+    reason its process kept when the results medium refused it (read-only), else that the process is gone."""
     run = store.run(run_id)
     if run["status"] == "running":
         gone = run["owner"].gone()
         if gone:
-            if not record_stop(store, run["id"], "interrupted", f"interrupted: {gone}"):
-                store.show_status(run["id"], "interrupted", f"interrupted: {gone}")   # the medium keeps "running"
+            reason = _unrecorded(store, run) or f"interrupted: {gone}"
+            if record_stop(store, run["id"], "interrupted", reason):
+                _unrecorded_path(run["id"]).unlink(missing_ok=True)
+            else:
+                store.show_status(run["id"], "interrupted", reason)   # the medium keeps "running"
             run = store.run(run["id"])
     return run
 

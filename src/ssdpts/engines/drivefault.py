@@ -170,6 +170,36 @@ def vanished(label: str, path: str, cell: str, settle_s: float = VANISH_SETTLE_S
     return None
 
 
+# What the kernel says when block I/O fails, whichever device it names (or whether it names one): kept as a
+# failed drive's evidence when no line of the round's window names the drive itself. Kernel wording:
+# blk_print_req_error ("I/O error, dev sdd, sector ...", "critical medium error, dev ...", "timeout error,
+# dev ..."; "blk_update_request:" / "print_req_error:" before it on older kernels), buffer heads ("Buffer
+# I/O error on dev ..."), SCSI sense and offline devices, NVMe command timeouts and controller resets, ATA
+# link resets. Anything else (a scheduler, a network card) is not evidence of a drive failure.
+BLOCK_IO_FAILURE_PATTERNS = (
+    r"I/O error",
+    r"\berror, dev \S+, sector",
+    r"blk_update_request",
+    r"print_req_error",
+    r"Sense Key : (Medium|Hardware) Error",
+    r"FAILED Result:",
+    r"rejecting I/O to (offline|dead) device",
+    r"\bI/O (tag )?\d+ .*QID \d+ timeout",
+    r"timing out command",
+    r"reset(ting)? controller",
+    r"hard resetting link",
+    r"failed command:",
+)
+_BLOCK_IO_FAILURE = re.compile("|".join(BLOCK_IO_FAILURE_PATTERNS), re.IGNORECASE)
+NOT_NAMING_THE_DRIVE = " (a block I/O failure in the round's window; it does not name the drive)"
+
+
+def _naming(name: str) -> re.Pattern:
+    """A kernel name as a whole word, with its partitions (sdd1, nvme1n1p2): loop1 is not loop10."""
+    partition = r"(?:p\d+)?" if name[-1].isdigit() else r"\d*"
+    return re.compile(rf"(?<![\w-]){re.escape(name)}{partition}(?![\w-])")
+
+
 class KernelLog:
     """The kernel log from a point on (/dev/kmsg, read without blocking): what the kernel said about the
     drives while a round ran. Unreadable (not root, a container): no lines, never an error."""
@@ -177,34 +207,49 @@ class KernelLog:
     def __init__(self, path: str = "/dev/kmsg"):
         try:
             self.fd: int | None = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-            os.lseek(self.fd, 0, os.SEEK_END)     # only what comes after the session started
         except OSError:
             self.fd = None
+        if self.fd is not None:
+            try:
+                os.lseek(self.fd, 0, os.SEEK_END)     # only what comes after the session started
+            except OSError:
+                pass      # a pipe has no past to skip
         self._records: list[tuple[float, str]] = []   # (CLOCK_MONOTONIC seconds, text)
 
     def _read(self) -> None:
         while self.fd is not None:
             try:
-                rec = os.read(self.fd, 8192).decode(errors="replace")
+                chunk = os.read(self.fd, 8192).decode(errors="replace")
             except BlockingIOError:
                 return
             except OSError as e:
                 if e.errno == errno.EPIPE:      # overwritten before we read it: go on with the next
                     continue
                 return
-            head, _, text = rec.partition(";")
-            parts = head.split(",")
-            if len(parts) >= 3 and parts[2].isdigit():
-                self._records.append((int(parts[2]) / 1e6, text.split("\n")[0]))
+            if not chunk:        # the end of a file or pipe (/dev/kmsg itself answers EAGAIN)
+                return
+            # /dev/kmsg gives one record a read ("PRIO,SEQ,USEC,FLAGS;text", then " KEY=value" lines);
+            # a file or pipe with recorded ones gives several
+            for line in chunk.splitlines():
+                head, sep, text = line.partition(";")
+                parts = head.split(",")
+                if sep and not line.startswith(" ") and len(parts) >= 3 and parts[2].isdigit():
+                    self._records.append((int(parts[2]) / 1e6, text))
 
     def since(self, wall_time: float, names: Sequence[str] = ()) -> list[str]:
-        """Lines logged since `wall_time` (time.time()), those naming one of `names` (kernel device names)
-        when any does, else all of them; at most MAX_KERNEL_LINES."""
+        """Lines logged since `wall_time` (time.time()) that concern the drives: those naming one of `names`
+        (kernel device names: kernel_names); when none does, those about block I/O failures in general
+        (BLOCK_IO_FAILURE_PATTERNS), marked as not naming the drive; never anything else. At most
+        MAX_KERNEL_LINES."""
         self._read()
         start = time.monotonic() - (time.time() - wall_time)
         window = [f"[{t:.6f}] {text}" for t, text in self._records if t >= start]
-        named = [line for line in window if any(re.search(rf"\b{re.escape(n)}", line) for n in names if n)]
-        return (named or window)[:MAX_KERNEL_LINES]
+        naming = [_naming(n) for n in names if n]
+        named = [line for line in window if any(p.search(line) for p in naming)]
+        if named:
+            return named[:MAX_KERNEL_LINES]
+        failures = [line + NOT_NAMING_THE_DRIVE for line in window if _BLOCK_IO_FAILURE.search(line)]
+        return failures[:MAX_KERNEL_LINES]
 
     def close(self) -> None:
         if self.fd is not None:

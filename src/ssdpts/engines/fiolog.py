@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 
 
-def _entries(logs: dict[str, str], name: str, kind: str) -> list[tuple[int, int, float, int]]:
-    """(thread, time ms, value, direction) of NAME_KIND.N.log files."""
-    pattern = re.compile(rf"^{re.escape(name)}_{kind}\.(\d+)\.log$")
+def _entries(logs: dict[str, str], name: str, kind: str) -> list[tuple[str, int, float, int]]:
+    """(thread, time ms, value, direction) of NAME_KIND.N.log files; a remote fio client appends the host
+    (NAME_KIND.N.log.HOST): thread N of each host is a thread of its own."""
+    pattern = re.compile(rf"^{re.escape(name)}_{kind}\.(\d+\.log(?:\..+)?)$")
     out = []
     for fname, text in logs.items():
         m = pattern.match(fname)
@@ -25,7 +26,7 @@ def _entries(logs: dict[str, str], name: str, kind: str) -> list[tuple[int, int,
             if len(parts) < 3:
                 continue
             try:
-                out.append((int(m.group(1)), int(parts[0]), float(parts[1]), int(parts[2])))
+                out.append((m.group(1), int(parts[0]), float(parts[1]), int(parts[2])))
             except ValueError:
                 continue
     return out
@@ -44,7 +45,7 @@ def intervals_from_logs(logs: dict[str, str], name: str, interval_ms: int) -> li
 
     seconds = interval_ms / 1000
     slots: dict[int, dict] = {}
-    rate: dict[tuple[int, int, int], float] = {}      # (thread, slot, direction) -> IOPS: the weight of its latency
+    rate: dict[tuple[str, int, int], float] = {}      # (thread, slot, direction) -> IOPS: the weight of its latency
     for thread, t, value, ddir in iops:
         if ddir not in (0, 1):
             continue

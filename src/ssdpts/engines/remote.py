@@ -27,6 +27,7 @@ from .blockidle import UNAVAILABLE_REMOTE
 from ..realtime import die_with_parent
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from .fio_versions import fio_binary, fio_version
+from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .results import RoundOutput, aggregate
 
@@ -127,7 +128,7 @@ class RemoteFioEngine:
             job.write_text(f"[trim]\nfilename={filename_value(drive.path)}\nrw=trim\nbs=16m\nsize={drive.size_bytes}\n"
                            "ioengine=psync\n")
             cmd = [self.binary, self._client(drive.host), "--output-format=json", str(job)]
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=PURGE_TIMEOUT_S)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=PURGE_TIMEOUT_S, cwd=tmp)
             if p.returncode != 0:
                 raise SsdptsError(f"remote TRIM of {drive.label_id} failed: {(p.stderr or p.stdout).strip()[-200:]}")
         return PurgeRecord("trim", False, " ".join(cmd), time.monotonic() - t0,
@@ -146,6 +147,7 @@ class RemoteRound:
         self._result: RoundOutput | None = None
         self._started = False
         self.procs: dict[str, tuple[subprocess.Popen, list, str, list[str]]] = {}
+        self.dirs: dict[str, Path] = {}       # host -> the folder its fio client ran in (its interval logs)
 
     def _start(self) -> None:
         """Start one client per live host, all together (called when the previous round is done)."""
@@ -163,12 +165,15 @@ class RemoteRound:
                 opts["new_group"] = ""
                 if i >= len(members) and i % len(members) == 0:
                     opts["stonewall"] = ""   # wait for the previous cell; this cell's drives start together
-            path = s.dir / f"round-{s.count:05d}-{host.replace(':', '_')}.fio"
+            folder = s.dir / f"round-{s.count:05d}-{host.replace(':', '_')}"
+            folder.mkdir()
+            path = folder / "round.fio"
             path.write_text(job.text())
             cmd = [s.engine.binary, s.engine._client(host), "--output-format=json+", str(path)]
-            # cwd: the fio client writes the jobs' interval logs (NAME.N.log.HOST) into its current directory
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=s.dir,
+            # cwd: the fio client writes the jobs' interval logs (NAME_iops.N.log.HOST) into its current directory
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder,
                                     start_new_session=True, preexec_fn=die_with_parent)
+            self.dirs[host] = folder
             self.procs[host] = (proc, members, job.text(), cmd)
 
     def cancel(self) -> None:
@@ -212,6 +217,7 @@ class RemoteRound:
         s.last_end = ended
         parts: list[dict] = [dict() for _ in self.cells]
         texts, errs = [], []
+        logs: dict[str, str] = {}      # the interval logs of the hosts that answered (names end in .HOST)
         for host, (proc, members, _, _) in self.procs.items():
             out, err = outputs[host]
             texts.append(out)
@@ -231,11 +237,15 @@ class RemoteRound:
             for k in range(len(self.cells)):
                 for j, m in enumerate(members):
                     parts[k][m.label_id] = cells[k * len(members) + j]
+            logs.update({f.name: f.read_text(errors="replace") for f in sorted(self.dirs[host].glob("*.log.*"))})
         if not any(parts):
             raise SsdptsError("every remote host failed: " + "; ".join(f"{k}: {v}" for k, v in s.engine.failed.items()))
         cells = [aggregate(p, w.name) for p, w in zip(parts, self.cells)]
+        for w, c in zip(self.cells, cells):    # as the local engine: a cell that asked for interval logs
+            if w.log_interval_ms and not c.intervals:
+                c.intervals = intervals_from_logs(logs, w.name, w.log_interval_ms)
         self._result = RoundOutput(
-            cells=cells, engine="fio-remote", job_text="\n".join(v[2] for v in self.procs.values()),
+            cells=cells, engine="fio-remote", logs=logs, job_text="\n".join(v[2] for v in self.procs.values()),
             command=[c for v in self.procs.values() for c in v[3] + [";"]][:-1],
             raw_output="\n".join(texts), stderr="".join(errs), started_at=self.started_at, ended_at=ended,
             gap_before_ms=(self.started_at - gap_from) * 1000 if gap_from else None,
@@ -248,7 +258,12 @@ class RemoteSession:
         self.engine = engine
         self.target = target
         self.members = list(target.drives())
-        self.dir = Path(tempfile.mkdtemp(prefix="ssdpts-remote-"))
+        # under the run's own files (RESULTS/logs/RUN_ID) where the run gave them: whatever fio's client writes
+        # stays with the results; the logs are stored with each round, the folder goes at close
+        self.keep_dir = engine.keep_dir
+        if self.keep_dir is not None:
+            self.keep_dir.mkdir(parents=True, exist_ok=True)
+        self.dir = Path(tempfile.mkdtemp(prefix="remote-" if self.keep_dir else "ssdpts-remote-", dir=self.keep_dir))
         self.queue: list[RemoteRound] = []
         self.count = 0
         self.last_end: float | None = None
@@ -271,6 +286,11 @@ class RemoteSession:
         import shutil
 
         shutil.rmtree(self.dir, ignore_errors=True)
+        if self.keep_dir is not None:
+            try:
+                self.keep_dir.rmdir()      # made for this session alone: nothing else was kept there
+            except OSError:
+                pass
 
     def __enter__(self) -> "RemoteSession":
         return self

@@ -135,7 +135,9 @@ def record_stop(store: Store, run_id: str, engine: Engine, target: Target, lost:
 
 def resuming(store: Store, run_id: str, target: Target) -> None:
     """At a resume, before any I/O: the counters now, on the stop record. A run whose process was killed
-    (SIGKILL, power loss) recorded no stop: its last stored round's end stands for it, saying so."""
+    (SIGKILL, power loss) or whose results medium refused the stop (read-only) recorded no stop: its last
+    stored round's end stands for it, saying why (the run's message)."""
+    why = store.run(run_id)["message"] or "its process ended without recording one"
     for t in store.tests(run_id):
         if t["status"] == "completed":
             continue
@@ -147,8 +149,9 @@ def resuming(store: Store, run_id: str, target: Target) -> None:
                 continue
             end = max(r.ended for r in rounds)
             found = (None, StopRecord(test=t["name"], stopped_at=end, last_io=end, last_io_source=(
-                "the last stored round's end (the process was killed: the round in flight ran on, its last I/O "
-                "is not known, so the pause is at most what is shown)"), lost="the round in flight (not recorded)",
+                f"the last stored round's end (no stop was recorded: {why}; the round in flight ran on or was "
+                "lost, its last I/O is not known, so the pause is at most what is shown)"),
+                lost="the round in flight (not recorded)",
                 simulated=is_simulated(target)))
         n, stop = found
         stop.resumed_at, stop.resumed_boot_id, stop.resumed_counters = time.time(), _boot_id(), device_counters(target)

@@ -25,7 +25,7 @@ from ..pts.cells import choose_seed
 from ..pts.plan import planned_workloads
 from ..runoptions import RunOptions
 from ..runresult.model import load_run
-from ..runstatus import mark_running_tests, record_stop, settled
+from ..runstatus import keep_unrecorded, mark_running_tests, record_stop, settled
 from ..settings import RunDefaults, run_defaults
 from ..store import Store
 from ..store.medium import ResultsMediumError, SpaceReserve, os_medium_error
@@ -125,6 +125,8 @@ def _stopped_by_medium(store: Store, run_id: str, error: ResultsMediumError, res
     reserve.release()          # the room to record why
     reason = f"{error.problem}; {error.fix}, then 'ssdpts resume {run_id}'"
     recorded = record_stop(store, run_id, "interrupted", reason)
+    if not recorded:           # read-only: the next command that settles the run records this reason there
+        keep_unrecorded(store, run_id, reason)
     raise SsdptsError(f"run {run_id} interrupted: {reason}" + ("" if recorded else
                       " (the status could not be written there either: 'ssdpts list' shows the run interrupted "
                       "once this process has ended)"), exit_code=error.exit_code) from None

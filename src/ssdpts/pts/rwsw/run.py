@@ -22,6 +22,7 @@ from ...capture.model import WorkloadCapture, load
 from ...engines.fio_versions import IOLOG_CLAT_FIXED, parse_version
 from ...engines.results import CellResult
 from ...errors import SsdptsError
+from ...inputs import refuse_unless_a_file
 from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
 from ...units import bs_label
 from ...workload import JobMix, Workload
@@ -71,6 +72,8 @@ def workload_path(given: str) -> Path:
     p = Path(given).expanduser()
     if p.is_file():
         return p.resolve()
+    if p.exists():       # a directory, a device, a FIFO: named as what it is
+        refuse_unless_a_file(p, "rwsw workload", p.stat().st_mode)
     for name in (given, f"{given}.json", f"{given}.workload.json"):
         if "/" not in given and (SHIPPED / name).is_file():
             return SHIPPED / name
