@@ -393,7 +393,7 @@ def _retry_failed(store: Store, run_id: str, target: Target, profile: dict, prog
 
 
 def _write_report(store: Store, run_id: str, progress: Progress) -> None:
-    from .report.core import write_report      # here: plan and info use the runner, and draw nothing
+    from .report.html import write_report      # here: plan and info use the runner, and draw nothing
 
     if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
         progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")
