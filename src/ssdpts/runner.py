@@ -24,6 +24,7 @@ from .errors import SsdptsError
 from .deviations import Deviation
 from .doctor import Bench, gate, required_write_cache
 from .health import snapshot
+from .health.record import RECORD_KIND, HealthSnapshot
 from .hostinfo import platform_record
 from .inputs import one_line
 from .runoptions import RunOptions, WriteCacheCheck
@@ -330,8 +331,9 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     except Exception as e:  # health data is informative: never fail a run for it
         data = {"available": False, "reason": f"{type(e).__name__}: {e}",
                 "failures": [f"health snapshot failed: {type(e).__name__}: {e}"]}
-    store.record_step(run_id, test, key, "health", data)
-    for failure in data.get("failures") or []:   # recorded as failures with the tool's message, never dropped
+    record = HealthSnapshot.from_dict(data)
+    store.record_step(run_id, test, key, RECORD_KIND, record)
+    for failure in record.failures:   # recorded as failures with the tool's message, never dropped
         store.record_deviation(run_id, test, Deviation("health-failure", f"{when} the test: {failure}",
                                                        "smartctl(8) RETURN VALUES; NVMe SMART/health log"))
 

@@ -46,7 +46,7 @@ def test_endurance_on_loop_runs_without_health_data(loopdev, results, tiny):
     assert all("wear_percent" not in r.tracking and "waf" not in r.tracking and r.tracking["iops"] > 0 for r in rounds)
     notes = store.step(rid, "endurance", "notes")["notes"]
     assert any("health data not available" in n for n in notes)
-    assert store.step(rid, "endurance", "health:before")["available"] is False
+    assert store.step(rid, "endurance", "health:before").available is False
     html = (results / "reports" / rid / "report.html").read_text()
     assert "Health data not available" in html and "report section failed" not in html
     # the generated profile extends the chosen one and is kept with the results

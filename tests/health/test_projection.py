@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ssdpts
 from ssdpts.health.projection import DAY, TB, deltas, project, rated_tbw, summary_lines, wear_fit
+from ssdpts.health.record import HealthSnapshot
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -88,7 +89,7 @@ def test_waf_needs_both_counters_and_missing_data_is_said():
     assert p["waf"] is None and p["waf_series"] == [] and any("WAF unknown" in n for n in p["notes"])
     assert project([rec(0, 1)])["available"] is False
     assert project([rec(5, 1), rec(5, 2)])["available"] is False
-    d = deltas({"available": False, "reason": "loop"}, rec(1, 1))
+    d = deltas(HealthSnapshot.from_dict({"available": False, "reason": "loop"}), HealthSnapshot.from_dict(rec(1, 1)))
     assert d == {"available": False, "reason": "loop"}
 
 

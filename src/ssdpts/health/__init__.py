@@ -1,12 +1,15 @@
 """Health snapshots: SMART / NVMe health log / simulator counters as one normalised record.
 
     from ssdpts.health import snapshot, deltas
+    from ssdpts.health.record import HealthSnapshot
     before = snapshot(target)          # never raises; {"available": False, "reason": ...} when there is nothing
     ...
-    d = deltas(before, snapshot(target))   # host/NAND bytes, WAF, wear of what happened in between
+    d = deltas(HealthSnapshot.from_dict(before), HealthSnapshot.from_dict(snapshot(target)))
+    # host/NAND bytes, WAF, wear of what happened in between
 
-The runner calls `snapshot` before and after every test (steps `health:before` / `health:after`); the
-endurance test polls it. Field names and units: docs/endurance.md.
+`snapshot` gives the normalised record in the form it is stored (a dict); the runner stores one before and
+after every test (steps `health:before` / `health:after`), which the store reads back as `HealthSnapshot`
+(record.py); the endurance test polls it. Field names and units: docs/endurance.md.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from .record import HealthSnapshot
+
 TB = 1e12
 DAY = 86400.0
 
@@ -28,25 +30,27 @@ def _d(a, b):
     return None if a is None or b is None else b - a
 
 
-def deltas(before: dict | None, after: dict | None) -> dict:
+def deltas(before: HealthSnapshot | None, after: HealthSnapshot | None) -> dict:
     """What changed between two snapshots (bytes, WAF, wear, errors, temperature), with what is missing."""
     out: dict = {"available": False}
-    if not before or not after or not before.get("available") or not after.get("available"):
-        why = next((s.get("reason") for s in (before, after) if s and not s.get("available")), None)
+    if before is None or after is None or not before.available or not after.available:
+        why = next((s.reason for s in (before, after) if s is not None and not s.available), None)
         out["reason"] = why or "no health snapshot"
         return out
     out["available"] = True
-    out["elapsed_s"] = _d(before.get("timestamp"), after.get("timestamp"))
-    if before.get("clock_s") is not None and after.get("clock_s") is not None:
-        out["elapsed_s"] = after["clock_s"] - before["clock_s"]          # simulated time
+    out["elapsed_s"] = _d(before.timestamp, after.timestamp)
+    if before.clock_s is not None and after.clock_s is not None:
+        out["elapsed_s"] = after.clock_s - before.clock_s          # simulated time
     for k in ("host_written_bytes", "host_read_bytes", "media_written_bytes", "media_errors", "power_on_hours",
               "erase_count_avg", "unsafe_shutdowns"):
-        out[k] = _d(before.get(k), after.get(k))
-    out["wear_percent"] = _d(before.get("percentage_used"), after.get("percentage_used"))
-    out["wear_before"], out["wear_after"] = before.get("percentage_used"), after.get("percentage_used")
-    out["available_spare"] = _d(before.get("available_spare"), after.get("available_spare"))
-    out["temperature_before_c"], out["temperature_after_c"] = before.get("temperature_c"), after.get("temperature_c")
-    out["waf"] = waf_between(before, after)
+        out[k] = _d(getattr(before, k), getattr(after, k))
+    out["wear_percent"] = _d(before.percentage_used, after.percentage_used)
+    out["wear_before"], out["wear_after"] = before.percentage_used, after.percentage_used
+    out["available_spare"] = _d(before.available_spare, after.available_spare)
+    out["temperature_before_c"], out["temperature_after_c"] = before.temperature_c, after.temperature_c
+    out["waf"] = _waf(((before.waf_host_units, after.waf_host_units, before.waf_media_units, after.waf_media_units),
+                       (before.host_written_bytes, after.host_written_bytes, before.media_written_bytes,
+                        after.media_written_bytes)))
     out["missing"] = sorted(k for k in ("host_written_bytes", "media_written_bytes", "wear_percent", "waf")
                             if out.get(k) is None)
     return out
@@ -54,8 +58,14 @@ def deltas(before: dict | None, after: dict | None) -> dict:
 
 def waf_between(a: dict, b: dict) -> float | None:
     """Δ media / Δ host of the WAF counters (same unit on both sides), None when unknown or nothing written."""
-    for host_k, media_k in (("waf_host_units", "waf_media_units"), ("host_written_bytes", "media_written_bytes")):
-        dh, dm = _d(a.get(host_k), b.get(host_k)), _d(a.get(media_k), b.get(media_k))
+    return _waf(tuple((a.get(host_k), b.get(host_k), a.get(media_k), b.get(media_k)) for host_k, media_k in
+                      (("waf_host_units", "waf_media_units"), ("host_written_bytes", "media_written_bytes"))))
+
+
+def _waf(counters) -> float | None:
+    """The first (host before, host after, media before, media after) known on both sides: Δ media / Δ host."""
+    for host_a, host_b, media_a, media_b in counters:
+        dh, dm = _d(host_a, host_b), _d(media_a, media_b)
         if dh is not None and dm is not None:
             return dm / dh if dh > 0 else None
     return None

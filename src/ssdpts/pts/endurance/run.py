@@ -119,7 +119,7 @@ def run(ctx: TestContext) -> EnduranceSummary:
     if base is None:
         # after a purge of its own the baseline is read after it: the purge's erases are not the workload's wear
         before = None if ctx.settings.purge_first else ctx.store.step(ctx.run_id, ctx.test, "health:before")
-        base = before or health.snapshot(ctx.target)
+        base = before.to_dict() if before is not None else health.snapshot(ctx.target)   # the polls' form
         base = dict(base, t=0.0, round=0)
         ctx.store.record_step(ctx.run_id, ctx.test, BASELINE, "health-poll", base)
     ctx.progress.message(f"{ctx.test}: {health.brief(base)}")
