@@ -11,7 +11,7 @@ from pathlib import Path
 from ssdpts.conformance import check
 from ssdpts.export.json import document
 from ssdpts.health.parse import FIELDS, empty_record, from_sim_counters, loads, merge, parse_nvme_cli, parse_smartctl
-from ssdpts.health.record import RECORD_KIND, HealthSnapshot
+from ssdpts.health.record import POLL_KIND, RECORD_KIND, HealthSnapshot
 from ssdpts.runresult.model import load_run
 from ssdpts.runoptions import RunOptions, SeedChoice, WriteCacheCheck
 from ssdpts.store import Store
@@ -89,9 +89,9 @@ def _recorded_health() -> dict:
 
 
 def test_health_snapshots_read_back_typed_and_as_stored(tmp_path):
-    """The runner's before/after snapshots (a drive's smartctl + nvme-cli record, the simulator's, a set's) decode
-    to HealthSnapshot in the store, keep the keys nobody declared, and encode back to the bytes stored: the
-    exported JSON document carries them unchanged."""
+    """The runner's before/after snapshots (a drive's smartctl + nvme-cli record, the simulator's, a set's) and the
+    endurance test's polls decode to HealthSnapshot in the store, keep the keys nobody declared, and encode back
+    to the bytes stored: the exported JSON document carries them unchanged."""
     sim = Target(kind="sim", spec="sim:x", path="sim-x", size_bytes=2**30, info={"params": {"rated_pe_cycles": 3000}})
     sim_counters = {"host_write_bytes": 2**54 + 7, "host_read_bytes": 3, "nand_write_bytes": 2**55 + 1,
                     "wear_percent": 1.5, "erase_count_avg": 45.0, "power_on_ns": 7.2e12, "clock_ns": 9e9,
@@ -104,8 +104,10 @@ def test_health_snapshots_read_back_typed_and_as_stored(tmp_path):
     rid = store.create_run(target_spec="x", target=BLOCK.to_dict(), host={}, profile_name="p", profile={},
                            tests=["iops"], options={}, engine="fio")
     store.set_test(rid, "iops", "running")
-    for key, data in (("health:before", drive), ("health:after", simulated), ("health:set", set_of)):
-        store.record_step(rid, "iops", key, RECORD_KIND, HealthSnapshot.from_dict(json.loads(json.dumps(data))))
+    poll = {**simulated, "t": 12.5, "round": 3}       # an endurance poll: the snapshot, its time and round
+    for key, kind, data in (("health:before", RECORD_KIND, drive), ("health:after", RECORD_KIND, simulated),
+                            ("health:set", RECORD_KIND, set_of), ("health:poll:000003", POLL_KIND, poll)):
+        store.record_step(rid, "iops", key, kind, HealthSnapshot.from_dict(json.loads(json.dumps(data))))
         stored = store.db.execute("SELECT data_json FROM steps WHERE key=?", (key,)).fetchone()[0]
         assert stored == json.dumps(data)                        # written as the dict the snapshot gave
         record = store.step(rid, "iops", key)
@@ -119,6 +121,8 @@ def test_health_snapshots_read_back_typed_and_as_stored(tmp_path):
         drive["host_written_bytes"], drive["temperature_c"], drive["media_errors"])
     assert after.host_written_bytes == 2**54 + 7 and after.media_written_bytes == 2**55 + 1    # exact beyond 2^53
     assert (after.clock_s, after.free_blocks_percent, after.rated_pe_cycles, after.extra) == (9.0, 25.0, 3000, {})
+    assert (store.step(rid, "iops", "health:poll:000003").t, store.step(rid, "iops", "health:poll:000003").round) == (
+        12.5, 3)
     members = store.step(rid, "iops", "health:set").members
     assert members["/dev/nvme0n1"] == before and members["sim-x"] == after
     # every normalised counter the parsers fill is a declared field
@@ -126,7 +130,7 @@ def test_health_snapshots_read_back_typed_and_as_stored(tmp_path):
     # the JSON results document carries the steps as stored
     run = load_run(store, rid)
     steps = document(run, check(run, store))["tests"][0]["steps"]
-    assert [json.dumps(s["data"]) for s in steps] == [json.dumps(d) for d in (drive, simulated, set_of)]
+    assert [json.dumps(s["data"]) for s in steps] == [json.dumps(d) for d in (drive, simulated, set_of, poll)]
 
 
 def test_a_health_record_made_here_encodes_its_declared_fields():

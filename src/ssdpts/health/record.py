@@ -1,6 +1,7 @@
 """A health snapshot as a run stores it (steps `health:before` / `health:after`, kind "health", written by the
-runner around every test from `health.snapshot`'s normalised record): what the report's health table, its
-throttling line, the endurance test's baseline and the exports read back. Decoded once, by the store
+runner around every test from `health.snapshot`'s normalised record; the endurance test's polls, kind
+"health-poll"): what the report's health table, its throttling line, the endurance test and its projection,
+and the exports read back. Decoded once, by the store
 (`Store.step`, `Store.steps`); encoded back to exactly the stored data (`to_dict`: every key, in its order), so
 an export shows the snapshot as it was stored. Keys this ssdpts does not declare (a newer record, a field a
 tool added) are kept in `extra`, never dropped. Field names and units: docs/endurance.md."""
@@ -12,7 +13,9 @@ from typing import Any
 
 from ..records import KeepsStoredForm
 
-RECORD_KIND = "health"      # the steps' kind the store decodes as a HealthSnapshot
+RECORD_KIND = "health"      # the runner's snapshots around each test (steps health:before / health:after)
+POLL_KIND = "health-poll"   # the endurance test's polls (steps health:poll:NNNNNN), each with `t` and `round`
+KINDS = (RECORD_KIND, POLL_KIND)   # the steps' kinds the store decodes as a HealthSnapshot
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class HealthSnapshot(KeepsStoredForm):
     warnings: tuple[str, ...] = ()    # what it says went wrong in the past
     notes: tuple[str, ...] = ()
     members: dict[str, HealthSnapshot] = field(default_factory=dict)   # a set's drives by their label
+    t: float | None = None              # a poll (and `analyze endurance`): seconds on the series' clock
+    round: int | None = None            # an endurance poll: the round it closed (0: the baseline)
     file_placement: str | None = None   # a file target: where its file system puts it
     file: str | None = None             # `analyze endurance`: the saved document it was read from
     timestamp_source: str | None = None   # ... and where its time came from (local_time, file mtime)

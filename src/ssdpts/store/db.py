@@ -18,7 +18,7 @@ from ..engines.coverage import from_data as coverage_from_data
 from ..engines.hostcpu import HostCpu
 from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
-from ..health.record import RECORD_KIND as HEALTH_KIND, HealthSnapshot
+from ..health.record import KINDS as HEALTH_KINDS, HealthSnapshot
 from ..hostinfo import HostRecord
 from ..targets.record import TargetRecord
 from ..owner import RunOwner
@@ -107,7 +107,7 @@ ADDED_COLUMNS = [
 def _step_data(kind: str, data_json: str) -> dict | HealthSnapshot:
     """A step's stored data, a health snapshot as its typed record (the one place it is decoded)."""
     data = json.loads(data_json)
-    return HealthSnapshot.from_dict(data) if kind == HEALTH_KIND else data
+    return HealthSnapshot.from_dict(data) if kind in HEALTH_KINDS else data
 
 
 OUR_TABLES = {"meta", "runs", "tests", "steps", "rounds", "cells"}
