@@ -26,7 +26,7 @@ def main() -> int:
     ap.add_argument("--target", type=float, default=5.0, help="seconds; exit 1 when slower")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "report"))
-    from ssdpts.report.core import write_report
+    from ssdpts.report.html import write_report
     from synthetic import build
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ssdpts-bench-report-"))

@@ -21,6 +21,7 @@ from ssdpts.engines.hostcpu import HostCpu, read_ticks
 from ssdpts.targets.identify import (ata_trim, current_power_state, lba_formats, nvme_dsm, power_states,
                                     protection_type, protection_types_supported, sata_link)
 from ssdpts.health.parse import parse_nvme_cli
+from ssdpts.health.record import HealthSnapshot
 from ssdpts.hostinfo import dmi_facts
 from ssdpts.report.bench import cell_cpu, throttle_text
 from ssdpts.store import Store
@@ -71,9 +72,9 @@ def test_nvme_thermal_counters_from_smart_log():
     before = parse_nvme_cli(log)
     after = parse_nvme_cli({**log, "thm_temp1_trans_count": 5, "thm_temp1_total_time": 120})
     assert (before["thermal_t1_transitions"], after["thermal_t1_seconds"]) == (0, 120)
-    assert throttle_text(before, after) == ("T1 (light throttling): +5 transitions, +120 s; "
+    assert throttle_text(HealthSnapshot.from_dict(before), HealthSnapshot.from_dict(after)) == ("T1 (light throttling): +5 transitions, +120 s; "
                                             "T2 (heavy throttling): +0 transitions, +0 s")
-    assert throttle_text(None, after).startswith("not available")
+    assert throttle_text(None, HealthSnapshot.from_dict(after)).startswith("not available")
 
 
 def _pci_tree(tmp: Path, speed: str, width: str) -> SysRoots:

@@ -274,7 +274,7 @@ def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
         assert target.serial == "not available from the remote host"
         for when in ("before", "after"):
             h = store.step(rid, "latency", f"health:{when}")
-            assert h["available"] is False and "not available from the remote host" in h["reason"]
+            assert h.available is False and "not available from the remote host" in h.reason
         host = run["host"]
         assert host.cpu_model == "not available from the remote host" and host.memory_bytes is None
         assert host.remote_hosts == [hosts.hosts[0].address + ":8765"] and host.controller.hostname

@@ -15,7 +15,7 @@ from ssdpts.conformance import check
 from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
 from ssdpts.pts.lat_iops.summary import STATISTICS, SATURATION_GAIN
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from ssdpts.report.headline import headlines_of_run
 from ssdpts.store import Store
 

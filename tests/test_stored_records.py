@@ -1,11 +1,18 @@
-"""The run's stored records (target, run options' seed and write-cache check) decode to typed records in one
+"""The run's stored records (target, run options' seed and write-cache check, health snapshots) decode to typed records in one
 place, the store, and encode back to the very data stored: an old database reads, and its exports show what
 it stored."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import fields
+from pathlib import Path
 
+from ssdpts.conformance import check
+from ssdpts.export.json import document
+from ssdpts.health.parse import FIELDS, empty_record, from_sim_counters, loads, merge, parse_nvme_cli, parse_smartctl
+from ssdpts.health.record import POLL_KIND, RECORD_KIND, HealthSnapshot
+from ssdpts.runresult.model import load_run
 from ssdpts.runoptions import RunOptions, SeedChoice, WriteCacheCheck
 from ssdpts.store import Store
 from ssdpts.targets import Target
@@ -66,3 +73,68 @@ def test_seed_and_write_cache_check_are_typed_and_stored_as_before(tmp_path):
     # a run stored before the seed was recorded, and one whose check had no note yet
     old = RunOptions.from_json({"write_cache": {"profile": "enabled", "device": {}, "matches": True}})
     assert old.seed is None and old.write_cache == WriteCacheCheck("enabled", {}, True, "")
+
+
+HEALTH_FIXTURES = Path(__file__).parent / "health" / "fixtures"
+
+
+def _recorded_health() -> dict:
+    """smartctl's record merged with nvme-cli's (real-shaped outputs), with keys this ssdpts does not declare:
+    a field a newer ssdpts would add and one a tool added (raw big counters beyond 2^53 included)."""
+    doc = lambda name: loads((HEALTH_FIXTURES / name).read_text())  # noqa: E731
+    rec = merge(parse_smartctl(doc("nvme-smartctl73.json"), "/dev/nvme0n1"),
+                parse_nvme_cli(doc("nvme-cli-smart-log.json"), doc("nvme-cli-id-ctrl.json"), "/dev/nvme0n1"))
+    rec["warnings"] = ["smartctl exit bit 6: the device error log contains errors"]
+    return {**rec, "vendor_log_page_c0": {"physical_media_units_written_s": str(2**70 + 1)}, "zz_newer_field": [1, 2]}
+
+
+def test_health_snapshots_read_back_typed_and_as_stored(tmp_path):
+    """The runner's before/after snapshots (a drive's smartctl + nvme-cli record, the simulator's, a set's) and the
+    endurance test's polls decode to HealthSnapshot in the store, keep the keys nobody declared, and encode back
+    to the bytes stored: the exported JSON document carries them unchanged."""
+    sim = Target(kind="sim", spec="sim:x", path="sim-x", size_bytes=2**30, info={"params": {"rated_pe_cycles": 3000}})
+    sim_counters = {"host_write_bytes": 2**54 + 7, "host_read_bytes": 3, "nand_write_bytes": 2**55 + 1,
+                    "wear_percent": 1.5, "erase_count_avg": 45.0, "power_on_ns": 7.2e12, "clock_ns": 9e9,
+                    "total_blocks": 1000, "free_blocks": 250}
+    simulated = from_sim_counters(sim_counters, device=sim.path, rated_pe=3000)
+    drive = _recorded_health()
+    set_of = {**empty_record("set", "a parallel run: each drive's health is under members"),
+              "members": {"/dev/nvme0n1": drive, "sim-x": simulated}}
+    store = Store.in_dir(tmp_path)
+    rid = store.create_run(target_spec="x", target=BLOCK.to_dict(), host={}, profile_name="p", profile={},
+                           tests=["iops"], options={}, engine="fio")
+    store.set_test(rid, "iops", "running")
+    poll = {**simulated, "t": 12.5, "round": 3}       # an endurance poll: the snapshot, its time and round
+    for key, kind, data in (("health:before", RECORD_KIND, drive), ("health:after", RECORD_KIND, simulated),
+                            ("health:set", RECORD_KIND, set_of), ("health:poll:000003", POLL_KIND, poll)):
+        store.record_step(rid, "iops", key, kind, HealthSnapshot.from_dict(json.loads(json.dumps(data))))
+        stored = store.db.execute("SELECT data_json FROM steps WHERE key=?", (key,)).fetchone()[0]
+        assert stored == json.dumps(data)                        # written as the dict the snapshot gave
+        record = store.step(rid, "iops", key)
+        assert isinstance(record, HealthSnapshot)
+        assert json.dumps(record.to_dict()) == stored            # the same bytes back
+    before, after = store.step(rid, "iops", "health:before"), store.step(rid, "iops", "health:after")
+    assert before.extra == {"vendor_log_page_c0": {"physical_media_units_written_s": str(2**70 + 1)},
+                            "zz_newer_field": [1, 2]}
+    assert before.available and before.source == "smartctl+nvme-cli" and before.warnings == tuple(drive["warnings"])
+    assert (before.host_written_bytes, before.temperature_c, before.media_errors) == (
+        drive["host_written_bytes"], drive["temperature_c"], drive["media_errors"])
+    assert after.host_written_bytes == 2**54 + 7 and after.media_written_bytes == 2**55 + 1    # exact beyond 2^53
+    assert (after.clock_s, after.free_blocks_percent, after.rated_pe_cycles, after.extra) == (9.0, 25.0, 3000, {})
+    assert (store.step(rid, "iops", "health:poll:000003").t, store.step(rid, "iops", "health:poll:000003").round) == (
+        12.5, 3)
+    members = store.step(rid, "iops", "health:set").members
+    assert members["/dev/nvme0n1"] == before and members["sim-x"] == after
+    # every normalised counter the parsers fill is a declared field
+    assert set(FIELDS) <= {f.name for f in fields(HealthSnapshot)}
+    # the JSON results document carries the steps as stored
+    run = load_run(store, rid)
+    steps = document(run, check(run, store))["tests"][0]["steps"]
+    assert [json.dumps(s["data"]) for s in steps] == [json.dumps(d) for d in (drive, simulated, set_of, poll)]
+
+
+def test_a_health_record_made_here_encodes_its_declared_fields():
+    record = HealthSnapshot(available=True, source="sim", host_written_bytes=5, failures=("x",), extra={"k": 1})
+    assert record.to_dict() == {"available": True, "source": "sim", "record_version": 1, "host_written_bytes": 5,
+                                "failures": ["x"], "k": 1}
+    assert HealthSnapshot.from_dict(record.to_dict()) == record

@@ -5,7 +5,7 @@ import pytest
 from conftest import requires_devices, run_completed, ssdpts
 from ssdpts.commands.plan import build_plans
 from ssdpts.pts import registry
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from ssdpts.store import Store
 from ssdpts.targets import open_target
 from ssdpts.targets.sim import SimTarget, open_sim_target

@@ -16,8 +16,18 @@ from typing import Any, TypeVar, Union
 T = TypeVar("T")
 
 
+class KeepsStoredForm:
+    """A record decoded from stored data that encodes back to exactly that data (`to_dict`), unknown keys and
+    key order included: `to_data` gives its stored form, never its fields."""
+
+    def to_dict(self) -> dict:
+        raise NotImplementedError
+
+
 def to_data(obj: Any) -> Any:
     """A dataclass (or a container of them) as JSON-ready data."""
+    if isinstance(obj, KeepsStoredForm):
+        return obj.to_dict()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.init}
     if isinstance(obj, dict):

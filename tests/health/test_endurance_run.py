@@ -22,7 +22,7 @@ def _summary(store, rid):
 
 def _polls(store, rid):
     return sorted((s["data"] for s in store.steps(rid, "endurance") if s["kind"] == "health-poll"),
-                  key=lambda d: d["round"])
+                  key=lambda d: d.round)
 
 
 @requires_devices
@@ -42,11 +42,11 @@ def test_endurance_on_loop_runs_without_health_data(loopdev, results, tiny):
     assert len(rounds) >= 3 and len({r.job_text for r in rounds}) == 1     # one continuous fio job
     assert "rw=randwrite" in rounds[0].job_text and "iodepth=6" in rounds[0].job_text
     polls = _polls(store, rid)
-    assert len(polls) == len(rounds) + 1 and all(p["available"] is False for p in polls)
+    assert len(polls) == len(rounds) + 1 and all(p.available is False for p in polls)
     assert all("wear_percent" not in r.tracking and "waf" not in r.tracking and r.tracking["iops"] > 0 for r in rounds)
     notes = store.step(rid, "endurance", "notes")["notes"]
     assert any("health data not available" in n for n in notes)
-    assert store.step(rid, "endurance", "health:before")["available"] is False
+    assert store.step(rid, "endurance", "health:before").available is False
     html = (results / "reports" / rid / "report.html").read_text()
     assert "Health data not available" in html and "report section failed" not in html
     # the generated profile extends the chosen one and is kept with the results
@@ -62,13 +62,13 @@ def test_endurance_on_sim_projects_wear_and_waf_end_to_end(results, tiny):
     assert s.health_available and s.health_source == "sim" and s.rounds == 20 and s.polls == 21
     p = s.projection
     polls = _polls(store, rid)
-    first, last = polls[0]["raw"]["sim"], polls[-1]["raw"]["sim"]
+    first, last = polls[0].raw["sim"], polls[-1].raw["sim"]
     dh = last["host_write_bytes"] - first["host_write_bytes"]
     dn = last["nand_write_bytes"] - first["nand_write_bytes"]
     assert p.waf == pytest.approx(dn / dh) and p.waf >= 1.0                # WAF from counters = NAND / host deltas
     assert p.host_written_bytes == dh == s.fio_written_bytes                # the drive saw what fio wrote
     for a, b, r in zip(polls, polls[1:], store.rounds(rid, "endurance", "endurance", with_cells=False)):
-        ra, rb = a["raw"]["sim"], b["raw"]["sim"]
+        ra, rb = a.raw["sim"], b.raw["sim"]
         assert r.tracking["waf"] == pytest.approx((rb["nand_write_bytes"] - ra["nand_write_bytes"]) /
                                                   (rb["host_write_bytes"] - ra["host_write_bytes"]))
         assert r.tracking["wear_percent"] == pytest.approx(rb["wear_percent"])
@@ -121,7 +121,7 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
     assert [r.round for r in rounds] == list(range(1, len(rounds) + 1)) and len(rounds) == 10
     assert s.elapsed_s == pytest.approx(10, rel=0.01) and s.stop_reason == "duration reached"
     assert [x.round for x in s.series] == list(range(1, 11)) and s.polls == 11
-    assert [p["round"] for p in _polls(store, rid)] == list(range(0, 11))
+    assert [p.round for p in _polls(store, rid)] == list(range(0, 11))
     el = [r.tracking["elapsed_s"] for r in rounds]
     assert all(b > a for a, b in zip(el, el[1:]))
 

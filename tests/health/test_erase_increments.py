@@ -10,6 +10,7 @@ import pytest
 from conftest import ssdpts
 from ssdpts.health.parse import parse_smartctl
 from ssdpts.health.projection import erase_increments
+from ssdpts.health.record import HealthSnapshot
 from ssdpts.pts import registry
 from ssdpts.pts.endurance.render import text_lines
 from ssdpts.pts.endurance.run import loops
@@ -21,14 +22,15 @@ FIX = Path(__file__).parent / "fixtures"
 SEED_002_POLLS_PER_VALUE = [16, 15, 14, 15, 15, 14, 21, 19, 19, 19, 15, 19, 20, 19, 19, 16, 13, 15]
 
 
-def _seed_002_polls() -> list[dict]:
+def _seed_002_polls() -> list[HealthSnapshot]:
     """The seed's cron polls as health records: the MX300 fixture with 173 set to each polled value."""
     base = parse_smartctl(json.loads((FIX / "ata-micron-mx300-after.json").read_text()))
     assert base["erase_count_avg"] == 49            # the fixture's own 173 (seed 002 after 72 h)
     polls, t = [], 0.0
     for k, n in enumerate(SEED_002_POLLS_PER_VALUE):
         for _ in range(n):
-            polls.append(dict(base, erase_count_avg=68 + k, t=t, host_written_bytes=int(t * 1e6)))
+            polls.append(HealthSnapshot.from_dict(dict(base, erase_count_avg=68 + k, t=t,
+                                                       host_written_bytes=int(t * 1e6))))
             t += 300.0
     return polls
 
@@ -48,10 +50,10 @@ def test_sparse_polls_split_a_jump_and_unknown_counts_are_skipped():
     pts = [{"available": True, "t": 0, "erase_count_avg": 1.5}, {"available": True, "t": 600, "erase_count_avg": 2.1},
            {"available": True, "t": 900, "erase_count_avg": None}, {"available": False, "t": 1000},
            {"available": True, "t": 1800, "erase_count_avg": 4.0}]
-    inc = erase_increments(pts)
+    inc = erase_increments([HealthSnapshot.from_dict(p) for p in pts])
     assert [(i.count, i.steps, i.polls, i.minutes) for i in inc] == [(2, 1, None, None), (4, 2, 1, 10.0)]
     assert inc[0].host_written_tb is None
-    assert erase_increments([{"available": False, "reason": "loop"}]) == []
+    assert erase_increments([HealthSnapshot.from_dict({"available": False, "reason": "loop"})]) == []
 
 
 def test_loops_are_interpolated_inside_the_polls():

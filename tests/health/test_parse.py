@@ -10,6 +10,7 @@ import pytest
 from ssdpts.health import parse, snapshot
 from ssdpts.health.parse import loads, merge, parse_document, parse_nvme_cli, parse_smartctl, to_int
 from ssdpts.health.projection import deltas
+from ssdpts.health.record import HealthSnapshot
 from ssdpts.targets.base import Target
 
 FIX = Path(__file__).parent / "fixtures"
@@ -41,7 +42,7 @@ def test_micron_mx300_seed_002_attributes_and_waf():
     assert a["waf_unit"].startswith("pages")
     assert a["media_written_bytes"] is None and "media_written_bytes" in a["missing"]
     assert a["timestamp"] == 1470000000 + 97 * 3600                      # smartctl local_time
-    d = deltas(b, a)
+    d = deltas(HealthSnapshot.from_dict(b), HealthSnapshot.from_dict(a))
     # (Δ247 + Δ248) / Δ247 on deltas, seed 002: ~3.51
     expect = ((1010996703 - 126377) + (2539844662 - 226832)) / (1010996703 - 126377)
     assert d["waf"] == pytest.approx(expect) and round(d["waf"], 2) == 3.51
@@ -109,7 +110,7 @@ def test_nvme_cli_big_bare_numbers_kelvin_and_id_ctrl():
     assert back["media_errors"] == 2**128 - 1 and back["host_written_bytes"] == (2**55 + 3) * 512000
     # deltas beyond 2^53 stay exact
     later = dict(r, host_written_bytes=r["host_written_bytes"] + 512000)
-    assert deltas(r, later)["host_written_bytes"] == 512000
+    assert deltas(HealthSnapshot.from_dict(r), HealthSnapshot.from_dict(later))["host_written_bytes"] == 512000
 
 
 def test_merge_smartctl_with_nvme_cli():

@@ -11,13 +11,15 @@ import pytest
 
 from conftest import ssdpts
 from ssdpts.health.projection import DAY, TB, deltas, project, rated_tbw, summary_lines, wear_fit
+from ssdpts.health.record import HealthSnapshot
 
 FIX = Path(__file__).parent / "fixtures"
 
 
-def rec(t, wear=None, host=None, media=None, temp=None, **kw):
-    return {"available": True, "t": t, "timestamp": t, "percentage_used": wear, "host_written_bytes": host,
-            "media_written_bytes": media, "temperature_c": temp, **kw}
+def rec(t, wear=None, host=None, media=None, temp=None, **kw) -> HealthSnapshot:
+    return HealthSnapshot.from_dict({"available": True, "t": t, "timestamp": t, "percentage_used": wear,
+                                     "host_written_bytes": host, "media_written_bytes": media, "temperature_c": temp,
+                                     **kw})
 
 
 def test_linear_wear_series_gives_exact_rates_and_days_to_end_of_life():
@@ -53,7 +55,7 @@ def test_whole_percent_staircase_is_fitted_on_its_steps():
     assert p["days_to_eol"] == pytest.approx((100 - 4) / 1.0)
     assert p["wear_per_tb"] == pytest.approx(1 / 24)                   # 24 TB per day
     # plain least squares on the staircase would be biased; the step fit is not
-    ls = wear_fit([q["t"] for q in pts[:30]], [q["percentage_used"] + 0.5 for q in pts[:30]])
+    ls = wear_fit([q.t for q in pts[:30]], [q.percentage_used + 0.5 for q in pts[:30]])
     assert ls["method"] == "least squares"
 
 
@@ -73,7 +75,7 @@ def test_seed_002_mx300_two_snapshots():
     a = parse_smartctl(loads((FIX / "ata-micron-mx300-after.json").read_text()))
     for r in (b, a):
         r["t"] = r["timestamp"]
-    p = project([b, a], dwpd=0.3, warranty_years=5, capacity_bytes=1050214588416)
+    p = project([HealthSnapshot.from_dict(b), HealthSnapshot.from_dict(a)], dwpd=0.3, warranty_years=5, capacity_bytes=1050214588416)
     assert p["waf"] == pytest.approx(3.51, abs=0.005)
     assert p["wear_per_day"] == pytest.approx(3 / (97 / 24))           # 0.74 %/day, one coarse step
     assert p["days_to_eol"] == pytest.approx(97 / 24 * 97 / 3)         # ~131 days (the blog: "about 100")
@@ -88,7 +90,7 @@ def test_waf_needs_both_counters_and_missing_data_is_said():
     assert p["waf"] is None and p["waf_series"] == [] and any("WAF unknown" in n for n in p["notes"])
     assert project([rec(0, 1)])["available"] is False
     assert project([rec(5, 1), rec(5, 2)])["available"] is False
-    d = deltas({"available": False, "reason": "loop"}, rec(1, 1))
+    d = deltas(HealthSnapshot.from_dict({"available": False, "reason": "loop"}), rec(1, 1))
     assert d == {"available": False, "reason": "loop"}
 
 

@@ -15,7 +15,7 @@ from report_checks import check_plot_dir, check_self_contained, check_svg, png_s
 from ssdpts.engines.results import merge_bins, percentile_from_bins
 from ssdpts.pts import registry
 from ssdpts.report.compare import write_compare
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from ssdpts.store import Store
 
 TESTS = ("wsat", "hir", "xsr", "dirth", "cbw")

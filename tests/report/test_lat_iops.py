@@ -13,7 +13,7 @@ from report_checks import png_size, read_csv
 from ssdpts.pts import registry
 from ssdpts.pts.windows import window_summary
 from ssdpts.report.compare import write_compare
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from ssdpts.store import Store
 
 SPEC = registry.get("lat-iops")

@@ -18,7 +18,7 @@ from ssdpts.pts import registry
 from ssdpts.pts.windows import window_summary
 from ssdpts.pts.iops.summary import IopsSummary
 from ssdpts.results import SteadyResult, TrackerKey, TrackerResult
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from synthetic import _cell, _wl
 from ssdpts.steady import evaluate
 from ssdpts.store import Store

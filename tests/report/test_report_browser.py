@@ -6,7 +6,7 @@ import pytest
 
 import chromium
 from ssdpts.report.compare import write_compare
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from synthetic import build
 
 requires_chromium = pytest.mark.skipif(chromium.chromium_binary() is None,

@@ -7,7 +7,7 @@ import pytest
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.engines.results import merge_bins, percentile_from_bins
 from ssdpts.pts import registry
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from synthetic import build
 from ssdpts.steady import evaluate
 

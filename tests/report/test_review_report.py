@@ -16,7 +16,7 @@ from ssdpts.engines.fiolog import intervals_from_logs
 from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
 from ssdpts.pts.iops.summary import IopsSummary, cell_series
-from ssdpts.report.core import write_report
+from ssdpts.report.html import write_report
 from ssdpts.report.headline import headlines_of_run
 from ssdpts.store import Store
 

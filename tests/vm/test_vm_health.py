@@ -10,6 +10,7 @@ SECTORS = WRITE_128K * 256 + 8
 HEALTH = r"""
 import json, subprocess, sys
 from ssdpts.health import deltas, snapshot
+from ssdpts.health.record import HealthSnapshot
 from ssdpts.targets import open_target
 nvme, sata = sys.argv[1:3]
 def smart_log():
@@ -23,7 +24,7 @@ dd("bs=128k", f"count={sys.argv[3]}")
 dd("bs=4k", "count=1", "seek=8192")
 after, log_after = snapshot(t), smart_log()
 print(json.dumps({"before": before, "after": after, "log_before": log_before, "log_after": log_after,
-                  "deltas": deltas(before, after), "sata": snapshot(open_target(sata))}))
+                  "deltas": deltas(HealthSnapshot.from_dict(before), HealthSnapshot.from_dict(after)), "sata": snapshot(open_target(sata))}))
 """
 
 

@@ -47,6 +47,7 @@ def endurance(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
       ssdpts analyze endurance smart-*.json --rated-tbw 360
     """
     from ..health.projection import project, summary_lines
+    from ..health.record import HealthSnapshot
     from ..units import parse_capacity
 
     if len(snapshots) < 2:
@@ -72,7 +73,8 @@ def endurance(snapshots, rated_tbw, dwpd, warranty_years, capacity, as_json):
         for r in good:
             uc = (((r.get("raw") or {}).get("smartctl") or {}).get("user_capacity") or {}).get("bytes")
             cap = cap or r.get("capacity_bytes") or uc
-    proj = project(good, rated_tbw_tb=rated_tbw, dwpd=dwpd, warranty_years=warranty_years, capacity_bytes=cap)
+    proj = project([HealthSnapshot.from_dict(r) for r in good], rated_tbw_tb=rated_tbw, dwpd=dwpd,
+                   warranty_years=warranty_years, capacity_bytes=cap)
     if not proj.get("available"):
         raise SsdptsError(f"no projection: {proj.get('reason')}")
     for r in bad:                               # the command goes on: a warning each (a refusal is one line)

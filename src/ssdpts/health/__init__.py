@@ -1,12 +1,15 @@
 """Health snapshots: SMART / NVMe health log / simulator counters as one normalised record.
 
     from ssdpts.health import snapshot, deltas
+    from ssdpts.health.record import HealthSnapshot
     before = snapshot(target)          # never raises; {"available": False, "reason": ...} when there is nothing
     ...
-    d = deltas(before, snapshot(target))   # host/NAND bytes, WAF, wear of what happened in between
+    d = deltas(HealthSnapshot.from_dict(before), HealthSnapshot.from_dict(snapshot(target)))
+    # host/NAND bytes, WAF, wear of what happened in between
 
-The runner calls `snapshot` before and after every test (steps `health:before` / `health:after`); the
-endurance test polls it. Field names and units: docs/endurance.md.
+`snapshot` gives the normalised record in the form it is stored (a dict); the runner stores one before and
+after every test (steps `health:before` / `health:after`), which the store reads back as `HealthSnapshot`
+(record.py); the endurance test polls it. Field names and units: docs/endurance.md.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..targets.base import Target
 from ..targets.remote import NOT_AVAILABLE
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
 from .projection import deltas, project
+from .record import HealthSnapshot
 
 __all__ = ["snapshot", "deltas", "project", "FIELDS", "brief"]
 
@@ -131,17 +135,17 @@ def snapshot(target) -> dict:
         return finish(rec)
 
 
-def brief(rec: dict) -> str:
+def brief(rec: HealthSnapshot) -> str:
     """One line for logs and progress: what the snapshot says."""
-    if not rec or not rec.get("available"):
-        return f"health data not available ({(rec or {}).get('reason', 'no snapshot')})"
+    if not rec.available:
+        return f"health data not available ({rec.reason or 'no snapshot'})"
     parts = []
-    if rec.get("percentage_used") is not None:
-        parts.append(f"wear {rec['percentage_used']:.4g} %")
-    if rec.get("host_written_bytes") is not None:
-        parts.append(f"host written {rec['host_written_bytes'] / 1e12:.4g} TB")
-    if rec.get("media_written_bytes") is not None:
-        parts.append(f"NAND written {rec['media_written_bytes'] / 1e12:.4g} TB")
-    if rec.get("temperature_c") is not None:
-        parts.append(f"{rec['temperature_c']:.0f} °C")
+    if rec.percentage_used is not None:
+        parts.append(f"wear {rec.percentage_used:.4g} %")
+    if rec.host_written_bytes is not None:
+        parts.append(f"host written {rec.host_written_bytes / 1e12:.4g} TB")
+    if rec.media_written_bytes is not None:
+        parts.append(f"NAND written {rec.media_written_bytes / 1e12:.4g} TB")
+    if rec.temperature_c is not None:
+        parts.append(f"{rec.temperature_c:.0f} °C")
     return ", ".join(parts) or "health data available"

@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from .record import HealthSnapshot
+
 TB = 1e12
 DAY = 86400.0
 
@@ -28,34 +30,34 @@ def _d(a, b):
     return None if a is None or b is None else b - a
 
 
-def deltas(before: dict | None, after: dict | None) -> dict:
+def deltas(before: HealthSnapshot | None, after: HealthSnapshot | None) -> dict:
     """What changed between two snapshots (bytes, WAF, wear, errors, temperature), with what is missing."""
     out: dict = {"available": False}
-    if not before or not after or not before.get("available") or not after.get("available"):
-        why = next((s.get("reason") for s in (before, after) if s and not s.get("available")), None)
+    if before is None or after is None or not before.available or not after.available:
+        why = next((s.reason for s in (before, after) if s is not None and not s.available), None)
         out["reason"] = why or "no health snapshot"
         return out
     out["available"] = True
-    out["elapsed_s"] = _d(before.get("timestamp"), after.get("timestamp"))
-    if before.get("clock_s") is not None and after.get("clock_s") is not None:
-        out["elapsed_s"] = after["clock_s"] - before["clock_s"]          # simulated time
+    out["elapsed_s"] = _d(before.timestamp, after.timestamp)
+    if before.clock_s is not None and after.clock_s is not None:
+        out["elapsed_s"] = after.clock_s - before.clock_s          # simulated time
     for k in ("host_written_bytes", "host_read_bytes", "media_written_bytes", "media_errors", "power_on_hours",
               "erase_count_avg", "unsafe_shutdowns"):
-        out[k] = _d(before.get(k), after.get(k))
-    out["wear_percent"] = _d(before.get("percentage_used"), after.get("percentage_used"))
-    out["wear_before"], out["wear_after"] = before.get("percentage_used"), after.get("percentage_used")
-    out["available_spare"] = _d(before.get("available_spare"), after.get("available_spare"))
-    out["temperature_before_c"], out["temperature_after_c"] = before.get("temperature_c"), after.get("temperature_c")
+        out[k] = _d(getattr(before, k), getattr(after, k))
+    out["wear_percent"] = _d(before.percentage_used, after.percentage_used)
+    out["wear_before"], out["wear_after"] = before.percentage_used, after.percentage_used
+    out["available_spare"] = _d(before.available_spare, after.available_spare)
+    out["temperature_before_c"], out["temperature_after_c"] = before.temperature_c, after.temperature_c
     out["waf"] = waf_between(before, after)
     out["missing"] = sorted(k for k in ("host_written_bytes", "media_written_bytes", "wear_percent", "waf")
                             if out.get(k) is None)
     return out
 
 
-def waf_between(a: dict, b: dict) -> float | None:
+def waf_between(a: HealthSnapshot, b: HealthSnapshot) -> float | None:
     """Δ media / Δ host of the WAF counters (same unit on both sides), None when unknown or nothing written."""
-    for host_k, media_k in (("waf_host_units", "waf_media_units"), ("host_written_bytes", "media_written_bytes")):
-        dh, dm = _d(a.get(host_k), b.get(host_k)), _d(a.get(media_k), b.get(media_k))
+    for dh, dm in ((_d(a.waf_host_units, b.waf_host_units), _d(a.waf_media_units, b.waf_media_units)),
+                   (_d(a.host_written_bytes, b.host_written_bytes), _d(a.media_written_bytes, b.media_written_bytes))):
         if dh is not None and dm is not None:
             return dm / dh if dh > 0 else None
     return None
@@ -74,26 +76,26 @@ class EraseIncrement:
                                          # whose start is not known)
 
 
-def erase_increments(points: Sequence[dict]) -> list[EraseIncrement]:
+def erase_increments(points: Sequence[HealthSnapshot]) -> list[EraseIncrement]:
     """Every whole step of `erase_count_avg` over health records in time order (each with `t`)."""
-    pts = sorted((p for p in points if p and p.get("available") and p.get("t") is not None
-                  and p.get("erase_count_avg") is not None), key=lambda p: p["t"])
+    pts = sorted((p for p in points if p.available and p.t is not None and p.erase_count_avg is not None),
+                 key=lambda p: p.t)
     if not pts:
         return []
     out: list[EraseIncrement] = []
-    level = math.floor(pts[0]["erase_count_avg"])
+    level = math.floor(pts[0].erase_count_avg)
     prev_i: int | None = None
-    host0 = pts[0].get("host_written_bytes")
+    host0 = pts[0].host_written_bytes
     for i, p in enumerate(pts[1:], start=1):
-        whole = math.floor(p["erase_count_avg"])
+        whole = math.floor(p.erase_count_avg)
         if whole <= level:
             continue
         steps = whole - level
-        host = p.get("host_written_bytes")
+        host = p.host_written_bytes
         out.append(EraseIncrement(
-            count=whole, t_s=p["t"], host_written_tb=None if host is None or host0 is None else (host - host0) / TB,
+            count=whole, t_s=p.t, host_written_tb=None if host is None or host0 is None else (host - host0) / TB,
             steps=steps, polls=None if prev_i is None else i - prev_i,
-            minutes=None if prev_i is None else (p["t"] - pts[prev_i]["t"]) / 60 / steps))
+            minutes=None if prev_i is None else (p.t - pts[prev_i].t) / 60 / steps))
         level, prev_i = whole, i
     return out
 
@@ -152,7 +154,7 @@ def wear_fit(xs: Sequence[float], ys: Sequence[float]) -> dict:
     return {"slope": f[0], "intercept": f[1], "method": "least squares", "steps": None}
 
 
-def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: float | None = None,
+def project(points: Sequence[HealthSnapshot], *, rated_tbw_tb: float | None = None, dwpd: float | None = None,
             warranty_years: float | None = None, capacity_bytes: int | None = None) -> dict:
     """Endurance projection from health records in time order.
 
@@ -161,15 +163,14 @@ def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: 
     keys with None are unknown (the reason is in `notes`).
     """
     notes: list[str] = []
-    pts = [p for p in points if p and p.get("available") and p.get("t") is not None]
-    pts.sort(key=lambda p: p["t"])
+    pts = sorted((p for p in points if p.available and p.t is not None), key=lambda p: p.t)
     out: dict = {"points": len(pts), "notes": notes}
     if len(pts) < 2:
         out["available"] = False
         out["reason"] = "at least two health snapshots with health data are needed"
         return out
     first, last = pts[0], pts[-1]
-    span = last["t"] - first["t"]
+    span = last.t - first.t
     if span <= 0:
         out["available"] = False
         out["reason"] = "the snapshots have no time between them"
@@ -177,15 +178,15 @@ def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: 
     out["available"] = True
     out["duration_s"] = span
     out["duration_days"] = span / DAY
-    cap = capacity_bytes or last.get("capacity_bytes")
+    cap = capacity_bytes or last.capacity_bytes
 
     # bytes written
-    host = _d(first.get("host_written_bytes"), last.get("host_written_bytes"))
-    media = _d(first.get("media_written_bytes"), last.get("media_written_bytes"))
+    host = _d(first.host_written_bytes, last.host_written_bytes)
+    media = _d(first.media_written_bytes, last.media_written_bytes)
     out["host_written_bytes"] = host
     out["media_written_bytes"] = media
     out["host_tb_per_day"] = host / TB / (span / DAY) if host is not None else None
-    out["host_written_tb_lifetime"] = last["host_written_bytes"] / TB if last.get("host_written_bytes") is not None else None
+    out["host_written_tb_lifetime"] = last.host_written_bytes / TB if last.host_written_bytes is not None else None
     if out["host_tb_per_day"] is not None and cap:
         out["drive_writes_per_day"] = out["host_tb_per_day"] * TB / cap
     if host is None:
@@ -197,14 +198,14 @@ def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: 
     for a, b in zip(pts, pts[1:]):
         w = waf_between(a, b)
         if w is not None:
-            series.append({"t": b["t"], "waf": w})
+            series.append({"t": b.t, "waf": w})
     out["waf_series"] = series
     if out["waf"] is None:
         notes.append("no media (NAND) write counter on this drive: WAF unknown")
 
     # wear
-    ts = [p["t"] for p in pts]
-    wear = [p.get("percentage_used") for p in pts]
+    ts = [p.t for p in pts]
+    wear = [p.percentage_used for p in pts]
     out["wear_start"], out["wear_end"] = wear[0], wear[-1]
     out["wear_delta"] = _d(wear[0], wear[-1])
     tfit = wear_fit(ts, wear)
@@ -212,8 +213,8 @@ def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: 
     out["wear_per_day"] = tfit["slope"] * DAY if tfit.get("slope") is not None else None
     if wear[-1] is None:
         notes.append("the drive reports no wear indicator (percentage used / life left)")
-    hb = [None if p.get("host_written_bytes") is None or first.get("host_written_bytes") is None
-          else (p["host_written_bytes"] - first["host_written_bytes"]) / TB for p in pts]
+    hb = [None if p.host_written_bytes is None or first.host_written_bytes is None
+          else (p.host_written_bytes - first.host_written_bytes) / TB for p in pts]
     bfit = wear_fit(hb, wear)
     out["wear_fit_tb"] = bfit
     out["wear_per_tb"] = bfit.get("slope")
@@ -233,11 +234,11 @@ def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: 
             notes.append("only one step of the whole-percent wear indicator was seen: the projection is coarse")
 
     # the recent rate (last half of the observation): the drive past its fresh-out-of-box phase
-    half = [p for p in pts if p["t"] >= first["t"] + span / 2]
+    half = [p for p in pts if p.t >= first.t + span / 2]
     out["wear_per_day_recent"] = out["days_to_eol_recent"] = None
-    if len(half) >= 4 and current is not None and not _quantized([p.get("percentage_used") for p in half
-                                                                    if p.get("percentage_used") is not None] or [0]):
-        rfit = wear_fit([p["t"] for p in half], [p.get("percentage_used") for p in half])
+    if len(half) >= 4 and current is not None and not _quantized([p.percentage_used for p in half
+                                                                    if p.percentage_used is not None] or [0]):
+        rfit = wear_fit([p.t for p in half], [p.percentage_used for p in half])
         if rfit.get("slope"):
             out["wear_per_day_recent"] = rfit["slope"] * DAY
             if rfit["slope"] > 0:
@@ -257,7 +258,7 @@ def project(points: Sequence[dict], *, rated_tbw_tb: float | None = None, dwpd: 
             out["projected_tbw_tb"] = 100.0 / out["wear_per_tb"]
 
     # temperature
-    temps = [p.get("temperature_c") for p in pts if p.get("temperature_c") is not None]
+    temps = [p.temperature_c for p in pts if p.temperature_c is not None]
     out["temperature_c"] = ({"min": min(temps), "max": max(temps), "mean": sum(temps) / len(temps),
                              "last": temps[-1]} if temps else None)
     return out

@@ -18,6 +18,7 @@ import logging
 from markupsafe import Markup, escape
 
 from .projection import deltas
+from .record import HealthSnapshot
 
 log = logging.getLogger("ssdpts")
 
@@ -25,7 +26,8 @@ HEADERS = ["Test", "Host written (GB)", "Host read (GB)", "NAND written (GB)", "
            "Wear after (%)", "Δ wear (%)", "Δ media errors", "Temperature before → after (°C)", "Source"]
 
 
-def _pair(store_steps: list[dict]) -> tuple[dict | None, dict | None]:
+def _pair(store_steps: list[dict]) -> tuple[HealthSnapshot | None, HealthSnapshot | None]:
+    """A test's snapshots before and after it, as the store decodes them."""
     by_key = {s["key"]: s["data"] for s in store_steps}
     return by_key.get("health:before"), by_key.get("health:after")
 
@@ -41,14 +43,14 @@ def _temp(a, b) -> str:
     return f"{f(a)} → {f(b)}"
 
 
-def row_for(test: str, before: dict | None, after: dict | None) -> list | None:
+def row_for(test: str, before: HealthSnapshot | None, after: HealthSnapshot | None) -> list | None:
     """One table row, or None when the test has no health snapshots at all."""
     if before is None and after is None:
         return None
     d = deltas(before, after)
     if not d.get("available"):
         return [test] + [None] * 9 + [f"not available: {d.get('reason')}"]
-    src = (after or {}).get("source") or (before or {}).get("source") or ""
+    src = next((s.source for s in (after, before) if s is not None and s.source), "")
     return [test, _gb(d["host_written_bytes"]), _gb(d["host_read_bytes"]), _gb(d["media_written_bytes"]),
             d["waf"], d["wear_before"], d["wear_after"], d["wear_percent"], d["media_errors"],
             _temp(d["temperature_before_c"], d["temperature_after_c"]), src]

@@ -11,6 +11,7 @@ from markupsafe import Markup, escape
 
 from .. import sampling
 from ..engines.hostcpu import HostCpu
+from ..health.record import HealthSnapshot
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..targets.facts import DeviceFacts, unreachable_facts
 from ..targets.record import TargetRecord
@@ -106,17 +107,17 @@ def cell_cpu(rounds) -> list[CellCpu]:
     return out
 
 
-def throttle_text(before: dict | None, after: dict | None) -> str:
-    if not before or not after:
+def throttle_text(before: HealthSnapshot | None, after: HealthSnapshot | None) -> str:
+    if before is None or after is None:
         return "not available (no health snapshots before and after the test)"
     parts = []
     for count, secs, label in THERMAL:
-        a, b, sa, sb = before.get(count), after.get(count), before.get(secs), after.get(secs)
+        a, b, sa, sb = getattr(before, count), getattr(after, count), getattr(before, secs), getattr(after, secs)
         if a is not None and b is not None:
             parts.append(f"{label}: +{b - a} transitions" + (f", +{sb - sa} s" if sa is not None and sb is not None
                                                               else ""))
     if not parts:
-        return ("not available (" + (after.get("reason") or "the drive's health data has no NVMe thermal management "
+        return ("not available (" + (after.reason or "the drive's health data has no NVMe thermal management "
                                      "counters (nvme-cli smart-log thm_temp1/2)") + ")")
     return "; ".join(parts)
 

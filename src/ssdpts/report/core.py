@@ -6,7 +6,6 @@ tests without a spec or renderer get `generic_section`.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import traceback
@@ -17,11 +16,9 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from .. import __version__
-from ..conformance import Verdict, check
+from ..conformance import Verdict
 from ..doctor import recorded_checks
 from ..errors import SsdptsError
-from ..export.json import document
-from ..runresult.model import load_run
 from ..health.report import health_block
 from ..hostinfo import REMOTE_NOT_AVAILABLE, HostRecord
 from ..pts.registry import find
@@ -33,14 +30,10 @@ from ..targets.writecache import spec_words
 from ..units import bs_label
 from ..workload.ioengine import recorded_text
 from ..render import plots
-from .claimed import claimed_section, load_claims
 from .coverage import coverage_block
 from ..render.context import RunView, SectionContext, device_label, steady_block
 from ..render.drives import member_rows
-from .claimed import claim_rows
-from .headline import CriteriaVerdict, SimulatedDrive, headline_block, headline_data, headline_page, \
-    headline_page_data, headlines_of_run, sim_preset
-from .notice import run_notice
+from .headline import SimulatedDrive
 from .bench import bench_block, device_rows, platform_rows
 from .stimulus import stimulus_block
 from ..render.toolkit import Artifacts, Cell, fmt_num
@@ -315,49 +308,6 @@ def drive_rows(run: dict) -> list[tuple[str, str]]:
         rows[0] = ("Drives", f"{len(members)} tested at once: " + "; ".join(v for _, v in members))
     rows.append(("Run", f"{run['id']} ({run['status']}), profile {run.get('profile_name')}"))
     return rows
-
-
-def write_report(store: Store, run_id: str, out_dir: str | Path | None = None, *, claimed: str | Path | None = None,
-                 strict: bool = False, embed: bool = True, criteria: CriteriaVerdict | None = None) -> Path:
-    """Build out_dir/report.html (+ plots/*.png|svg, tables/*.csv, results.json); return the HTML path.
-
-    Default out_dir: <results dir>/reports/<run_id>/. Safe to call on unfinished runs. `criteria`: the lab's
-    acceptance rules as judged (the command layer judges them), shown in the verdict.
-    """
-    claims = load_claims(claimed) if claimed else None   # validate before writing anything
-    run = store.run(run_id)
-    out = Path(out_dir) if out_dir else default_out_dir(store, run["id"])
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    art = Artifacts(out, embed=embed)
-    sections = render_sections(store, run, art, strict=strict)
-    claimed_html = Markup("")
-    if claims is not None:
-        claimed_html = claimed_section(store, run, claims, art)
-    notice = run_notice(store, run, art)
-    result = load_run(store, run["id"])
-    verdict = check(result, store)
-    doc = document(result, verdict)
-    headlines = headlines_of_run(store, run, verdict)
-    links = [(text, href) for text, href, shown in (
-        ("Run status", "#run-status", bool(notice)), ("Claimed vs measured", "#claimed", claims is not None),
-        ("Criteria", "#criteria", criteria is not None), ("Simulated drive", "#simulated",
-                                                          sim_preset(run) is not None)) if shown]
-    page = headline_page(store, run, verdict, headlines, art, drive_rows(run),
-                         claim_rows(store, run, claims) if claims is not None else None, criteria, sections, links)
-    doc["headline"] = headline_data(headlines)
-    doc["headline_page"] = headline_page_data(page)
-    (out / "results.json").write_text(json.dumps(doc, indent=1, default=str))
-    html = env().get_template("report.html.j2").render(
-        run=run, model=device_label(run), sections=sections, claimed=claimed_html, version=__version__,
-        generated=time.time(), tests=[s for s in sections], elapsed=time.perf_counter() - t0,
-        run_notice=notice, drives=member_rows(run), conformance=conformance_block(verdict, art),
-        headline=headline_block(headlines, verdict, art), page=page, criteria=criteria,
-        simulated=simulated_block(page.simulated, art))
-    path = out / "report.html"
-    path.write_text(html, encoding="utf-8")
-    art.close()
-    return path
 
 
 def simulated_block(sim: SimulatedDrive | None, art: Artifacts) -> Markup:

@@ -33,7 +33,7 @@ def stall_note(verdict, results_dir: Path, run_id: str) -> str:
 
 
 def write_run_report(store: Store, run_id: str, progress: Progress) -> None:
-    from ..report.core import write_report      # here: plan and info use the runner, and draw nothing
+    from ..report.html import write_report      # here: plan and info use the runner, and draw nothing
 
     if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
         progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")

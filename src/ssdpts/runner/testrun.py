@@ -6,6 +6,7 @@ from .. import sampling
 from ..deviations import Deviation
 from ..engines.interface import Engine
 from ..health import snapshot
+from ..health.record import RECORD_KIND, HealthSnapshot
 from ..progress import Progress
 from ..pts import registry
 from ..pts.context import TestContext
@@ -38,7 +39,8 @@ def _health(store: Store, run_id: str, test: str, when: str, target: Target) -> 
     except Exception as e:  # health data is informative: never fail a run for it
         data = {"available": False, "reason": f"{type(e).__name__}: {e}",
                 "failures": [f"health snapshot failed: {type(e).__name__}: {e}"]}
-    store.record_step(run_id, test, key, "health", data)
-    for failure in data.get("failures") or []:   # recorded as failures with the tool's message, never dropped
+    record = HealthSnapshot.from_dict(data)
+    store.record_step(run_id, test, key, RECORD_KIND, record)
+    for failure in record.failures:   # recorded as failures with the tool's message, never dropped
         store.record_deviation(run_id, test, Deviation("health-failure", f"{when} the test: {failure}",
                                                        "smartctl(8) RETURN VALUES; NVMe SMART/health log"))

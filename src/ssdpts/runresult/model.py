@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..health.record import HealthSnapshot
 from ..hostinfo import HostRecord
 from ..metrics import unit_of
 from ..pts.registry import find
@@ -40,7 +41,7 @@ class StepInfo:
     key: str
     kind: str
     at: float
-    data: dict
+    data: dict | HealthSnapshot     # a health snapshot typed, as the store decodes it
 
 
 @dataclass

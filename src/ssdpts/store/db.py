@@ -18,6 +18,7 @@ from ..engines.coverage import from_data as coverage_from_data
 from ..engines.hostcpu import HostCpu
 from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
+from ..health.record import KINDS as HEALTH_KINDS, HealthSnapshot
 from ..hostinfo import HostRecord
 from ..targets.record import TargetRecord
 from ..owner import RunOwner
@@ -101,6 +102,12 @@ ADDED_COLUMNS = [
     ("rounds", "device_idle_json", "TEXT NOT NULL DEFAULT '{}'"),
     ("runs", "owner_json", "TEXT NOT NULL DEFAULT '{}'"),
 ]
+
+
+def _step_data(kind: str, data_json: str) -> dict | HealthSnapshot:
+    """A step's stored data, a health snapshot as its typed record (the one place it is decoded)."""
+    data = json.loads(data_json)
+    return HealthSnapshot.from_dict(data) if kind in HEALTH_KINDS else data
 
 
 OUR_TABLES = {"meta", "runs", "tests", "steps", "rounds", "cells"}
@@ -462,18 +469,21 @@ class Store:
             self.db.execute("UPDATE runs SET updated=? WHERE id=?", (now, run_id))
 
     # steps ----------------------------------------------------------------------------------
-    def step(self, run_id: str, test: str, key: str) -> dict | None:
-        row = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND test=? AND key=?",
+    def step(self, run_id: str, test: str, key: str) -> dict | HealthSnapshot | None:
+        row = self.db.execute("SELECT kind, data_json FROM steps WHERE run_id=? AND test=? AND key=?",
                               (run_id, test, key)).fetchone()
-        return json.loads(row[0]) if row else None
+        return _step_data(row["kind"], row["data_json"]) if row else None
 
     def steps(self, run_id: str, test: str | None = None) -> list[dict]:
+        """Each step as {run_id, test, key, kind, at, data_json, data}; `data` decoded (`_step_data`)."""
         q = "SELECT * FROM steps WHERE run_id=?" + (" AND test=?" if test else "") + " ORDER BY at"
         rows = self.db.execute(q, (run_id, test) if test else (run_id,)).fetchall()
-        return [dict(r, data=json.loads(r["data_json"])) for r in rows]
+        return [dict(r, data=_step_data(r["kind"], r["data_json"])) for r in rows]
 
-    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict,
+    def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict | HealthSnapshot,
                     checkpoint: dict | None = None) -> None:
+        if isinstance(data, HealthSnapshot):
+            data = data.to_dict()
         with self.tx():
             self.db.execute("INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?)",
                             (run_id, test, key, kind, time.time(), json.dumps(data)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ...health.projection import TB, project, summary_lines
+from ...health.record import HealthSnapshot
 from ...records import to_data
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
@@ -74,24 +75,24 @@ def _time_axis(span_s: float) -> tuple[str, float]:
     return "days", 86400.0
 
 
-def _erase_count_html(ctx: SectionContext, s: EnduranceSummary, pts: list[dict]) -> Markup:
+def _erase_count_html(ctx: SectionContext, s: EnduranceSummary, pts: list[HealthSnapshot]) -> Markup:
     """Seed 002: the average erase count (attribute 173) against time and TB written; minutes per increment."""
-    good = [p for p in pts if p.get("available") and p.get("t") is not None and p.get("erase_count_avg") is not None]
+    good = [p for p in pts if p.available and p.t is not None and p.erase_count_avg is not None]
     if len(good) < 2:
         return Markup("")
     out = []
-    unit, div = _time_axis(good[-1]["t"] - good[0]["t"])
+    unit, div = _time_axis(good[-1].t - good[0].t)
     fig = ctx.figure()
-    plots.series_plot(fig, {"average erase count": ([p["t"] / div for p in good],
-                                                    [p["erase_count_avg"] for p in good])},
+    plots.series_plot(fig, {"average erase count": ([p.t / div for p in good],
+                                                    [p.erase_count_avg for p in good])},
                       f"time ({unit})", "average erase count (P/E cycles)", ylim0=True)
     out.append(ctx.plot(fig, "erase-count-vs-time", "average erase count vs time",
                         "The drive's average block erase count (ATA 173 and kin) at every health poll."))
-    h0 = good[0].get("host_written_bytes")
-    if h0 is not None and all(p.get("host_written_bytes") is not None for p in good):
+    h0 = good[0].host_written_bytes
+    if h0 is not None and all(p.host_written_bytes is not None for p in good):
         fig = ctx.figure()
-        plots.series_plot(fig, {"average erase count": ([(p["host_written_bytes"] - h0) / TB for p in good],
-                                                        [p["erase_count_avg"] for p in good])},
+        plots.series_plot(fig, {"average erase count": ([(p.host_written_bytes - h0) / TB for p in good],
+                                                        [p.erase_count_avg for p in good])},
                           "host data written (TB, 10^12 B)", "average erase count (P/E cycles)", ylim0=True)
         out.append(ctx.plot(fig, "erase-count-vs-tb", "average erase count vs TB written"))
     rows = [[i.count, i.t_s / 60, i.host_written_tb, i.steps, i.polls,
@@ -138,12 +139,12 @@ def html(ctx: SectionContext) -> Markup:
     out.append(ctx.table("projection", ["Quantity", "Value"], [[a, b] for a, b in summary_lines(proj)],
                           caption=f"Endurance at this load ({escape(s.workload)}, "
                                   f"{s.elapsed_s:,.0f} s of writes, health every {s.poll_s:g} s)"))
-    good = [p for p in pts if p.get("available") and p.get("t") is not None]
+    good = [p for p in pts if p.available and p.t is not None]
     if len(good) >= 2:
-        span = good[-1]["t"] - good[0]["t"]
+        span = good[-1].t - good[0].t
         unit, div = _time_axis(span)
-        ts = [p["t"] / div for p in good]
-        wear = [p.get("percentage_used") for p in good]
+        ts = [p.t / div for p in good]
+        wear = [p.percentage_used for p in good]
         if any(w is not None for w in wear):
             fig = ctx.figure()
             series = {"wear indicator": ([t for t, w in zip(ts, wear) if w is not None], [w for w in wear if w is not None])}
@@ -162,8 +163,8 @@ def html(ctx: SectionContext) -> Markup:
             out.append(ctx.plot(fig, "wear-vs-time", "wear indicator vs time",
                                  "Projection: " + (f"end of life in {eol:,.1f} days at this load." if eol else
                                                    "not enough wear change for a projection.")))
-            hb = [None if p.get("host_written_bytes") is None else (p["host_written_bytes"] - good[0]["host_written_bytes"]) / TB
-                  for p in good] if good[0].get("host_written_bytes") is not None else []
+            hb = [None if p.host_written_bytes is None else (p.host_written_bytes - good[0].host_written_bytes) / TB
+                  for p in good] if good[0].host_written_bytes is not None else []
             pairs = [(x, w) for x, w in zip(hb, wear) if x is not None and w is not None]
             if len(pairs) >= 2:
                 fig = ctx.figure()
@@ -188,7 +189,7 @@ def html(ctx: SectionContext) -> Markup:
                               f"time ({unit})", "write amplification (NAND / host)", ylim0=True)
             out.append(ctx.plot(fig, "waf-vs-time", "write amplification vs time",
                                  f"Overall WAF {proj['waf']:.3f}." if proj.get("waf") else ""))
-        temps = [(p["t"] / div, p["temperature_c"]) for p in good if p.get("temperature_c") is not None]
+        temps = [(p.t / div, p.temperature_c) for p in good if p.temperature_c is not None]
         if temps:
             fig = ctx.figure()
             plots.series_plot(fig, {"temperature": ([a for a, _ in temps], [b for _, b in temps])},

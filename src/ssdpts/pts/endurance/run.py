@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ... import health
 from ...errors import SsdptsError
 from ...health.projection import erase_increments, project, waf_between
+from ...health.record import POLL_KIND, HealthSnapshot
 from ...records import from_data
 from ...store import Store
 from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, SIZE, STR, Setting, TestSettings, declared_default, key
@@ -97,10 +98,15 @@ def _workload(ctx: TestContext, name: str, runtime_s: float) -> Workload:
     return ctx.cells.cell(f"endurance_{name}", rw, max(bs, ctx.target.logical_block_size), read, runtime_s=runtime_s)
 
 
-def polls(store: Store, run_id: str, test: str = "endurance") -> list[dict]:
-    """The stored health polls in order (baseline first), each a health record with `t` (workload seconds)."""
-    out = [s["data"] for s in store.steps(run_id, test) if s["kind"] == "health-poll"]
-    return sorted(out, key=lambda d: (d.get("t") or 0, d.get("round") or 0))
+def polls(store: Store, run_id: str, test: str = "endurance") -> list[HealthSnapshot]:
+    """The stored health polls in order (baseline first), each with `t` (workload seconds) and its round."""
+    out = [s["data"] for s in store.steps(run_id, test) if s["kind"] == POLL_KIND]
+    return sorted(out, key=lambda d: (d.t or 0, d.round or 0))
+
+
+def _poll(data: dict, t: float, round_no: int) -> HealthSnapshot:
+    """A health snapshot (health.snapshot's record) as the poll of `round_no`, `t` workload seconds in."""
+    return HealthSnapshot.from_dict(dict(data, t=t, round=round_no))
 
 
 def plan(ctx: TestContext) -> TestPlan:
@@ -120,9 +126,8 @@ def run(ctx: TestContext) -> EnduranceSummary:
     if base is None:
         # after a purge of its own the baseline is read after it: the purge's erases are not the workload's wear
         before = None if ctx.settings.purge_first else ctx.store.step(ctx.run_id, ctx.test, "health:before")
-        base = before or health.snapshot(ctx.target)
-        base = dict(base, t=0.0, round=0)
-        ctx.store.record_step(ctx.run_id, ctx.test, BASELINE, "health-poll", base)
+        base = _poll(before.to_dict() if before is not None else health.snapshot(ctx.target), 0.0, 0)
+        ctx.store.record_step(ctx.run_id, ctx.test, BASELINE, POLL_KIND, base)
     ctx.progress.message(f"{ctx.test}: {health.brief(base)}")
 
     done = ctx.store.rounds(ctx.run_id, ctx.test, PHASE, with_cells=False)
@@ -138,22 +143,22 @@ def run(ctx: TestContext) -> EnduranceSummary:
         def track(phase_, round_no, res, st):
             totals["seconds"] += res.runtime_ms / 1000
             totals["bytes"] += res.write.bytes
-            snap = dict(health.snapshot(ctx.target), t=totals["seconds"], round=round_no)
-            ctx.store.record_step(ctx.run_id, ctx.test, f"health:poll:{round_no:06d}", "health-poll", snap)
+            snap = _poll(health.snapshot(ctx.target), totals["seconds"], round_no)
+            ctx.store.record_step(ctx.run_id, ctx.test, f"health:poll:{round_no:06d}", POLL_KIND, snap)
             w_int = waf_between(prev["snap"], snap)
             w_cum = waf_between(base, snap)
             prev["snap"] = snap
 
             def since(k):
-                a, b = base.get(k), snap.get(k)
+                a, b = getattr(base, k), getattr(snap, k)
                 return None if a is None or b is None else b - a
 
             hw = since("host_written_bytes")
             out = {"iops": res.iops, "mib_s": res.bw_bytes / 2**20, "lat_mean_us": res.lat_mean_ns / 1000,
                    "elapsed_s": totals["seconds"], "fio_written_bytes": totals["bytes"],
                    "host_written_tb": None if hw is None else hw / 1e12,
-                   "wear_percent": snap.get("percentage_used"), "waf": w_int, "waf_cumulative": w_cum,
-                   "temperature_c": snap.get("temperature_c"), "erase_count_avg": snap.get("erase_count_avg")}
+                   "wear_percent": snap.percentage_used, "waf": w_int, "waf_cumulative": w_cum,
+                   "temperature_c": snap.temperature_c, "erase_count_avg": snap.erase_count_avg}
             return {k: v for k, v in out.items() if v is not None}    # unknown health values: absent, not null
 
         ctx.progress.round_started(ctx.test, PHASE, len(done) + 1, max_rounds, None,
@@ -170,8 +175,8 @@ def run(ctx: TestContext) -> EnduranceSummary:
     proj = project(pts, rated_tbw_tb=cfg.rated_tbw, dwpd=cfg.dwpd, warranty_years=cfg.warranty_years,
                    capacity_bytes=ctx.target.size_bytes)
     elapsed = series[-1]["elapsed_s"] if series else 0.0
-    available = any(p.get("available") for p in pts)
-    reason = None if available else (final.get("reason") or "no health data")
+    available = any(p.available for p in pts)
+    reason = None if available else (final.reason or "no health data")
     if not available:
         ctx.note(f"health data not available: {reason}; the workload ran, no wear/WAF projection")
     ctx.progress.message(f"{ctx.test}: {health.brief(final)}")
@@ -181,7 +186,7 @@ def run(ctx: TestContext) -> EnduranceSummary:
         workload=cfg.workload, duration_s=cfg.duration, poll_s=cfg.poll, elapsed_s=elapsed,
         stop_reason=stop, rounds=len(rounds), polls=len(pts),
         fio_written_bytes=int(series[-1]["fio_written_bytes"]) if series else 0,
-        health_available=available, health_reason=reason, health_source=final.get("source"),
+        health_available=available, health_reason=reason, health_source=final.source or None,
         rated=RatedEndurance(cfg.rated_tbw, cfg.dwpd, cfg.warranty_years, ctx.target.size_bytes),
         projection=from_data(Projection, {k: v for k, v in proj.items() if k != "waf_series"}),
         series=polled, erase_increments=erase_increments(pts), loop_bytes=loop_bytes,
