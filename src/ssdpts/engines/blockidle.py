@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,8 +169,7 @@ class IdleSampler:
         `cell_due_ns`: when the previous cell, if time-based, was due to end (IdleRun.measure).
         ms 0.0: the device never idled across the window; None: the sampler could not tell."""
         with self._cond:
-            self._cond.wait_for(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns),
-                                IDLE_REPORT_WAIT_S)
+            self._wait_reported(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns))
             if self.seen_ns <= end_ns:
                 return DeviceIdle(None)
             i = bisect.bisect_right(self.runs, end_ns, key=lambda r: r.last_busy_ns)
@@ -183,10 +183,22 @@ class IdleSampler:
         if best is None:     # the window itself, so that an outside check can look at the same place
             return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
         with self._cond:     # the requests that completed first after it (reported once they have)
-            self._cond.wait_for(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED,
-                                IDLE_REPORT_WAIT_S)
+            self._wait_reported(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED)
             best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns))
         return best.measure(cell_due_ns)
+
+    def _wait_reported(self, reported) -> None:
+        """(Holding the lock) until `reported()`, or until the sampler's reports reach IDLE_REPORT_WAIT_S past
+        the call (what it would have said has been said), however late this process reads them: a TCG guest's
+        busy engine read them 2-7 s late, and a wait of fixed length gave up (no figure) or saw an idle run
+        without its `c` line (a hold judged idle). A sampler that reports nothing for IDLE_REPORT_WAIT_S is
+        given up on."""
+        until = time.time_ns() + int(IDLE_REPORT_WAIT_S * 1e9)
+        while not reported() and self.seen_ns < until:
+            seen = self.seen_ns
+            self._cond.wait_for(lambda: reported() or self.seen_ns >= until, IDLE_REPORT_WAIT_S)
+            if self.seen_ns == seen:
+                return
 
     def first_io(self) -> int | None:
         """The first I/O since sampling began (ns), where the device was quiet until then; None if it was busy

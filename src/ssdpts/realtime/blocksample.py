@@ -5,10 +5,13 @@ Protocol on stdout, one line each, times CLOCK_REALTIME ns (what `time.time_ns()
   s START                sampling began (first line): a run whose LAST_BUSY is START was quiet from the start
   q LAST_BUSY            the device has been idle for MIN_RUN_NS since LAST_BUSY (sent once per run)
   r LAST_BUSY FIRST_BUSY an idle run ended (the device was busy again at FIRST_BUSY)
-  c FIRST_BUSY SUBMITTED when the requests that completed first after the run ending at FIRST_BUSY had been
-                         submitted, on average (their completion sample less their mean latency from the
-                         block layer's time counters); before the run's end: the device held them, unseen by
-                         the in-flight count (dm-delay counts a request only once it lets it go)
+  c FIRST_BUSY SUBMITTED the earliest submission among the requests that completed just after the run ending at
+                         FIRST_BUSY: per sample with completions, the sample less their mean latency from the
+                         block layer's time counters, the earliest over the samples until the device drains
+                         (nothing in flight) or HELD_LOOK_NS has passed. Before the run's end: the device held
+                         them, unseen by the in-flight count (dm-delay counts a request only once it lets it
+                         go). Not the first sample alone: a released hold can complete first a request whose
+                         latency reads 0 and its held neighbours a sample later (QEMU test bed, dm-delay)
   h NOW                  heartbeat: every run that ended before NOW has been reported
 Run it by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
 """
@@ -21,7 +24,7 @@ import sys
 import time
 
 from . import prefer_cpu
-from .timing import HEARTBEAT_NS
+from .timing import HEARTBEAT_NS, HELD_LOOK_NS
 from .timing import MIN_IDLE_RUN_NS as MIN_RUN_NS
 from .timing import SAMPLE_PERIOD_NS as PERIOD_NS
 from .timing import SLOW_SAMPLE_PERIOD_NS as SLOW_PERIOD_NS
@@ -54,7 +57,8 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
     inflight, done = _counters(raw)
     last_busy = now()
     had_quiet = quiet_reported = False
-    ended_at = None       # FIRST_BUSY of the last idle run, until the first requests completed after it
+    ended_at = None       # FIRST_BUSY of the last idle run, until its `c` line is written
+    earliest = None       # the earliest submission seen among the requests completed since ended_at
     next_heartbeat = last_busy + HEARTBEAT_NS
     write, flush = out.write, out.flush
     write(f"s {last_busy}\n")
@@ -73,17 +77,22 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
                 quiet_reported = True
         else:
             if had_quiet and t - last_busy >= min_run_ns:
+                if earliest is not None:      # the previous run's look was cut short by this one
+                    write(f"c {ended_at} {earliest}\n")
                 write(f"r {last_busy} {t}\n")
                 flush()
-                ended_at, before = t, _done_and_ms(raw)
+                ended_at, earliest = t, None
             if ended_at is not None and n_done != done:
-                (count, ms), (count0, ms0) = _done_and_ms(n_raw), before
-                write(f"c {ended_at} {t - (ms - ms0) * 1_000_000 // max(1, count - count0)}\n")
-                flush()
-                ended_at = None
+                (count, ms), (count0, ms0) = _done_and_ms(n_raw), _done_and_ms(raw)
+                submitted = t - (ms - ms0) * 1_000_000 // max(1, count - count0)
+                earliest = submitted if earliest is None else min(earliest, submitted)
             last_busy = t
             had_quiet = quiet_reported = False
             period = quiet_period if close_at(t) else slow_period
+        if earliest is not None and (n_inflight == b"0" or t - ended_at >= HELD_LOOK_NS):
+            write(f"c {ended_at} {earliest}\n")
+            flush()
+            ended_at = earliest = None
         inflight, done, raw = n_inflight, n_done, n_raw
         if t >= next_heartbeat:
             write(f"h {t}\n")
