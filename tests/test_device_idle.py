@@ -315,12 +315,17 @@ def test_a_run_in_which_the_device_held_requests_is_latency_not_idle(tmp_path):
 
 
 def test_a_released_hold_whose_first_completion_reads_no_latency_is_held(tmp_path):
-    """The counters the QEMU test bed's dm-delay showed when it let a 5 s hold go (/sys/block/dm-0/stat, guest
-    of tests/vm/test_vm_faults.py): nothing in flight and nothing completing for the hold, then one request in
-    flight and one read completed with 0 ms of latency, and 9 ms later the other 7 with 5-6.3 s each, nothing
-    in flight. The first sample's mean alone said "submitted as the run ended": a 4.3 s idle. Here at 300 ms:
-    the run is held, not idle; a real idle after it, whose requests take 1 ms, is still idle."""
+    """The counters the QEMU test bed's dm-delay showed when it let a 5 s hold go (/sys/block/dm-0/stat, Linux
+    6.1 guest of tests/vm/test_vm_faults.py), replayed at 300 ms through the real sampler. A bio-based device
+    counts a request done when it starts it and adds its latency when it ends: (1) after nothing in flight and
+    nothing done for the hold, one request done and in flight with 0 ms, and 9 ms later 7 more done, nothing in
+    flight, and the latency of all 8 (5-6.3 s each); (2) all 8 done and in flight with 0 ms, then none in
+    flight and their latency. Judged by the first sample alone both were a 4.3-4.8 s idle before round 2. Both
+    are held, not idle; (3) a real idle after them, whose requests take 1 ms or less, is still idle."""
     from ssdpts.engines.blockidle import IdleSampler
+
+    def hold(then: int) -> int:
+        return 8 * ((time.time_ns() - then) // 1_000_000)     # 8 requests' latency since `then`, in ms
 
     stat = _RecordedStat(tmp_path / "stat")
     sampler = IdleSampler(stat.path)
@@ -328,13 +333,21 @@ def test_a_released_hold_whose_first_completion_reads_no_latency_is_held(tmp_pat
         while sampler.started_ns is None:          # its first reading
             time.sleep(0.01)
         stat.busy(0.05)
-        held_from = stat.show(0)                   # the last completions; the next ones are held, unseen
+        first_from = stat.show(0)                  # the last completions; the next ones are held, unseen
         time.sleep(0.3)
-        released = stat.show(1, 1, 0)              # one completes at once, its latency reads 0 ms
+        first_released = stat.show(1, 1, 0)        # (1) one counted at once, with no latency yet
         time.sleep(0.009)
-        stat.show(0, 7, 7 * ((time.time_ns() - held_from) // 1_000_000))   # its neighbours: the whole hold
+        stat.show(0, 7, hold(first_from))          # the other 7, and all 8 ended
         time.sleep(0.05)
-        idle_from = stat.show(0)                   # the host sends nothing
+        stat.busy(0.05)
+        second_from = stat.show(0)
+        time.sleep(0.3)
+        second_released = stat.show(8, 8, 0)       # (2) all 8 counted at once, in flight
+        time.sleep(0.009)
+        stat.show(0, 0, hold(second_from))         # ... and ended
+        time.sleep(0.05)
+        stat.busy(0.05)
+        idle_from = stat.show(0)                   # (3) the host sends nothing
         time.sleep(0.3)
         idle_to = stat.show(1, 1, 0)               # it sends requests, which take 1 ms or less
         time.sleep(0.009)
@@ -342,9 +355,10 @@ def test_a_released_hold_whose_first_completion_reads_no_latency_is_held(tmp_pat
         time.sleep(0.05)
         stat.busy(0.05)
 
-        held = sampler.idle_across(held_from, released)
-        # idle only up to the counters' resolution (latency in whole ms, samples 0.1 ms apart)
-        assert held.ms < 10 and (held.next_io - held.last_io) * 1000 >= 300 and held.held_ms >= 290
+        for since, released in ((first_from, first_released), (second_from, second_released)):
+            held = sampler.idle_across(since, released)
+            # idle only up to the counters' resolution (latency in whole ms, samples 0.1 ms apart)
+            assert held.ms < 10 and (held.next_io - held.last_io) * 1000 >= 300 and held.held_ms >= 290, held
         idle = sampler.idle_across(idle_from, idle_to)
         assert idle.held_ms == 0.0 and idle.ms >= 300 and idle.next_io * 1e9 >= idle_to
     finally:

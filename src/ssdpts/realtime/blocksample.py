@@ -5,13 +5,14 @@ Protocol on stdout, one line each, times CLOCK_REALTIME ns (what `time.time_ns()
   s START                sampling began (first line): a run whose LAST_BUSY is START was quiet from the start
   q LAST_BUSY            the device has been idle for MIN_RUN_NS since LAST_BUSY (sent once per run)
   r LAST_BUSY FIRST_BUSY an idle run ended (the device was busy again at FIRST_BUSY)
-  c FIRST_BUSY SUBMITTED the earliest submission among the requests that completed just after the run ending at
-                         FIRST_BUSY: per sample with completions, the sample less their mean latency from the
-                         block layer's time counters, the earliest over the samples until the device drains
-                         (nothing in flight) or HELD_LOOK_NS has passed. Before the run's end: the device held
-                         them, unseen by the in-flight count (dm-delay counts a request only once it lets it
-                         go). Not the first sample alone: a released hold can complete first a request whose
-                         latency reads 0 and its held neighbours a sample later (QEMU test bed, dm-delay)
+  c FIRST_BUSY SUBMITTED the earliest submission among the requests done just after the run ending at FIRST_BUSY:
+                         at each sample until the device drains (nothing in flight) or HELD_LOOK_NS has
+                         passed, the sample less the mean latency of the requests done since the run's end
+                         (the block layer's time counters), the earliest of these. Before the run's end: the
+                         device held them, unseen by the in-flight count (dm-delay counts a request only once
+                         it lets it go). Not the first sample alone: a bio-based device (dm, Linux 6.1) counts
+                         a request done when it starts it and adds its latency when it ends, so a released
+                         hold first reads as requests done with 0 ms of latency (QEMU test bed, dm-delay)
   h NOW                  heartbeat: every run that ended before NOW has been reported
 Run it by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
 """
@@ -59,6 +60,7 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
     had_quiet = quiet_reported = False
     ended_at = None       # FIRST_BUSY of the last idle run, until its `c` line is written
     earliest = None       # the earliest submission seen among the requests completed since ended_at
+    count0 = ms0 = 0      # requests done and their latency (ms) when the run ended
     next_heartbeat = last_busy + HEARTBEAT_NS
     write, flush = out.write, out.flush
     write(f"s {last_busy}\n")
@@ -81,18 +83,21 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
                     write(f"c {ended_at} {earliest}\n")
                 write(f"r {last_busy} {t}\n")
                 flush()
-                ended_at, earliest = t, None
-            if ended_at is not None and n_done != done:
-                (count, ms), (count0, ms0) = _done_and_ms(n_raw), _done_and_ms(raw)
-                submitted = t - (ms - ms0) * 1_000_000 // max(1, count - count0)
-                earliest = submitted if earliest is None else min(earliest, submitted)
+                ended_at, earliest, (count0, ms0) = t, None, _done_and_ms(raw)
             last_busy = t
             had_quiet = quiet_reported = False
             period = quiet_period if close_at(t) else slow_period
-        if earliest is not None and (n_inflight == b"0" or t - ended_at >= HELD_LOOK_NS):
-            write(f"c {ended_at} {earliest}\n")
-            flush()
-            ended_at = earliest = None
+        if ended_at is not None:
+            # cumulative since the run's end: a bio-based device (dm) counts a request done when it starts it and
+            # adds its latency when it ends, a sample or more later
+            count, ms = _done_and_ms(n_raw)
+            if count > count0:
+                submitted = t - (ms - ms0) * 1_000_000 // (count - count0)
+                earliest = submitted if earliest is None else min(earliest, submitted)
+            if earliest is not None and (n_inflight == b"0" or t - ended_at >= HELD_LOOK_NS):
+                write(f"c {ended_at} {earliest}\n")
+                flush()
+                ended_at = earliest = None
         inflight, done, raw = n_inflight, n_done, n_raw
         if t >= next_heartbeat:
             write(f"h {t}\n")
