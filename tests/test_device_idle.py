@@ -363,3 +363,45 @@ def test_a_released_hold_whose_first_completion_reads_no_latency_is_held(tmp_pat
         assert idle.held_ms == 0.0 and idle.ms >= 300 and idle.next_io * 1e9 >= idle_to
     finally:
         sampler.close()
+
+
+def test_an_idle_run_across_a_suspension_is_not_measurable(tmp_path):
+    """Recorded counters and the device-mapper `suspended` flag, read by the real sampler: the counters read idle
+    for 300 ms, during which the dm device was suspended for a table swap for 50 ms, and requests complete whose
+    latency counts only 100 ms (requests a suspended device queues wait before any accounting). The counters
+    cannot tell how much of the run the host left idle: not measurable, with the reason, not a false idle. The
+    same run with no suspension is idle up to the requests' submission."""
+    from ssdpts.engines.blockidle import UNMEASURABLE_SUSPENDED, IdleSampler
+
+    (tmp_path / "dm").mkdir()
+    flag = tmp_path / "dm" / "suspended"
+    flag.write_text("0\n")
+    stat = _RecordedStat(tmp_path / "stat")
+    sampler = IdleSampler(stat.path)
+    try:
+        while sampler.started_ns is None:          # its first reading
+            time.sleep(0.01)
+        runs = []
+        for suspend in (True, False):
+            stat.busy(0.05)
+            quiet_from = stat.show(0)
+            time.sleep(0.1)
+            if suspend:
+                flag.write_text("1\n")
+                time.sleep(0.05)
+                flag.write_text("0\n")
+            time.sleep(0.15 if suspend else 0.2)
+            released = stat.show(8, 8, 0)           # counted when let go (a bio-based device), ...
+            time.sleep(0.005)
+            stat.show(0, 0, 8 * 100)                 # ... their latency 100 ms each
+            time.sleep(0.05)
+            runs.append((quiet_from, released))
+        stat.busy(0.05)
+
+        unknown = sampler.idle_across(*runs[0])
+        assert unknown.ms is None and unknown.cause == UNMEASURABLE_SUSPENDED
+        assert (unknown.next_io - unknown.last_io) * 1000 >= 300 and 90 <= unknown.held_ms <= 120
+        known = sampler.idle_across(*runs[1])
+        assert known.cause == "" and 180 <= known.ms <= 220 and 90 <= known.held_ms <= 120
+    finally:
+        sampler.close()

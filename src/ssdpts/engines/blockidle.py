@@ -43,6 +43,10 @@ UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on anothe
 UNAVAILABLE_SIM = "not available: simulated drive (no block device)"
 # io_uring_cmd on /dev/ngXnY: the NVMe commands never pass the block layer's accounting (measured in the QEMU
 # guest, Linux 6.1: 2048 passthrough I/Os left /sys/block/nvme0n1/stat unchanged)
+# the sampler saw the device-mapper device suspended inside an idle run: requests sent then wait before any
+# accounting and their latency counts only from the resume, so the counters cannot say how much of it was idle
+UNMEASURABLE_SUSPENDED = ("not measurable: the device was suspended (a device-mapper table swap) while its counters "
+                          "read idle; its counters do not show requests held then")
 UNAVAILABLE_PASSTHROUGH = ("not available: passthrough bypasses the block layer ({ng}'s NVMe commands are not "
                            "counted in {stat})")
 
@@ -57,6 +61,7 @@ class IdleRun:
     last_busy_ns: int
     first_busy_ns: int
     submitted_ns: int | None = None   # when the requests that completed first after it were submitted (mean)
+    suspended_ns: int | None = None   # when the sampler saw the (device-mapper) device suspended inside it
 
     @property
     def ms(self) -> float:
@@ -83,7 +88,12 @@ class IdleRun:
     def measure(self, cell_due_ns: int | None = None) -> DeviceIdle:
         """This run as a transition's device idle: `ms` the part of it the host left the device idle, `held_ms`
         the rest (the device had requests it had been given, unseen by the counters)."""
-        idle = max(0, self.idle_ends_ns() - self.idle_begins_ns(cell_due_ns)) / 1e6
+        begins, ends = self.idle_begins_ns(cell_due_ns), self.idle_ends_ns()
+        if self.suspended_ns is not None and ends - max(begins, self.suspended_ns) > HELD_MARGIN_NS:
+            # the part left idle reaches past a suspension: requests may have waited there unseen
+            return DeviceIdle(None, self.last_busy_ns / 1e9, self.first_busy_ns / 1e9, cause=UNMEASURABLE_SUSPENDED,
+                              held_ms=round((self.first_busy_ns - ends) / 1e6, 3))
+        idle = max(0, ends - begins) / 1e6
         return DeviceIdle(round(idle, 3), self.last_busy_ns / 1e9, self.first_busy_ns / 1e9,
                           held_ms=round(self.ms - idle, 3))
 
@@ -133,6 +143,7 @@ class IdleSampler:
         self.started_ns: int | None = None     # when the child began sampling
         self.first_io_ns: int | None = None    # the first I/O it saw, if the device was quiet until then
         self.submitted: dict[int, int] = {}     # a run's first_busy_ns -> its `c` report (IdleRun.submitted_ns)
+        self.suspended: dict[int, int] = {}     # a run's last_busy_ns -> its `u` report (IdleRun.suspended_ns)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -153,6 +164,8 @@ class IdleSampler:
                     self.seen_ns = max(self.seen_ns, run.first_busy_ns)
                 elif parts[0] == "c" and len(parts) == 3:
                     self.submitted[int(parts[1])] = int(parts[2])
+                elif parts[0] == "u" and len(parts) == 3:
+                    self.suspended[int(parts[1])] = int(parts[2])
                 elif parts[0] == "q":
                     self.quiet_since = int(parts[1])
                 elif parts[0] == "h":
@@ -184,7 +197,8 @@ class IdleSampler:
             return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
         with self._cond:     # the requests that completed first after it (reported once they have)
             self._wait_reported(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED)
-            best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns))
+            best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns),
+                           self.suspended.get(best.last_busy_ns))
         return best.measure(cell_due_ns)
 
     def _wait_reported(self, reported) -> None:
@@ -221,6 +235,7 @@ class IdleSampler:
             i = bisect.bisect_left(self.runs, ns, key=lambda r: r.first_busy_ns)
             del self.runs[:i]
             self.submitted = {k: v for k, v in self.submitted.items() if k >= ns}
+            self.suspended = {k: v for k, v in self.suspended.items() if v >= ns}
 
     def close(self) -> None:
         if self.proc.poll() is None:

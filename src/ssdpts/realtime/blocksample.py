@@ -13,6 +13,10 @@ Protocol on stdout, one line each, times CLOCK_REALTIME ns (what `time.time_ns()
                          it lets it go). Not the first sample alone: a bio-based device (dm, Linux 6.1) counts
                          a request done when it starts it and adds its latency when it ends, so a released
                          hold first reads as requests done with 0 ms of latency (QEMU test bed, dm-delay)
+  u LAST_BUSY SUSPENDED  the device-mapper device was suspended (a table swap) at SUSPENDED, inside the idle run
+                         that began at LAST_BUSY (sent once per run): requests sent to it then wait before any
+                         accounting, their latency counted only from the resume, so the run cannot be split
+                         into idle and held
   h NOW                  heartbeat: every run that ended before NOW has been reported
 Run it by hand: `python -m ssdpts.realtime.blocksample /sys/block/loop0/stat`.
 """
@@ -50,6 +54,10 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
                    slow_period_ns: int = SLOW_PERIOD_NS, min_run_ns: int = MIN_RUN_NS) -> None:
     """The sampler loop (runs in the child process until killed). Without `window`: always close."""
     fd = os.open(stat_path, os.O_RDONLY)
+    try:        # a device-mapper device says whether it is suspended (the table swap of the test bed's stall)
+        suspended_fd = os.open(os.path.join(os.path.dirname(stat_path), "dm", "suspended"), os.O_RDONLY)
+    except OSError:
+        suspended_fd = None
     quiet_period, slow_period = period_ns / 1e9, slow_period_ns / 1e9
     close_at = window.open_at if window is not None else (lambda t: True)
     period = quiet_period
@@ -57,7 +65,7 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
     raw = read(fd, 4096, 0)
     inflight, done = _counters(raw)
     last_busy = now()
-    had_quiet = quiet_reported = False
+    had_quiet = quiet_reported = suspension_reported = False
     ended_at = None       # FIRST_BUSY of the last idle run, until its `c` line is written
     earliest = None       # the earliest submission seen among the requests completed since ended_at
     count0 = ms0 = 0      # requests done and their latency (ms) when the run ended
@@ -77,6 +85,10 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
                 write(f"q {last_busy}\n")
                 flush()
                 quiet_reported = True
+            if suspended_fd is not None and not suspension_reported and read(suspended_fd, 8, 0)[:1] == b"1":
+                write(f"u {last_busy} {t}\n")
+                flush()
+                suspension_reported = True
         else:
             if had_quiet and t - last_busy >= min_run_ns:
                 if earliest is not None:      # the previous run's look was cut short by this one
@@ -85,7 +97,7 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
                 flush()
                 ended_at, earliest, (count0, ms0) = t, None, _done_and_ms(raw)
             last_busy = t
-            had_quiet = quiet_reported = False
+            had_quiet = quiet_reported = suspension_reported = False
             period = quiet_period if close_at(t) else slow_period
         if ended_at is not None:
             # cumulative since the run's end: a bio-based device (dm) counts a request done when it starts it and
