@@ -111,9 +111,14 @@ for f in faults:
     with sqlite3.connect(results(name) / "ssdpts.db") as c:
         cells = c.execute("SELECT r.phase, r.round, c.name, c.lat_max_ns FROM rounds r JOIN cells c "
                           "ON c.round_id = r.id WHERE r.kind='round' ORDER BY r.id").fetchall()
+        # each round's transitions as the block layer showed them (device idle before it and inside it)
+        idle = c.execute("SELECT phase, kind, round, started, ended, gap_before_ms, device_idle_json FROM rounds "
+                         "ORDER BY id").fetchall()
     outcomes[name] = {"targets": f["targets"], "rc": rc, "out": out, "err": err, "run_id": run_id, "rounds_before": before.get(name, 0),
                       "injected": injected.get(name), "show": ssdpts(name, "show", run_id),
                       "check": ssdpts(name, "check", run_id),
-                      "doc": json.loads(ssdpts(name, "show", run_id, "--json")["out"]), "cells": cells}
+                      "doc": json.loads(ssdpts(name, "show", run_id, "--json")["out"]), "cells": cells,
+                      "rounds": [{"phase": p, "kind": k, "round": n, "started": s, "ended": e, "gap_before_ms": g,
+                                  "device_idle": json.loads(d or "{}")} for p, k, n, s, e, g, d in idle]}
 log("done")
 print(json.dumps(outcomes))

@@ -39,7 +39,7 @@ IN_FLIGHT = ("stat=/sys/block/$(basename $(readlink -f {disk}))/stat; was=$(cat 
 READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
 VANISH = Drive("vanish", "nvme", "SSDPTSVANISH", (32,))
 STALL_MIB = 32      # the stall's dm-delay device: the first 32 MiB of the session's NVMe drive
-UPTIME = "echo \"delay {} at $(cut -d' ' -f1 /proc/uptime) s\" >&2"   # the guest's clock, in the inject's report
+UPTIME = "echo \"delay {} at $(cut -d' ' -f1 /proc/uptime) s $(date +%s%N)\" >&2"   # the guest's clocks (uptime; epoch ns, as the device-idle records)
 RUNS_IN_THE_TEST_BED = {"errors", "parallel", "stall"}
 
 
@@ -62,6 +62,8 @@ def fault_runs(vm, name: str, specs: list[dict], tick=lambda: None) -> dict:
         print(f"--- {run}: run exit {o['rc']}; {o['err'].strip()}\n{o['show']['out'][:2000]}\n"
               f"{o['check']['out'][:1200]}\n"
               f"injected: {o['injected']}; cells (phase, round, cell, lat max ns): {o['cells']}")
+        for r in o.get("rounds", []):
+            print(f"  {r}")
     return got
 
 
@@ -194,3 +196,14 @@ def test_stall_shorter_than_the_grace_is_latency(stall):
     # the delayed I/Os were measured, not killed: a cell's lat max (ns, from fio's JSON) is at least the delay
     # and far under the hang watch's grace
     assert STALL_MS * 1e6 <= max(c[3] for c in got["cells"]) < HANG_GRACE_S * 1e9, (got["cells"], got["injected"])
+    # the transitions across which the device held the delayed requests (their block-layer idle runs hold the
+    # moment the delay was on) store the hold as held, not as device idle: what the host left idle there is at
+    # most the run's part before the held requests were submitted (under TCG a round's fio can start late), or,
+    # where the table swap's suspension hid requests from the counters, "not measurable"
+    on_ns = int(got["injected"]["err"].split("delay on at ")[1].split()[2])
+    records = [d for r in got["rounds"] for d in [r["device_idle"].get("before"), *r["device_idle"].get("inside", [])]
+               if d and d["last_io"] is not None and d["last_io"] * 1e9 <= on_ns <= d["next_io"] * 1e9]
+    assert records, (on_ns, got["rounds"])
+    for d in records:
+        assert (d["ms"] is None and d["cause"].startswith("not measurable: ")) or d["held_ms"] >= 0.8 * STALL_MS, (
+            d, got["rounds"], got["injected"])

@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +43,10 @@ UNAVAILABLE_REMOTE = "not available: remote target (the block layer is on anothe
 UNAVAILABLE_SIM = "not available: simulated drive (no block device)"
 # io_uring_cmd on /dev/ngXnY: the NVMe commands never pass the block layer's accounting (measured in the QEMU
 # guest, Linux 6.1: 2048 passthrough I/Os left /sys/block/nvme0n1/stat unchanged)
+# the sampler saw the device-mapper device suspended inside an idle run: requests sent then wait before any
+# accounting and their latency counts only from the resume, so the counters cannot say how much of it was idle
+UNMEASURABLE_SUSPENDED = ("not measurable: the device was suspended (a device-mapper table swap) while its counters "
+                          "read idle; its counters do not show requests held then")
 UNAVAILABLE_PASSTHROUGH = ("not available: passthrough bypasses the block layer ({ng}'s NVMe commands are not "
                            "counted in {stat})")
 
@@ -56,6 +61,7 @@ class IdleRun:
     last_busy_ns: int
     first_busy_ns: int
     submitted_ns: int | None = None   # when the requests that completed first after it were submitted (mean)
+    suspended_ns: int | None = None   # when the sampler saw the (device-mapper) device suspended inside it
 
     @property
     def ms(self) -> float:
@@ -82,7 +88,12 @@ class IdleRun:
     def measure(self, cell_due_ns: int | None = None) -> DeviceIdle:
         """This run as a transition's device idle: `ms` the part of it the host left the device idle, `held_ms`
         the rest (the device had requests it had been given, unseen by the counters)."""
-        idle = max(0, self.idle_ends_ns() - self.idle_begins_ns(cell_due_ns)) / 1e6
+        begins, ends = self.idle_begins_ns(cell_due_ns), self.idle_ends_ns()
+        if self.suspended_ns is not None and ends - max(begins, self.suspended_ns) > HELD_MARGIN_NS:
+            # the part left idle reaches past a suspension: requests may have waited there unseen
+            return DeviceIdle(None, self.last_busy_ns / 1e9, self.first_busy_ns / 1e9, cause=UNMEASURABLE_SUSPENDED,
+                              held_ms=round((self.first_busy_ns - ends) / 1e6, 3))
+        idle = max(0, ends - begins) / 1e6
         return DeviceIdle(round(idle, 3), self.last_busy_ns / 1e9, self.first_busy_ns / 1e9,
                           held_ms=round(self.ms - idle, 3))
 
@@ -132,6 +143,7 @@ class IdleSampler:
         self.started_ns: int | None = None     # when the child began sampling
         self.first_io_ns: int | None = None    # the first I/O it saw, if the device was quiet until then
         self.submitted: dict[int, int] = {}     # a run's first_busy_ns -> its `c` report (IdleRun.submitted_ns)
+        self.suspended: dict[int, int] = {}     # a run's last_busy_ns -> its `u` report (IdleRun.suspended_ns)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -152,6 +164,8 @@ class IdleSampler:
                     self.seen_ns = max(self.seen_ns, run.first_busy_ns)
                 elif parts[0] == "c" and len(parts) == 3:
                     self.submitted[int(parts[1])] = int(parts[2])
+                elif parts[0] == "u" and len(parts) == 3:
+                    self.suspended[int(parts[1])] = int(parts[2])
                 elif parts[0] == "q":
                     self.quiet_since = int(parts[1])
                 elif parts[0] == "h":
@@ -168,8 +182,7 @@ class IdleSampler:
         `cell_due_ns`: when the previous cell, if time-based, was due to end (IdleRun.measure).
         ms 0.0: the device never idled across the window; None: the sampler could not tell."""
         with self._cond:
-            self._cond.wait_for(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns),
-                                IDLE_REPORT_WAIT_S)
+            self._wait_reported(lambda: self.seen_ns > end_ns and (self.quiet_since is None or self.quiet_since > end_ns))
             if self.seen_ns <= end_ns:
                 return DeviceIdle(None)
             i = bisect.bisect_right(self.runs, end_ns, key=lambda r: r.last_busy_ns)
@@ -183,10 +196,23 @@ class IdleSampler:
         if best is None:     # the window itself, so that an outside check can look at the same place
             return DeviceIdle(0.0, start_ns / 1e9, end_ns / 1e9)
         with self._cond:     # the requests that completed first after it (reported once they have)
-            self._cond.wait_for(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED,
-                                IDLE_REPORT_WAIT_S)
-            best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns))
+            self._wait_reported(lambda: best.first_busy_ns in self.submitted or self.seen_ns == _ENDED)
+            best = IdleRun(best.last_busy_ns, best.first_busy_ns, self.submitted.get(best.first_busy_ns),
+                           self.suspended.get(best.last_busy_ns))
         return best.measure(cell_due_ns)
+
+    def _wait_reported(self, reported) -> None:
+        """(Holding the lock) until `reported()`, or until the sampler's reports reach IDLE_REPORT_WAIT_S past
+        the call (what it would have said has been said), however late this process reads them: a TCG guest's
+        busy engine read them 2-7 s late, and a wait of fixed length gave up (no figure) or saw an idle run
+        without its `c` line (a hold judged idle). A sampler that reports nothing for IDLE_REPORT_WAIT_S is
+        given up on."""
+        until = time.time_ns() + int(IDLE_REPORT_WAIT_S * 1e9)
+        while not reported() and self.seen_ns < until:
+            seen = self.seen_ns
+            self._cond.wait_for(lambda: reported() or self.seen_ns >= until, IDLE_REPORT_WAIT_S)
+            if self.seen_ns == seen:
+                return
 
     def first_io(self) -> int | None:
         """The first I/O since sampling began (ns), where the device was quiet until then; None if it was busy
@@ -209,6 +235,7 @@ class IdleSampler:
             i = bisect.bisect_left(self.runs, ns, key=lambda r: r.first_busy_ns)
             del self.runs[:i]
             self.submitted = {k: v for k, v in self.submitted.items() if k >= ns}
+            self.suspended = {k: v for k, v in self.suspended.items() if v >= ns}
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -130,8 +130,8 @@ def _device_idle(gates: Gates, samplers: Sequence[IdleSampler], gid: int | None)
     # window from the cell's reported end to the gate opening (the opening comes first when predicted)
     ends = sorted((max(gates.fires[gid]), gates.opened[gid]))
     found = [sp.idle_across(*ends, cell_due_ns=gates.due_ns(gid)) for sp in samplers]
-    if any(f.ms is None for f in found):
-        return DeviceIdle(None)
+    if any(f.ms is None for f in found):     # not measured on one device: that one, with its reason if it has one
+        return next(f for f in found if f.ms is None)
     return max(found, key=lambda d: d.ms or 0.0)
 
 

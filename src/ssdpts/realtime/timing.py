@@ -46,6 +46,8 @@ Periods: how often something is looked at; nothing ends when they pass.
                       block layer counts latency in jiffies, 10 ms at HZ=100, and ms), and a transition's idle
                       begins no earlier than this long before the cell ahead of it was due to end
                         tests/test_device_idle.py (recorded counters: a 300 ms hold, a 300 ms idle)
+  HELD_LOOK_NS        how long after an idle run the sampler looks at completions for the earliest submission
+                      (until the device drains, at most this)    tests/test_device_idle.py (recorded counters)
   TRACE_POLL_S        run --trace-stimulus reads the block completions tracefs holds this often (its buffer
                       holds seconds of them)                     tests/test_trace_stimulus.py
   CHECKPOINT_EVERY_S  the simulated drive's state is written with a committed round at most this often
@@ -82,6 +84,7 @@ SLOW_SAMPLE_PERIOD_NS = 2_000_000   # while it is busy and no transition is near
 MIN_IDLE_RUN_NS = 200_000           # shorter idle runs are not reported (two periods)
 HEARTBEAT_NS = 50_000_000
 HELD_MARGIN_NS = 10_000_000
+HELD_LOOK_NS = 100_000_000          # a released hold completes in one burst (QEMU test bed: within 10 ms)
 TRACE_POLL_S = 0.1                  # 8 MiB a CPU (capture/tracefs.py BUFFER_KB): ~150,000 events
 CHECKPOINT_EVERY_S = 5.0            # a snapshot of a large simulated drive is tens of MB
 SLC_INTERVAL_MIN_S = 0.01           # finer status documents cost fio more than they tell
