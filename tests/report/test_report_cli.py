@@ -204,3 +204,12 @@ def test_every_export_format_is_an_exporter():
         assert list(inspect.signature(cls.write).parameters) == want, name
         required = [p for p in inspect.signature(cls).parameters.values() if p.default is p.empty]
         assert [p.name for p in required] == (["store"] if fmt.reads_store else []), name   # how `make` builds it
+
+
+def test_export_text_writes_what_show_prints(two_runs, tmp_path):
+    """`show`'s text is one exporter too: `export --format text` writes exactly what `show` printed."""
+    d, _, a, _ = two_runs
+    shown = ssdpts("show", a, "--results", str(d)).stdout
+    listed = ssdpts("export", a, "--format", "text", "--out", str(tmp_path / "t"), "--results", str(d)).stdout.split()
+    assert listed == [str(tmp_path / "t" / f"{a}.txt")]
+    assert Path(listed[0]).read_text() == shown and f"run {a}" in shown

@@ -111,6 +111,7 @@ EXPORT_FORMATS: dict[str, ExportFormat] = {
     "tidy-csv": ExportFormat("export.csv", "TidyCsv", "one row per round, cell, metric with its unit"),
     "tidy-json": ExportFormat("export.json", "TidyJsonLines", "the tidy rows as JSON Lines"),
     "html": ExportFormat("report.html", "HtmlReport", "the HTML report, as 'ssdpts report --out'", reads_store=True),
+    "text": ExportFormat("export.text", "TextSummary", "what 'ssdpts show' prints"),
 }
 
 

@@ -1,8 +1,10 @@
-"""`ssdpts show`: a run's results as text, each test's part written by the test's own `text` renderer."""
+"""`ssdpts show` and `export --format text`: a run's results as text, each test's part written by the test's own
+`text` renderer."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from ..conformance import Verdict
 from ..doctor import recorded_checks
@@ -12,6 +14,7 @@ from ..targets.purge import PurgeRecord
 from ..workload.ioengine import recorded_text
 from ..runresult.coverage import coverage_lines
 from ..runresult.model import RunResult, TestResult
+from .exporter import out_file
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
@@ -57,3 +60,12 @@ def render_text(run: RunResult, verdict: Verdict) -> str:
     for t in run.tests:
         lines += _test_lines(t)
     return "\n".join(lines)
+
+
+class TextSummary:
+    """`--format text`: what `ssdpts show` prints, RUN_ID.txt."""
+
+    def write(self, run: RunResult, verdict: Verdict, out_dir: Path) -> list[Path]:
+        path = out_file(out_dir, f"{run.id}.txt")
+        path.write_text(render_text(run, verdict) + "\n")
+        return [path]
