@@ -16,10 +16,11 @@ from click.testing import CliRunner
 
 import ssdpts.commands
 from ssdpts import cli
+from ssdpts.commands.analyze import ANALYSES
 
 # the plotting libraries, the heavy stages, and the modules of the commands the listing declares
-HEAVY = ("matplotlib", "numpy", "ssdpts.runner", "ssdpts.pts.registry", "ssdpts.report.core",
-         *sorted({c.module for c in cli.LAZY_COMMANDS.values()}))
+HEAVY = ("matplotlib", "numpy", "ssdpts.runner", "ssdpts.pts.registry", "ssdpts.report.core", "ssdpts.analyze",
+         *sorted({c.module for c in [*cli.LAZY_COMMANDS.values(), *ANALYSES.values()]}))
 
 # Runs the command line in a fresh interpreter and reports, at exit, which of HEAVY it imported.
 PROBE = """
@@ -56,6 +57,7 @@ def _every_command() -> dict[str, click.Command]:
     defined = [value for module in modules for value in vars(module).values()
                if isinstance(value, click.Command) and value.callback.__module__ == module.__name__]
     grouped = {id(sub) for value in defined if isinstance(value, click.Group) for sub in value.commands.values()}
+    grouped |= {id(a.load()) for a in ANALYSES.values()}       # analyze's, listed by its lazy group
     for value in defined:
         if id(value) not in grouped:
             found.setdefault(value.name, value)
@@ -82,6 +84,22 @@ def test_a_lazy_commands_summary_is_its_help(name):
     listed = click.Command(name, help=lazy.summary)     # what the listing shows for it
     for limit in range(20, 81):
         assert listed.get_short_help_str(limit) == real.get_short_help_str(limit), (name, limit)
+
+
+@pytest.mark.parametrize("name", sorted(ANALYSES))
+def test_an_analysis_summary_is_its_help(name):
+    """`analyze --help` lists its commands from declared summaries, as the top level does."""
+    real = ANALYSES[name].load()
+    assert real.name == name
+    listed = click.Command(name, help=ANALYSES[name].summary)
+    for limit in range(20, 81):
+        assert listed.get_short_help_str(limit) == real.get_short_help_str(limit), (name, limit)
+
+
+def test_analyze_help_imports_no_analysis():
+    imported, listing = _imported(["analyze", "--help"])
+    assert all(f"  {name}  " in listing for name in ANALYSES)
+    assert imported == ["ssdpts.commands.analyze"]
 
 
 @pytest.mark.parametrize("name", sorted(cli.LAZY_COMMANDS))

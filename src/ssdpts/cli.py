@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -18,7 +16,7 @@ import click
 # `ssdpts --help` starts without the engines, the test registry and the report, and each command imports only
 # what it uses (bench/startup.py measures it).
 from . import __version__, interrupts
-from .commands.common import RESULTS_META
+from .commands.common import RESULTS_META, LazyCommand
 from .errors import SsdptsError
 
 EX_SOFTWARE = 70        # sysexits.h: an internal software error
@@ -48,18 +46,6 @@ def _crash(e: Exception, results: Path | None) -> None:
     click.echo(f"ssdpts: internal error: {type(e).__name__}: {message} ({where}; please report it; "
                f"{DEBUG_ENV}=1 shows it here)", err=True)
     sys.exit(EX_SOFTWARE)
-
-
-@dataclass(frozen=True)
-class LazyCommand:
-    """A command imported only when it runs or shows its own help. `summary` is its help's opening words,
-    enough for the command listing at any width (tests/test_startup.py holds it to the command's help)."""
-    module: str
-    attribute: str
-    summary: str
-
-    def load(self) -> click.Command:
-        return getattr(importlib.import_module(self.module), self.attribute)
 
 
 LAZY_COMMANDS = {

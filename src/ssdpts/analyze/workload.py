@@ -6,8 +6,8 @@ read/write and random/sequential shares, and the queue depth over time. Every fi
 file's counts; nothing is run on a device. Printed as text (or `--json`); `--out DIR` also writes an HTML page
 in the report style with PNG/SVG charts and CSV tables.
 
-Module-level imports stay light: `ssdpts analyze --help` imports every analysis (commands/analyze.py), so the
-report and the render kit are imported inside `write_html` only.
+Module-level imports stay light: `ssdpts analyze workload --help` imports every analysis (commands/analyses.py),
+so the report and the render kit are imported inside `write_html` only.
 """
 
 from __future__ import annotations

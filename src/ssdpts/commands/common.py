@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -37,3 +39,15 @@ def open_store(results: str | None, must_exist: bool = True) -> Store:
     if must_exist and not (d / "ssdpts.db").exists():
         raise SsdptsError(f"no results database in {d}/; run 'ssdpts run' first or pass --results DIR")
     return Store.in_dir(d)
+
+
+@dataclass(frozen=True)
+class LazyCommand:
+    """A command imported only when it runs or shows its own help. `summary` is its help's opening words,
+    enough for the command listing at any width (tests/test_startup.py holds it to the command's help)."""
+    module: str
+    attribute: str
+    summary: str
+
+    def load(self) -> click.Command:
+        return getattr(importlib.import_module(self.module), self.attribute)
