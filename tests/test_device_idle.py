@@ -400,3 +400,20 @@ def test_an_idle_run_across_a_suspension_is_not_measurable(tmp_path):
         assert (unknown.next_io - unknown.last_io) * 1000 >= 300 and 90 <= unknown.held_ms <= 120
         known = sampler.idle_across(*runs[1])
         assert known.cause == "" and 180 <= known.ms <= 220 and 90 <= known.held_ms <= 120
+
+
+def test_the_summary_counts_held_transitions_apart_from_idle_ones():
+    """`show` says where the device held requests (latency) beside the idle figures it judges: a round stored
+    with a 5,116 ms hold before it (the test bed's dm-delay stall) and a 3 ms idle inside it."""
+    from ssdpts.engines.results import DeviceIdle
+    from ssdpts.store import device_idle_summary
+    from ssdpts.store.db import RoundRecord
+
+    rounds = [RoundRecord(1, "iops", "", "round", r, 0.0, 1.0, 0.0, "fio", "", [], {}, {},
+                          device_idle_before=DeviceIdle(0.0, held_ms=held), device_idle_inside=[DeviceIdle(3.0)])
+              for r, held in ((1, 0.0), (2, 5116.0))]
+    s = device_idle_summary(rounds)
+    assert (s.held, s.held_max_ms, s.max_ms, s.over_limit) == (1, 5116.0, 3.0, 0)
+    assert s.text().endswith("; the device held requests at 1 transition (longest 5116.0 ms: latency, not idle)")
+    quiet = device_idle_summary(rounds[:1])
+    assert (quiet.held, quiet.held_max_ms) == (0, None) and "held" not in quiet.text()

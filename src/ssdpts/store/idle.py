@@ -93,6 +93,10 @@ class DeviceIdleSummary:
     limit_ms: float = GAP_LIMIT_MS
     note: str = ""                   # why some or all are not measured
     across_resume: int = 0           # of those over the limit: pauses across a stop and its resume
+    # transitions at which the device held requests it had been given (engines/blockidle.py: latency, not idle,
+    # so not in the figures above) and the longest such hold
+    held: int = 0
+    held_max_ms: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -101,11 +105,18 @@ class DeviceIdleSummary:
         resumed = f" ({self.across_resume} across a resume)" if self.across_resume else ""
         if not self.transitions:
             over = f"; {self.over_limit} over {self.limit_ms:g} ms{resumed}" if self.over_limit else ""
-            return f"device idle at transitions: {self.note or 'no transitions'}{over}"
+            return f"device idle at transitions: {self.note or 'no transitions'}{over}{self._held_text()}"
         s = (f"device idle at transitions (block layer): {self.transitions} transitions, max {self.max_ms:.1f} ms, "
              f"p99 {self.p99_ms:.1f} ms, median {self.median_ms:.1f} ms, {self.over_limit} over {self.limit_ms:g} ms "
              f"beyond any requested idle{resumed}")
-        return s + (f" ({self.unmeasured} not measured: {self.note})" if self.unmeasured else "")
+        s += f" ({self.unmeasured} not measured: {self.note})" if self.unmeasured else ""
+        return s + self._held_text()
+
+    def _held_text(self) -> str:
+        if not self.held:
+            return ""
+        return (f"; the device held requests at {self.held} transition{'s' if self.held > 1 else ''} "
+                f"(longest {self.held_max_ms:.1f} ms: latency, not idle)")
 
 
 def nearest_rank(sorted_values: Sequence[float], pct: float) -> float:
@@ -134,7 +145,9 @@ def device_idle_summary(rounds: Sequence[RoundRecord],
     note = "; ".join(dict.fromkeys(notes))
     over = [t for t in found if t.over_limit]
     resumed = sum(1 for t in over if t.across_resume)
+    holds = [t.device.held_ms for t in found if t.device is not None and t.device.held_ms > 0]
+    held = dict(across_resume=resumed, held=len(holds), held_max_ms=max(holds, default=None))
     if not values:
-        return DeviceIdleSummary(0, unmeasured, None, None, None, len(over), note=note, across_resume=resumed)
+        return DeviceIdleSummary(0, unmeasured, None, None, None, len(over), note=note, **held)
     return DeviceIdleSummary(len(values), unmeasured, values[-1], nearest_rank(values, 99), nearest_rank(values, 50),
-                             len(over), note=note, across_resume=resumed)
+                             len(over), note=note, **held)
