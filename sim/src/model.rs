@@ -120,6 +120,8 @@ pub struct Model {
     pub read_nominal: [[u64; 5]; 2],
     /// t_jitter_percent / 100 (the same f64 `jitter` computed per call before)
     pub jitter_frac: f64,
+    /// t_jitter_percent > 0 (tested per call before)
+    pub jitter_on: bool,
     /// read retry when (random >> 11) < this (read_retry_percent of 2^53)
     pub retry_threshold: u64,
     pub idle_target_blocks: u32,
@@ -307,7 +309,7 @@ impl Model {
         let mut m = Model {
             dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, retry_threshold, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, jitter_on: !(p.t_jitter_percent <= 0.0), retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -488,16 +490,21 @@ impl Model {
     /// `t` spread uniformly within +- t_jitter_percent.
     #[inline(always)]
     fn jitter(&mut self, t: u64) -> u64 {
-        if self.p.t_jitter_percent <= 0.0 || t == 0 {
+        if !self.jitter_on || t == 0 {
             return t;
         }
         // the integers converted here are below 2^63 and the product is in [0, 1.5 t] (t_jitter_percent
         // <= 50), so the conversions through i64 give the same values as through u64, in one instruction
         // each where x86-64 has no unsigned conversion (the GC calls this for every read and program)
-        let u = ((self.rand() >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
-        let f = 1.0 + self.jitter_frac * (2.0 * u - 1.0);
+        let x = ((self.rand() >> 11) as i64) as f64; // u = x / 2^53 in [0, 1)
+        // 2u - 1: scaling x by a power of two is exact, so x / 2^52 is 2u exactly, as computed before
+        let f = 1.0 + self.jitter_frac * (x * (1.0 / (1u64 << 52) as f64) - 1.0);
         debug_assert!(t < 1 << 62);
-        ((t as i64) as f64 * f) as i64 as u64
+        let r = (t as i64) as f64 * f;
+        debug_assert!(r >= 0.0 && r < 9.2e18);
+        // SAFETY: r is finite and in [0, 2^63) (above), where the unchecked conversion is the same as
+        // `as` without its saturation code
+        unsafe { r.to_int_unchecked::<i64>() as u64 }
     }
 
     /// Sense time of one NAND page read: nominal time of its page type,
@@ -505,7 +512,9 @@ impl Model {
     #[inline(always)]
     fn read_time(&mut self, info: u32, slc: bool, host: bool) -> u64 {
         let k = if slc { 0 } else { 1 + (info >> 24) as usize };
-        let nominal = self.read_nominal[!host as usize][k];
+        debug_assert!(k < 5);
+        // SAFETY: the page type is below bits_per_cell <= 4 (validated), so k < 5
+        let nominal = unsafe { *self.read_nominal.get_unchecked(!host as usize).get_unchecked(k) };
         let mut t = self.jitter(nominal);
         if self.retry_threshold > 0 {
             let r = self.rand();
