@@ -573,12 +573,18 @@ impl Model {
     }
 
     /// A GC read of one plane page: queued with the die's programs and
-    /// erases (see `nand_read`); its channel transfer is booked by the caller.
+    /// erases (see `nand_read`); its channel transfer is booked by the caller. Returns the channel.
     #[inline(always)]
-    fn gc_read(&mut self, info: u32, slc: bool, now: u64) {
+    fn gc_read(&mut self, info: u32, slc: bool, now: u64) -> usize {
         let die = (info & 0xffff) as usize;
         let tr = self.read_time(info, slc, false);
-        self.die_prog[die] = max(now, self.die_prog[die]) + tr;
+        debug_assert!(die < self.die_prog.len() && die < self.die_ch.len());
+        // SAFETY: group_info holds dies below `dies`, the length of die_prog and die_ch
+        unsafe {
+            let d = self.die_prog.get_unchecked_mut(die);
+            *d = max(now, *d) + tr;
+            *self.die_ch.get_unchecked(die) as usize
+        }
     }
 
     #[inline(always)]
@@ -859,8 +865,7 @@ impl Model {
                         flush_ch!();
                         last_group = g;
                         let info = self.info_of(slot, slc);
-                        self.gc_read(info, slc, now);
-                        ch = self.die_ch[(info & 0xffff) as usize] as usize;
+                        ch = self.gc_read(info, slc, now);
                     }
                     pend += valid as u64;
                     let ppn = dbase + w;
