@@ -789,6 +789,8 @@ impl Model {
             let cap = self.ppsb;
             let u = self.u_nat;
             let mut last_group = self.gc.last_group;
+            // first slot of the group after last_group
+            let mut next_group = last_group.wrapping_add(1) << self.page_shift;
             let mut ch = self.gc.ch as usize;
             // channel transfer of the pages read from the current group is
             // booked in one step (before any other booking on the channels)
@@ -857,13 +859,17 @@ impl Model {
                     // prefetch the forward-map entry of a page a few slots ahead
                     let ahead = slot + 32;
                     if ahead < end {
-                        let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
-                        prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
+                        let l2 = unsafe { *rmap.add((base + ahead) as usize) };
+                        // map[l2] as map + (l2 + 1) - 1 in 32 bits: an empty slot (NIL) gives the word
+                        // before map, a valid address that is never written (prefetches do not fault anyway)
+                        prefetch_w(map.wrapping_add(l2.wrapping_add(1) as usize).wrapping_sub(1));
                     }
-                    let g = slot >> page_shift;
-                    if valid & (g != last_group) {
+                    // a slot of a group after last_group (slots only increase; NIL + 1 wraps to 0)
+                    if valid & (slot >= next_group) {
+                        let g = slot >> page_shift;
                         flush_ch!();
                         last_group = g;
+                        next_group = (g + 1) << page_shift;
                         let info = self.info_of(slot, slc);
                         ch = self.gc_read(info, slc, now);
                     }
