@@ -844,10 +844,64 @@ impl Model {
                 // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
                 // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
                 // the next move) and its map update goes to `sink`
+                let group4 = page_shift == 2;
                 let mut sink = 0u32;
                 // (opaque to the optimiser: a store to a local nobody reads would become a branch again)
                 let sink: *mut u32 = std::hint::black_box(&mut sink as *mut u32);
                 while w < wend {
+                    // Fast path, a whole read group (`gsz` slots from a group start) at a time when every
+                    // slot of it is scanned in this call (each moves at most one page) and the prefetch
+                    // ahead stays in the victim: the group's read goes first when a slot of it is valid
+                    // (the invalid slots before that one move nothing), the moves follow, and the program
+                    // unit that one of them may complete (a unit is at least a group) is booked after
+                    // them with the channel transfer of the pages moved up to it: the moves in between
+                    // only write the maps, so the order of every booking and random draw is the same
+                    // as page by page below.
+                    // (groups of 4 slots, 16 KiB NAND pages: a constant, so the group's slots are unrolled)
+                    if group4 && cursor & 3 == 0 && cursor + 4 + 32 <= end && wend - w >= 4 {
+                        // SAFETY: cursor + 3 < end (above), as below
+                        let gl = unsafe { rmap.add((base + cursor) as usize) };
+                        let any = unsafe { *gl & *gl.add(1) & *gl.add(2) & *gl.add(3) } != NIL;
+                        if any {
+                            // a group after last_group (cursor is its first slot)
+                            let g = cursor >> page_shift;
+                            flush_ch!();
+                            last_group = g;
+                            next_group = (g + 1) << page_shift;
+                            let info = self.info_of(cursor, slc);
+                            ch = self.gc_read(info, slc, now);
+                        }
+                        let wg = w;
+                        for k in 0..4 {
+                            let old = base + cursor + k;
+                            // SAFETY: as below; old + 32 < base + end
+                            let lpn = unsafe { *rmap.add(old as usize) };
+                            let valid = lpn != NIL;
+                            let l2 = unsafe { *rmap.add(old as usize + 32) };
+                            prefetch_w(map.wrapping_add(l2.wrapping_add(1) as usize).wrapping_sub(1));
+                            let ppn = dbase + w;
+                            debug_assert!(!valid || (lpn as usize) < nmap);
+                            let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
+                            unsafe {
+                                *rmap.add(old as usize) = NIL;
+                                *rmap.add(ppn as usize) = lpn;
+                                *target = ppn;
+                            }
+                            w += valid as u32;
+                        }
+                        cursor += 4;
+                        if w >= unit_end {
+                            pend += (unit_end - wg) as u64;
+                            flush_ch!();
+                            let die = self.die_of(unit_end - 1, false);
+                            self.program_unit(die, false, u, now);
+                            pend = (w - unit_end) as u64;
+                            unit_end += u;
+                        } else {
+                            pend += (w - wg) as u64;
+                        }
+                        continue;
+                    }
                     let slot = cursor;
                     cursor += 1;
                     let old = base + slot;
