@@ -724,7 +724,7 @@ impl Model {
         die
     }
 
-    #[inline]
+    #[inline(always)]
     fn invalidate(&mut self, ppn: u32) {
         let b = self.ppsb_div.div(ppn);
         let bi = b as usize;
