@@ -815,6 +815,15 @@ impl Model {
                 let mut w = self.wp[di];
                 let mut up = self.upos[gs];
                 let w0 = w;
+                // the pages moved since the last channel booking are pend + (w - wf)
+                let mut wf = w;
+                macro_rules! flush_moved {
+                    ($to:expr) => {
+                        pend += ($to - wf) as u64;
+                        wf = $to;
+                        flush_ch!();
+                    };
+                }
                 let rmap = self.rmap.as_mut_ptr();
                 let map = self.map.as_mut_ptr();
                 debug_assert!(((base + end) as usize) <= self.rmap.len() && ((dbase + cap) as usize) <= self.rmap.len());
@@ -865,13 +874,12 @@ impl Model {
                         if any {
                             // a group after last_group (cursor is its first slot)
                             let g = cursor >> page_shift;
-                            flush_ch!();
+                            flush_moved!(w);
                             last_group = g;
                             next_group = (g + 1) << page_shift;
                             let info = self.info_of(cursor, slc);
                             ch = self.gc_read(info, slc, now);
                         }
-                        let wg = w;
                         for k in 0..4 {
                             let old = base + cursor + k;
                             // SAFETY: as below; old + 32 < base + end
@@ -891,14 +899,10 @@ impl Model {
                         }
                         cursor += 4;
                         if w >= unit_end {
-                            pend += (unit_end - wg) as u64;
-                            flush_ch!();
+                            flush_moved!(unit_end);
                             let die = self.die_of(unit_end - 1, false);
                             self.program_unit(die, false, u, now);
-                            pend = (w - unit_end) as u64;
                             unit_end += u;
-                        } else {
-                            pend += (w - wg) as u64;
                         }
                         continue;
                     }
@@ -921,13 +925,12 @@ impl Model {
                     // a slot of a group after last_group (slots only increase; NIL + 1 wraps to 0)
                     if valid & (slot >= next_group) {
                         let g = slot >> page_shift;
-                        flush_ch!();
+                        flush_moved!(w);
                         last_group = g;
                         next_group = (g + 1) << page_shift;
                         let info = self.info_of(slot, slc);
                         ch = self.gc_read(info, slc, now);
                     }
-                    pend += valid as u64;
                     let ppn = dbase + w;
                     debug_assert!(!valid || (lpn as usize) < nmap);
                     debug_assert!(valid || unsafe { *rmap.add(ppn as usize) } == NIL);
@@ -940,12 +943,13 @@ impl Model {
                     w += valid as u32;
                     // (w < unit_end after an invalid slot: unit_end moved on when w reached it)
                     if w == unit_end {
-                        flush_ch!();
+                        flush_moved!(w);
                         let die = self.die_of(w - 1, false);
                         self.program_unit(die, false, u, now);
                         unit_end += u;
                     }
                 }
+                pend += (w - wf) as u64;
                 up = u - (unit_end - w);
                 debug_assert!(w != cap || up == 0);
                 done += (w - w0) as u64;
