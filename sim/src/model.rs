@@ -120,6 +120,8 @@ pub struct Model {
     pub read_nominal: [[u64; 5]; 2],
     /// t_jitter_percent / 100 (the same f64 `jitter` computed per call before)
     pub jitter_frac: f64,
+    /// t_jitter_percent > 0 (tested per call before)
+    pub jitter_on: bool,
     /// read retry when (random >> 11) < this (read_retry_percent of 2^53)
     pub retry_threshold: u64,
     pub idle_target_blocks: u32,
@@ -307,7 +309,7 @@ impl Model {
         let mut m = Model {
             dies, ppsb, slc_ppsb, u_nat, u_slc, page_pages, page_shift, ppsb_div: FastDiv::new(ppsb), group_info, die_ch,
             user_pages, n_nat, n_static, n_blocks,
-            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, retry_threshold, idle_target_blocks,
+            dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, jitter_on: !(p.t_jitter_percent <= 0.0), retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
             map: big_vec(user_pages as usize, NIL),
             rmap: big_vec(total_pages, NIL),
@@ -488,16 +490,21 @@ impl Model {
     /// `t` spread uniformly within +- t_jitter_percent.
     #[inline(always)]
     fn jitter(&mut self, t: u64) -> u64 {
-        if self.p.t_jitter_percent <= 0.0 || t == 0 {
+        if !self.jitter_on || t == 0 {
             return t;
         }
         // the integers converted here are below 2^63 and the product is in [0, 1.5 t] (t_jitter_percent
         // <= 50), so the conversions through i64 give the same values as through u64, in one instruction
         // each where x86-64 has no unsigned conversion (the GC calls this for every read and program)
-        let u = ((self.rand() >> 11) as i64) as f64 * (1.0 / (1u64 << 53) as f64); // [0, 1)
-        let f = 1.0 + self.jitter_frac * (2.0 * u - 1.0);
+        let x = ((self.rand() >> 11) as i64) as f64; // u = x / 2^53 in [0, 1)
+        // 2u - 1: scaling x by a power of two is exact, so x / 2^52 is 2u exactly, as computed before
+        let f = 1.0 + self.jitter_frac * (x * (1.0 / (1u64 << 52) as f64) - 1.0);
         debug_assert!(t < 1 << 62);
-        ((t as i64) as f64 * f) as i64 as u64
+        let r = (t as i64) as f64 * f;
+        debug_assert!(r >= 0.0 && r < 9.2e18);
+        // SAFETY: r is finite and in [0, 2^63) (above), where the unchecked conversion is the same as
+        // `as` without its saturation code
+        unsafe { r.to_int_unchecked::<i64>() as u64 }
     }
 
     /// Sense time of one NAND page read: nominal time of its page type,
@@ -505,7 +512,9 @@ impl Model {
     #[inline(always)]
     fn read_time(&mut self, info: u32, slc: bool, host: bool) -> u64 {
         let k = if slc { 0 } else { 1 + (info >> 24) as usize };
-        let nominal = self.read_nominal[!host as usize][k];
+        debug_assert!(k < 5);
+        // SAFETY: the page type is below bits_per_cell <= 4 (validated), so k < 5
+        let nominal = unsafe { *self.read_nominal.get_unchecked(!host as usize).get_unchecked(k) };
         let mut t = self.jitter(nominal);
         if self.retry_threshold > 0 {
             let r = self.rand();
@@ -564,12 +573,18 @@ impl Model {
     }
 
     /// A GC read of one plane page: queued with the die's programs and
-    /// erases (see `nand_read`); its channel transfer is booked by the caller.
+    /// erases (see `nand_read`); its channel transfer is booked by the caller. Returns the channel.
     #[inline(always)]
-    fn gc_read(&mut self, info: u32, slc: bool, now: u64) {
+    fn gc_read(&mut self, info: u32, slc: bool, now: u64) -> usize {
         let die = (info & 0xffff) as usize;
         let tr = self.read_time(info, slc, false);
-        self.die_prog[die] = max(now, self.die_prog[die]) + tr;
+        debug_assert!(die < self.die_prog.len() && die < self.die_ch.len());
+        // SAFETY: group_info holds dies below `dies`, the length of die_prog and die_ch
+        unsafe {
+            let d = self.die_prog.get_unchecked_mut(die);
+            *d = max(now, *d) + tr;
+            *self.die_ch.get_unchecked(die) as usize
+        }
     }
 
     #[inline(always)]
@@ -709,7 +724,7 @@ impl Model {
         die
     }
 
-    #[inline]
+    #[inline(always)]
     fn invalidate(&mut self, ppn: u32) {
         let b = self.ppsb_div.div(ppn);
         let bi = b as usize;
@@ -774,6 +789,8 @@ impl Model {
             let cap = self.ppsb;
             let u = self.u_nat;
             let mut last_group = self.gc.last_group;
+            // first slot of the group after last_group
+            let mut next_group = last_group.wrapping_add(1) << self.page_shift;
             let mut ch = self.gc.ch as usize;
             // channel transfer of the pages read from the current group is
             // booked in one step (before any other booking on the channels)
@@ -798,6 +815,15 @@ impl Model {
                 let mut w = self.wp[di];
                 let mut up = self.upos[gs];
                 let w0 = w;
+                // the pages moved since the last channel booking are pend + (w - wf)
+                let mut wf = w;
+                macro_rules! flush_moved {
+                    ($to:expr) => {
+                        pend += ($to - wf) as u64;
+                        wf = $to;
+                        flush_ch!();
+                    };
+                }
                 let rmap = self.rmap.as_mut_ptr();
                 let map = self.map.as_mut_ptr();
                 debug_assert!(((base + end) as usize) <= self.rmap.len() && ((dbase + cap) as usize) <= self.rmap.len());
@@ -827,10 +853,59 @@ impl Model {
                 // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
                 // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
                 // the next move) and its map update goes to `sink`
+                let group4 = page_shift == 2;
                 let mut sink = 0u32;
                 // (opaque to the optimiser: a store to a local nobody reads would become a branch again)
                 let sink: *mut u32 = std::hint::black_box(&mut sink as *mut u32);
                 while w < wend {
+                    // Fast path, a whole read group (`gsz` slots from a group start) at a time when every
+                    // slot of it is scanned in this call (each moves at most one page) and the prefetch
+                    // ahead stays in the victim: the group's read goes first when a slot of it is valid
+                    // (the invalid slots before that one move nothing), the moves follow, and the program
+                    // unit that one of them may complete (a unit is at least a group) is booked after
+                    // them with the channel transfer of the pages moved up to it: the moves in between
+                    // only write the maps, so the order of every booking and random draw is the same
+                    // as page by page below.
+                    // (groups of 4 slots, 16 KiB NAND pages: a constant, so the group's slots are unrolled)
+                    if group4 && cursor & 3 == 0 && cursor + 4 + 32 <= end && wend - w >= 4 {
+                        // SAFETY: cursor + 3 < end (above), as below
+                        let gl = unsafe { rmap.add((base + cursor) as usize) };
+                        let any = unsafe { *gl & *gl.add(1) & *gl.add(2) & *gl.add(3) } != NIL;
+                        if any {
+                            // a group after last_group (cursor is its first slot)
+                            let g = cursor >> page_shift;
+                            flush_moved!(w);
+                            last_group = g;
+                            next_group = (g + 1) << page_shift;
+                            let info = self.info_of(cursor, slc);
+                            ch = self.gc_read(info, slc, now);
+                        }
+                        for k in 0..4 {
+                            let old = base + cursor + k;
+                            // SAFETY: as below; old + 32 < base + end
+                            let lpn = unsafe { *rmap.add(old as usize) };
+                            let valid = lpn != NIL;
+                            let l2 = unsafe { *rmap.add(old as usize + 32) };
+                            prefetch_w(map.wrapping_add(l2.wrapping_add(1) as usize).wrapping_sub(1));
+                            let ppn = dbase + w;
+                            debug_assert!(!valid || (lpn as usize) < nmap);
+                            let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
+                            unsafe {
+                                *rmap.add(old as usize) = NIL;
+                                *rmap.add(ppn as usize) = lpn;
+                                *target = ppn;
+                            }
+                            w += valid as u32;
+                        }
+                        cursor += 4;
+                        if w >= unit_end {
+                            flush_moved!(unit_end);
+                            let die = self.die_of(unit_end - 1, false);
+                            self.program_unit(die, false, u, now);
+                            unit_end += u;
+                        }
+                        continue;
+                    }
                     let slot = cursor;
                     cursor += 1;
                     let old = base + slot;
@@ -842,18 +917,20 @@ impl Model {
                     // prefetch the forward-map entry of a page a few slots ahead
                     let ahead = slot + 32;
                     if ahead < end {
-                        let l2 = unsafe { *rmap.add((base + ahead) as usize) } as usize;
-                        prefetch_w(unsafe { map.add(if l2 < nmap { l2 } else { 0 }) });
+                        let l2 = unsafe { *rmap.add((base + ahead) as usize) };
+                        // map[l2] as map + (l2 + 1) - 1 in 32 bits: an empty slot (NIL) gives the word
+                        // before map, a valid address that is never written (prefetches do not fault anyway)
+                        prefetch_w(map.wrapping_add(l2.wrapping_add(1) as usize).wrapping_sub(1));
                     }
-                    let g = slot >> page_shift;
-                    if valid & (g != last_group) {
-                        flush_ch!();
+                    // a slot of a group after last_group (slots only increase; NIL + 1 wraps to 0)
+                    if valid & (slot >= next_group) {
+                        let g = slot >> page_shift;
+                        flush_moved!(w);
                         last_group = g;
+                        next_group = (g + 1) << page_shift;
                         let info = self.info_of(slot, slc);
-                        self.gc_read(info, slc, now);
-                        ch = self.die_ch[(info & 0xffff) as usize] as usize;
+                        ch = self.gc_read(info, slc, now);
                     }
-                    pend += valid as u64;
                     let ppn = dbase + w;
                     debug_assert!(!valid || (lpn as usize) < nmap);
                     debug_assert!(valid || unsafe { *rmap.add(ppn as usize) } == NIL);
@@ -866,12 +943,13 @@ impl Model {
                     w += valid as u32;
                     // (w < unit_end after an invalid slot: unit_end moved on when w reached it)
                     if w == unit_end {
-                        flush_ch!();
+                        flush_moved!(w);
                         let die = self.die_of(w - 1, false);
                         self.program_unit(die, false, u, now);
                         unit_end += u;
                     }
                 }
+                pend += (w - wf) as u64;
                 up = u - (unit_end - w);
                 debug_assert!(w != cap || up == 0);
                 done += (w - w0) as u64;
