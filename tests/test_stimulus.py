@@ -10,7 +10,7 @@ import pytest
 
 from conftest import requires_devices, run_completed, ssdpts
 from ssdpts.engines.results import CellResult, DirStats
-from ssdpts.engines.stimulus import Stimulus, judge
+from ssdpts.engines.stimulus import OVERLAP_SHARE, Stimulus, judge
 from ssdpts.workload import Workload
 
 HERE = Path(__file__).parent
@@ -65,6 +65,7 @@ def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_facto
     seen = {"read_ios": 0, "write_ios": 0, "read_bytes": 0, "write_bytes": 0}
     fio_ios = {"read": 0, "write": 0}
     cells = 0
+    mixed: set[tuple[str, int, str]] = set()
     for kind in ("precondition", "round"):
         for r in store.rounds(rid, "iops", kind=kind):
             jobs = fio_jobs(store, r.id)
@@ -86,6 +87,12 @@ def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_facto
                     if job[d]["total_ios"] >= 1000 and not overran:
                         assert getattr(s, f"{d}_bytes") == pytest.approx(job[d]["io_bytes"], rel=0.25), (r.round, c.name, d)
                 overran_before = job["job_runtime"] > s.elapsed_ms + 10
+                if s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
+                    # the cell before ran on through much of this window (a loaded host: 210 ms of a 204 ms
+                    # window): requests of up to three cells completed in it, each carrying its time in queue
+                    # from before the window; the product judges such a record by the overlap alone (below)
+                    mixed.add((kind, r.round, c.name))
+                    continue
                 # 1 x 8 outstanding; an overrun neighbour (above) adds its own 8 at most
                 assert 0 < s.queue_depth <= (16 if overran_near else 8) * 1.05 and 0 < s.utilisation <= 1, (c.name, s)
     assert cells == 1 + 6 * 4 or cells >= 1 + 5 * 4
@@ -100,6 +107,7 @@ def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_facto
     assert stimulus_deviations(doc, "requests") == []
     rows = next(t for t in doc["tests"] if t["name"] == "iops")["stimulus"]["cells"]
     assert len(rows) == cells and all(m["kind"] != "split" for r in rows for m in r["mismatches"])
+    assert all([m["kind"] for m in r["mismatches"]] == ["overlap"] for r in rows if (r["kind"], r["round"], r["cell"]) in mixed)
     assert any(r["write_request_bytes"] == pytest.approx(4096, rel=0.01) for r in rows)
     text = ssdpts("show", rid, "--results", str(results)).stdout
     assert f"stimulus at the device (block layer: {Path(dev).name}): {cells} of {cells} cells measured" in text

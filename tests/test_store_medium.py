@@ -294,3 +294,30 @@ def test_a_results_file_system_turning_read_only_interrupts_the_run(loopdev, ext
     assert stop["last_io_source"].startswith(f"the last stored round's end (no stop was recorded: {reason};")
     store.close()
     assert not list((results / "logs").glob("*.reserve"))
+
+
+def test_an_interrupt_lost_in_an_at_fork_hook_is_raised_again(tmp_path):
+    """Python ignores an exception raised in an at-fork hook (subprocess start-up runs them): a KeyboardInterrupt
+    from SIGINT landing there was lost, and a run went on to exit 0 (a fresh clone's script-started run). The
+    handler repeats it until it is handled."""
+    script = tmp_path / "lost.py"
+    script.write_text(
+        "import os, signal, sys, time\n"
+        "from ssdpts import interrupts\n"
+        "interrupts.install()\n"
+        "def hook():\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    for _ in range(1000): pass      # the handler runs here, between two bytecodes of the hook\n"
+        "os.register_at_fork(after_in_parent=hook)\n"
+        "try:\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    time.sleep(5)\n"
+        "    print('lost')\n"
+        "except KeyboardInterrupt:\n"
+        "    interrupts.acknowledge()\n"
+        "    print('raised again')\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "raised again" and "KeyboardInterrupt" not in r.stderr, (r.stdout, r.stderr)

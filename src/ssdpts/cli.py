@@ -115,7 +115,9 @@ class _Group(click.Group):
         """Bad command-line input is one line naming the problem and where the help is, exit 2."""
         interrupts.install()     # SIGTERM and SIGHUP act as Ctrl-C
         try:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            done = super().main(*args, standalone_mode=False, **kwargs)
+            interrupts.acknowledge()     # a command that took the interrupt as its end (sim serve): no repeat
+            return done
         except click.exceptions.NoArgsIsHelpError as e:
             click.echo(e.ctx.get_help() if e.ctx else str(e))
             sys.exit(0)

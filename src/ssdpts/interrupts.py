@@ -9,7 +9,9 @@ ssdpts.
 Python runs a signal handler between two bytecodes of the main thread, wherever that is. When that is inside
 a callback whose exceptions Python only prints (an at-fork hook while a subprocess starts, a __del__), the
 KeyboardInterrupt is lost (and Python prints a traceback for it: that report is silenced). So it is raised
-again every REPEAT_S until the code that handles it says so (`acknowledge`). A second SIGTERM/SIGHUP gets the default action: it ends the process at once.
+again every REPEAT_S until the code that handles it says so (`acknowledge`), SIGINT's as the others' (a
+script's `kill -INT` that landed in a subprocess's at-fork hook was lost, and the run went on to exit 0). A
+second SIGTERM/SIGHUP gets the default action: it ends the process at once; a second Ctrl-C raises again.
 """
 
 from __future__ import annotations
@@ -44,6 +46,17 @@ def _on_signal(signum, frame):
     raise KeyboardInterrupt
 
 
+def _on_interrupt(signum, frame):
+    """SIGINT (Ctrl-C): every one raises KeyboardInterrupt, as Python's own handler does, and the first also
+    starts the repeat, so one lost where Python ignores exceptions is raised again."""
+    global _requested
+    if not _requested:
+        _requested = True
+        signal.signal(signal.SIGALRM, _raise_again)
+        signal.setitimer(signal.ITIMER_REAL, REPEAT_S, REPEAT_S)
+    raise KeyboardInterrupt
+
+
 def _unraisable(report, default=sys.unraisablehook):
     if _requested and report.exc_type is KeyboardInterrupt:
         return      # ours, lost where Python ignores exceptions: the repeat raises it again
@@ -53,7 +66,7 @@ def _unraisable(report, default=sys.unraisablehook):
 def install() -> None:
     """In the main thread of the command-line process (signal handlers cannot be set elsewhere)."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _on_interrupt)
         for sig in SIGNALS:
             signal.signal(sig, _on_signal)
         sys.unraisablehook = _unraisable
