@@ -1,6 +1,6 @@
 """Runs in the test-bed guest: returns once a measured cell's I/O is on DEV (tests/vm/test_vm_faults.py).
 
-    python3 await_cell.py DEV [--next-after SECONDS]
+    python3 await_cell.py DEV [--next-after SECONDS] [--then COMMAND]
 
 A run's first writes are its preconditioning (sequential writes only) and its measured cells of the faults
 profile are 65/35 random mixes: the first read the disk completes after its first write is the first
@@ -8,6 +8,9 @@ measured cell's, and rounds follow back to back (the next round's fio waits at a
 end by the guest's clock: fio's cells are time-based), so a fault injected then lands inside a cell. With
 --next-after, it then waits SECONDS (the cell's runtime plus a margin) and for the disk's next read: the
 next cell's I/O, the first cell's round over (the test checks that against the round's stored end).
+With --then, it prints "injected at NS" (the guest's epoch ns, taken before COMMAND runs: rounds that ended
+before it ended before the fault) and becomes `bash -c COMMAND`: under TCG beside busy runs, this process's
+exit and a shell's `date` took seconds more, past the short cell.
 Waiting for a stored round instead came too late: the rounds' I/O had ended, or nearly, before ssdpts had
 stored the first one under TCG. Polled from this one process (the counters in /sys/block/DEV/stat, not
 `inflight`: under TCG that reads 0 nearly always), not a shell loop that forks `cat` and `sleep` at every
@@ -36,7 +39,7 @@ def next_read(stat: int) -> float:
     return time.monotonic()
 
 
-def main(dev: str, next_after_s: float | None) -> None:
+def main(dev: str, next_after_s: float | None, then: str | None) -> None:
     # by device number: without udev, /dev/mapper/NAME is a node of its own, not a link to /dev/dm-N
     rdev = os.stat(dev).st_rdev
     stat = os.open(f"/sys/dev/block/{os.major(rdev)}:{os.minor(rdev)}/stat", os.O_RDONLY)
@@ -49,7 +52,11 @@ def main(dev: str, next_after_s: float | None) -> None:
     if next_after_s is not None:
         time.sleep(next_after_s)
         said += f"; the next cell's read {next_read(stat) - first:.1f} s after that"
-    print(said, file=sys.stderr)
+    if then is not None:
+        said += f"\ninjected at {time.time_ns()}"
+    print(said, file=sys.stderr, flush=True)
+    if then is not None:
+        os.execvp("bash", ["bash", "-c", then])
 
 
 if __name__ == "__main__":
@@ -57,5 +64,6 @@ if __name__ == "__main__":
     args.add_argument("dev")
     args.add_argument("--next-after", type=float, metavar="SECONDS",
                       help="after the first measured read, wait SECONDS and for the next read (the next cell)")
+    args.add_argument("--then", metavar="COMMAND", help="then print the moment and run COMMAND (the fault) at once")
     a = args.parse_args()
-    main(a.dev, a.next_after)
+    main(a.dev, a.next_after, a.then)

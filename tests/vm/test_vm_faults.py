@@ -41,9 +41,9 @@ CELL_S = parse_duration(tomllib.loads((HERE / "faults.toml").read_text())["tests
 # (the host answers in ~1 s) goes before the cell ends; a third round follows in any case. Waiting for a
 # stored round instead came after the run's last I/O under load: ssdpts stored round 1 after rounds 2 and 3
 NEXT_CELL_AFTER_S = CELL_S + 1.5
-NEXT_CELL = AWAIT_CELL + f" --next-after {NEXT_CELL_AFTER_S} {{disk}}"
-# the moment of the fault in the guest's epoch ns: fault_run.py counts the rounds stored as ended before it
-INJECTED = "echo \"injected at $(date +%s%N)\" >&2"
+# then the fault, at once: await_cell.py prints the moment ("injected at NS", the guest's epoch ns) and
+# fault_run.py counts the rounds stored as ended before it
+NEXT_CELL = AWAIT_CELL + f" --next-after {NEXT_CELL_AFTER_S} {{disk}} --then {{fault}}"
 # the parallel run's drives are 32 MiB each (its rounds, and the re-run on the healthy one, cost guest time by
 # the byte): two hot-plugged NVMe drives (one turns read-only, one is pulled out) and the session's spare disk
 READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
@@ -92,14 +92,14 @@ def faults(vm):
     ready, pulled = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled"
     specs = [
         {"name": "errors", "targets": [sd], "rounds": 0,
-         "inject": f"{NEXT_CELL.format(disk=sd)} && {INJECTED} && echo 2 > {SD_OPTS}"},
+         "inject": NEXT_CELL.format(disk=sd, fault=shlex.quote(f"echo 2 > {SD_OPTS}"))},
         # once the second round's I/O is on the drives, one turns read-only and the host pulls another out (QMP
         # device_del), both inside that round's cell (its 3 s leave room for the host's answer); read-only
         # first, its write failing at once, the round could end before the other drive had I/O in flight
         {"name": "parallel", "targets": [readonly, vanish, healthy], "rounds": 0,
-         "inject": f"{NEXT_CELL.format(disk=vanish)} && {INJECTED} && blockdev --setro {readonly} && "
-                   f"touch {GUEST_XFER}/{ready.name} && "
-                   f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
+         "inject": NEXT_CELL.format(disk=vanish, fault=shlex.quote(
+             f"blockdev --setro {readonly} && touch {GUEST_XFER}/{ready.name} && "
+             f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"))},
     ]
 
     def pull_out_when_ready() -> None:
