@@ -1,16 +1,23 @@
 """Runs in the test-bed guest: returns once a measured cell's I/O is on DEV (tests/vm/test_vm_faults.py).
 
-    python3 await_cell.py DEV
+    python3 await_cell.py DEV [--next-after SECONDS] [--then COMMAND]
 
 A run's first writes are its preconditioning (sequential writes only) and its measured cells of the faults
 profile are 65/35 random mixes: the first read the disk completes after its first write is the first
-measured cell's, and rounds follow back to back (the next round's fio waits at a gate), so a fault injected
-then lands inside a cell. Waiting for a stored round instead came too late: the rounds' I/O had ended, or
-nearly, before ssdpts had stored the first one under TCG. Polled from this one process (the counters in
-/sys/block/DEV/stat, not `inflight`: under TCG that reads 0 nearly always), not a shell loop that forks
-`cat` and `sleep` at every look beside the runs. Standard library only (the host's python3).
+measured cell's, and rounds follow back to back (the next round's fio waits at a gate, let go at the cell's
+end by the guest's clock: fio's cells are time-based), so a fault injected then lands inside a cell. With
+--next-after, it then waits SECONDS (the cell's runtime plus a margin) and for the disk's next read: the
+next cell's I/O, the first cell's round over (the test checks that against the round's stored end).
+With --then, it prints "injected at NS" (the guest's epoch ns, taken before COMMAND runs: rounds that ended
+before it ended before the fault) and becomes `bash -c COMMAND`: under TCG beside busy runs, this process's
+exit and a shell's `date` took seconds more, past the short cell.
+Waiting for a stored round instead came too late: the rounds' I/O had ended, or nearly, before ssdpts had
+stored the first one under TCG. Polled from this one process (the counters in /sys/block/DEV/stat, not
+`inflight`: under TCG that reads 0 nearly always), not a shell loop that forks `cat` and `sleep` at every
+look beside the runs. Standard library only (the host's python3).
 """
 
+import argparse
 import os
 import sys
 import time
@@ -24,7 +31,15 @@ def counters(stat: int) -> tuple[int, int]:
     return int(fields[0]), int(fields[4])
 
 
-def main(dev: str) -> None:
+def next_read(stat: int) -> float:
+    """Waits for the disk's next completed read; the monotonic time it was seen."""
+    reads = counters(stat)[0]
+    while counters(stat)[0] == reads:
+        time.sleep(POLL_S)
+    return time.monotonic()
+
+
+def main(dev: str, next_after_s: float | None, then: str | None) -> None:
     # by device number: without udev, /dev/mapper/NAME is a node of its own, not a link to /dev/dm-N
     rdev = os.stat(dev).st_rdev
     stat = os.open(f"/sys/dev/block/{os.major(rdev)}:{os.minor(rdev)}/stat", os.O_RDONLY)
@@ -32,11 +47,23 @@ def main(dev: str) -> None:
     while counters(stat)[1] == writes:
         time.sleep(POLL_S)
     t0 = time.monotonic()
-    reads = counters(stat)[0]
-    while counters(stat)[0] == reads:
-        time.sleep(POLL_S)
-    print(f"await_cell: {dev} read {time.monotonic() - t0:.1f} s after its first write", file=sys.stderr)
+    first = next_read(stat)
+    said = f"await_cell: {dev} read {first - t0:.1f} s after its first write"
+    if next_after_s is not None:
+        time.sleep(next_after_s)
+        said += f"; the next cell's read {next_read(stat) - first:.1f} s after that"
+    if then is not None:
+        said += f"\ninjected at {time.time_ns()}"
+    print(said, file=sys.stderr, flush=True)
+    if then is not None:
+        os.execvp("bash", ["bash", "-c", then])
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    args.add_argument("dev")
+    args.add_argument("--next-after", type=float, metavar="SECONDS",
+                      help="after the first measured read, wait SECONDS and for the next read (the next cell)")
+    args.add_argument("--then", metavar="COMMAND", help="then print the moment and run COMMAND (the fault) at once")
+    a = args.parse_args()
+    main(a.dev, a.next_after, a.then)

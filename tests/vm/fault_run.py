@@ -5,7 +5,10 @@ printed for each, as one JSON line {name: outcome}.
     python fault_run.py RESULTS_ROOT ROUNDS FAULTS_JSON [LOG]
 
 FAULTS_JSON: [{"name", "targets": [...], "inject": "SHELL", "wait_for": [names], "rounds": N}]; "rounds" (default
-ROUNDS) 0 starts the injection with the run, for one that finds its own moment. Faults run together to save
+ROUNDS) 0 starts the injection with the run, for one that finds its own moment. An injection that prints
+"injected at NS" (the guest's epoch ns) on stderr is judged by what the run stored: its rounds_before counts
+the measured rounds (not healthy/) whose stored end precedes NS; otherwise the rounds stored when the
+injection started. Faults run together to save
 guest time (under TCG a run's start-up alone is half a minute); runs that share one injection (a scsi_debug
 module option acts on all its disks) wait for each other. show and check run in this process (click's test
 runner, through the same `main` as the command line): a fresh interpreter costs that half minute again.
@@ -13,6 +16,7 @@ runner, through the same `main` as the command line): a fresh interpreter costs 
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -103,6 +107,12 @@ def ssdpts(name: str, *args: str) -> dict:
     return {"rc": r.exit_code, "out": r.stdout, "err": r.stderr}
 
 
+def injected_at_ns(name: str) -> int | None:
+    """When the injection says it injected (guest epoch ns), where it says so."""
+    said = re.search(r"injected at (\d+)", (injected.get(name) or {}).get("err") or "")
+    return int(said.group(1)) if said else None
+
+
 outcomes = {}
 for f in faults:
     name = f["name"]
@@ -114,7 +124,12 @@ for f in faults:
         # each round's transitions as the block layer showed them (device idle before it and inside it)
         idle = c.execute("SELECT phase, kind, round, started, ended, gap_before_ms, device_idle_json FROM rounds "
                          "ORDER BY id").fetchall()
+    at_ns = injected_at_ns(name)
+    if at_ns is not None:     # the rounds the run had completed, by its own stored end, before the fault
+        before[name] = sum(1 for p, k, _, _, e, _, _ in idle
+                           if k == "round" and not p.startswith("healthy/") and e is not None and e * 1e9 < at_ns)
     outcomes[name] = {"targets": f["targets"], "rc": rc, "out": out, "err": err, "run_id": run_id, "rounds_before": before.get(name, 0),
+                      "injected_at_ns": at_ns,
                       "injected": injected.get(name), "show": ssdpts(name, "show", run_id),
                       "check": ssdpts(name, "check", run_id),
                       "doc": json.loads(ssdpts(name, "show", run_id, "--json")["out"]), "cells": cells,

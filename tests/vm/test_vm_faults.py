@@ -1,6 +1,6 @@
 """A failing drive is a result (docs/faults.md): faults injected under a real kernel while ssdpts runs, each
-once some rounds are stored. scsi_debug gives medium errors on an LBA range (reads); `blockdev --setro` a
-drive that turns read-only; QEMU pulls a hot-plugged NVMe drive out (`device_del`) mid-round; dm-delay holds
+inside a measured cell after a completed round. scsi_debug gives medium errors on an LBA range (reads);
+`blockdev --setro` a drive that turns read-only; QEMU pulls a hot-plugged NVMe drive out (`device_del`) mid-round; dm-delay holds
 I/O for seconds, far less than the hang watch's grace. The expected outcomes come from the kernel's and fio's
 own words (errno values as fio reports them for each fault).
 
@@ -16,10 +16,12 @@ import json
 import shlex
 import threading
 import time
+import tomllib
 
 import pytest
 
 from ssdpts.realtime.timing import HANG_GRACE_S
+from ssdpts.units import parse_duration
 from vm.testbed import GUEST_XFER, HERE, Drive
 
 SD_OPTS = "/sys/bus/pseudo/drivers/scsi_debug/opts"
@@ -29,11 +31,19 @@ STALL_MS = 5000
 # the two runs at once take 7-8 minutes of guest time at load ~3 on a 2-core host, twice that at load 6; the
 # stall's alone about half that
 GUEST_LIMIT_S = 1800
-# waits until the disk's I/O counters move (the next round's cell has begun): a fault injected then lands
-# inside a cell. Not /sys/block/X/inflight: under TCG the emulated drive completes I/O faster than a shell
-# loop samples it, and inflight reads 0 nearly always
-IN_FLIGHT = ("stat=/sys/block/$(basename $(readlink -f {disk}))/stat; was=$(cat $stat); "
-             "until [ \"$(cat $stat)\" != \"$was\" ]; do sleep 0.05; done")
+AWAIT_CELL = f"python3 {shlex.quote(str(HERE / 'await_cell.py'))}"
+# the faults profile's one cell per round; fio runs it by the guest's clock and the next round's cell is let go
+# at its end
+CELL_S = parse_duration(tomllib.loads((HERE / "faults.toml").read_text())["tests"]["iops"]["cell_runtime"])
+# the failing drives' faults are injected in the second round's cell: await_cell.py waits from the first
+# measured read this long (the first cell over, and ssdpts's collecting of it: the round's stored end, as
+# much as a second after fio's under TCG), then for the next read. Early in that cell: the pulled-out drive
+# (the host answers in ~1 s) goes before the cell ends; a third round follows in any case. Waiting for a
+# stored round instead came after the run's last I/O under load: ssdpts stored round 1 after rounds 2 and 3
+NEXT_CELL_AFTER_S = CELL_S + 1.5
+# then the fault, at once: await_cell.py prints the moment ("injected at NS", the guest's epoch ns) and
+# fault_run.py counts the rounds stored as ended before it
+NEXT_CELL = AWAIT_CELL + f" --next-after {NEXT_CELL_AFTER_S} {{disk}} --then {{fault}}"
 # the parallel run's drives are 32 MiB each (its rounds, and the re-run on the healthy one, cost guest time by
 # the byte): two hot-plugged NVMe drives (one turns read-only, one is pulled out) and the session's spare disk
 READONLY = Drive("readonly", "nvme", "SSDPTSRDONLY", (32,))
@@ -61,7 +71,8 @@ def fault_runs(vm, name: str, specs: list[dict], tick=lambda: None) -> dict:
     for run, o in got.items():
         print(f"--- {run}: run exit {o['rc']}; {o['err'].strip()}\n{o['show']['out'][:2000]}\n"
               f"{o['check']['out'][:1200]}\n"
-              f"injected: {o['injected']}; cells (phase, round, cell, lat max ns): {o['cells']}")
+              f"injected: {o['injected']} at {o.get('injected_at_ns')} ns, after {o['rounds_before']} rounds; "
+              f"cells (phase, round, cell, lat max ns): {o['cells']}")
         for r in o.get("rounds", []):
             print(f"  {r}")
     return got
@@ -80,13 +91,15 @@ def faults(vm):
     readonly, vanish, healthy = vm.plug_nvme(READONLY), vm.plug_nvme(VANISH), vm.disk("spare")
     ready, pulled = vm.xfer / "vanish.ready", vm.xfer / "vanish.pulled"
     specs = [
-        {"name": "errors", "targets": [sd], "inject": f"echo 2 > {SD_OPTS}"},
-        # once the next round's I/O is on the drives, one turns read-only and the host pulls another out (QMP
+        {"name": "errors", "targets": [sd], "rounds": 0,
+         "inject": NEXT_CELL.format(disk=sd, fault=shlex.quote(f"echo 2 > {SD_OPTS}"))},
+        # once the second round's I/O is on the drives, one turns read-only and the host pulls another out (QMP
         # device_del), both inside that round's cell (its 3 s leave room for the host's answer); read-only
         # first, its write failing at once, the round could end before the other drive had I/O in flight
-        {"name": "parallel", "targets": [readonly, vanish, healthy],
-         "inject": f"{IN_FLIGHT.format(disk=vanish)}; blockdev --setro {readonly}; touch {GUEST_XFER}/{ready.name}; "
-                   f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"},
+        {"name": "parallel", "targets": [readonly, vanish, healthy], "rounds": 0,
+         "inject": NEXT_CELL.format(disk=vanish, fault=shlex.quote(
+             f"blockdev --setro {readonly} && touch {GUEST_XFER}/{ready.name} && "
+             f"for i in $(seq 3000); do [ -e {GUEST_XFER}/{pulled.name} ] && exit 0; sleep 0.1; done; exit 1"))},
     ]
 
     def pull_out_when_ready() -> None:
@@ -112,10 +125,10 @@ def stall(vm):
     vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
     # the injection starts with the run and waits (await_cell.py) for the first read after the run's first
     # write: the first measured cell's I/O. Then every I/O is held STALL_MS for a second longer than that (the
-    # table swapped back releases the I/Os still held). Waiting for a stored round, as the other faults do,
-    # came after the rounds' I/O had ended
+    # table swapped back releases the I/Os still held). Waiting for a stored round came after the rounds'
+    # I/O had ended
     specs = [{"name": "stall", "targets": ["/dev/mapper/tbstall"], "rounds": 0,
-              "inject": f"python3 {shlex.quote(str(HERE / 'await_cell.py'))} /dev/mapper/tbstall && "
+              "inject": f"{AWAIT_CELL} /dev/mapper/tbstall && "
                         f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && {UPTIME.format('on')} && "
                         f"sleep {STALL_MS // 1000 + 1} && dmsetup load tbstall --table '{linear}' && "
                         f"dmsetup resume tbstall && {UPTIME.format('off')}"}]
@@ -136,7 +149,7 @@ def assert_drive_failed(got: dict, drive: str, errnos: set[int], kernel: str | N
     assert f["errors"] > 0 or f["errno"] == errno.ENODEV, f     # a drive gone between fio's I/Os: none counted
     if kernel is not None:
         assert any(kernel in line for line in f["kernel_log"]), f["kernel_log"]
-    # every round completed before the fault is kept
+    # every round completed before the fault (by its stored end: fault_run.py) is kept
     assert len([c for c in got["cells"] if not c[0].startswith("healthy/")]) >= got["rounds_before"] >= 1
     assert got["check"]["rc"] == 1 and got["check"]["out"].startswith("DRIVE FAILED: drive ")
     assert f"DRIVE FAILED: drive {drive} failed" in got["check"]["out"].split("conformance:")[0]
