@@ -33,27 +33,30 @@ def _raise_again(signum, frame):
 
 
 def _on_signal(signum, frame):
-    global _requested, _signal_name
+    global _signal_name
     if _requested:
         for sig in SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return
-    _requested = True
     _signal_name = signal.Signals(signum).name
+    _start_repeating()
+    raise KeyboardInterrupt
+
+
+def _start_repeating() -> None:
+    """The first interrupt: raise it again every REPEAT_S until `acknowledge`."""
+    global _requested
+    _requested = True
     signal.signal(signal.SIGALRM, _raise_again)
     signal.setitimer(signal.ITIMER_REAL, REPEAT_S, REPEAT_S)
-    raise KeyboardInterrupt
 
 
 def _on_interrupt(signum, frame):
     """SIGINT (Ctrl-C): every one raises KeyboardInterrupt, as Python's own handler does, and the first also
     starts the repeat, so one lost where Python ignores exceptions is raised again."""
-    global _requested
     if not _requested:
-        _requested = True
-        signal.signal(signal.SIGALRM, _raise_again)
-        signal.setitimer(signal.ITIMER_REAL, REPEAT_S, REPEAT_S)
+        _start_repeating()
     raise KeyboardInterrupt
 
 
