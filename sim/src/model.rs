@@ -128,6 +128,11 @@ pub struct Model {
     pub check_each_op: bool,
     // ---- mapping state
     pub(crate) map: Vec<u32>,
+    /// The logical page of each physical page. An entry is live when `map` points back at it; the GC
+    /// leaves the slots it moved out of a victim as they were, so stale entries (NIL for the model)
+    /// remain behind the victim's cursor, in erased blocks and beyond an open block's write pointer,
+    /// where nothing reads them: the GC scans only a closed block's slots from its cursor on, and
+    /// appending overwrites a slot before it counts. `live_rmap` gives the table with them as NIL.
     pub(crate) rmap: Vec<u32>,
     pub(crate) valid: Vec<u32>,
     pub(crate) wp: Vec<u32>,
@@ -379,6 +384,18 @@ impl Model {
                 prefetch_w(&self.rmap[ppn as usize]);
             }
         }
+    }
+
+    /// Whether the reverse-map entry of `ppn` is live (a mapped page that `map` points back at).
+    #[inline]
+    pub(crate) fn rmap_live(&self, ppn: u32) -> bool {
+        let l = self.rmap[ppn as usize];
+        l != NIL && self.map[l as usize] == ppn
+    }
+
+    /// The reverse map as the model sees it: stale entries (see `rmap`) as NIL.
+    pub(crate) fn live_rmap(&self) -> Vec<u32> {
+        (0..self.rmap.len() as u32).map(|p| if self.rmap_live(p) { self.rmap[p as usize] } else { NIL }).collect()
     }
 
     pub fn capacity_bytes(&self) -> u64 {
@@ -851,8 +868,11 @@ impl Model {
                 }
                 // the loop has no branch on whether a slot holds a valid page (13 % of the victim's
                 // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
-                // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
-                // the next move) and its map update goes to `sink`
+                // writes NIL into the destination slot `w` (unwritten, and overwritten by the next move)
+                // and its map update goes to `sink`. A moved page's victim slot keeps its logical page
+                // number: that entry is stale (its map entry points elsewhere now), nothing reads the
+                // slots behind the cursor, and the block is erased next (see `Model::rmap`): one store
+                // a slot less, and the victim's reverse-map lines stay clean
                 let group4 = page_shift == 2;
                 let mut sink = 0u32;
                 // (opaque to the optimiser: a store to a local nobody reads would become a branch again)
@@ -891,7 +911,6 @@ impl Model {
                             debug_assert!(!valid || (lpn as usize) < nmap);
                             let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
                             unsafe {
-                                *rmap.add(old as usize) = NIL;
                                 *rmap.add(ppn as usize) = lpn;
                                 *target = ppn;
                             }
@@ -933,10 +952,8 @@ impl Model {
                     }
                     let ppn = dbase + w;
                     debug_assert!(!valid || (lpn as usize) < nmap);
-                    debug_assert!(valid || unsafe { *rmap.add(ppn as usize) } == NIL);
                     let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
                     unsafe {
-                        *rmap.add(old as usize) = NIL;
                         *rmap.add(ppn as usize) = lpn;
                         *target = ppn;
                     }
@@ -1089,10 +1106,10 @@ impl Model {
                 self.dyn_slc_blocks -= 1;
             }
         }
-        // every page of an erased block is already unmapped (rmap NIL):
+        // every page of an erased block is already unmapped (its reverse-map entries NIL or stale):
         // GC moved its valid pages, host writes and TRIM invalidated the rest
         // (purge clears rmap itself)
-        debug_assert!((0..self.wp[bi]).all(|s| self.rmap[(b * self.ppsb + s) as usize] == NIL));
+        debug_assert!((0..self.wp[bi]).all(|s| !self.rmap_live(b * self.ppsb + s)));
         self.wp[bi] = 0;
         self.hot[bi] = 0;
         self.state[bi] = ST_FREE;
@@ -1441,14 +1458,19 @@ impl Model {
                 return Err(format!("block {b} wp {wp} > cap {cap}"));
             }
             let mut v = 0;
+            // stale entries (see `rmap`) only behind the GC victim's cursor and beyond the write pointer
+            let stale_to = if b == self.gc.victim { self.gc.cursor } else { 0 };
             for s in 0..self.ppsb as usize {
                 let l = self.rmap[base + s];
                 if l != NIL {
+                    if self.map[l as usize] != (base + s) as u32 {
+                        if (s as u32) < stale_to || s as u32 >= wp {
+                            continue;
+                        }
+                        return Err(format!("rmap[{}]={l} but map={}", base + s, self.map[l as usize]));
+                    }
                     if s as u32 >= wp {
                         return Err(format!("block {b} slot {s} valid beyond wp"));
-                    }
-                    if self.map[l as usize] != (base + s) as u32 {
-                        return Err(format!("rmap[{}]={l} but map={}", base + s, self.map[l as usize]));
                     }
                     v += 1;
                 }
