@@ -127,8 +127,13 @@ pub struct Model {
     pub idle_target_blocks: u32,
     pub check_each_op: bool,
     // ---- mapping state
-    pub(crate) map: Vec<u32>,
-    pub(crate) rmap: Vec<u32>,
+    pub(crate) map: BigTable,
+    /// The logical page of each physical page. An entry is live when `map` points back at it; the GC
+    /// leaves the slots it moved out of a victim as they were, so stale entries (NIL for the model)
+    /// remain behind the victim's cursor, in erased blocks and beyond an open block's write pointer,
+    /// where nothing reads them: the GC scans only a closed block's slots from its cursor on, and
+    /// appending overwrites a slot before it counts. `live_rmap` gives the table with them as NIL.
+    pub(crate) rmap: BigTable,
     pub(crate) valid: Vec<u32>,
     pub(crate) wp: Vec<u32>,
     pub(crate) state: Vec<u8>,
@@ -219,25 +224,86 @@ pub(crate) fn prefetch_w<T>(p: *const T) {
     let _ = p;
 }
 
-/// A filled Vec whose memory is advised to use transparent huge pages
-/// (the mapping tables are accessed randomly; this halves TLB misses).
-pub(crate) fn big_vec(n: usize, val: u32) -> Vec<u32> {
-    let mut v: Vec<u32> = Vec::with_capacity(n);
-    #[cfg(target_os = "linux")]
-    {
-        const HP: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
-        let end = start + n * 4;
-        let a = (start + HP - 1) & !(HP - 1);
-        let e = end & !(HP - 1);
-        if e > a {
-            unsafe {
-                libc::madvise(a as *mut libc::c_void, e - a, libc::MADV_HUGEPAGE);
+/// A filled table of u32 in memory of its own, 2 MiB aligned and a whole number of 2 MiB long, advised to
+/// use transparent huge pages before it is first touched (the mapping tables are accessed at random: a
+/// huge page halves the TLB misses). A Vec's memory starts anywhere, so its first and last partial huge
+/// pages stayed in 4 KiB pages: about a sixth of the two tables on the 16 GiB drive. The table starts one
+/// cache line into its memory: the GC prefetches `map[NIL]` as the word before the table (see `gc_run`),
+/// which must stay a mapped, cached line (a prefetch of an unmapped address costs a page walk).
+pub(crate) struct BigTable {
+    ptr: std::ptr::NonNull<u32>,
+    len: usize,
+}
+
+// SAFETY: BigTable owns its memory exclusively, as a Vec<u32> does
+unsafe impl Send for BigTable {}
+unsafe impl Sync for BigTable {}
+
+impl BigTable {
+    const HUGE_PAGE: usize = 2 << 20;
+    /// u32 before the table (one cache line)
+    const LEAD: usize = 16;
+
+    fn layout(n: usize) -> std::alloc::Layout {
+        let bytes = ((n + Self::LEAD) * 4).next_multiple_of(Self::HUGE_PAGE);
+        std::alloc::Layout::from_size_align(bytes, Self::HUGE_PAGE).expect("ssdsim: table too large")
+    }
+
+    pub(crate) fn new(n: usize, val: u32) -> BigTable {
+        let layout = Self::layout(n);
+        // SAFETY: the layout's size is not zero
+        let p = unsafe { std::alloc::alloc(layout) } as *mut u32;
+        let Some(ptr) = std::ptr::NonNull::new(p) else { std::alloc::handle_alloc_error(layout) };
+        #[cfg(target_os = "linux")]
+        // SAFETY: the range is the allocation just made (advice only; its result does not matter)
+        unsafe {
+            libc::madvise(p as *mut libc::c_void, layout.size(), libc::MADV_HUGEPAGE);
+        }
+        // SAFETY: p holds LEAD + n u32 (layout), written here before any read
+        unsafe {
+            for i in 0..Self::LEAD + n {
+                p.add(i).write(val);
             }
         }
+        // SAFETY: inside the allocation
+        BigTable { ptr: unsafe { ptr.add(Self::LEAD) }, len: n }
     }
-    v.resize(n, val);
-    v
+}
+
+impl Drop for BigTable {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr().sub(Self::LEAD) as *mut u8, Self::layout(self.len)) }
+    }
+}
+
+impl std::ops::Deref for BigTable {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        // SAFETY: len initialised u32 at ptr (new)
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for BigTable {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        // SAFETY: as in deref, and &mut self is exclusive
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Clone for BigTable {
+    fn clone(&self) -> BigTable {
+        let mut t = BigTable::new(self.len, 0);
+        t.copy_from_slice(self);
+        t
+    }
+}
+
+impl std::fmt::Debug for BigTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 #[inline(always)]
@@ -311,8 +377,8 @@ impl Model {
             user_pages, n_nat, n_static, n_blocks,
             dyn_max_blocks, window_nat, window_slc, ch_page_ns, link_page_ns: PAGE * 1000 / p.link_mb_s, read_nominal, jitter_frac: p.t_jitter_percent / 100.0, jitter_on: !(p.t_jitter_percent <= 0.0), retry_threshold, idle_target_blocks,
             check_each_op: cfg!(debug_assertions) && total_pages <= (1 << 16),
-            map: big_vec(user_pages as usize, NIL),
-            rmap: big_vec(total_pages, NIL),
+            map: BigTable::new(user_pages as usize, NIL),
+            rmap: BigTable::new(total_pages, NIL),
             valid: vec![0; nb],
             wp: vec![0; nb],
             state: vec![ST_FREE; nb],
@@ -379,6 +445,18 @@ impl Model {
                 prefetch_w(&self.rmap[ppn as usize]);
             }
         }
+    }
+
+    /// Whether the reverse-map entry of `ppn` is live (a mapped page that `map` points back at).
+    #[inline]
+    pub(crate) fn rmap_live(&self, ppn: u32) -> bool {
+        let l = self.rmap[ppn as usize];
+        l != NIL && self.map[l as usize] == ppn
+    }
+
+    /// The reverse map as the model sees it: stale entries (see `rmap`) as NIL.
+    pub(crate) fn live_rmap(&self) -> Vec<u32> {
+        (0..self.rmap.len() as u32).map(|p| if self.rmap_live(p) { self.rmap[p as usize] } else { NIL }).collect()
     }
 
     pub fn capacity_bytes(&self) -> u64 {
@@ -851,8 +929,11 @@ impl Model {
                 }
                 // the loop has no branch on whether a slot holds a valid page (13 % of the victim's
                 // slots do not, at random, at WA 8: a mispredicted branch each time); an invalid slot
-                // writes NIL into the destination slot `w` (unwritten, so NIL already, and overwritten by
-                // the next move) and its map update goes to `sink`
+                // writes NIL into the destination slot `w` (unwritten, and overwritten by the next move)
+                // and its map update goes to `sink`. A moved page's victim slot keeps its logical page
+                // number: that entry is stale (its map entry points elsewhere now), nothing reads the
+                // slots behind the cursor, and the block is erased next (see `Model::rmap`): one store
+                // a slot less, and the victim's reverse-map lines stay clean
                 let group4 = page_shift == 2;
                 let mut sink = 0u32;
                 // (opaque to the optimiser: a store to a local nobody reads would become a branch again)
@@ -891,7 +972,6 @@ impl Model {
                             debug_assert!(!valid || (lpn as usize) < nmap);
                             let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
                             unsafe {
-                                *rmap.add(old as usize) = NIL;
                                 *rmap.add(ppn as usize) = lpn;
                                 *target = ppn;
                             }
@@ -933,10 +1013,8 @@ impl Model {
                     }
                     let ppn = dbase + w;
                     debug_assert!(!valid || (lpn as usize) < nmap);
-                    debug_assert!(valid || unsafe { *rmap.add(ppn as usize) } == NIL);
                     let target: *mut u32 = std::hint::select_unpredictable(valid, map.wrapping_add(lpn as usize), sink);
                     unsafe {
-                        *rmap.add(old as usize) = NIL;
                         *rmap.add(ppn as usize) = lpn;
                         *target = ppn;
                     }
@@ -1089,10 +1167,10 @@ impl Model {
                 self.dyn_slc_blocks -= 1;
             }
         }
-        // every page of an erased block is already unmapped (rmap NIL):
+        // every page of an erased block is already unmapped (its reverse-map entries NIL or stale):
         // GC moved its valid pages, host writes and TRIM invalidated the rest
         // (purge clears rmap itself)
-        debug_assert!((0..self.wp[bi]).all(|s| self.rmap[(b * self.ppsb + s) as usize] == NIL));
+        debug_assert!((0..self.wp[bi]).all(|s| !self.rmap_live(b * self.ppsb + s)));
         self.wp[bi] = 0;
         self.hot[bi] = 0;
         self.state[bi] = ST_FREE;
@@ -1441,14 +1519,19 @@ impl Model {
                 return Err(format!("block {b} wp {wp} > cap {cap}"));
             }
             let mut v = 0;
+            // stale entries (see `rmap`) only behind the GC victim's cursor and beyond the write pointer
+            let stale_to = if b == self.gc.victim { self.gc.cursor } else { 0 };
             for s in 0..self.ppsb as usize {
                 let l = self.rmap[base + s];
                 if l != NIL {
+                    if self.map[l as usize] != (base + s) as u32 {
+                        if (s as u32) < stale_to || s as u32 >= wp {
+                            continue;
+                        }
+                        return Err(format!("rmap[{}]={l} but map={}", base + s, self.map[l as usize]));
+                    }
                     if s as u32 >= wp {
                         return Err(format!("block {b} slot {s} valid beyond wp"));
-                    }
-                    if self.map[l as usize] != (base + s) as u32 {
-                        return Err(format!("rmap[{}]={l} but map={}", base + s, self.map[l as usize]));
                     }
                     v += 1;
                 }

@@ -109,7 +109,8 @@ pub fn snapshot(m: &Model) -> Vec<u8> {
         w.f64(*v);
     }
     w.v32(&m.map);
-    w.v32(&m.rmap);
+    // stale entries as NIL (see `Model::rmap`): the snapshot holds the state, not the leftovers
+    w.v32(&m.live_rmap());
     w.v32(&m.valid);
     w.v32(&m.wp);
     w.v8(&m.state);
