@@ -138,7 +138,7 @@ def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]
         return []
     window = set(steady.window_rounds)
     ios: dict[tuple[str, str], int] = {}
-    for r in t.cell_rounds:         # the rounds load_run read with their cells (decoding them twice cost `check` a third)
+    for r in t.cell_rounds:     # the rounds load_run read with their cells (decoding them again cost `check` a third)
         if r.kind == "round" and (steady.phase is None or r.phase == steady.phase) and r.round in window:
             for c in r.cells:
                 ios[(c.name, "read")] = ios.get((c.name, "read"), 0) + c.read.ios
