@@ -29,16 +29,16 @@ import tempfile
 from dataclasses import dataclass
 
 # Limits: median CPU of the command / median CPU of `python -c pass`. Measured on the 2-core VM beside other
-# busy jobs (load 5-7; python -c pass: 10-11 ms CPU, 8.5 MiB), from compiled bytecode. Before lazy imports every
+# busy jobs (load 2-7; python -c pass: 9-11 ms CPU, 8.5 MiB), from compiled bytecode. Before lazy imports every
 # command took 710-890 ms (ratio 52-64) and 38-72 MiB at load 13; before the store, the test registry and the
 # tests' run and render modules were imported only where used: --help 103 ms, list 109, show 186, check 181,
 # info 114, plan 230 (same bytecode cache, load 5-6).
-LIGHT_RATIO_MAX = 11.0         # --help 48-51 ms (4.7-4.9), list 67-68 ms (6.4-6.8), other --help 47-83 ms (≤ 7.8)
-MODULE_HELP_RATIO_MAX = 23.0   # --help of plan 113-118 ms (11.1-11.5), endurance 159-167 ms (15.6-16.2)
+LIGHT_RATIO_MAX = 11.0         # --help 46-51 ms (4.7-5.2), list 64-68 ms (6.4-7.0), other --help 45-83 ms (≤ 7.8)
+MODULE_HELP_RATIO_MAX = 23.0   # --help of plan 93-118 ms (9.4-11.5), endurance 145-167 ms (15.6-16.3)
 MODULE_HELP = ("plan", "endurance")    # their modules import the plan records, profiles and settings up front
-RUN_READING_RATIO_MAX = 24.0   # show 170-176 ms (16.5-17.3), check 153-159 ms (14.8-15.6): the store, the run's tests
-INFO_RATIO_MAX = 13.0          # info sim:client 82-91 ms (8.3-8.5): the target and the simulator's model
-PLAN_RATIO_MAX = 31.0          # plan 216-233 ms (21.8-22.0): validating the profile imports every test's settings
+RUN_READING_RATIO_MAX = 24.0   # show 157-176 ms (16.1-17.3), check 143-159 ms (14.8-15.6): store, the run's tests
+INFO_RATIO_MAX = 13.0          # info sim:client 81-93 ms (8.3-9.9): the target and the simulator's model
+PLAN_RATIO_MAX = 31.0          # plan 204-233 ms (21.5-22.0): validating the profile imports every test's settings
 
 
 @dataclass(frozen=True)
