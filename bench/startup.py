@@ -10,12 +10,18 @@ CPU); `info` and `plan` read the simulated drive. Target: each light command und
 2-core VM; the declared limits below are ratios to `python -c pass`, so they hold on a faster or slower
 machine. Exits 1 when a command's median ratio exceeds its limit.
 
+The commands run from compiled bytecode, as an installed ssdpts does: their .pyc files are written to a
+temporary cache (PYTHONPYCACHEPREFIX) by one unmeasured run of each command first, whatever
+PYTHONDONTWRITEBYTECODE says (with it set and no __pycache__ beside the sources, every process would compile
+every module it imports, a cost that grows with the number of modules and that no user pays).
+
     python3 bench/startup.py [--repeat 7]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -23,14 +29,16 @@ import tempfile
 from dataclasses import dataclass
 
 # Limits: median CPU of the command / median CPU of `python -c pass`. Measured on the 2-core VM beside other
-# busy jobs (load 7-9; python -c pass: 13 ms CPU, 8.4 MiB); before lazy imports every command took 710-890 ms
-# (ratio 52-64) and 38-72 MiB at load 13.
-LIGHT_RATIO_MAX = 18.0         # --help 156 ms (12.0), list 160 ms (12.3), the others' --help 141-196 ms (11-15)
-MODULE_HELP_RATIO_MAX = 36.0   # --help of plan 241 ms (18.5), endurance 369 ms (28.3)
+# busy jobs (load 2-7; python -c pass: 9-11 ms CPU, 8.5 MiB), from compiled bytecode. Before lazy imports every
+# command took 710-890 ms (ratio 52-64) and 38-72 MiB at load 13; before the store, the test registry and the
+# tests' run and render modules were imported only where used: --help 103 ms, list 109, show 186, check 181,
+# info 114, plan 230 (same bytecode cache, load 5-6).
+LIGHT_RATIO_MAX = 11.0         # --help 46-51 ms (4.7-5.2), list 64-68 ms (6.4-7.0), other --help 45-83 ms (≤ 7.8)
+MODULE_HELP_RATIO_MAX = 23.0   # --help of plan 93-118 ms (9.4-11.5), endurance 145-167 ms (15.6-16.3)
 MODULE_HELP = ("plan", "endurance")    # their modules import the plan records, profiles and settings up front
-RUN_READING_RATIO_MAX = 40.0   # show 382 ms (29.2), check 358 ms (27.5): the store, the run's tests, the verdict
-INFO_RATIO_MAX = 25.0          # info sim:client 215 ms (16.5): the target and the simulator's model
-PLAN_RATIO_MAX = 60.0          # plan 581 ms (44.5): validating the profile imports every test package
+RUN_READING_RATIO_MAX = 24.0   # show 157-176 ms (16.1-17.3), check 143-159 ms (14.8-15.6): store, the run's tests
+INFO_RATIO_MAX = 13.0          # info sim:client 81-93 ms (8.3-9.9): the target and the simulator's model
+PLAN_RATIO_MAX = 31.0          # plan 204-233 ms (21.5-22.0): validating the profile imports every test's settings
 
 
 @dataclass(frozen=True)
@@ -61,9 +69,16 @@ print(os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, usage.
 """
 
 
-def measure(argv: list[str], exit_codes: tuple[int, ...]) -> Sample:
+def compiled(pycache: str) -> dict[str, str]:
+    """The environment of a measured command: bytecode written to and read from `pycache`."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": pycache}
+
+
+def measure(argv: list[str], exit_codes: tuple[int, ...], env: dict[str, str]) -> Sample:
     """One process from start to exit: its own CPU time and peak RSS (os.wait4 in the launcher)."""
-    out = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-S", "-c", LAUNCHER, *argv], capture_output=True, text=True, check=True,
+                         env=env)
     code, cpu_s, max_rss_kib = out.stdout.split()
     if int(code) not in exit_codes:
         raise SystemExit(f"startup: {' '.join(argv)} exited {code}: {out.stderr[-500:]}")
@@ -105,12 +120,15 @@ def main() -> int:
     args = ap.parse_args()
     floor = Command("python -c pass", [sys.executable, "-c", "pass"], 0.0)
     with tempfile.TemporaryDirectory(prefix="ssdpts-bench-startup-") as results:
+        env = compiled(os.path.join(results, "pycache"))
         measured = [floor, *commands(results, results_with_a_run(results))]
+        for c in measured:          # writes each command's bytecode: the measured runs read it
+            measure(c.argv, c.exit_codes, env)
         samples: dict[str, list[Sample]] = {c.label: [] for c in measured}
         for rep in range(args.repeat):
             shift = rep % len(measured)
             for c in measured[shift:] + measured[:shift]:
-                samples[c.label].append(measure(c.argv, c.exit_codes))
+                samples[c.label].append(measure(c.argv, c.exit_codes, env))
     cpu = {label: statistics.median(s.cpu_s for s in runs) for label, runs in samples.items()}
     rss = {label: statistics.median(s.max_rss_kib for s in runs) for label, runs in samples.items()}
     base = cpu[floor.label]

@@ -15,8 +15,11 @@ import pytest
 from click.testing import CliRunner
 
 import ssdpts.commands
+import ssdpts.pts
 from ssdpts import cli
 from ssdpts.commands.analyze import ANALYSES
+from ssdpts.pts.registry import tests as registered_tests
+from ssdpts.pts.spec import Renderers
 
 # the plotting libraries, the heavy stages, and the modules of the commands the listing declares
 HEAVY = ("matplotlib", "numpy", "ssdpts.runner", "ssdpts.pts.registry", "ssdpts.report.core", "ssdpts.analyze",
@@ -33,10 +36,11 @@ if {args!r} is not None:
 """
 
 
-def _imported(args: list[str] | None) -> tuple[list[str], str]:
-    out = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY, args=args)], capture_output=True,
-                         text=True, check=True).stdout
-    listing, _, modules = out.rpartition("MODULES ")
+def _imported(args: list[str] | None, heavy: tuple[str, ...] = HEAVY, codes: tuple[int, ...] = (0,)
+              ) -> tuple[list[str], str]:
+    p = subprocess.run([sys.executable, "-c", PROBE.format(heavy=heavy, args=args)], capture_output=True, text=True)
+    assert p.returncode in codes, (args, p.returncode, p.stderr[-2000:])
+    listing, _, modules = p.stdout.rpartition("MODULES ")
     return json.loads(modules), listing
 
 
@@ -106,3 +110,55 @@ def test_analyze_help_imports_no_analysis():
 def test_a_lazy_command_shows_its_own_help(name):
     r = CliRunner().invoke(cli.main, [name, "--help"])
     assert r.exit_code == 0 and r.output.startswith(f"Usage: main {name} ")
+
+
+def test_the_command_line_starts_without_the_store():
+    """The results database is opened by the commands that read it, not by the command line's wiring."""
+    for args in (None, ["--help"]):
+        assert _imported(args, heavy=("ssdpts.store", "sqlite3"))[0] == []
+
+
+# what reading a stored run must not import: plotting, arrays, the runner, the report, target resolution
+NOT_FOR_READING = ("matplotlib", "numpy", "jinja2", "ssdpts.runner", "ssdpts.report.core", "ssdpts.analyze",
+                   "ssdpts.targets.resolve", "ssdpts.engines.fio", "ssdpts.engines.sim")
+TEST_PACKAGES = tuple(f"ssdpts.pts.{m.name}" for m in pkgutil.iter_modules(ssdpts.pts.__path__) if m.ispkg)
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory) -> tuple[str, str]:
+    """A results directory holding one quick IOPS run on the simulated drive (a few seconds), and the run's id."""
+    results = str(tmp_path_factory.mktemp("startup") / "results")
+    out = subprocess.run([sys.executable, "-m", "ssdpts", "run", "sim:client", "--profile", "quick", "--tests", "iops",
+                          "--results", results, "-q"], capture_output=True, text=True, check=True, timeout=600)
+    return results, out.stdout.split()[-1]
+
+
+def test_listing_runs_decodes_no_cell_and_imports_no_test(stored_run):
+    results, run_id = stored_run
+    imported, listing = _imported(["list", "--results", results],
+                                  heavy=(*NOT_FOR_READING, *TEST_PACKAGES, "ssdpts.pts.registry", "ssdpts.health",
+                                         "ssdpts.engines.results", "ssdpts.workload.spec"))
+    assert run_id in listing and imported == []
+
+
+@pytest.mark.parametrize("args", [["show"], ["show", "--json"], ["check"], ["check", "--json"]],
+                         ids=["show", "show --json", "check", "check --json"])
+def test_reading_a_run_imports_only_the_tests_it_holds(stored_run, args):
+    """`show` and `check` import the packages of the run's tests (iops here), no other test; only `show`'s text
+    draws (the test's text renderer), and nothing imports plotting, arrays, the runner or the report."""
+    results, run_id = stored_run
+    drawing = ("ssdpts.pts.iops.render", "ssdpts.render.context")
+    imported, _ = _imported([args[0], run_id, *args[1:], "--results", results],
+                            heavy=(*NOT_FOR_READING, *TEST_PACKAGES, *drawing), codes=(0, 1))
+    draws = list(drawing) if args == ["show"] else []
+    assert imported == sorted(["ssdpts.pts.iops", *draws])
+
+
+def test_every_deferred_part_of_a_test_resolves():
+    """A test's run, plan, settings and renderers are named by module and attribute (pts/spec.Deferred): each
+    name must lead to the object, as the runner, `plan` and the report will read it."""
+    for name, spec in registered_tests().items():
+        assert callable(spec.run), name
+        assert spec.plan is None or callable(spec.plan), name
+        assert isinstance(spec.settings, type), name
+        assert spec.renderers is None or isinstance(spec.renderers, Renderers), name

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-import time
-import traceback
 from pathlib import Path
 
 import click
@@ -29,6 +26,10 @@ def _crash(e: Exception, results: Path | None) -> None:
     The traceback goes to RESULTS/logs/ when that directory exists (never creating it), else a temp file."""
     if os.environ.get(DEBUG_ENV):
         raise e
+    import tempfile     # here, as the others: every command starts without them
+    import time
+    import traceback
+
     text = "".join(traceback.format_exception(e))
     try:
         if results is not None and results.is_dir():

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .deviations import RUN_WIDE, Deviation
-from .engines.drivefault import DriveFailure
 from .runresult.coverage import coverage_rule
 from .plausibility import cells_of, interface_notes, judge
 from .runresult.model import RunResult, TestResult
@@ -21,6 +20,9 @@ from .results import CellWindow, SteadyResult
 from .store import Store
 from .store.idle import GAP_LIMIT_MS, JUDGED_KINDS, judged_transitions
 from .workload.ioengine import NOT_APPLICABLE
+
+if TYPE_CHECKING:
+    from .engines.drivefault import DriveFailure
 
 IDLE_LIMIT_MS = GAP_LIMIT_MS   # ssdpts's bound for "no pause" between phases and rounds (store/idle.py)
 SPEC_CELL_S = 60.0        # PTS 2.0.2 / PTS-E 1.1: one-minute cells
@@ -136,8 +138,8 @@ def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]
         return []
     window = set(steady.window_rounds)
     ios: dict[tuple[str, str], int] = {}
-    for r in store.rounds(run.id, t.name, steady.phase):
-        if r.round in window:
+    for r in t.cell_rounds:     # the rounds load_run read with their cells (decoding them again cost `check` a third)
+        if r.kind == "round" and (steady.phase is None or r.phase == steady.phase) and r.round in window:
             for c in r.cells:
                 ios[(c.name, "read")] = ios.get((c.name, "read"), 0) + c.read.ios
                 ios[(c.name, "write")] = ios.get((c.name, "write"), 0) + c.write.ios

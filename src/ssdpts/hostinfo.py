@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import platform
-import socket
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,6 +17,8 @@ def _cpu_model() -> str:
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    import platform     # here and below: reading a stored run's record needs neither platform nor socket
+
     return platform.processor() or "unknown"
 
 
@@ -29,6 +29,8 @@ def _os_name() -> str:
                 return line.split("=", 1)[1].strip().strip('"')
     except OSError:
         pass
+    import platform
+
     return platform.system()
 
 
@@ -94,6 +96,9 @@ class HostRecord:
 
 
 def host_info(fio_version: str = "") -> HostRecord:
+    import platform
+    import socket
+
     mem = 0
     try:
         for line in open("/proc/meminfo"):

@@ -8,7 +8,6 @@ ticks since boot) tell them apart.
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -41,6 +40,8 @@ class RunOwner:
 
     @classmethod
     def current(cls) -> "RunOwner":
+        import socket       # here and in `here`: a stored owner is read without it
+
         pid = os.getpid()
         return cls(pid=pid, host=socket.gethostname(), boot_id=_boot_id(), start_ticks=_start_ticks(pid) or 0)
 
@@ -57,6 +58,8 @@ class RunOwner:
 
     @property
     def here(self) -> bool:
+        import socket
+
         return self.host == socket.gethostname()
 
     def gone(self) -> str | None:

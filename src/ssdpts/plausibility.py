@@ -22,7 +22,6 @@ from .engines.results import CellResult
 from .realtime.timing import LAT_MEAN_BOUND_S
 from .store import Store
 from .store.idle import CELL_KINDS
-from .targets.facts import DeviceFacts
 from .targets.record import TargetRecord
 from .workload import Workload
 
@@ -153,6 +152,8 @@ def _drive_max(target: TargetRecord) -> InterfaceMax | str:
         return InterfaceMax(f"preset {info.get('preset', label)}: link_mb_s = {p['link_mb_s']}, one link for "
                             "reads and writes", float(p["link_mb_s"]), False,
                             (float(cmd), float(write_cmd)) if cmd else None)
+    from .targets.facts import DeviceFacts      # here: a simulated drive's run (the common case) needs none
+
     facts = DeviceFacts.from_dict(info.get("facts"))
     transport = info.get("transport") or "?"
     if transport in ("loop", "zram"):

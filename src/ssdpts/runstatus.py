@@ -6,9 +6,7 @@ Apart from the runner so that the commands that read runs (list, show, delete) n
 from __future__ import annotations
 
 import json
-import logging
 import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -16,7 +14,12 @@ from .errors import SsdptsError
 from .owner import RunOwner
 from .store import Store
 
-log = logging.getLogger("ssdpts")
+
+
+def _log_error(*args) -> None:
+    import logging      # here, as tempfile below: reading runs (list, show, check) needs neither
+
+    logging.getLogger("ssdpts").error(*args)
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class UnrecordedStop:
 
 
 def _unrecorded_path(run_id: str) -> Path:
+    import tempfile
+
     return Path(tempfile.gettempdir()) / "ssdpts-unrecorded" / f"{run_id}.json"
 
 
@@ -41,7 +46,7 @@ def keep_unrecorded(store: Store, run_id: str, message: str) -> None:
         path.parent.mkdir(mode=0o700, exist_ok=True)
         path.write_text(json.dumps(asdict(note)))
     except OSError as e:     # nowhere to keep it: the run then shows as its process being gone
-        log.error("run %s: the stop's reason not kept in %s: %s", run_id, path, e)
+        _log_error("run %s: the stop's reason not kept in %s: %s", run_id, path, e)
 
 
 def _unrecorded(store: Store, run: dict) -> str | None:
@@ -79,7 +84,7 @@ def record_stop(store: Store, run_id: str, status: str, message: str) -> bool:
         mark_running_tests(store, run_id, status)
         return True
     except SsdptsError as e:
-        log.error("run %s: status %s not recorded: %s", run_id, status, e)
+        _log_error("run %s: status %s not recorded: %s", run_id, status, e)
         return False
 
 

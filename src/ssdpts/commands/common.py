@@ -6,12 +6,14 @@ import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import SsdptsError
-from ..inputs import output_dir
-from ..store import Store, default_results_dir
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 RESULTS_HELP = "Results directory holding ssdpts.db, logs and reports [default: ./results or $SSDPTS_RESULTS]."
 
@@ -22,11 +24,15 @@ RESULTS_META = "ssdpts.results_dir"   # where the CLI's last-resort handler writ
 def results_dir(value: str | None, writing: bool = False) -> Path:
     """--results (or $SSDPTS_RESULTS, or ./results): refused at once when it names a file, and when `writing`
     (a run) when it could not be made or written. Nothing is created here."""
+    from ..store import default_results_dir     # here: the command line's wiring imports this module, not the store
+
     d = Path(value) if value else default_results_dir()
     what = "--results" if value else "SSDPTS_RESULTS" if os.environ.get("SSDPTS_RESULTS") else "results directory"
     if d.exists() and not d.is_dir():
         raise SsdptsError(f"{what} {d} is a file; give the directory that holds ssdpts.db (it is made if missing)")
     if writing:
+        from ..inputs import output_dir
+
         output_dir(d, what)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
@@ -35,6 +41,8 @@ def results_dir(value: str | None, writing: bool = False) -> Path:
 
 
 def open_store(results: str | None, must_exist: bool = True) -> Store:
+    from ..store import Store
+
     d = results_dir(results)          # refuses a file
     if must_exist and not (d / "ssdpts.db").exists():
         raise SsdptsError(f"no results database in {d}/; run 'ssdpts run' first or pass --results DIR")

@@ -95,15 +95,20 @@ def list_runs(results, as_json, status, model, serial, profile, since):
 def show(run_id, results, as_json):
     """Show a run's results (steady state, tables, units)."""
     from ..conformance import check
-    from ..export.json import document
     from ..runresult.model import load_run
-    from ..export.text import render_text
     from ..runstatus import settled
 
     store = open_store(results)
     run = load_run(store, settled(store, run_id)["id"])
     verdict = check(run, store)
-    click.echo(json.dumps(document(run, verdict), indent=2) if as_json else render_text(run, verdict))
+    if as_json:
+        from ..export.json import document     # each output imports its own exporter only
+
+        click.echo(json.dumps(document(run, verdict), indent=2))
+    else:
+        from ..export.text import render_text
+
+        click.echo(render_text(run, verdict))
 
 
 @click.command("check")

@@ -21,8 +21,6 @@ import shutil
 import subprocess
 import time
 
-from ..targets.base import Target
-from ..targets.remote import NOT_AVAILABLE
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
 from .projection import deltas, project
 from .record import HealthSnapshot
@@ -93,6 +91,8 @@ def _file_snapshot(target) -> dict:
     info = target.info or {}
     disk = info.get("health_device")
     if disk:
+        from ..targets.base import Target      # here: the store reads health.record, and reading needs no target
+
         transport = "loop" if os.path.basename(disk).startswith("loop") else None
         rec = _block_snapshot(Target(kind="block", spec=disk, path=disk, size_bytes=0,
                                      info={"transport": transport} if transport else {}))
@@ -109,6 +109,8 @@ def snapshot(target) -> dict:
     try:
         kind = getattr(target, "kind", None)
         if getattr(target, "host", None):
+            from ..targets.remote import NOT_AVAILABLE
+
             # smartctl here would read this machine's device of the same name, not the fio host's drive
             rec = empty_record("none", f"health data {NOT_AVAILABLE} ({target.host}): ssdpts reaches it through "
                                        "fio only")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
@@ -75,6 +74,8 @@ def choose_seed(profile: dict, cli_seed: int | None) -> SeedChoice:
     elif defaults.get("seed") is not None:
         source, value = "profile", int(defaults["seed"])
     else:
+        import secrets      # here: only a run draws a seed (reading a stored run's settings does not)
+
         source, value = "drawn for this run", secrets.randbelow(2**32)
     defaults["seed"] = value
     return SeedChoice(value, source)

@@ -7,24 +7,22 @@ The two tests differ in the load (profile: threads, iodepth), the tracking metri
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-from markupsafe import Markup, escape
-
-from ..render.drives import ordered_part_labels
-from ..render.toolkit import bs_mix_matrix, notes_html
-from ..render.context import SectionContext
 from ..targets.purge import PurgeRecord
-from .cells import rnd_matrix, tracked_cells
-from .context import TestContext
-from .rounds import SteadyOutcome
-from .windows import window_summary
 from ..results import CellWindow, SteadyResult
 from ..errors import SsdptsError
 from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declarations, declared_default, key
 from ..units import bs_label
 from .spec import Summary
 from ..workload import Workload
+
+if TYPE_CHECKING:     # running and drawing import theirs where they run: reading a stored summary needs neither
+    from markupsafe import Markup
+
+    from ..render.context import SectionContext
+    from .context import TestContext
+    from .rounds import SteadyOutcome
 
 
 _DEFAULT_TRACKING = [["4k", 0]]
@@ -90,6 +88,9 @@ def run_matrix(ctx: TestContext, metric: str, summary: type[S],
                extra: Callable[[SteadyOutcome], dict] | None = None) -> S:
     """Purge -> WIPC -> rounds of the whole matrix until the tracked cells' `metric` is steady. `prepare` may
     adjust the cells (IOPS asks some for interval logs); `extra` adds summary fields from the outcome."""
+    from .cells import rnd_matrix, tracked_cells
+    from .windows import window_summary
+
     cells, sizes, mixes, notes = rnd_matrix(ctx)
     if prepare is not None:
         cells = prepare(cells)
@@ -104,6 +105,10 @@ def run_matrix(ctx: TestContext, metric: str, summary: type[S],
 def section_head(ctx: SectionContext, s: MatrixSummary) -> tuple[list[Markup], list[int], list[int], dict]:
     """Notes, then the steady-state block: how a matrix test's report section begins; with the matrix
     (block sizes, mixes, (bs, read %) -> (name, cell)) its tables are drawn from (empty: nothing stored)."""
+    from markupsafe import Markup
+
+    from ..render.toolkit import bs_mix_matrix, notes_html
+
     out = notes_html(s.notes)
     out.append(Markup("<h3>Steady state</h3>"))
     out.append(ctx.steady_block("", s.steady))
@@ -112,4 +117,6 @@ def section_head(ctx: SectionContext, s: MatrixSummary) -> tuple[list[Markup], l
 
 def drive_labels(ctx: SectionContext, s: MatrixSummary) -> list[str]:
     """The drives of a parallel run found in the matrix's cells, in the run's order (empty: one drive)."""
+    from ..render.drives import ordered_part_labels
+
     return ordered_part_labels(ctx.run, {p for c in s.cells.values() for p in c.parts})

@@ -14,13 +14,15 @@ A size-bound write takes as long as the drive needs: `TestPlan.estimate(write sp
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..targets.purge import PurgeRecord, planned_purge
 from ..units import bs_label
 from ..workload import Workload
 from .cells import rnd_matrix, tracked_cells
-from .context import TestContext
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from .context import TestContext
 
 
 @dataclass

@@ -22,16 +22,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..deviations import RESUME_WRITTEN_SOURCE, Deviation
-from ..engines.blockidle import stat_path_for
-from ..engines.interface import Engine
 from ..engines.results import DeviceIdle, RoundOutput
 from ..records import from_data, to_data
 from ..store import Store
 from ..store.idle import GAP_LIMIT_MS, RESUME_CAUSE
-from ..targets import Target
-from ..targets.sim import simulated as is_simulated
+
+if TYPE_CHECKING:
+    from ..engines.interface import Engine
+    from ..targets import Target
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
@@ -84,6 +85,8 @@ def _boot_id() -> str:
 def device_counters(target: Target) -> dict[str, list[int]]:
     """Sectors written and discarded so far, per block device tested (/sys/block/DEV/stat). A file target's
     file system holds other files (the results, perhaps): its counters would not say whether the file changed."""
+    from ..engines.blockidle import stat_path_for     # here: `show` reads resume lines without the engines
+
     out = {}
     for m in target.drives():
         if m.host is not None or m.kind != "block":
@@ -121,6 +124,8 @@ def record_stop(store: Store, run_id: str, engine: Engine, target: Target, lost:
     running = [t["name"] for t in store.tests(run_id) if t["status"] == "running"]
     if not running:
         return None
+    from ..targets.sim import simulated as is_simulated
+
     last = engine.last_io_at
     simulated = is_simulated(target)
     stop = StopRecord(
@@ -137,6 +142,8 @@ def resuming(store: Store, run_id: str, target: Target) -> None:
     """At a resume, before any I/O: the counters now, on the stop record. A run whose process was killed
     (SIGKILL, power loss) or whose results medium refused the stop (read-only) recorded no stop: its last
     stored round's end stands for it, saying why (the run's message)."""
+    from ..targets.sim import simulated as is_simulated
+
     why = store.run(run_id)["message"] or "its process ended without recording one"
     for t in store.tests(run_id):
         if t["status"] == "completed":

@@ -8,6 +8,7 @@ reads the typed `summary` record.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
@@ -55,7 +56,27 @@ class Renderers:
 
 
 @dataclass(frozen=True)
+class Deferred:
+    """A test's part named by where it lives (`module`, absolute, and `attribute`) and imported on first use:
+    a stored run is read (list, show, check) without importing how its tests run or draw (bench/startup.py)."""
+
+    module: str
+    attribute: str
+
+    def load(self) -> Any:
+        return getattr(importlib.import_module(self.module), self.attribute)
+
+
+def deferred(package: str) -> Callable[[str, str], Deferred]:
+    """`part = deferred(__name__)`; then `part("run", "plan")` stands for `package.run.plan` until it is used."""
+    return lambda module, attribute: Deferred(f"{package}.{module}", attribute)
+
+
+@dataclass(frozen=True)
 class TestSpec:
+    """`run`, `settings`, `renderers` and `plan` may be given as `Deferred`: each is imported the first time it
+    is read, and is then the object itself."""
+
     name: str
     title: str
     kind: str                                   # "pts" | "study" | "endurance"
@@ -67,6 +88,13 @@ class TestSpec:
     plan: Callable[["TestContext"], "TestPlan"] | None = None   # what run() will do, without doing it
     order: int = 99                             # position in listings and reports within its kind
     description: str = ""
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if type(value) is Deferred:
+            value = value.load()
+            object.__setattr__(self, name, value)     # frozen to its users; resolved once here
+        return value
 
     # the renderers by name (None when the test declares none: the report's generic ones apply)
     html = property(lambda self: self.renderers.html if self.renderers else None)

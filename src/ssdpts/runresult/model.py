@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..health.record import HealthSnapshot
 from ..hostinfo import HostRecord
 from ..metrics import unit_of
 from ..pts.registry import find
@@ -16,6 +15,9 @@ from ..store.idle import CELL_KINDS, JUDGED_KINDS
 from ..targets.record import TargetRecord
 from .coverage import cell_coverages
 from .stimulus import StimulusSummary, summarise
+
+if TYPE_CHECKING:
+    from ..health.record import HealthSnapshot
 
 
 @dataclass

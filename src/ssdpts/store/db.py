@@ -2,23 +2,16 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
 import time
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..deviations import Deviation
-from ..engines.drivefault import DriveFailure
-from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
-from ..engines.coverage import from_data as coverage_from_data
-from ..engines.hostcpu import HostCpu
-from ..engines.stimulus import Stimulus
 from ..errors import SsdptsError
-from ..health.record import KINDS as HEALTH_KINDS, HealthSnapshot
 from ..hostinfo import HostRecord
 from ..targets.record import TargetRecord
 from ..owner import RunOwner
@@ -26,6 +19,11 @@ from ..realtime.timing import STORE_LOCK_WAIT_S
 from ..runoptions import RunOptions
 from . import medium
 from .medium import ResultsReadOnlyError
+
+if TYPE_CHECKING:
+    from ..engines.drivefault import DriveFailure
+    from ..engines.results import CellResult, DeviceIdle, DirStats, RoundOutput
+    from ..health.record import HealthSnapshot
 
 SCHEMA_VERSION = 3   # 2: device idle per transition (block layer) on rounds; 3: the process that runs a run
 
@@ -106,6 +104,8 @@ ADDED_COLUMNS = [
 
 def _step_data(kind: str, data_json: str) -> dict | HealthSnapshot:
     """A step's stored data, a health snapshot as its typed record (the one place it is decoded)."""
+    from ..health.record import KINDS as HEALTH_KINDS, HealthSnapshot   # here: listing runs reads no health
+
     data = json.loads(data_json)
     return HealthSnapshot.from_dict(data) if kind in HEALTH_KINDS else data
 
@@ -126,6 +126,12 @@ def _unz(blob: bytes):
 
 
 def cell_from_dict(d: dict) -> CellResult:
+    # the result records are imported here: listing runs reads no cell
+    from ..engines.coverage import from_data as coverage_from_data
+    from ..engines.hostcpu import HostCpu
+    from ..engines.results import CellResult, DirStats
+    from ..engines.stimulus import Stimulus
+
     def ds(x: dict) -> DirStats:
         x = dict(x)
         if x.get("bins") is not None:
@@ -367,6 +373,8 @@ class Store:
         owner = owner or RunOwner.current()
         host = host if isinstance(host, HostRecord) else HostRecord.from_json(host)
         options = options if isinstance(options, RunOptions) else RunOptions.from_json(options)
+        import secrets      # here: only a new run needs it (reading runs starts faster without it)
+
         run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
         now = time.time()
         with self.tx():
@@ -482,6 +490,8 @@ class Store:
 
     def record_step(self, run_id: str, test: str, key: str, kind: str, data: dict | HealthSnapshot,
                     checkpoint: dict | None = None) -> None:
+        from ..health.record import HealthSnapshot
+
         if isinstance(data, HealthSnapshot):
             data = data.to_dict()
         with self.tx():
@@ -567,6 +577,8 @@ class Store:
 
     def drive_failures(self, run_id: str) -> list[DriveFailure]:
         """Every failed drive's evidence, in the order they failed."""
+        from ..engines.drivefault import DriveFailure     # here: its module reads fio's output (engines.fiojson)
+
         rows = self.db.execute("SELECT data_json FROM steps WHERE run_id=? AND kind='drive-failure' ORDER BY at",
                                (run_id,)).fetchall()
         return [DriveFailure.from_dict(json.loads(r[0])) for r in rows]
@@ -623,6 +635,8 @@ class Store:
 
     def rounds(self, run_id: str, test: str, phase: str | None = None, kind: str = "round",
                with_cells: bool = True) -> list[RoundRecord]:
+        from ..engines.results import DeviceIdle     # here: listing runs reads no round
+
         q = "SELECT * FROM rounds WHERE run_id=? AND test=? AND kind=?"
         args: list = [run_id, test, kind]
         if phase is not None:

@@ -4,10 +4,12 @@ the one list of transitions that `show`, the report and `check` judge (`judged_t
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from ..engines.results import DeviceIdle
 from .db import RoundRecord
+
+if TYPE_CHECKING:
+    from ..engines.results import DeviceIdle
 
 GAP_LIMIT_MS = 10.0   # SNIA: no idle between preconditioning and the test, nor between rounds; ssdpts's bound
 RESUME_CAUSE = "resume"   # DeviceIdle.cause of the pause across a stop, and the kind of a round re-run after it

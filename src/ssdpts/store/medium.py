@@ -7,7 +7,6 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +53,8 @@ def _mounted_read_only(path: Path) -> bool:
 
 def _refusal(directory: Path) -> int | None:
     """The errno with which `directory` refuses a new file now (None: it takes one)."""
+    import tempfile     # here: only a refused write probes the directory
+
     try:
         fd, name = tempfile.mkstemp(prefix=".ssdpts-probe-", dir=directory)
     except OSError as e:

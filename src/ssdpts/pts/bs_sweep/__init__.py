@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..spec import TestSpec
-from . import render
-from .run import BsSweepSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import BsSweepSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="bs-sweep", title="Block-Size Sweep (fresh and used)",
     kind="study", order=2, summary=BsSweepSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=BsSweepSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "BsSweepSettings"),
     description="MB/s of SEQ/RND read and write per block size, on a fresh and on a used drive",
 )

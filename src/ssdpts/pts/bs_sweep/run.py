@@ -10,16 +10,19 @@ Block sizes below the logical block are skipped with a note.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...engines.results import CellResult
 from ...settings import BLOCK_SIZE, BLOCK_SIZES, BOOL, MULTIPLE, TestSettings, choice, declared_default, key, \
     list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..context import TestContext
 from ..fill import default_fill_block_size, fill as seq_fill
 from ..plan import TestPlan, once, purge_phase
 from .summary import BsSweepSummary, SweepCell
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 WORKLOADS = ("read", "randread", "write", "randwrite")
 STATES = ("fresh", "used")

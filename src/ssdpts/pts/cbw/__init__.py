@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from ..spec import TestSpec
-from . import render
-from .run import CbwSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import CbwSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="cbw", title="Composite Block Size Workload (CBW)",
     kind="pts", order=8, summary=CbwSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=CbwSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "CbwSettings"),
     description="JEDEC composite block sizes and access zones over thread counts × queue depths; "
                 "reads and writes apart",
 )

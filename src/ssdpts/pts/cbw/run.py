@@ -9,14 +9,17 @@ physical block (512e: the same CBW hits the same 4 KiB pages as on a 4Kn drive).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import declared_default
 from ...workload import Workload
 from .. import demand
-from ..context import TestContext
 from ..plan import TestPlan
 from ..wsat.run import COMPOSITE_ZONES, composite_split
 from .summary import BlockSizes, CbwSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ health data was not available.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ... import health
 from ...errors import SsdptsError
@@ -24,10 +25,12 @@ from ...store import Store
 from ...settings import BLOCK_SIZE, BOOL, DURATION, POSITIVE, SIZE, STR, Setting, TestSettings, declared_default, key
 from ...units import format_duration
 from ...workload import Workload
-from ..context import TestContext
 from ..streaming import STREAM_ROUND_LIMIT
 from ..plan import TestPlan, once, purge_phase
 from .summary import EndurancePoll, EnduranceSummary, Loop, Projection, RatedEndurance
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 PHASE = "endurance"
 BASELINE = "health:poll:000000"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...records import from_data, to_data
@@ -22,10 +23,12 @@ from ...targets.resolve import prepare_file
 from ...targets.safety import is_scratch_file, mark_scratch_file
 from ...units import bs_label
 from ...workload import Workload
-from ..context import TestContext
 from ..windows import window_summary
 from ..plan import TestPlan, once
 from .summary import CREATED, RECREATED, REUSED, FilePass, FileReuseSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 @dataclass(frozen=True)

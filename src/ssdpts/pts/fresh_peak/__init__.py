@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..spec import TestSpec
-from . import render
-from .run import FreshPeakSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import FreshPeakSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="fresh-peak", title="Fresh-Out-of-Box Peak vs Steady State",
     kind="study", order=6, summary=FreshPeakSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=FreshPeakSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "FreshPeakSettings"),
     description="short RND 4 KiB read and write at high TC x QD right after the purge, beside the steady state",
 )

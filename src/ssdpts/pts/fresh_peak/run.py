@@ -10,15 +10,18 @@ which a controller answers without touching NAND — exactly what "up to" number
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import BLOCK_SIZE, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..context import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..iops.summary import IopsSummary
 from ...results import Latency
 from .summary import FreshPeakSummary, PeakResult, SteadyReference
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 WORKLOADS = ("randread", "randwrite", "read", "write")
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ..spec import TestSpec
-from . import render
-from .run import FsVsRawSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import FsVsRawSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="fs-vs-raw", title="File System vs Raw Device",
     kind="study", order=20, summary=FsVsRawSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=FsVsRawSettings, needs=frozenset({Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM}),
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "FsVsRawSettings"), needs=frozenset({Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM}),
     description="the same workloads on the raw device and on a file in a file system made on it (destroys data)",
 )

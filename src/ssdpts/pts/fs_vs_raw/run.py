@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import BLOCK_SIZES, BOOL, PCTS, ACTIVE_RANGE, TestSettings, choice, key
 from ...errors import SsdptsError
@@ -17,11 +18,13 @@ from ...targets.filesystem import FILESYSTEMS, make_test_file, mkfs_available, m
 from ...units import bs_label
 from ...workload import Workload
 from ..cells import cell_name
-from ..context import TestContext
 from ..windows import window_summary
 from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import FsVsRawSummary, WorkloadPair
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 @dataclass(frozen=True)

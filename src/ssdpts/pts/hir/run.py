@@ -18,7 +18,7 @@ it (`wipc_multiple = 2`); both are recorded in the summary and flagged as deviat
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ...engines.results import CellResult, DirStats
 from ...deviations import Deviation
@@ -26,11 +26,13 @@ from ...store import RoundRecord
 from ...settings import BLOCK_SIZE, BOOL, DURATION, DURATIONS, MULTIPLE, POS_INT, Setting, TestSettings, key
 from ...workload import Workload
 from ..cells import cell_name
-from ..context import TestContext
 from ..windows import merged_latency
 from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
 from ...results import TrackerKey
 from .summary import HirPreconditioning, HirSummary, WaitState, span
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 MULTIPLE_OR_NONE = Setting(f"0 (none) or {MULTIPLE.what}", lambda v: (v == 0 and not isinstance(v, bool))
                            or MULTIPLE.check(v), float, MULTIPLE.unit)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..spec import TestSpec
-from . import render
-from .run import IopsSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import IopsSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="iops", title="IOPS – Block Size x R/W Mix Matrix",
     kind="pts", order=1, summary=IopsSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=IopsSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "IopsSettings"),
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

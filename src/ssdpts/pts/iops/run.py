@@ -10,15 +10,18 @@ the window's last round (not a PTS figure: reviewers' consistency charts).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import POS_INT, TRACK, key
 from ...workload import Workload
 from ..cells import cell_name
-from ..context import TestContext
-from ..rounds import SteadyOutcome
 from ..matrix import MatrixSettings, run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import CellSeries, IopsSummary, cell_series
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
+    from ..rounds import SteadyOutcome
 
 MIN_LOG_MS = 10    # below this fio's averaged log is mostly timer jitter
 

@@ -12,6 +12,7 @@ The grid, point names and window averages are DIRTH's (demand.grid / point_cells
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...settings import MAX_THREADS, BLOCK_SIZES, BOOL, DURATION, IODEPTH, PCTS, THREADS, Setting, TestSettings, declared_default, \
@@ -20,10 +21,12 @@ from ...units import bs_label, parse_duration
 from ...workload import Workload
 from .. import demand
 from ..cells import cell_name
-from ..context import TestContext
 from ..windows import window_summary
 from ..plan import TestPlan, fixed_rounds, once, purge_phase, wipc_phase
 from .summary import LatIopsFamily, LatIopsSummary, Preconditioning
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 ROUNDS = integer(1, 1000, "sweep rounds")
 CHART_THREADS = integer(0, MAX_THREADS, "0 or one of thread_counts")

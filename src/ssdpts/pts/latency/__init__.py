@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from ..matrix import LatencySettings
-from ..spec import TestSpec
-from . import render
-from .run import plan, run
+from ..spec import TestSpec, deferred
 from .summary import LatencySummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="latency", title="Latency – Response Time at TC1/QD1",
     kind="pts", order=3, summary=LatencySummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
     settings=LatencySettings,
     description="TC1/QD1 random I/O; mean, max and p99 … p99.999 total latency per cell and direction",
 )

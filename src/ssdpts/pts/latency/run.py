@@ -7,10 +7,14 @@ histograms (fio json+ bins), in microseconds.
 
 from __future__ import annotations
 
-from ..context import TestContext
+from typing import TYPE_CHECKING
+
 from ..matrix import run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import LatencySummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 def run(ctx: TestContext) -> LatencySummary:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..spec import TestSpec
-from . import render
-from .run import OpStudySettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import OpStudySummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="op-study", title="Over-Provisioning: Steady-State Random Write vs Active Range",
     kind="study", order=4, summary=OpStudySummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=OpStudySettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "OpStudySettings"),
     description="per active range: purge, WIPC, random 4 KiB writes to steady state; the unused rest is extra spare",
 )

@@ -8,16 +8,19 @@ acts as extra spare area), WIPC over the active range, random 4 KiB writes of N 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, MULTIPLE, TestSettings, key, list_of
 from ...units import bs_label
 from ...workload import Workload
-from ..context import TestContext
 from ..windows import window_summary
 from ..fill import fill as seq_fill
 from ..plan import TestPlan, once, purge_phase, steady_loop
 from ...results import TrackerKey
 from .summary import ActiveRangeResult, OpStudySummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 @dataclass(frozen=True)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ..spec import TestSpec
-from . import render
-from .run import RwOverTimeSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import RwOverTimeSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="rw-over-time", title="Random Write over Time, per Block Size",
     kind="study", order=3, summary=RwOverTimeSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=RwOverTimeSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "RwOverTimeSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="per block size: purge, then random writes as one continuous job, MB/s per interval",
 )

@@ -7,13 +7,16 @@ as one continuous job, throughput stored per interval (seed: 240 min per size, 1
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import BLOCK_SIZES, DURATION, PCT, TestSettings, key
 from ...units import bs_label, format_duration
 from ...workload import Workload
-from ..context import TestContext
 from ..plan import TestPlan, once, purge_phase
 from .summary import BlockSizeRun, RatePoint, RwOverTimeSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 

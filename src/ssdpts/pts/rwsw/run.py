@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...capture.model import WorkloadCapture, load
 from ...engines.fio_versions import IOLOG_CLAT_FIXED, parse_version
@@ -28,12 +29,14 @@ from ...units import bs_label
 from ...workload import JobMix, Workload
 from ...workload.trace import trace_tasks
 from .. import demand
-from ..context import TestContext
 from ..windows import window_summary
 from ..plan import TestPlan, once
 from .composite import (AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, split_threads,
                         stream_counts, whole_percents)
 from .summary import ReplayStep, RwswSummary, TraceReplay, WorkloadSource
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workloads/
 MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long

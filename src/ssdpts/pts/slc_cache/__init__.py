@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ..spec import TestSpec
-from . import render
-from .run import SlcCacheSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import SlcCacheSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="slc-cache", title="SLC Cache Size (sequential write from FOB)",
     kind="study", order=1, summary=SlcCacheSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=SlcCacheSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "SlcCacheSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="sequential 1 MiB writes over the whole capacity, MiB/s per interval; cache = bytes before the first drop",
 )

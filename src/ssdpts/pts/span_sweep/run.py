@@ -9,16 +9,19 @@ drives answer reads of unwritten LBAs without flash access), so the largest span
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...targets.sim import simulated
 from ...settings import BLOCK_SIZE, BOOL, Setting, TestSettings, key, list_of, size_ok
 from ...units import bs_label, parse_size
 from ...workload import Workload
-from ..context import TestContext
 from ..windows import window_summary
 from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import SpanPoint, SpanSweepSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 def _span_ok(v) -> bool:

@@ -3,16 +3,16 @@ MiB/s and max latency, slow regions and I/O errors."""
 
 from __future__ import annotations
 
-from ..spec import TestSpec
-from . import render
-from .run import SurfaceScanSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import SurfaceScanSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="surface-scan", title="Surface Scan (read / write-verify pass)",
     kind="study", order=20, summary=SurfaceScanSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=SurfaceScanSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "SurfaceScanSettings"),
     description="SEQ reads (or writes with fio verify) over the active range in regions: MiB/s and max latency "
                 "per region, slow regions, I/O errors",
 )

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import BLOCK_SIZE, FRACTION, POS_INT, SIZE, TestSettings, choice, key
 from ...targets.sim import simulated
 from ...units import bs_label
 from ...workload import Workload
-from ..context import TestContext
 from ..plan import TestPlan, once
 from .summary import ScanRegion, SurfaceScanSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 PHASE = "scan"
 MODES = ("read", "write-verify")

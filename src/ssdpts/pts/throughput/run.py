@@ -7,16 +7,19 @@ SEQ writes at that block size, then rounds of [SEQ read, SEQ write] until both b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...settings import BLOCK_SIZES, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
 from ..cells import cell_name
-from ..context import TestContext
 from ..windows import window_summary
 from ...results import TrackerKey
 from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from .summary import BlockSizeResult, ThroughputSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...records import from_data, to_data
@@ -18,10 +19,12 @@ from ...targets.filesystem import TrimRecord, refuse_without_discard, trim_devic
 from ...targets.resolve import prepare_file
 from ...units import bs_label
 from ...workload import Workload
-from ..context import TestContext
 from ..fill import fill_block_size_key, fill as seq_fill
 from ..plan import Phase, PlannedCell, TestPlan, once
 from .summary import AFTER, BEFORE, TrimRound, TrimStudySummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 TRIM_STEP = "trim"
 

@@ -15,6 +15,7 @@ for `precondition_multiple` x the active range): the drive's state carries over 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...targets.sim import SimTarget, simulated
 from ...settings import (BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, THREADS, Setting, TestSettings, choice, key,
@@ -22,10 +23,12 @@ from ...settings import (BLOCK_SIZE, BOOL, MULTIPLE, PCT, SIZE, THREADS, Setting
 from ...units import bs_label
 from ...workload import Workload
 from ...workload.spec import PAGE_CACHE_LABEL
-from ..context import TestContext
 from ..plan import TestPlan, once, purge_phase
 from ..slc_cache.summary import SlcCacheSummary
 from .summary import VariantResult, VariantsSummary, VariantWorkload
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 ALL = ("random", "compress50", "zero", "dsync", "ws-small", "ws-large", "buffered")
 LABELS = {

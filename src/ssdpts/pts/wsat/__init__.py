@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ..spec import TestSpec
-from . import render
-from .run import WsatSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import WsatSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 TEST = TestSpec(
     name="wsat", title="Write Saturation (WSAT)",
     kind="pts", order=4, summary=WsatSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=WsatSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "WsatSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="one continuous write job from fresh-out-of-box, cut into intervals; IOPS vs time and TGBW",
 )

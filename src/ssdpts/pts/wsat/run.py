@@ -10,6 +10,7 @@ drive fills (TGBW / capacity) for the x axes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...steady import evaluate
@@ -17,10 +18,12 @@ from ...settings import DURATION, MULTIPLE, TestSettings, choice, declared_defau
 from ...units import format_duration
 from ...workload import Workload
 from ...workload.spec import DEFAULT_PERCENTILES
-from ..context import TestContext
 from ..streaming import STREAM_ROUND_LIMIT
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import WsatInterval, WsatSummary, WsatWorkload
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 COMPOSITE_SPLIT = ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 1), (3584, 1), (4096, 67),
                    (8192, 10), (16384, 7), (32768, 3), (65536, 3))

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from ...capabilities import Capability
-from ..spec import TestSpec
-from . import render
-from .run import XsrSettings, plan, run
+from ..spec import TestSpec, deferred
 from .summary import XsrSummary
+
+part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
 
 
 TEST = TestSpec(
     name="xsr", title="Cross-Stimulus Recovery (XSR)",
     kind="pts", order=6, summary=XsrSummary,
-    run=run, plan=plan, renderers=render.RENDERERS,
-    settings=XsrSettings,
+    run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
+    settings=part("run", "XsrSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="SEQ 1024K writes, RND 8K writes, SEQ 1024K writes back to back; time to recover throughput",
 )

@@ -8,13 +8,16 @@ Recovery time = start of the first group-3 interval whose throughput is >= the g
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...records import from_data
 from ...settings import DURATION, DURATIONS, Setting, TestSettings, key
 from ...workload import Workload
-from ..context import TestContext
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import XsrGroup, XsrInterval, XsrSummary
+
+if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
+    from ..context import TestContext
 
 GROUPS = (("g1", "write", 1 << 20), ("g2", "randwrite", 8192), ("g3", "write", 1 << 20))
 
