@@ -104,26 +104,35 @@ check:
 	@$(PY) -c "import ssdpts, ssdpts._sim" 2>/dev/null || $(MAKE) setup
 	$(PY) -m pytest -q -p no:cacheprovider $(CHECK)
 
-# tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells, tests/vm ~3 min booting QEMU guests,
-# tests/test_resume_truth.py a real 60 s pause, tests/test_trace_stimulus.py and tests/oracle (the simulator against
-# its own truth, every test in two orders) a few minutes more: they run beside the rest of the suite rather than
-# after it (all must pass; their output follows the suite's). None shares devices (each makes its own loop
-# devices, zram devices and network namespaces of its own) with the rest. Tests never rely on a quiet machine.
+# Two groups wait on the clock or on an emulated machine and run beside the rest of the suite, each in a pytest
+# process of its own (all must pass; their output follows the suite's): tests/vm boots one QEMU guest (TCG) for
+# all its files (~11 min here); tests/test_real_shape.py spends ~4.5 min waiting on one-minute fio cells,
+# tests/test_resume_truth.py a real 60 s pause, tests/test_trace_stimulus.py and tests/oracle (the simulator
+# against its own truth, every test in two orders) a few minutes more. None shares devices (each makes its own
+# loop devices, zram devices and network namespaces) with the rest. Tests never rely on a quiet machine.
 # The rest runs in SUITE_WORKERS processes (pytest-xdist), each test file whole in one of them (its module
 # fixtures made once): most of the suite waits on fio cells and simulated runs, so two processes on two cores
 # take about half the time; a file's tests keep their order.
+# The Rust tests build in the test profile (opt-level 1, debug assertions on: the model's invariant checks run),
+# in half the time of a second fat-LTO release build; the Python suite tests the release build.
 # dist: tests/test_dist.py installs the wheel into a fresh venv without Rust.
-BESIDE = tests/test_real_shape.py tests/vm tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
+BESIDE_VM = tests/vm
+BESIDE_CLOCK = tests/test_real_shape.py tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
+BESIDE = $(BESIDE_VM) $(BESIDE_CLOCK)
 SUITE_WORKERS = 2
 test: setup system-test dist
-	$(CARGO_PATH) cargo test -q --release --manifest-path sim/Cargo.toml
-	@log=$$(mktemp); $(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE) >$$log 2>&1 & beside=$$!; \
-	trap 'kill $$beside 2>/dev/null; rm -f $$log' EXIT INT TERM; \
-	echo "$(PY) -m pytest -q -n $(SUITE_WORKERS) --dist loadfile $(BESIDE:%=--ignore=%)  ($(BESIDE) run beside it)"; \
+	$(CARGO_PATH) cargo test -q --manifest-path sim/Cargo.toml
+	@vmlog=$$(mktemp); clocklog=$$(mktemp); \
+	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE_VM) >$$vmlog 2>&1 & vm=$$!; \
+	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE_CLOCK) >$$clocklog 2>&1 & clock=$$!; \
+	trap 'kill $$vm $$clock 2>/dev/null; rm -f $$vmlog $$clocklog' EXIT INT TERM; \
+	echo "$(PY) -m pytest -q -n $(SUITE_WORKERS) --dist loadfile $(BESIDE:%=--ignore=%)  ($(BESIDE_VM) and $(BESIDE_CLOCK) run beside it)"; \
 	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider -n $(SUITE_WORKERS) --dist loadfile --durations=15 \
 		$(BESIDE:%=--ignore=%); rest=$$?; \
-	wait $$beside; besides=$$?; echo "--- $(BESIDE), run beside the suite:"; cat $$log; \
-	[ $$rest = 0 ] && [ $$besides = 0 ]
+	wait $$vm; vms=$$?; wait $$clock; clocks=$$?; \
+	echo "--- $(BESIDE_VM), run beside the suite:"; cat $$vmlog; \
+	echo "--- $(BESIDE_CLOCK), run beside the suite:"; cat $$clocklog; \
+	[ $$rest = 0 ] && [ $$vms = 0 ] && [ $$clocks = 0 ]
 
 bench: setup
 	$(PY) bench/overhead.py

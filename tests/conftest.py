@@ -30,6 +30,25 @@ def _can_make_devices() -> str | None:
 requires_devices = pytest.mark.skipif(_can_make_devices() is not None, reason=_can_make_devices() or "")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_end_report(request):
+    """A file marked `no_end_report` runs ssdpts with SSDPTS_REPORT=0: its runs skip the end-of-run HTML report
+    (about 1-3 s of plotting each, a fifth of the suite's CPU), because the file reads no report or writes the
+    one it checks with `ssdpts report`. Module scope, so the file's module fixtures' runs skip it too."""
+    if request.node.get_closest_marker("no_end_report") is None:
+        yield
+        return
+    before = os.environ.get("SSDPTS_REPORT")
+    os.environ["SSDPTS_REPORT"] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("SSDPTS_REPORT", None)
+        else:
+            os.environ["SSDPTS_REPORT"] = before
+
+
 SWAP_HEADER = 4096     # a swap area's first page: mkswap's header, which the kernel never rewrites while active
 
 

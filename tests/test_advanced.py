@@ -12,6 +12,8 @@ from conftest import HERE, requires_devices, run_completed, ssdpts, wait_for_rou
 from ssdpts.pts import registry
 from ssdpts.store import Store
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 run = run_completed
 

@@ -22,6 +22,8 @@ from ssdpts.render.context import CompareContext
 from ssdpts.render.matching import MIB_PER_MB, CompareOptions
 from ssdpts.render.toolkit import Artifacts
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 PROFILES = HERE / "profiles"
 SHARED = "iops,throughput,latency"          # compared; the claims' saturated and point bases read A's WSAT and DIRTH
 

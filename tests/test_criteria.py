@@ -18,6 +18,8 @@ from ssdpts.criteria.units import convert, unit
 from ssdpts.errors import SsdptsError
 from ssdpts.runresult.model import load_run
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 EXAMPLE = Path(cli.__file__).parent / "criteria" / "examples" / "datacenter.toml"
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 QUICKEST = str(HERE / "profiles" / "sim-registry.toml")

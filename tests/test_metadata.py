@@ -27,6 +27,8 @@ from ssdpts.targets.purge import PurgeRecord
 from ssdpts.targets.sim import SimTarget
 from ssdpts.workload import Workload
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 
 

@@ -38,6 +38,8 @@ from ssdpts.targets.facts import block_facts
 from ssdpts.targets.record import TargetRecord
 from ssdpts.workload import Workload
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 BLKIO = Path("/sys/fs/cgroup/blkio")
 needs_blkio = pytest.mark.skipif(not (BLKIO / "cgroup.procs").exists(), reason="no cgroup v1 blkio controller")
 HOGS = 4 * (os.cpu_count() or 1)      # cpuio jobs at 100 %: every CPU has several to run

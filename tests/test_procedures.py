@@ -18,6 +18,8 @@ from ssdpts.runoptions import SeedChoice
 from ssdpts.units import bs_label
 from ssdpts.workload import Workload, render
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 # --- latency: block-size inner loop 8 -> 4 -> 0.5 KiB --------------------------------------------------
 

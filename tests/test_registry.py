@@ -16,6 +16,8 @@ from ssdpts.pts import registry
 from ssdpts.pts.spec import Summary
 from ssdpts.targets import open_target
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 QUICKEST = HERE / "profiles" / "sim-registry.toml"
 SIM = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 

@@ -9,6 +9,8 @@ from ssdpts.pts import registry
 from ssdpts.results import TrackerKey
 from ssdpts.store import Store
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 def run_id_of(p) -> str:
     return p.stdout.strip().splitlines()[-1]

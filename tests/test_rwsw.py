@@ -15,6 +15,8 @@ from ssdpts.pts.rwsw.run import CARRIED_FRACTION, stream_iops
 from ssdpts.store import Store
 from ssdpts.workload import Workload, render
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 TINY = HERE / "profiles" / "tiny.toml"
 
 

@@ -27,6 +27,8 @@ from ssdpts.engines.stimulus import judge
 from ssdpts.workload import Workload
 from ssdpts.workload.trace import MAGIC, RECORD, read_trace, trace_tasks
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 # random page reads beside a scan, random page writes, each job its own process (3 issuing tasks)
 MIX = ["--name=rr", "--rw=randread", "--bs=4k", "--iodepth=2", "--number_ios=500", "--rate_iops=250",
        "--name=sr", "--rw=read", "--bs=128k", "--iodepth=1", "--number_ios=200", "--rate_iops=100",

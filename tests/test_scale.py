@@ -13,6 +13,8 @@ from ssdpts.pts import registry
 from ssdpts.results import TrackerKey
 from ssdpts.store import Store
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 needs_netns = pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) is not installed")
 
 

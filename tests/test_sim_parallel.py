@@ -20,6 +20,8 @@ from ssdpts.simdrive.truth import truth
 from ssdpts.store import Store
 from ssdpts.targets.sim import SimTarget
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 CLIENT = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"                   # 1 GiB sim:client
 ENTERPRISE = f"sim:{HERE / 'profiles' / 'sim-small-enterprise.toml'}"    # 1 GiB sim:enterprise
 TESTS = ("iops", "throughput")

@@ -13,6 +13,8 @@ from ssdpts.engines.results import CellResult, DirStats
 from ssdpts.engines.stimulus import OVERLAP_SHARE, Stimulus, judge
 from ssdpts.workload import Workload
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 HERE = Path(__file__).parent
 TINY = str(HERE / "profiles" / "tiny.toml")
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"

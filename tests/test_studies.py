@@ -11,6 +11,8 @@ from ssdpts.targets import open_target
 from ssdpts.targets.sim import SimTarget, open_sim_target
 from ssdpts.units import bs_label
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 STUDIES = "slc-cache,bs-sweep,rw-over-time,op-study,variants,fresh-peak"
 
 
@@ -31,7 +33,7 @@ def sim_slc_capacity_after_purge() -> int:
 
 @pytest.fixture(scope="module")
 def sim_run(tmp_path_factory):
-    """All six studies in one run on the simulated client SSD (the run also writes the report)."""
+    """All six studies in one run on the simulated client SSD (its report is written by the test below)."""
     results = tmp_path_factory.mktemp("sim-studies")
     from conftest import TINY
 

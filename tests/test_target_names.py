@@ -17,6 +17,8 @@ from ssdpts.targets.remote import remote_target
 from ssdpts.workload import Workload, render
 from ssdpts.workload.fio import filename_value
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -22,6 +22,8 @@ from ssdpts.records import from_data, to_data
 from ssdpts.runresult.model import load_run
 from ssdpts.store import RunFilter, Store
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 SIM_SMALL = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 
 

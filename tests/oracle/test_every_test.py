@@ -15,6 +15,8 @@ from ssdpts.simdrive.truth import sample_job
 sys.path.insert(0, str(Path(__file__).parent))
 from oracle_truth import ORACLE_PROFILE, SMALL_SIM, SteadyClaim, final_drive, steady_claims  # noqa: E402
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 # what ran before changes these by design: they measure the drive as it is (no purge of their own)
 AS_FOUND = {"surface-scan": "reads the drive as it is", "span-sweep": "starts on the drive as it is"}
 # figures that depend on the drive's past by design: a purge keeps wear (as a real one does)

@@ -17,6 +17,8 @@ from ssdpts.simdrive.truth import truth
 sys.path.insert(0, str(Path(__file__).parent))
 from oracle_truth import PROFILES  # noqa: E402
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 MIB, GIB = 2**20, 2**30
 
 

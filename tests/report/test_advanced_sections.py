@@ -18,6 +18,8 @@ from ssdpts.report.compare import write_compare
 from ssdpts.report.html import write_report
 from ssdpts.store import Store
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 TESTS = ("wsat", "hir", "xsr", "dirth", "cbw")
 
 

@@ -24,6 +24,8 @@ from ssdpts.steady import evaluate
 from ssdpts.store import Store
 from ssdpts.targets.purge import PurgeRecord
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 TESTS = "iops,throughput,latency"
 
 

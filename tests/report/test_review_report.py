@@ -20,6 +20,8 @@ from ssdpts.report.html import write_report
 from ssdpts.report.headline import headlines_of_run
 from ssdpts.store import Store
 
+pytestmark = pytest.mark.no_end_report    # writes the report it checks (tests/conftest.py)
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "fio-interval-logs"
 
 
