@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="bs-sweep", title="Block-Size Sweep (fresh and used)",
     kind="study", order=2, summary=BsSweepSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "BsSweepSettings"),
+    settings=part("settings", "BsSweepSettings"),
     description="MB/s of SEQ/RND read and write per block size, on a fresh and on a used drive",
 )

@@ -11,7 +11,7 @@ TEST = TestSpec(
     name="cbw", title="Composite Block Size Workload (CBW)",
     kind="pts", order=8, summary=CbwSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "CbwSettings"),
+    settings=part("settings", "CbwSettings"),
     description="JEDEC composite block sizes and access zones over thread counts × queue depths; "
                 "reads and writes apart",
 )

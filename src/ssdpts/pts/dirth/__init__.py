@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="dirth", title="Demand Intensity / Response Time Histogram (DIRTH)",
     kind="pts", order=7, summary=DirthSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "DirthSettings"),
+    settings=part("settings", "DirthSettings"),
     description="one block size and R/W mix over thread counts × queue depths; latency vs IOPS, operating points",
 )

@@ -14,6 +14,6 @@ TEST = TestSpec(
     kind="study", order=22, summary=FileReuseSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
     # a local file system; run() also refuses a local block device, in one line
-    settings=part("run", "FileReuseSettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
+    settings=part("settings", "FileReuseSettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
     description="the file removed and created by fio, the same workloads on it reused, optionally deleted and created again",
 )

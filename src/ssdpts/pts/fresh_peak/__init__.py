@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="fresh-peak", title="Fresh-Out-of-Box Peak vs Steady State",
     kind="study", order=6, summary=FreshPeakSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "FreshPeakSettings"),
+    settings=part("settings", "FreshPeakSettings"),
     description="short RND 4 KiB read and write at high TC x QD right after the purge, beside the steady state",
 )

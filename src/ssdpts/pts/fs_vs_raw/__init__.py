@@ -12,6 +12,6 @@ TEST = TestSpec(
     name="fs-vs-raw", title="File System vs Raw Device",
     kind="study", order=20, summary=FsVsRawSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "FsVsRawSettings"), needs=frozenset({Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM}),
+    settings=part("settings", "FsVsRawSettings"), needs=frozenset({Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM}),
     description="the same workloads on the raw device and on a file in a file system made on it (destroys data)",
 )

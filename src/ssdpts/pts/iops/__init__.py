@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="iops", title="IOPS – Block Size x R/W Mix Matrix",
     kind="pts", order=1, summary=IopsSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "IopsSettings"),
+    settings=part("settings", "IopsSettings"),
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

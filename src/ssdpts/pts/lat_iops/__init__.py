@@ -12,7 +12,7 @@ TEST = TestSpec(
     name="lat-iops", title="Latency vs IOPS (reviewers’ sweep)",
     kind="study", order=7, summary=LatIopsSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "LatIopsSettings"),
+    settings=part("settings", "LatIopsSettings"),
     description="block sizes × R/W mixes × thread counts × queue depths in fixed rounds; mean, p99, p99.9, "
                 "p99.99 and max latency vs IOPS per direction",
 )

@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="op-study", title="Over-Provisioning: Steady-State Random Write vs Active Range",
     kind="study", order=4, summary=OpStudySummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "OpStudySettings"),
+    settings=part("settings", "OpStudySettings"),
     description="per active range: purge, WIPC, random 4 KiB writes to steady state; the unused rest is extra spare",
 )

@@ -12,7 +12,7 @@ TEST = TestSpec(
     name="purge-study", title="Purge-Method Study (how close each method returns to FOB)",
     kind="study", order=21, summary=PurgeStudySummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "PurgeStudySettings"),
+    settings=part("settings", "PurgeStudySettings"),
     description="per method (purge, TRIM, zero-fill, none): dirty the drive, apply it, RND 4K write bursts; "
                 "IOPS as a share of the level after the SNIA purge",
 )

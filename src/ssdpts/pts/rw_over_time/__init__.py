@@ -12,7 +12,7 @@ TEST = TestSpec(
     name="rw-over-time", title="Random Write over Time, per Block Size",
     kind="study", order=3, summary=RwOverTimeSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "RwOverTimeSettings"),
+    settings=part("settings", "RwOverTimeSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="per block size: purge, then random writes as one continuous job, MB/s per interval",
 )

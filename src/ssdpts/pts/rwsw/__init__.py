@@ -11,7 +11,7 @@ TEST = TestSpec(
     name="rwsw", title="Real World Storage Workload (RWSW)",
     kind="pts", order=9, summary=RwswSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "RwswSettings"),
+    settings=part("settings", "RwswSettings"),
     description="a captured workload's top IO streams as one composite: preconditioning, thread counts × "
                 "queue depths, then the capture's steps replayed",
 )

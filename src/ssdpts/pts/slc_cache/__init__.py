@@ -12,7 +12,7 @@ TEST = TestSpec(
     name="slc-cache", title="SLC Cache Size (sequential write from FOB)",
     kind="study", order=1, summary=SlcCacheSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "SlcCacheSettings"),
+    settings=part("settings", "SlcCacheSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="sequential 1 MiB writes over the whole capacity, MiB/s per interval; cache = bytes before the first drop",
 )

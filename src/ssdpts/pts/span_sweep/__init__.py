@@ -12,6 +12,6 @@ TEST = TestSpec(
     name="span-sweep", title="Span Sweep: Random Read IOPS vs LBA Span",
     kind="study", order=23, summary=SpanSweepSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "SpanSweepSettings"),
+    settings=part("settings", "SpanSweepSettings"),
     description="SEQ fill of the largest span, then RND reads (and optionally writes) over growing spans",
 )

@@ -12,7 +12,7 @@ TEST = TestSpec(
     name="surface-scan", title="Surface Scan (read / write-verify pass)",
     kind="study", order=20, summary=SurfaceScanSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "SurfaceScanSettings"),
+    settings=part("settings", "SurfaceScanSettings"),
     description="SEQ reads (or writes with fio verify) over the active range in regions: MiB/s and max latency "
                 "per region, slow regions, I/O errors",
 )

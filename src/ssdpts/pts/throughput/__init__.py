@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="throughput", title="Throughput – Sequential Read and Write",
     kind="pts", order=2, summary=ThroughputSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "ThroughputSettings"),
+    settings=part("settings", "ThroughputSettings"),
     description="SEQ read and write per block size (own purge and WIPC each); MiB/s and MB/s in the window",
 )

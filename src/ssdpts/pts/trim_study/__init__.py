@@ -12,6 +12,6 @@ TEST = TestSpec(
     name="trim-study", title="TRIM: Duration and Performance Before and After",
     kind="study", order=21, summary=TrimStudySummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "TrimStudySettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
+    settings=part("settings", "TrimStudySettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
     description="fill, RND write/read rounds, TRIM timed (blkdiscard; fstrim for a file), the same rounds after",
 )

@@ -11,6 +11,6 @@ TEST = TestSpec(
     name="variants", title="Workload Variants: Data Pattern, O_DSYNC, Page Cache, Working Set",
     kind="study", order=5, summary=VariantsSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "VariantsSettings"),
+    settings=part("settings", "VariantsSettings"),
     description="one workload in several variants back to back: data pattern, O_DSYNC, buffered, working set",
 )

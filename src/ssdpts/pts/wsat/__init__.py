@@ -12,7 +12,7 @@ TEST = TestSpec(
     name="wsat", title="Write Saturation (WSAT)",
     kind="pts", order=4, summary=WsatSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "WsatSettings"),
+    settings=part("settings", "WsatSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="one continuous write job from fresh-out-of-box, cut into intervals; IOPS vs time and TGBW",
 )

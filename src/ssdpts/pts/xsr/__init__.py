@@ -13,7 +13,7 @@ TEST = TestSpec(
     name="xsr", title="Cross-Stimulus Recovery (XSR)",
     kind="pts", order=6, summary=XsrSummary,
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "XsrSettings"),
+    settings=part("settings", "XsrSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="SEQ 1024K writes, RND 8K writes, SEQ 1024K writes back to back; time to recover throughput",
 )
