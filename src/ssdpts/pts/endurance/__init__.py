@@ -8,13 +8,12 @@ from __future__ import annotations
 from ...capabilities import Capability
 from ..spec import TestSpec, deferred
 from .settings import WORKLOADS, EnduranceSettings
-from .summary import EnduranceSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="endurance", title="Endurance (sustained writes, wear and WAF projection)",
-    kind="endurance", order=1, summary=EnduranceSummary,
+    kind="endurance", order=1, summary=part("summary", "EnduranceSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
     settings=EnduranceSettings,
     needs=frozenset({Capability.STREAMING, Capability.HEALTH}),
