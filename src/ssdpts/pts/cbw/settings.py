@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...settings import declared_default
-from .. import demand
+from ..demand_settings import SweepSettings
 
 
 @dataclass(frozen=True)
-class CbwSettings(demand.SweepSettings):
-    read_pct: int = declared_default(demand.SweepSettings, "read_pct", 40)
+class CbwSettings(SweepSettings):
+    read_pct: int = declared_default(SweepSettings, "read_pct", 40)

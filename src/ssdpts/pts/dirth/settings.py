@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...settings import BLOCK_SIZE, key
-from .. import demand
+from ..demand_settings import SweepSettings
 
 
 @dataclass(frozen=True)
-class DirthSettings(demand.SweepSettings):
+class DirthSettings(SweepSettings):
     block_size: int = key(BLOCK_SIZE, "8k", "block size of the sweep's random I/O")

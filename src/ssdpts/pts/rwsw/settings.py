@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
-from .. import demand
+from ..demand_settings import DemandSettings
 
 
 MAX_STREAMS = 64
 
 
 @dataclass(frozen=True)
-class RwswSettings(demand.DemandSettings):
+class RwswSettings(DemandSettings):
     workload: str = key(Setting("a workload file (ssdpts capture --out) or a shipped workload's name",
                                 lambda v: isinstance(v, str)), "",
                         "the captured workload: a *.workload.json path, or a name under ssdpts/workloads/")
