@@ -29,16 +29,17 @@ import tempfile
 from dataclasses import dataclass
 
 # Limits: median CPU of the command / median CPU of `python -c pass`. Measured on the 2-core VM beside other
-# busy jobs (load 2-7; python -c pass: 9-11 ms CPU, 8.5 MiB), from compiled bytecode. Before lazy imports every
+# busy jobs (load 0.8-2.2; python -c pass: 9 ms CPU, 8.4 MiB), from compiled bytecode. Before lazy imports every
 # command took 710-890 ms (ratio 52-64) and 38-72 MiB at load 13; before the store, the test registry and the
 # tests' run and render modules were imported only where used: --help 103 ms, list 109, show 186, check 181,
-# info 114, plan 230 (same bytecode cache, load 5-6).
-LIGHT_RATIO_MAX = 11.0         # --help 46-51 ms (4.7-5.2), list 64-68 ms (6.4-7.0), other --help 45-83 ms (≤ 7.8)
-MODULE_HELP_RATIO_MAX = 23.0   # --help of plan 93-118 ms (9.4-11.5), endurance 145-167 ms (15.6-16.3)
+# info 114, plan 230 (same bytecode cache, load 5-6); before each test's settings and summary were imported apart
+# from its run module: show 151-155 ms, check 139-143, info 80-83, plan 212, endurance --help 148-152 (load 1-2).
+LIGHT_RATIO_MAX = 11.0         # --help 48 ms (5.0-5.2), list 62-63 ms (6.6-6.8), other --help 46-67 ms (≤ 7.2)
+MODULE_HELP_RATIO_MAX = 20.0   # --help of plan 83 ms (8.8-8.9), endurance 133-134 ms (14.0-14.5)
 MODULE_HELP = ("plan", "endurance")    # their modules import the plan records, profiles and settings up front
-RUN_READING_RATIO_MAX = 24.0   # show 157-176 ms (16.1-17.3), check 143-159 ms (14.8-15.6): store, the run's tests
-INFO_RATIO_MAX = 13.0          # info sim:client 81-93 ms (8.3-9.9): the target and the simulator's model
-PLAN_RATIO_MAX = 31.0          # plan 204-233 ms (21.5-22.0): validating the profile imports every test's settings
+RUN_READING_RATIO_MAX = 20.0   # show 138-139 ms (14.6-15.0), check 130-132 ms (14.0): store, the run's tests
+INFO_RATIO_MAX = 12.0          # info sim:client 76 ms (8.1): the target and the simulator's model
+PLAN_RATIO_MAX = 21.0          # plan 138-149 ms (14.6-16.0): every test's settings, the planned tests' run modules
 
 
 @dataclass(frozen=True)

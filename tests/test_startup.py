@@ -122,6 +122,7 @@ def test_the_command_line_starts_without_the_store():
 NOT_FOR_READING = ("matplotlib", "numpy", "jinja2", "ssdpts.runner", "ssdpts.report.core", "ssdpts.analyze",
                    "ssdpts.targets.resolve", "ssdpts.engines.fio", "ssdpts.engines.sim")
 TEST_PACKAGES = tuple(f"ssdpts.pts.{m.name}" for m in pkgutil.iter_modules(ssdpts.pts.__path__) if m.ispkg)
+RUN_MODULES = tuple(f"{package}.run" for package in TEST_PACKAGES)     # how each test runs: its round loop
 
 
 @pytest.fixture(scope="module")
@@ -144,12 +145,14 @@ def test_listing_runs_decodes_no_cell_and_imports_no_test(stored_run):
 @pytest.mark.parametrize("args", [["show"], ["show", "--json"], ["check"], ["check", "--json"]],
                          ids=["show", "show --json", "check", "check --json"])
 def test_reading_a_run_imports_only_the_tests_it_holds(stored_run, args):
-    """`show` and `check` import the packages of the run's tests (iops here), no other test; only `show`'s text
+    """`show` and `check` import the packages of the run's tests (iops here), no other test, and no test's run
+    module (the conformance verdict reads the test's settings from its settings module); only `show`'s text
     draws (the test's text renderer), and nothing imports plotting, arrays, the runner or the report."""
     results, run_id = stored_run
     drawing = ("ssdpts.pts.iops.render", "ssdpts.render.context")
     imported, _ = _imported([args[0], run_id, *args[1:], "--results", results],
-                            heavy=(*NOT_FOR_READING, *TEST_PACKAGES, *drawing), codes=(0, 1))
+                            heavy=(*NOT_FOR_READING, *TEST_PACKAGES, *RUN_MODULES, "ssdpts.pts.context",
+                                   "ssdpts.pts.rounds", *drawing), codes=(0, 1))
     draws = list(drawing) if args == ["show"] else []
     assert imported == sorted(["ssdpts.pts.iops", *draws])
 
@@ -162,3 +165,33 @@ def test_every_deferred_part_of_a_test_resolves():
         assert spec.plan is None or callable(spec.plan), name
         assert isinstance(spec.settings, type), name
         assert spec.renderers is None or isinstance(spec.renderers, Renderers), name
+
+
+def test_every_tests_settings_load_without_how_it_runs():
+    """Validating a profile builds every test's settings (`plan`, `check`, `run` refuse a contradictory profile
+    whatever it runs): each test declares them in a light module, apart from its run module and the round loop."""
+    running = (*RUN_MODULES, "ssdpts.pts.context", "ssdpts.pts.rounds", "ssdpts.runner")
+    probe = ("import json, sys\n"
+             "from ssdpts.pts.registry import tests\n"
+             "declared = [spec.settings for spec in tests().values()]\n"
+             f"print(json.dumps(sorted(m for m in {running!r} if m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def test_plan_imports_only_the_run_modules_of_the_tests_it_plans():
+    """`plan` checks every test's settings against the profile but imports how a test runs (its plan function)
+    only for the tests it plans: pts-enterprise's iops, throughput and latency."""
+    imported, listing = _imported(["plan"], heavy=RUN_MODULES)
+    assert imported == ["ssdpts.pts.iops.run", "ssdpts.pts.latency.run", "ssdpts.pts.throughput.run"]
+    assert "IOPS" in listing
+
+
+def test_a_refused_profile_imports_no_run_module(tmp_path):
+    """A profile with a key no test declares is refused from the settings declarations alone."""
+    profile = tmp_path / "typo.toml"
+    profile.write_text("[tests.iops]\nno_such_key = 3\n")
+    probe = PROBE.format(heavy=RUN_MODULES, args=["plan", "--profile", str(profile)])
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert p.returncode == 2 and "no_such_key" in p.stderr
+    assert json.loads(p.stdout.rpartition("MODULES ")[2]) == []

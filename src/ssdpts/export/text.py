@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 from ..conformance import Verdict
-from ..doctor import recorded_checks
+from ..findings import recorded_checks
 from ..results import SteadyResult
 from ..pts.resume import resume_lines
-from ..targets.purge import PurgeRecord
+from ..targets.record import PurgeRecord
 from ..workload.ioengine import recorded_text
 from ..runresult.coverage import coverage_lines
 from ..runresult.model import RunResult, TestResult

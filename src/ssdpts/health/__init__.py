@@ -20,12 +20,24 @@ import re
 import shutil
 import subprocess
 import time
+from typing import TYPE_CHECKING, Any
 
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
-from .projection import deltas, project
-from .record import HealthSnapshot
+
+if TYPE_CHECKING:
+    from .record import HealthSnapshot
 
 __all__ = ["snapshot", "deltas", "project", "FIELDS", "brief"]
+
+
+def __getattr__(name: str) -> Any:
+    """`deltas` and `project` (projection.py), imported when first named: the store reads a stored snapshot
+    (health.record) without the wear arithmetic."""
+    if name in ("deltas", "project"):
+        from . import projection
+        return getattr(projection, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 TIMEOUT_S = 30
 # virtual block devices: no SMART, no health log (the name says so before any tool is asked)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ _REPORTED = ("host_written_bytes", "host_read_bytes", "media_written_bytes", "pe
 
 @lru_cache(maxsize=1)
 def table() -> dict:
+    import tomllib     # here: a stored run's health is read (show) without parsing a drive's table
     return tomllib.loads(TABLE.read_text())
 
 

@@ -10,18 +10,21 @@ stored rounds (windows.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Callable
 
-from ..engines.interface import Engine
 from ..records import from_data, to_data
 from ..settings import TestSettings
-from ..store import Store
 from ..targets import Target
 from .cells import CellBuilder
-from .purging import Purger
-from .rounds import Rounds
-from .streaming import Streams
+
+if TYPE_CHECKING:     # annotations only, and the jobs below are imported when first used: a plan runs none
+    from ..engines.interface import Engine
+    from ..store import Store
+    from .purging import Purger
+    from .rounds import Rounds
+    from .streaming import Streams
 
 
 @dataclass
@@ -39,14 +42,26 @@ class TestContext:
     # (a test package importing the registry would be an import cycle: the registry imports every test)
     decode_summary: Callable[[str, dict], object] | None = None
 
-    # the jobs, each a small class over this context
-    cells: CellBuilder = field(init=False, repr=False, compare=False)
-    purger: Purger = field(init=False, repr=False, compare=False)
-    rounds: Rounds = field(init=False, repr=False, compare=False)
-    streams: Streams = field(init=False, repr=False, compare=False)
+    # the jobs, each a small class over this context, built when first used (`plan` builds cells only: its
+    # TestContext imports neither the round loop nor the store)
+    @cached_property
+    def cells(self) -> CellBuilder:
+        return CellBuilder(self)
 
-    def __post_init__(self) -> None:
-        self.cells, self.purger, self.rounds, self.streams = CellBuilder(self), Purger(self), Rounds(self), Streams(self)
+    @cached_property
+    def purger(self) -> Purger:
+        from .purging import Purger
+        return Purger(self)
+
+    @cached_property
+    def rounds(self) -> Rounds:
+        from .rounds import Rounds
+        return Rounds(self)
+
+    @cached_property
+    def streams(self) -> Streams:
+        from .streaming import Streams
+        return Streams(self)
 
     def _ph(self, phase: str) -> str:
         return self.scope + phase

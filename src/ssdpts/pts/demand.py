@@ -22,38 +22,18 @@ The sweep engine itself (the TC x QD grid, point naming, a point's window averag
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, ClassVar, Sequence, TypeVar
 
 from ..engines.results import CellResult, merge_bins
-from ..settings import DURATION, IODEPTH, PCT, THREADS, TestSettings, key, list_of
-from ..targets.purge import PurgeRecord
+from ..targets.record import PurgeRecord
 from ..workload import Workload
-from .context import TestContext
-from .windows import window_summary
-from .plan import Phase, TestPlan, once, purge_phase, steady_loop
 from ..results import CellWindow, Latency, SteadyResult, TrackerKey
+from .demand_settings import DemandSettings, SweepSettings  # noqa: F401  (still importable from here)
 from .spec import Summary
 
-
-
-@dataclass(frozen=True)
-class DemandSettings(TestSettings):
-    """The profile keys of every demand sweep (DIRTH, CBW, RWSW)."""
-
-    thread_counts: tuple[int, ...] = key(list_of(THREADS), [1, 2, 4, 8, 16, 32], "thread counts (TC) swept")
-    queue_depths: tuple[int, ...] = key(list_of(IODEPTH), [1, 2, 4, 8, 16, 32], "queue depths (QD) swept")
-    precondition_time: float = key(DURATION, "30m", "one preconditioning round at the largest TC/QD (cut into cells)")
-    latency_limit: float = key(DURATION, "5ms", "the Max operating point's mean latency limit")
-    prewrite_time: float = key(DURATION, "5m", "writes at the largest TC/QD before every sweep round")
-    operating_prewrite_time: float = key(DURATION, "60m", "writes at an operating point's TC/QD before its measurement")
-    operating_measure_time: float = key(DURATION, "10m", "an operating point's logged measurement")
-
-
-@dataclass(frozen=True)
-class SweepSettings(DemandSettings):
-    """[tests.dirth] and [tests.cbw]: a sweep of one operator-chosen R/W mix; each test declares its read_pct."""
-
-    read_pct: int = key(PCT, 65, "read share of the sweep's I/O")
+if TYPE_CHECKING:     # the sweep's records and settings are read without the round loop (show, plan's checks)
+    from .context import TestContext
+    from .plan import Phase, TestPlan
 
 OPERATING_POINTS = ("max", "mid", "min")
 
@@ -235,6 +215,7 @@ def sweep(ctx: TestContext, prefix: str, make_cell: MakeCell, summary_type: type
           **extra) -> S:
     """Run the procedure with the test's cells; its summary_type(**shared results, **extra). writes_only=False:
     preconditioning and pre-writes run the test's own mix (summary_type.PREWRITE says so)."""
+    from .windows import window_summary     # here, not above: reading a sweep's records needs no store rounds
     sc = sweep_cells(ctx, prefix, make_cell, writes_only)
     purge = ctx.purger.purge()
     pc = ctx.rounds.run_to_steady_state("pc", sc.preconditioning, [sc.pc_tracker])
@@ -280,6 +261,7 @@ def plan(ctx: TestContext, test: str, prefix: str, make_cell: MakeCell, pattern:
 
     The operating points' TC/QD come from the sweep's results, so the plan shows Max and Mid at the largest
     TC/QD and Min at the smallest; their durations do not depend on that choice."""
+    from .plan import TestPlan, once, purge_phase, steady_loop
     writes_only = prewrite == DemandSummary.PREWRITE
     sc = sweep_cells(ctx, prefix, make_cell, writes_only)
     big, small = (sc.thread_counts[0], sc.queue_depths[0]), (sc.thread_counts[-1], sc.queue_depths[-1])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, TypeVar
 
-from ..targets.purge import PurgeRecord
+from ..targets.record import PurgeRecord
 from ..results import CellWindow, SteadyResult
 from ..errors import SsdptsError
 from ..settings import BLOCK_SIZES, PCTS, TRACK, TestSettings, declarations, declared_default, key

@@ -74,8 +74,9 @@ def deferred(package: str) -> Callable[[str, str], Deferred]:
 
 @dataclass(frozen=True)
 class TestSpec:
-    """`run`, `settings`, `renderers` and `plan` may be given as `Deferred`: each is imported the first time it
-    is read, and is then the object itself."""
+    """`summary`, `run`, `settings`, `renderers` and `plan` may be given as `Deferred`: each is imported the
+    first time it is read, and is then the object itself (`plan` validates every test's settings without
+    importing their summaries; `show` decodes the summaries of the run's tests only)."""
 
     name: str
     title: str

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from ..engines.results import CellResult, DirStats, merge_bins, percentile_from_bins
 from ..records import from_data
 from ..results import CellWindow, Latency
-from ..store import RoundRecord
 from ..workload import Workload
+
+if TYPE_CHECKING:     # annotations only: `plan` imports the tests' run modules, not the store or cell results
+    from ..engines.results import CellResult, DirStats
+    from ..store import RoundRecord
+
 
 def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) -> dict[str, CellWindow]:
     """Per cell: the measurement-window averages SNIA reports (and max / merged-histogram percentiles)."""
@@ -28,6 +31,7 @@ def window_summary(rounds: Sequence[RoundRecord], window_rounds: Sequence[int]) 
 
 
 def _latency(stats: list, n: int) -> Latency | None:
+    from ..engines.results import merge_bins, percentile_from_bins
     ios = sum(s.ios for s in stats)
     if not ios:
         return None

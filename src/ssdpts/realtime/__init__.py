@@ -4,7 +4,6 @@ and nothing else of ssdpts, so a helper starts in a few ms (`python -m ssdpts.re
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -14,6 +13,8 @@ import sys
 def die_with_parent() -> None:
     """For `preexec_fn`: the child gets SIGKILL when the process that started it ends, even by SIGKILL
     (an orphan fio would keep writing to the device; an orphan helper would hold its gates)."""
+    import ctypes     # here: every command reads realtime.timing's constants, few start a helper
+
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 

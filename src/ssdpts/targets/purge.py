@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import asdict, dataclass
 from typing import Callable
 
 from ..errors import SsdptsError
@@ -20,24 +19,13 @@ from . import sysfs
 from .base import HYPOTHETICAL, Target
 from .facts import DeviceFacts
 from .identify import LbaFormat
+from .record import PurgeRecord
 from .sysfs import SysRoots
 
 METHODS = ("auto", "nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "trim", "none")
 # SNIA purge families (SECURITY ERASE, FORMAT UNIT, sanitize); the simulated drive's purge models one.
 # A file's truncate + fallocate and TRIM never are: the device below keeps its internal state.
 SNIA_PURGES = {"nvme-sanitize", "nvme-format", "ata-secure-erase", "sg-format", "sim-purge"}
-
-
-@dataclass
-class PurgeRecord:
-    method: str
-    snia_purge: bool
-    command: str
-    seconds: float
-    note: str = ""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def _run(cmd: list[str], timeout: float | None = None) -> str:

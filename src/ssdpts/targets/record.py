@@ -4,7 +4,7 @@ the stored data, so an export of an old run shows its target as it was stored.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -66,3 +66,17 @@ class TargetRecord:
     def drives(self) -> list[TargetRecord]:
         """The drives this target stands for: a set's members, else itself (`Target.drives`)."""
         return list(self.members) or [self]
+
+
+@dataclass
+class PurgeRecord:
+    """How the target was purged (targets/purge.py does it): stored in tests' summaries, read without the purge."""
+
+    method: str
+    snia_purge: bool
+    command: str
+    seconds: float
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -10,7 +10,6 @@ and committing leaves an orphan newer file, never a database ahead of or behind 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -20,6 +19,11 @@ from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime.timing import CHECKPOINT_EVERY_S
 from .base import Target
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib     # here: opening a simulated drive (plan, info) checks no checkpoint
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
@@ -57,7 +61,7 @@ class SimTarget(Target):
                 raise SsdptsError(f"the simulated drive's checkpoint {path} is missing: this run cannot be resumed "
                                   "on the same drive state; start a new run")
             data = path.read_bytes()
-            if hashlib.sha256(data).hexdigest() != committed["sha256"]:
+            if _sha256(data) != committed["sha256"]:
                 raise SsdptsError(f"the simulated drive's checkpoint {path} does not match the database; "
                                   "start a new run")
             self.drive = SimDrive.restore(data)
@@ -88,7 +92,7 @@ class SimTarget(Target):
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.state_dir / name)
-        return {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        return {"file": name, "sha256": _sha256(data), "bytes": len(data)}
 
     def checkpoint_committed(self, checkpoint: dict) -> None:
         """The database now names `checkpoint`: the run's other state files are no longer needed."""

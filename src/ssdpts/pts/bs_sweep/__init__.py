@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import BsSweepSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="bs-sweep", title="Block-Size Sweep (fresh and used)",
-    kind="study", order=2, summary=BsSweepSummary,
+    kind="study", order=2, summary=part("summary", "BsSweepSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "BsSweepSettings"),
+    settings=part("settings", "BsSweepSettings"),
     description="MB/s of SEQ/RND read and write per block size, on a fresh and on a used drive",
 )

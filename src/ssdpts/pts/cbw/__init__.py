@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import CbwSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="cbw", title="Composite Block Size Workload (CBW)",
-    kind="pts", order=8, summary=CbwSummary,
+    kind="pts", order=8, summary=part("summary", "CbwSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "CbwSettings"),
+    settings=part("settings", "CbwSettings"),
     description="JEDEC composite block sizes and access zones over thread counts × queue depths; "
                 "reads and writes apart",
 )

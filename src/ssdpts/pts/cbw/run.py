@@ -11,20 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import declared_default
 from ...workload import Workload
 from .. import demand
 from ..plan import TestPlan
 from ..wsat.run import COMPOSITE_ZONES, composite_split
 from .summary import BlockSizes, CbwSummary
+from .settings import CbwSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-@dataclass(frozen=True)
-class CbwSettings(demand.SweepSettings):
-    read_pct: int = declared_default(demand.SweepSettings, "read_pct", 40)
 
 
 @dataclass

@@ -6,23 +6,17 @@ One operator-chosen block size and R/W mix (default RND 8 KiB 65/35). TC = fio n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import BLOCK_SIZE, key
 from ...units import bs_label
 from ...workload import Workload
 from .. import demand
 from ..plan import TestPlan
 from .summary import DirthSummary
+from .settings import DirthSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-@dataclass(frozen=True)
-class DirthSettings(demand.SweepSettings):
-    block_size: int = key(BLOCK_SIZE, "8k", "block size of the sweep's random I/O")
 
 
 def cell_maker(ctx: TestContext) -> tuple[int, int, demand.MakeCell]:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from ...capabilities import Capability
 from ..spec import TestSpec, deferred
-from .summary import FileReuseSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="file-reuse", title="File Target: Created by fio vs Reused",
-    kind="study", order=22, summary=FileReuseSummary,
+    kind="study", order=22, summary=part("summary", "FileReuseSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
     # a local file system; run() also refuses a local block device, in one line
-    settings=part("run", "FileReuseSettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
+    settings=part("settings", "FileReuseSettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
     description="the file removed and created by fio, the same workloads on it reused, optionally deleted and created again",
 )

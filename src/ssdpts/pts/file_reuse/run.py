@@ -11,12 +11,11 @@ The file's extent map before and after each pass (targets/extents.py) shows what
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...records import from_data, to_data
-from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, TestSettings, key
+from ...settings import key
 from ...targets.extents import FileState, file_state
 from ...targets.hold import relock, remove_locked_file
 from ...targets.resolve import prepare_file
@@ -26,20 +25,10 @@ from ...workload import Workload
 from ..windows import window_summary
 from ..plan import TestPlan, once
 from .summary import CREATED, RECREATED, REUSED, FilePass, FileReuseSummary
+from .settings import FileReuseSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-@dataclass(frozen=True)
-class FileReuseSettings(TestSettings):
-    sequential_block_size: int = key(BLOCK_SIZE, "128k", "block size of the SEQ write workload")
-    random_block_size: int = key(BLOCK_SIZE, "4k", "block size of the RND write and RND read workloads")
-    file_size_percent: float = key(ACTIVE_RANGE, 100, "the file fio creates (and the workloads span), in % of "
-                                                      "the file target's size")
-    overwrite: bool = key(BOOL, False, "fio overwrite=1: a created file is written out in full before the write "
-                                       "workloads (seed 002 ran overwrite=0, fio's default)")
-    recreate: bool = key(BOOL, False, "a third pass: the file deleted and created by fio again")
 
 
 def workloads(ctx: TestContext) -> list[Workload]:

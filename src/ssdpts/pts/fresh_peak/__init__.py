@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import FreshPeakSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="fresh-peak", title="Fresh-Out-of-Box Peak vs Steady State",
-    kind="study", order=6, summary=FreshPeakSummary,
+    kind="study", order=6, summary=part("summary", "FreshPeakSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "FreshPeakSettings"),
+    settings=part("settings", "FreshPeakSettings"),
     description="short RND 4 KiB read and write at high TC x QD right after the purge, beside the steady state",
 )

@@ -9,27 +9,18 @@ which a controller answers without touching NAND — exactly what "up to" number
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import BLOCK_SIZE, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
 from ..plan import TestPlan, once, purge_phase
 from ..iops.summary import IopsSummary
 from ...results import Latency
 from .summary import FreshPeakSummary, PeakResult, SteadyReference
+from .settings import FreshPeakSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-WORKLOADS = ("randread", "randwrite", "read", "write")
-
-
-@dataclass(frozen=True)
-class FreshPeakSettings(TestSettings):
-    block_size: int = key(BLOCK_SIZE, "4k", "block size of the fresh-out-of-box cells")
-    workloads: tuple[str, ...] = key(list_of(choice(*WORKLOADS)), ["randread", "randwrite"], "one cell each, in order")
 
 
 def steady_reference(ctx: TestContext, bs: int) -> dict[str, SteadyReference]:

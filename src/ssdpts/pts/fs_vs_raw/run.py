@@ -9,34 +9,21 @@ capacity, the same fill and workloads on the file; unmounted and removed whateve
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import BLOCK_SIZES, BOOL, PCTS, ACTIVE_RANGE, TestSettings, choice, key
 from ...errors import SsdptsError
-from ...targets.filesystem import FILESYSTEMS, make_test_file, mkfs_available, mkfs_command, mounted_filesystem
+from ...targets.filesystem import make_test_file, mkfs_available, mkfs_command, mounted_filesystem
 from ...units import bs_label
 from ...workload import Workload
 from ..cells import cell_name
 from ..windows import window_summary
-from ..fill import fill_block_size_key, fill as seq_fill
+from ..fill import fill as seq_fill
 from ..plan import TestPlan, once
 from .summary import FsVsRawSummary, WorkloadPair
+from .settings import FsVsRawSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-@dataclass(frozen=True)
-class FsVsRawSettings(TestSettings):
-    random_block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["4k"], "block sizes of the random workloads")
-    sequential_block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["128k"], "block sizes of the sequential workloads")
-    read_percents: tuple[int, ...] = key(PCTS, [100, 0], "R/W mixes of every workload, as read %")
-    filesystem: str = key(choice(*FILESYSTEMS), "ext4", "file system made on the device for the file side")
-    file_size_percent: float = key(ACTIVE_RANGE, 80, "the test file's size, in % of the device capacity")
-    fill_first: bool = key(BOOL, True, "write the span once (SEQ) before the workloads: reads of never-written "
-                                       "blocks measure no media (a file system answers them with zeros)")
-    fill_block_size: int = fill_block_size_key("block size of the fill")
 
 
 def workloads(ctx: TestContext, span: float) -> tuple[list[Workload], list[str]]:

@@ -17,42 +17,27 @@ it (`wipc_multiple = 2`); both are recorded in the summary and flagged as deviat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Sequence
 
 from ...engines.results import CellResult, DirStats
 from ...deviations import Deviation
 from ...store import RoundRecord
-from ...settings import BLOCK_SIZE, BOOL, DURATION, DURATIONS, MULTIPLE, POS_INT, Setting, TestSettings, key
 from ...workload import Workload
 from ..cells import cell_name
 from ..windows import merged_latency
 from ..plan import TestPlan, once, purge_phase, steady_loop, wipc_phase
 from ...results import TrackerKey
 from .summary import HirPreconditioning, HirSummary, WaitState, span
+from .settings import HirSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
 
-MULTIPLE_OR_NONE = Setting(f"0 (none) or {MULTIPLE.what}", lambda v: (v == 0 and not isinstance(v, bool))
-                           or MULTIPLE.check(v), float, MULTIPLE.unit)
 # the rules the reviews' preparation departs from (docs/conformance.md, HIR rows)
 WIPC_SOURCE = ("PTS-E 1.1 HIR as cloudharmony/ADATA/Fateast run it: purge, no WIPC, RND 4K writes to steady state "
                "(snia-pts.md 3.5)")
 FIXED_PC_SOURCE = "PTS-E 1.1 HIR: RND 4K preconditioning until steady state (at most 25 rounds)"
-
-
-@dataclass(frozen=True)
-class HirSettings(TestSettings):
-    precondition_time: float = key(DURATION, "30m", "one preconditioning round of RND 4K writes (cut into cells)")
-    burst: float = key(DURATION, "5s", "one write burst")
-    wait_states: tuple[float, ...] = key(DURATIONS, ["5s", "10s", "15s", "25s", "50s"], "idle times between bursts")
-    repetitions: int = key(POS_INT, 360, "bursts per wait state and per segment")
-    fixed_preconditioning: bool = key(BOOL, False, "one round of precondition_time (the reviews' 120/360/600 min) "
-                                                   "instead of rounds to steady state: non-conformant")
-    wipc_multiple: float = key(MULTIPLE_OR_NONE, 0.0, "SEQ writes of this many times the capacity before the "
-                                                      "preconditioning (seed 004: 2); 0: none, as PTS runs HIR")
-    wipc_block_size: int = key(BLOCK_SIZE, "128k", "block size of the WIPC writes (wipc_multiple > 0)")
 
 
 def _label(seconds: float) -> str:

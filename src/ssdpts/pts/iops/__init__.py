@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import IopsSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="iops", title="IOPS – Block Size x R/W Mix Matrix",
-    kind="pts", order=1, summary=IopsSummary,
+    kind="pts", order=1, summary=part("summary", "IopsSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "IopsSettings"),
+    settings=part("settings", "IopsSettings"),
     description="random I/O, R/W mixes × block sizes; IOPS of every cell in the measurement window",
 )

@@ -9,30 +9,18 @@ the window's last round (not a PTS figure: reviewers' consistency charts).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import POS_INT, TRACK, key
 from ...workload import Workload
 from ..cells import cell_name
-from ..matrix import MatrixSettings, run_matrix
+from ..matrix import run_matrix
 from ..plan import TestPlan, rnd_matrix_plan
 from .summary import CellSeries, IopsSummary, cell_series
+from .settings import MIN_LOG_MS, IopsSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
     from ..rounds import SteadyOutcome
-
-MIN_LOG_MS = 10    # below this fio's averaged log is mostly timer jitter
-
-
-@dataclass(frozen=True)
-class IopsSettings(MatrixSettings):
-    interval_cells: tuple[tuple[int, int], ...] = key(
-        TRACK, [["4k", 0], ["4k", 100]], "cells whose IOPS and latency are logged per interval in every round "
-        "([block size, read %]; the report charts the window's last round: consistency inside a cell)")
-    interval_points: int = key(POS_INT, 60, "intervals per logged cell: the log interval is the cell runtime "
-                                            f"divided by this, at least {MIN_LOG_MS} ms (fio log_avg_msec)")
 
 
 def log_interval_ms(ctx: TestContext, w: Workload) -> int:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import LatIopsSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 # the title keeps its apostrophe typographic (’): HTML escapes a plain one, and titles are matched in the HTML
 TEST = TestSpec(
     name="lat-iops", title="Latency vs IOPS (reviewers’ sweep)",
-    kind="study", order=7, summary=LatIopsSummary,
+    kind="study", order=7, summary=part("summary", "LatIopsSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "LatIopsSettings"),
+    settings=part("settings", "LatIopsSettings"),
     description="block sizes × R/W mixes × thread counts × queue depths in fixed rounds; mean, p99, p99.9, "
                 "p99.99 and max latency vs IOPS per direction",
 )

@@ -7,10 +7,8 @@ acts as extra spare area), WIPC over the active range, random 4 KiB writes of N 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import ACTIVE_RANGE, BLOCK_SIZE, BOOL, MULTIPLE, TestSettings, key, list_of
 from ...units import bs_label
 from ...workload import Workload
 from ..windows import window_summary
@@ -18,18 +16,10 @@ from ..fill import fill as seq_fill
 from ..plan import TestPlan, once, purge_phase, steady_loop
 from ...results import TrackerKey
 from .summary import ActiveRangeResult, OpStudySummary
+from .settings import OpStudySettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-@dataclass(frozen=True)
-class OpStudySettings(TestSettings):
-    block_size: int = key(BLOCK_SIZE, "4k", "block size of the random writes")
-    precondition_multiple: float = key(MULTIPLE, 2.0, "random-write preconditioning, in times the active range")
-    wipc_first: bool = key(BOOL, True, "SEQ preconditioning over the active range before the random writes")
-    active_ranges: tuple[float, ...] = key(list_of(ACTIVE_RANGE, "a list of percentages like [100, 75, 50, 25]"),
-                                           [100, 75, 50, 25], "active ranges, each from its own purge")
 
 
 def phase_of(ar: float) -> str:

@@ -4,15 +4,14 @@ used drive back to fresh-out-of-box, by a short RND 4K write burst after it."""
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import PurgeStudySummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="purge-study", title="Purge-Method Study (how close each method returns to FOB)",
-    kind="study", order=21, summary=PurgeStudySummary,
+    kind="study", order=21, summary=part("summary", "PurgeStudySummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "PurgeStudySettings"),
+    settings=part("settings", "PurgeStudySettings"),
     description="per method (purge, TRIM, zero-fill, none): dirty the drive, apply it, RND 4K write bursts; "
                 "IOPS as a share of the level after the SNIA purge",
 )

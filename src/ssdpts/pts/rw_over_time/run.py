@@ -6,28 +6,16 @@ as one continuous job, throughput stored per interval (seed: 240 min per size, 1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import BLOCK_SIZES, DURATION, PCT, TestSettings, key
 from ...units import bs_label, format_duration
 from ...workload import Workload
 from ..plan import TestPlan, once, purge_phase
 from .summary import BlockSizeRun, RatePoint, RwOverTimeSummary
+from .settings import RwOverTimeSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-
-@dataclass(frozen=True)
-class RwOverTimeSettings(TestSettings):
-    block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["2k", "4k", "8k", "16k", "32k", "64k", "128k"],
-                                       "block sizes, each from its own purge (below the logical block size: skipped)")
-    duration: float = key(DURATION, "4h", "random writes per block size")
-    interval: float = key(DURATION, "1m", "one stored throughput sample")
-    level_band_pct: float = key(PCT, 10, "time to level off: MB/s within this band (± % of the final level) "
-                                         "from then to the end")
 
 
 def phase_of(bs: int) -> str:

@@ -24,7 +24,6 @@ from ...engines.fio_versions import IOLOG_CLAT_FIXED, parse_version
 from ...engines.results import CellResult
 from ...errors import SsdptsError
 from ...inputs import refuse_unless_a_file
-from ...settings import PCT, POSITIVE, BOOL, Setting, integer, key
 from ...units import bs_label
 from ...workload import JobMix, Workload
 from ...workload.trace import trace_tasks
@@ -34,32 +33,18 @@ from ..plan import TestPlan, once
 from .composite import (AppliedStream, Composite, DirectionCounts, composite, delivered_pct, shares, split_threads,
                         stream_counts, whole_percents)
 from .summary import ReplayStep, RwswSummary, TraceReplay, WorkloadSource
+from .settings import RwswSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
 
 SHIPPED = Path(__file__).resolve().parents[2] / "workloads"   # src/ssdpts/workloads/
 MIN_REPLAY_CELL_S = 0.1          # a replayed step shorter than this (after scaling) runs this long
-MAX_STREAMS = 64
 SHARE_TOLERANCE_PP = 2.0         # a stream applied further than this from its requested share is flagged
 # a replayed stream that fio ran at less than this share of its rate_iops was not carried at the captured intensity
 # (the device, at the step's queue depth, or a busy host could not): its step is flagged with the figures
 CARRIED_FRACTION = 0.95
 MAX_TRACE_THREADS = 64           # fio threads replaying a kept trace (one per issuing task up to this many)
-
-
-@dataclass(frozen=True)
-class RwswSettings(demand.DemandSettings):
-    workload: str = key(Setting("a workload file (ssdpts capture --out) or a shipped workload's name",
-                                lambda v: isinstance(v, str)), "",
-                        "the captured workload: a *.workload.json path, or a name under ssdpts/workloads/")
-    top: int = key(integer(1, MAX_STREAMS, "IO streams"), 8, "IO streams applied: the capture's N with most I/Os")
-    coverage: int = key(PCT, 0, "fewer streams when these many % of the capture's I/Os are covered (0: `top`)")
-    replay: bool = key(BOOL, True, "replay every captured time step after the sweep")
-    replay_time_scale: float = key(POSITIVE, 1.0, "each replayed step runs its captured length times this")
-    allow_lossy_capture: bool = key(BOOL, False, "apply a capture that lost trace events (its counts are low)")
-    replay_trace: bool = key(BOOL, False, "replay the capture's kept trace (capture --keep-trace) I/O for I/O with "
-                             "fio read_iolog instead of modelling each step (needs replay = true)")
 
 
 def shipped_names() -> list[str]:

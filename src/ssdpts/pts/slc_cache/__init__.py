@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from ...capabilities import Capability
 from ..spec import TestSpec, deferred
-from .summary import SlcCacheSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="slc-cache", title="SLC Cache Size (sequential write from FOB)",
-    kind="study", order=1, summary=SlcCacheSummary,
+    kind="study", order=1, summary=part("summary", "SlcCacheSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "SlcCacheSettings"),
+    settings=part("settings", "SlcCacheSettings"),
     needs=frozenset({Capability.STREAMING}),
     description="sequential 1 MiB writes over the whole capacity, MiB/s per interval; cache = bytes before the first drop",
 )

@@ -4,14 +4,13 @@ they cover, to separate mapping-table (map cache) pressure from free-page exhaus
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import SpanSweepSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="span-sweep", title="Span Sweep: Random Read IOPS vs LBA Span",
-    kind="study", order=23, summary=SpanSweepSummary,
+    kind="study", order=23, summary=part("summary", "SpanSweepSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "SpanSweepSettings"),
+    settings=part("settings", "SpanSweepSettings"),
     description="SEQ fill of the largest span, then RND reads (and optionally writes) over growing spans",
 )

@@ -4,15 +4,14 @@ MiB/s and max latency, slow regions and I/O errors."""
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import SurfaceScanSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="surface-scan", title="Surface Scan (read / write-verify pass)",
-    kind="study", order=20, summary=SurfaceScanSummary,
+    kind="study", order=20, summary=part("summary", "SurfaceScanSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "SurfaceScanSettings"),
+    settings=part("settings", "SurfaceScanSettings"),
     description="SEQ reads (or writes with fio verify) over the active range in regions: MiB/s and max latency "
                 "per region, slow regions, I/O errors",
 )

@@ -10,32 +10,19 @@ median are listed as slow (seed 001 used vendor tools' Fast/Full Diagnostic Scan
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import BLOCK_SIZE, FRACTION, POS_INT, SIZE, TestSettings, choice, key
 from ...targets.sim import simulated
 from ...units import bs_label
 from ...workload import Workload
 from ..plan import TestPlan, once
 from .summary import ScanRegion, SurfaceScanSummary
+from .settings import SurfaceScanSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
 
 PHASE = "scan"
-MODES = ("read", "write-verify")
-
-
-@dataclass(frozen=True)
-class SurfaceScanSettings(TestSettings):
-    mode: str = key(choice(*MODES), "read", "read: read every block, nothing written; write-verify: write every "
-                                            "block with a checksum and read it back (needs --destroy-data)")
-    regions: int = key(POS_INT, 64, "the scanned range is cut into this many regions")
-    region_size: int | None = key(SIZE, None, 'one region\'s size instead of a count, e.g. "1g"')
-    block_size: int = key(BLOCK_SIZE, "1m", "block size of the pass")
-    slow_threshold: float = key(FRACTION, 0.5, "a region below this share of the median MiB/s is listed as slow")
-    verify: str = key(choice("crc32c", "md5", "sha256", "xxhash"), "crc32c", "fio verify checksum (write-verify)")
 
 
 def regions(ctx: TestContext) -> list[tuple[int, int]]:

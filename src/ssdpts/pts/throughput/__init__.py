@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from ..spec import TestSpec, deferred
-from .summary import ThroughputSummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="throughput", title="Throughput – Sequential Read and Write",
-    kind="pts", order=2, summary=ThroughputSummary,
+    kind="pts", order=2, summary=part("summary", "ThroughputSummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "ThroughputSettings"),
+    settings=part("settings", "ThroughputSettings"),
     description="SEQ read and write per block size (own purge and WIPC each); MiB/s and MB/s in the window",
 )

@@ -6,10 +6,8 @@ SEQ writes at that block size, then rounds of [SEQ read, SEQ write] until both b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...settings import BLOCK_SIZES, TestSettings, choice, key, list_of
 from ...units import bs_label
 from ...workload import Workload
 from ..cells import cell_name
@@ -17,16 +15,10 @@ from ..windows import window_summary
 from ...results import TrackerKey
 from ..plan import TestPlan, purge_phase, steady_loop, wipc_phase
 from .summary import BlockSizeResult, ThroughputSummary
+from .settings import ThroughputSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
-
-
-@dataclass(frozen=True)
-class ThroughputSettings(TestSettings):
-    block_sizes: tuple[int, ...] = key(BLOCK_SIZES, ["1024k"], "SEQ block sizes, each with its own purge and WIPC")
-    tracking: tuple[str, ...] = key(list_of(choice("read", "write"), 'a list of directions like ["read", "write"]'),
-                                    ["read", "write"], "the bandwidths whose steady state ends the rounds")
 
 
 def block_sizes(ctx: TestContext) -> list[tuple[int, str, Workload, Workload]]:

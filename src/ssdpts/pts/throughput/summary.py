@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...targets.purge import PurgeRecord
+from ...targets.record import PurgeRecord
 from ...units import bs_label
 from ...results import CellWindow, SteadyResult
 from ..spec import Summary

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from ...capabilities import Capability
 from ..spec import TestSpec, deferred
-from .summary import TrimStudySummary
 
-part = deferred(__name__)     # how it runs and draws: imported when used, not to read a stored run
+part = deferred(__name__)     # its summary, settings, run and renderers: each imported when first used
 
 TEST = TestSpec(
     name="trim-study", title="TRIM: Duration and Performance Before and After",
-    kind="study", order=21, summary=TrimStudySummary,
+    kind="study", order=21, summary=part("summary", "TrimStudySummary"),
     run=part("run", "run"), plan=part("run", "plan"), renderers=part("render", "RENDERERS"),
-    settings=part("run", "TrimStudySettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
+    settings=part("settings", "TrimStudySettings"), needs=frozenset({Capability.LOCAL_FILE_SYSTEM}),
     description="fill, RND write/read rounds, TRIM timed (blkdiscard; fstrim for a file), the same rounds after",
 )

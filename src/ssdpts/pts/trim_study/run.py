@@ -9,32 +9,23 @@ and the recovery).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...records import from_data, to_data
-from ...settings import BLOCK_SIZE, POS_INT, TestSettings, key
 from ...targets.filesystem import TrimRecord, refuse_without_discard, trim_device, trim_filesystem
 from ...targets.resolve import prepare_file
 from ...units import bs_label
 from ...workload import Workload
-from ..fill import fill_block_size_key, fill as seq_fill
+from ..fill import fill as seq_fill
 from ..plan import Phase, PlannedCell, TestPlan, once
 from .summary import AFTER, BEFORE, TrimRound, TrimStudySummary
+from .settings import TrimStudySettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
 
 TRIM_STEP = "trim"
-
-
-@dataclass(frozen=True)
-class TrimStudySettings(TestSettings):
-    block_size: int = key(BLOCK_SIZE, "4k", "block size of the RND write and read cells")
-    fill_block_size: int = fill_block_size_key("block size of the SEQ fill before the first round")
-    rounds_before: int = key(POS_INT, 3, "rounds of the cells before the TRIM (their mean is the level before)")
-    rounds_after: int = key(POS_INT, 5, "rounds of the cells after the TRIM (the first: its effect; the rest: recovery)")
 
 
 def cells(ctx: TestContext) -> list[Workload]:

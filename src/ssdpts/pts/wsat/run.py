@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from ...errors import SsdptsError
 from ...steady import evaluate
-from ...settings import DURATION, MULTIPLE, TestSettings, choice, declared_default, key, list_of
 from ...units import format_duration
 from ...workload import Workload
 from ...workload.spec import DEFAULT_PERCENTILES
 from ..streaming import STREAM_ROUND_LIMIT
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import WsatInterval, WsatSummary, WsatWorkload
+from .settings import WORKLOADS, WsatSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
@@ -30,24 +30,6 @@ COMPOSITE_SPLIT = ((512, 4), (1024, 1), (1536, 1), (2048, 1), (2560, 1), (3072, 
 COMPOSITE_ZONES = "zoned:50/5:30/15:20/80"
 # the median too: the reviews plot median, p99, p99.9, p99.99 and max per round (seed 000)
 PERCENTILES = (50.0, *DEFAULT_PERCENTILES)
-
-# PTS 2.0 WSAT workloads: name -> (rw, block size, read %)
-WORKLOADS = {
-    "rnd4k-write": ("randwrite", 4096, 0),     # Write Intensive (RND 4KiB RW0): the default
-    "oltp": ("randrw", 8192, 65),              # Mixed / OLTP (RND 8KiB RW65)
-    "vod": ("rw", 128 * 1024, 90),             # Video on Demand (SEQ 128KiB RW90)
-    "metadata": ("rw", 512, 50),               # Meta Data (SEQ 0.5KiB RW50)
-    "cbw": ("randrw", 0, 40),                  # Composite Block Size Workload
-}
-
-
-@dataclass(frozen=True)
-class WsatSettings(TestSettings):
-    max_rounds: int = declared_default(TestSettings, "max_rounds", 1440)
-    round_time: float = key(DURATION, "1m", "one round: an interval cut from the continuous job")
-    time_limit: float = key(DURATION, "24h", "the job stops after this long")
-    capacity_multiple: float = key(MULTIPLE, 4.0, "the job stops after writing this many times the capacity")
-    workloads: tuple[str, ...] = key(list_of(choice(*WORKLOADS)), ["rnd4k-write"], "the workloads, one after another")
 
 
 def composite_split(logical_block: int) -> tuple[tuple[tuple[int, int], ...], str]:

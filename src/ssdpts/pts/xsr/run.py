@@ -7,30 +7,18 @@ Recovery time = start of the first group-3 interval whose throughput is >= the g
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...records import from_data
-from ...settings import DURATION, DURATIONS, Setting, TestSettings, key
 from ...workload import Workload
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
 from .summary import XsrGroup, XsrInterval, XsrSummary
+from .settings import XsrSettings
 
 if TYPE_CHECKING:     # annotations only: reading a stored run's settings imports no round loop
     from ..context import TestContext
 
 GROUPS = (("g1", "write", 1 << 20), ("g2", "randwrite", 8192), ("g3", "write", 1 << 20))
-
-
-GROUP_TIMES = Setting('three durations, e.g. ["8h", "6h", "8h"]', lambda v: DURATIONS.check(v) and len(v) == 3,
-                      DURATIONS.parse, DURATIONS.unit)
-
-
-@dataclass(frozen=True)
-class XsrSettings(TestSettings):
-    interval: float = key(DURATION, "1m", "one stored throughput and latency sample")
-    group_times: tuple[float, float, float] = key(GROUP_TIMES, ["8h", "6h", "8h"],
-                                                  "lengths of the three access groups (SEQ, RND, SEQ writes)")
 
 
 def interval_s(ctx: TestContext) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...targets.purge import PurgeRecord
+from ...targets.record import PurgeRecord
 from ..spec import Summary
 
 
