@@ -68,7 +68,10 @@ def test_every_transition_gets_a_device_idle_that_is_stored(loopdev, tmp_path):
     for d in outs[0].device_idle_inside + [outs[1].device_idle_before] + outs[1].device_idle_inside:
         assert d.ms is not None and d.ms >= 0.0
         if d.ms:    # 0.0: the next cell's I/O began before the device fell idle (no run to time)
-            assert d.next_io > d.last_io and round((d.next_io - d.last_io) * 1000, 3) == pytest.approx(d.ms, abs=0.002)
+            # the run the counters showed is the idle plus what the device held (latency, not idle): beside two
+            # busy loops the loop device's worker waits for a CPU with requests given (14.4 ms idle, 25.8 held)
+            assert d.next_io > d.last_io
+            assert round((d.next_io - d.last_io) * 1000, 3) == pytest.approx(d.ms + d.held_ms, abs=0.002)
     store = Store(tmp_path / "r.db")
     rid = store.create_run(target_spec=loopdev, target=target.to_dict(), host={}, profile_name="t", profile={},
                            tests=["t"], options={}, engine="fio")

@@ -321,3 +321,26 @@ def test_an_interrupt_lost_in_an_at_fork_hook_is_raised_again(tmp_path):
         "    print('raised again')\n")
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "raised again" and "KeyboardInterrupt" not in r.stderr, (r.stdout, r.stderr)
+
+
+def test_an_interrupt_on_its_way_lets_every_clean_up_finish(tmp_path):
+    """An interrupt that propagates runs the `finally` blocks and `__exit__`s on its way (fio killed, a tracefs
+    instance removed). Beside two busy loops those took longer than the 0.5 s after which a periodic repeat
+    raised it again, inside them: a run's trace instance was left behind. Only a lost interrupt is repeated."""
+    script = tmp_path / "cleanup.py"
+    script.write_text(
+        "import os, signal, time\n"
+        "from ssdpts import interrupts\n"
+        "interrupts.install()\n"
+        "try:\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        time.sleep(5)\n"
+        "    finally:\n"
+        "        time.sleep(1.5)        # a clean-up slower than the old repeat\n"
+        "        print('cleaned up')\n"
+        "except KeyboardInterrupt:\n"
+        "    interrupts.acknowledge()\n"
+        "    print('handled')\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert r.stdout.split() == ["cleaned", "up", "handled"] and not r.stderr, (r.stdout, r.stderr)

@@ -7,11 +7,14 @@ KeyboardInterrupt handler of its own. fio does not depend on it: it runs in its 
 ssdpts.
 
 Python runs a signal handler between two bytecodes of the main thread, wherever that is. When that is inside
-a callback whose exceptions Python only prints (an at-fork hook while a subprocess starts, a __del__), the
-KeyboardInterrupt is lost (and Python prints a traceback for it: that report is silenced). So it is raised
-again every REPEAT_S until the code that handles it says so (`acknowledge`), SIGINT's as the others' (a
-script's `kill -INT` that landed in a subprocess's at-fork hook was lost, and the run went on to exit 0). A
-second SIGTERM/SIGHUP gets the default action: it ends the process at once; a second Ctrl-C raises again.
+a callback whose exceptions Python only reports as unraisable (an at-fork hook while a subprocess starts, a
+__del__), the KeyboardInterrupt is lost (a script's `kill -INT` that landed in a subprocess's at-fork hook was
+lost, and the run went on to exit 0). Python hands that report to `sys.unraisablehook`: ours silences it and
+raises the interrupt again REPEAT_S later, SIGINT's as the others'. Only a lost interrupt is raised again: an
+interrupt that propagates runs every `finally` and `__exit__` on its way (fio killed, a tracefs instance
+removed), and those clean-ups must not be cut by a second one (a periodic repeat did, beside two busy loops: a
+trace instance was left behind). A second SIGTERM/SIGHUP gets the default action: it ends the process at once;
+a second Ctrl-C raises again.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import sys
 import threading
 from contextlib import contextmanager
 
-REPEAT_S = 0.5
+REPEAT_S = 0.05     # a lost interrupt is raised again this much later (out of the callback that lost it)
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 _requested = False
 _signal_name = ""
@@ -40,29 +43,29 @@ def _on_signal(signum, frame):
         os.kill(os.getpid(), signum)
         return
     _signal_name = signal.Signals(signum).name
-    _start_repeating()
+    _first_interrupt()
     raise KeyboardInterrupt
 
 
-def _start_repeating() -> None:
-    """The first interrupt: raise it again every REPEAT_S until `acknowledge`."""
+def _first_interrupt() -> None:
+    """The first interrupt: from now on, one lost where Python ignores exceptions is raised again."""
     global _requested
     _requested = True
     signal.signal(signal.SIGALRM, _raise_again)
-    signal.setitimer(signal.ITIMER_REAL, REPEAT_S, REPEAT_S)
 
 
 def _on_interrupt(signum, frame):
-    """SIGINT (Ctrl-C): every one raises KeyboardInterrupt, as Python's own handler does, and the first also
-    starts the repeat, so one lost where Python ignores exceptions is raised again."""
+    """SIGINT (Ctrl-C): every one raises KeyboardInterrupt, as Python's own handler does."""
     if not _requested:
-        _start_repeating()
+        _first_interrupt()
     raise KeyboardInterrupt
 
 
 def _unraisable(report, default=sys.unraisablehook):
     if _requested and report.exc_type is KeyboardInterrupt:
-        return      # ours, lost where Python ignores exceptions: the repeat raises it again
+        # ours, lost where Python ignores exceptions: raised again soon, in the main thread (one-shot timer)
+        signal.setitimer(signal.ITIMER_REAL, REPEAT_S)
+        return
     default(report)
 
 
@@ -76,7 +79,7 @@ def install() -> None:
 
 
 def acknowledge() -> None:
-    """The KeyboardInterrupt arrived where it is handled: stop repeating it."""
+    """The KeyboardInterrupt arrived where it is handled: a repeat still pending is not raised."""
     if _requested and threading.current_thread() is threading.main_thread():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
