@@ -20,8 +20,9 @@ import re
 import shutil
 import subprocess
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy import lazy_attributes
 from .parse import FIELDS, empty_record, finish, from_sim_counters, merge, parse_nvme_cli, parse_smartctl
 
 if TYPE_CHECKING:
@@ -30,13 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["snapshot", "deltas", "project", "FIELDS", "brief"]
 
 
-def __getattr__(name: str) -> Any:
-    """`deltas` and `project` (projection.py), imported when first named: the store reads a stored snapshot
-    (health.record) without the wear arithmetic."""
-    if name in ("deltas", "project"):
-        from . import projection
-        return getattr(projection, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `deltas` and `project` (projection.py), imported when first named: the store reads a stored snapshot
+# (health.record) without the wear arithmetic
+__getattr__ = lazy_attributes(__name__, {"deltas": "projection", "project": "projection"})
 
 
 TIMEOUT_S = 30

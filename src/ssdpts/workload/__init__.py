@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lazy import lazy_attributes
+
 if TYPE_CHECKING:
     from .fio import FioJob, render, render_on
     from .spec import DATA_PATTERNS, RW_MODES, JobMix, Workload
@@ -15,15 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["Workload", "JobMix", "RW_MODES", "DATA_PATTERNS", "FioJob", "render", "render_on"]
 
 
-def __getattr__(name: str):
-    """The names above are imported on first use, not with the package: a run's stored options read
-    `workload.ioengine` alone, and reading a run (list, show, check) renders no workload (bench/startup.py)."""
-    if name in ("Workload", "JobMix", "RW_MODES", "DATA_PATTERNS"):
-        from . import spec as module
-    elif name in ("FioJob", "render", "render_on"):
-        from . import fio as module
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
+# imported on first use, not with the package: a run's stored options read `workload.ioengine` alone, and
+# reading a run (list, show, check) renders no workload
+__getattr__ = lazy_attributes(__name__, {**dict.fromkeys(("Workload", "JobMix", "RW_MODES", "DATA_PATTERNS"), "spec"),
+                                         **dict.fromkeys(("FioJob", "render", "render_on"), "fio")})
