@@ -18,6 +18,7 @@ from .placement import direct_io_alignment, file_placement
 from .base import Target
 from .record import TargetRecord
 from .facts import block_facts
+from .identify import smartctl_identity
 from .sysfs import SysRoots
 
 
@@ -195,11 +196,11 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
                 info["firmware"] = (ctrl.get("fr") or "").strip() or info["firmware"]
             info.update(_nvme_namespace_facts(disk, ns))
         smart = _run_json(["smartctl", "-j", "-i", path])
-        # SCSI/SAS drives have scsi_model_name instead of model_name (and scsi_revision as firmware)
-        if smart and (smart.get("model_name") or smart.get("scsi_model_name")):
-            info["model"] = info["model"] or smart.get("model_name") or smart.get("scsi_model_name")
-            info["serial"] = info["serial"] or smart.get("serial_number")
-            info["firmware"] = info["firmware"] or smart.get("firmware_version") or smart.get("scsi_revision")
+        ident = smartctl_identity(smart)
+        if smart and ident.model:
+            info["model"] = info["model"] or ident.model
+            info["serial"] = info["serial"] or ident.serial
+            info["firmware"] = info["firmware"] or ident.firmware
             info["smartctl_device_type"] = (smart.get("device") or {}).get("type")
             protocol = (smart.get("device") or {}).get("protocol")
             if info["transport"] == "sata/sas" and protocol in ("ATA", "SCSI"):
