@@ -467,7 +467,8 @@ def raid_hidden(doc: dict) -> str | None:
     model = doc.get("model_name") or doc.get("scsi_model_name") or ""
     if (doc.get("device") or {}).get("protocol") == "SCSI" and _RAID_VOLUME.search(model):
         return (f"not available: {model} is a RAID controller's logical volume: the controller hides the drives "
-                "under it; read each with 'smartctl -j -a -d megaraid,N DEV' (or -d sat+megaraid,N, -d cciss,N)")
+                "under it; read each drive with the -d type 'smartctl --scan-open' lists for it (megaraid,N, "
+                "sat+megaraid,N, cciss,N ...)")
     return None
 
 
