@@ -108,6 +108,13 @@ def _file_target(spec: str, path: str, size: int, roots: SysRoots) -> Target:
             "device_physical_block_size": where.physical_block_size}
     if where.why_no_disk:
         info["health_device_note"] = where.why_no_disk
+    if where.layers:
+        info["layers"] = list(where.layers)           # file system device down to the drives
+    if where.drives:                                   # who each drive is, as sysfs names it
+        info["drives"] = {d: {k: v for k, v in sysfs.block_info(d[5:], roots).items()
+                              if k in ("model", "serial", "firmware") and v} for d in where.drives}
+    if len(where.drives) > 1:
+        info["health_devices"] = list(where.drives)   # md raid1, a dm over several drives: each one's health
     return Target(kind="file", spec=spec, path=path, size_bytes=size, logical_block_size=lbs,
                   physical_block_size=max(lbs, where.physical_block_size or 4096), info=info)
 
