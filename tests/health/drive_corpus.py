@@ -190,9 +190,10 @@ def distinct(rows: list[dict]) -> set:
     there one model counts once (several files of one model may be several drives: counted as one)."""
     keep = set()
     for r in rows:
-        if not r["model"]:
+        if not r["model"] or r["kind"].startswith("RAID"):       # a RAID volume is no drive
             continue
-        serial = r["serial"] if r["serial"] and "REDACTED" not in str(r["serial"]) and not set(str(r["serial"])) <= set("X") else ""
+        masked = not r["serial"] or "REDACTED" in str(r["serial"]) or set(str(r["serial"])) <= set("X")
+        serial = "" if masked else r["serial"]
         keep.add((r["model"], serial))
     return keep
 

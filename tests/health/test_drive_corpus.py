@@ -5,6 +5,8 @@ or "not available" with the reason. No exception on any file."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import drive_corpus as corpus
@@ -164,3 +166,19 @@ def test_dell_s3520_whose_firmware_calls_32mib_counters_total_lbas_written():
 def test_the_drives_page_matches_the_corpus(records):
     assert corpus.DOC.read_text() == corpus.table(records), \
         "docs/drives.md is out of date: run python tests/health/drive_corpus.py"
+
+
+def test_every_file_through_analyze_endurances_loader(tmp_path, records):
+    """`ssdpts analyze endurance` reads saved files with load_snapshots: every corpus file, its figures as above."""
+    from ssdpts.analyze.endurance import load_snapshots
+
+    paths = []
+    for r in ROWS:
+        p = tmp_path / r["file"].replace("/", "--").removesuffix(".gz")
+        p.write_text(json.dumps(r["doc"]))
+        paths.append((p, r["file"]))
+    loaded = {rec["file"]: rec for rec in load_snapshots([str(p) for p, _ in paths])}
+    for p, name in paths:
+        rec = loaded[str(p)]
+        for field in CHECKED + ("model", "serial", "firmware", "capacity_bytes", "available"):
+            assert rec.get(field) == records[name].get(field), (name, field)

@@ -165,7 +165,9 @@ def _why_missing(rec: dict, key: str) -> str:
 # smartctl -j -a
 
 def smartctl_messages(doc: dict) -> list[str]:
-    return [m.get("string", "") for m in (doc.get("smartctl") or {}).get("messages") or [] if isinstance(m, dict)]
+    tool = doc.get("smartctl") if isinstance(doc.get("smartctl"), dict) else {}
+    msgs = tool.get("messages")
+    return [str(m.get("string", "")) for m in msgs if isinstance(m, dict)] if isinstance(msgs, list) else []
 
 
 # smartctl(8), RETURN VALUES: the bits that say something is wrong now (5-7 are history: kept as warnings)
@@ -225,7 +227,8 @@ def _store_attr(rec: dict, entry: dict, a: dict, lba: int, how: str, waf: dict) 
     if v is None:
         return
     raw = to_int((a.get("raw") or {}).get("value"))
-    if entry.get("by_name") and source == "normalized" and unit == "%" and raw is not None and 0 < raw <= 100 and raw != v:
+    if entry.get("by_name") and source == "normalized" and unit == "%" and raw is not None and 0 < raw <= 100 \
+            and raw != v:
         # a "% left" whose raw value is a different percentage (Phison's SSD_Life_Left, SMI's
         # Remaining_Lifetime_Perc): which of the two is the wear is not known, so neither is used
         rec["missing"].setdefault("percentage_used", (
@@ -323,7 +326,7 @@ def parse_smartctl(doc: dict, device: str | None = None) -> dict:
     support = doc.get("smart_support") or {}
     if isinstance(support, bool):           # some smartctl builds print smart_support: true/false
         support = {"available": support}
-    if isinstance(support, dict) and support and (support.get("available") is False or support.get("enabled") is False):
+    if isinstance(support, dict) and (support.get("available") is False or support.get("enabled") is False):
         rec["reason"] = ("SMART is not supported by this device" if support.get("available") is False
                          else "SMART is disabled on this device (smartctl -s on enables it)")
     rec["available"] = True
@@ -397,9 +400,9 @@ INTERFACE_BYTES_PER_S = {"ATA": 600e6, "SCSI": 2.4e9, "NVMe": 128e9}
 
 
 def _drop_impossible_rates(rec: dict) -> None:
-    """An ATA attribute's host byte count larger than the interface could carry in the drive's powered-on hours is not in the
-    unit its name declares (a Seagate ST8000NM017B's Total_LBAs_Read x 512 B would be 813 MB/s over SATA for
-    10,645 hours): it is dropped, with why, rather than shown wrong."""
+    """An ATA attribute's host byte count larger than the interface could carry in the drive's powered-on hours is
+    not in the unit its name declares (a Seagate ST8000NM017B's Total_LBAs_Read x 512 B would be 813 MB/s over
+    SATA for 10,645 hours): it is dropped, with why, rather than shown wrong."""
     hours, top = rec.get("power_on_hours"), INTERFACE_BYTES_PER_S.get(rec.get("protocol") or "")
     if not hours or not top or not isinstance(hours, (int, float)):
         return
@@ -465,7 +468,8 @@ def raid_hidden(doc: dict) -> str | None:
         return (f"not available: a RAID controller hides the drive (smartctl: {msgs}); read each drive behind it "
                 "with 'smartctl -j -a -d megaraid,N DEV' (or the -d type smartctl names)")
     model = doc.get("model_name") or doc.get("scsi_model_name") or ""
-    if (doc.get("device") or {}).get("protocol") == "SCSI" and _RAID_VOLUME.search(model):
+    dev = doc.get("device") if isinstance(doc.get("device"), dict) else {}
+    if dev.get("protocol") == "SCSI" and _RAID_VOLUME.search(str(model)):
         return (f"not available: {model} is a RAID controller's logical volume: the controller hides the drives "
                 "under it; read each drive with the -d type 'smartctl --scan-open' lists for it (megaraid,N, "
                 "sat+megaraid,N, cciss,N ...)")
@@ -592,8 +596,9 @@ def parse_document(doc: Any, *, mtime: float | None = None, name: str = "") -> d
         try:
             rec = parse_smartctl(doc)
         except (TypeError, AttributeError, ValueError, KeyError) as e:    # a shape no smartctl version printed yet
-            rec = finish(empty_record("smartctl", f"not available: this smartctl output is not understood ({type(e).__name__}: "
-                                                  f"{e}); save it again with 'smartctl -j -a DEV' (smartmontools 7.0 or newer)"))
+            why = (f"not available: this smartctl output is not understood ({type(e).__name__}: {e}); save it "
+                   "again with 'smartctl -j -a DEV' (smartmontools 7.0 or newer)")
+            rec = finish(empty_record("smartctl", why))
         if _timestamp(doc) is None:
             rec["timestamp"] = mtime
             rec["timestamp_source"] = "file mtime"

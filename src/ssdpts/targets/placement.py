@@ -61,7 +61,7 @@ class BlockStack:
     device's `slaves/`, a loop device's backing file and the file system that file is on)."""
 
     drives: tuple[str, ...]         # whole disks at the bottom ("nvme0n1"); several under md raid1 or a spanning dm
-    layers: tuple[str, ...]         # each step, top down: "dm-0 (dm 'vg-lv') over loop3p1", "loop3p1 (partition of loop3)"
+    layers: tuple[str, ...]         # each step, top down: "dm-0 (LVM 'vg-lv') over sdb1", "sdb1 (partition of sdb)"
     why: str = ""                   # "not available: <layer> hides the drive (...)" when a layer ends the walk
 
 
@@ -115,13 +115,11 @@ def block_stack(name: str, roots: SysRoots | None = None, depth: int = 0) -> Blo
         if backing.endswith(" (deleted)") or not os.path.exists(backing):
             return BlockStack((), (layer,), f"{NOT_AVAILABLE}: /dev/{name} (loop) hides the drive: its backing "
                                             f"file {backing} is gone")
-        st = os.stat(backing)
-        fstype, _, _ = _mount_of(os.path.realpath(backing), f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}", roots.proc)
-        link = roots.sys / "dev" / "block" / f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
-        if not link.exists():
+        fstype, _, under = _device_of(backing, roots)
+        if under is None:
             return BlockStack((), (layer,), f"{NOT_AVAILABLE}: /dev/{name} (loop) hides the drive: its backing file "
                                             f"{backing} is on {fstype or 'a file system'}, which has no block device")
-        below = block_stack(Path(os.path.realpath(link)).name, roots, depth + 1)
+        below = block_stack(under, roots, depth + 1)
         return BlockStack(below.drives, (layer,) + below.layers, below.why)
     for prefix, what in _NO_DRIVE:
         if name.startswith(prefix):
@@ -141,17 +139,23 @@ def _through_stack(name: str, roots: SysRoots) -> tuple[str | None, str, BlockSt
     return None, stack.why or f"{NOT_AVAILABLE}: /dev/{name} hides the drive", stack
 
 
-def file_placement(path: str, roots: SysRoots | None = None) -> FilePlacement:
-    """The file system, block device and whole disk under `path` (or under its directory if it does not exist)."""
-    roots = roots or SysRoots()
-    where = path if os.path.exists(path) else os.path.dirname(path)
-    st = os.stat(where)
+def _device_of(path: str, roots: SysRoots) -> tuple[str | None, str | None, str | None]:
+    """(file system type, mount point, kernel name of its block device or None) of an existing path."""
+    st = os.stat(path)
     majmin = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
-    fstype, point, source = _mount_of(os.path.realpath(where), majmin, roots.proc)
+    fstype, point, source = _mount_of(os.path.realpath(path), majmin, roots.proc)
     link = roots.sys / "dev" / "block" / majmin
     name = Path(os.path.realpath(link)).name if link.exists() else None
     if name is None and source and source.startswith("/dev/") and os.path.exists(source):
         name = sysfs.device_name(source, roots)           # btrfs: an anonymous st_dev, the source names the device
+    return fstype, point, name
+
+
+def file_placement(path: str, roots: SysRoots | None = None) -> FilePlacement:
+    """The file system, block device and whole disk under `path` (or under its directory if it does not exist)."""
+    roots = roots or SysRoots()
+    where = path if os.path.exists(path) else os.path.dirname(path)
+    fstype, point, name = _device_of(where, roots)
     if name is None:
         return FilePlacement(fstype, point, None, None, None, None,
                              f"{NOT_AVAILABLE}: {fstype or 'this file system'} has no block device")
