@@ -99,7 +99,7 @@ CHECK = tests/test_fiojson.py tests/test_fio_versions.py tests/test_layering.py 
 	tests/sim/test_presets.py tests/oracle/test_truth_api.py tests/health/test_projection.py \
 	tests/health/test_erase_increments.py tests/report/test_report_synthetic.py tests/test_startup.py \
 	tests/test_engine_interface.py tests/test_defaults_once.py tests/test_passthrough.py tests/test_stream_slices.py \
-	tests/test_stored_records.py
+	tests/test_stored_records.py tests/health/test_drive_corpus.py
 check:
 	@$(PY) -c "import ssdpts, ssdpts._sim" 2>/dev/null || $(MAKE) setup
 	$(PY) -m pytest -q -p no:cacheprovider $(CHECK)

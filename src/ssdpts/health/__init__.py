@@ -95,19 +95,29 @@ def _block_snapshot(target) -> dict:
     return rec
 
 
+def _drive_snapshot(disk: str) -> dict:
+    from ..targets.base import Target      # here: the store reads health.record, and reading needs no target
+
+    transport = "loop" if os.path.basename(disk).startswith("loop") else None
+    return _block_snapshot(Target(kind="block", spec=disk, path=disk, size_bytes=0,
+                                  info={"transport": transport} if transport else {}))
+
+
 def _file_snapshot(target) -> dict:
     """A file's health is the drive's under its file system (resolved by targets.filesystem), when known."""
     info = target.info or {}
     disk = info.get("health_device")
     if disk:
-        from ..targets.base import Target      # here: the store reads health.record, and reading needs no target
-
-        transport = "loop" if os.path.basename(disk).startswith("loop") else None
-        rec = _block_snapshot(Target(kind="block", spec=disk, path=disk, size_bytes=0,
-                                     info={"transport": transport} if transport else {}))
+        rec = _drive_snapshot(disk)
         rec["file_placement"] = info.get("placement")
         return rec
     why = info.get("health_device_note") or "files have no SMART or NVMe health data (test the block device to get it)"
+    if info.get("health_devices"):
+        # several drives under one file system (md raid1, dm over two disks): each drive's record, none for the file
+        rec = empty_record("set", f"{target.path} ({info.get('placement', 'a file')}): health data {why}")
+        rec["members"] = {d: _drive_snapshot(d) for d in info["health_devices"]}
+        rec["device"], rec["file_placement"] = target.path, info.get("placement")
+        return rec
     rec = empty_record("none", f"{target.path} ({info.get('placement', 'a file')}): health data {why}")
     rec["device"] = target.path
     return finish(rec)

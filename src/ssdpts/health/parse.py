@@ -134,19 +134,40 @@ def finish(rec: dict) -> dict:
         rec["available"] = False
         rec["reason"] = rec.get("reason") or "the device reports no health counters ssdpts understands"
     why = rec.get("reason") or "not reported by this device"
+    for k in [k for k in rec["missing"] if rec.get(k) is not None]:
+        del rec["missing"][k]                       # a later source gave it after all
     for k in _REPORTED:
         if rec.get(k) is None and k not in rec["missing"]:
-            rec["missing"][k] = why if not rec["available"] else (
-                "this drive exposes no NAND/media write counter (WAF needs one)" if k == "media_written_bytes"
-                else "not reported by this device")
+            rec["missing"][k] = why if not rec["available"] else _why_missing(rec, k)
     return rec
+
+
+# what a missing counter is called in its "not available" line
+_COUNTER_NAMES = {"percentage_used": "wear", "host_written_bytes": "written-bytes", "host_read_bytes": "read-bytes",
+                  "media_written_bytes": "NAND-written-bytes"}
+
+
+def _why_missing(rec: dict, key: str) -> str:
+    """Why an available record lacks `key`: a hard disk has no wear; an SSD whose vendor attribute ssdpts does not
+    know says so by model (never a guess from an attribute whose name declares no unit)."""
+    model = rec.get("model") or "this drive"
+    rpm = rec.get("rotation_rate")
+    if key in ("percentage_used", "media_written_bytes") and isinstance(rpm, int) and rpm > 0:
+        return f"not available: {model} is a hard disk ({rpm} rpm): it has no flash wear or NAND write counter"
+    if key == "media_written_bytes" and rec.get("protocol") == "NVMe":
+        return "not available: the NVMe health log has no NAND/media write counter (WAF needs one)"
+    if key in _COUNTER_NAMES and rec.get("protocol") in ("ATA", "SCSI"):
+        return f"not available: {model}'s {_COUNTER_NAMES[key]} attribute is not known"
+    return "not available: not reported by this device"
 
 
 # ------------------------------------------------------------------------------------------------
 # smartctl -j -a
 
 def smartctl_messages(doc: dict) -> list[str]:
-    return [m.get("string", "") for m in (doc.get("smartctl") or {}).get("messages") or [] if isinstance(m, dict)]
+    tool = doc.get("smartctl") if isinstance(doc.get("smartctl"), dict) else {}
+    msgs = tool.get("messages")
+    return [str(m.get("string", "")) for m in msgs if isinstance(m, dict)] if isinstance(msgs, list) else []
 
 
 # smartctl(8), RETURN VALUES: the bits that say something is wrong now (5-7 are history: kept as warnings)
@@ -174,8 +195,9 @@ def smartctl_failures(doc: dict) -> tuple[list[str], list[str]]:
 
 
 def _timestamp(doc: dict) -> float | None:
-    t = (doc.get("local_time") or {}).get("time_t")
-    return float(t) if isinstance(t, (int, float)) else None
+    lt = doc.get("local_time")
+    t = lt.get("time_t") if isinstance(lt, dict) else None
+    return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None
 
 
 def _family(model: str) -> dict | None:
@@ -203,6 +225,15 @@ def _store_attr(rec: dict, entry: dict, a: dict, lba: int, how: str, waf: dict) 
     field, unit, source = entry["field"], entry["unit"], entry.get("source", "raw")
     v = _attr_value(a, source, unit)
     if v is None:
+        return
+    raw = to_int((a.get("raw") or {}).get("value"))
+    if entry.get("by_name") and source == "normalized" and unit == "%" and raw is not None and 0 < raw <= 100 \
+            and raw != v:
+        # a "% left" whose raw value is a different percentage (Phison's SSD_Life_Left, SMI's
+        # Remaining_Lifetime_Perc): which of the two is the wear is not known, so neither is used
+        rec["missing"].setdefault("percentage_used", (
+            f"not available: {rec.get('model') or 'this drive'}'s wear attribute is not known ({a.get('name')} "
+            f"says {v} normalized and {raw} raw: which one is the % left is not known)"))
         return
     rec["attributes"][str(a.get("id"))] = {"id": a.get("id"), "name": a.get("name"), "field": field,
                                            "value": v, "source": source, "unit": unit}
@@ -245,7 +276,8 @@ def _trim_smartctl(doc: dict) -> dict:
             "firmware_version", "user_capacity", "logical_block_size", "physical_block_size", "rotation_rate",
             "smart_support", "smart_status", "local_time", "temperature", "power_on_time", "power_cycle_count",
             "nvme_smart_health_information_log", "endurance_used", "spare_available", "host_writes", "host_reads",
-            "scsi_percentage_used_endurance_indicator")
+            "scsi_percentage_used_endurance_indicator", "scsi_model_name", "scsi_revision", "revision",
+            "scsi_error_counter_log")
     out = {k: doc[k] for k in keep if k in doc}
     if isinstance(out.get("smartctl"), dict):
         out["smartctl"] = {k: v for k, v in out["smartctl"].items() if k in ("version", "argv", "exit_status", "messages")}
@@ -270,24 +302,39 @@ def parse_smartctl(doc: dict, device: str | None = None) -> dict:
         return finish(rec)
     rec["timestamp"] = _timestamp(doc) or rec["timestamp"]
     rec["raw"]["smartctl"] = _trim_smartctl(doc)
-    dev = doc.get("device") or {}
+    dev = doc.get("device") if isinstance(doc.get("device"), dict) else {}
     rec["device"] = device or dev.get("name")
     rec["protocol"] = dev.get("protocol")
-    rec["model"], rec["serial"], rec["firmware"] = doc.get("model_name"), doc.get("serial_number"), doc.get("firmware_version")
+    from ..targets.identify import smartctl_identity   # here: reading a stored record needs no identify code
+
+    ident = smartctl_identity(doc)
+    rec["model"], rec["serial"], rec["firmware"] = ident.model, ident.serial, ident.firmware
+    rec["capacity_bytes"], rec["rotation_rate"] = ident.capacity_bytes, ident.rotation_rate
     sv = (doc.get("smartctl") or {}).get("version")
     rec["smartctl_version"] = ".".join(map(str, sv)) if isinstance(sv, list) else None
     lba = to_int(doc.get("logical_block_size")) or 512
     status = to_int((doc.get("smartctl") or {}).get("exit_status")) or 0
     rec["failures"], rec["warnings"] = smartctl_failures(doc)
+    hidden = raid_hidden(doc)
+    if hidden:
+        rec["reason"] = hidden
+        return finish(rec)
     if status & 0b11 or (not rec["model"] and not dev):
         msgs = "; ".join(smartctl_messages(doc)) or f"smartctl exit status {status}"
         rec["reason"] = f"smartctl could not read the device: {msgs}"
         return finish(rec)
     support = doc.get("smart_support") or {}
-    if support and (support.get("available") is False or support.get("enabled") is False):
+    if isinstance(support, bool):           # some smartctl builds print smart_support: true/false
+        support = {"available": support}
+    if isinstance(support, dict) and (support.get("available") is False or support.get("enabled") is False):
         rec["reason"] = ("SMART is not supported by this device" if support.get("available") is False
                          else "SMART is disabled on this device (smartctl -s on enables it)")
     rec["available"] = True
+    if not _HEALTH_KEYS.intersection(doc) and not rec.get("reason"):
+        argv = (doc.get("smartctl") or {}).get("argv") if isinstance(doc.get("smartctl"), dict) else None
+        args = " ".join(map(str, argv)) if isinstance(argv, list) and argv else "this smartctl command"
+        rec["reason"] = (f"not available: the output of '{args}' holds no health counters, only the drive's "
+                         "identity or status (save 'smartctl -j -a DEV')")
 
     # 1. NVMe health log
     log = doc.get("nvme_smart_health_information_log")
@@ -337,12 +384,96 @@ def parse_smartctl(doc: dict, device: str | None = None) -> dict:
                 if a.get("name") in entry["names"]:
                     if str(a.get("id")) in rec["attributes"] and rec["attributes"][str(a.get("id"))]["field"] == entry["field"]:
                         continue
-                    e = dict(entry, id=a.get("id"))
+                    e = dict(entry, id=a.get("id"), by_name=True)
                     _store_attr(rec, e, a, lba, f"attribute {a.get('id')} {a.get('name')}", {"host": [], "media": []})
         _waf_counters(rec, waf, lba)
     elif not isinstance(log, dict) and rec["protocol"] == "ATA":
         rec.setdefault("reason", "no SMART attribute table in the smartctl output")
+    if rec["protocol"] == "SCSI":
+        _scsi_fields(rec, doc)
+    _drop_impossible_rates(rec)
     return finish(rec)
+
+
+# the most a host interface carries, bytes/s: SATA 6 Gb/s after 8b/10b; SAS-4 22.5 Gb/s; PCIe 6.0 x16
+INTERFACE_BYTES_PER_S = {"ATA": 600e6, "SCSI": 2.4e9, "NVMe": 128e9}
+
+
+def _drop_impossible_rates(rec: dict) -> None:
+    """An ATA attribute's host byte count larger than the interface could carry in the drive's powered-on hours is
+    not in the unit its name declares (a Seagate ST8000NM017B's Total_LBAs_Read x 512 B would be 813 MB/s over
+    SATA for 10,645 hours): it is dropped, with why, rather than shown wrong."""
+    hours, top = rec.get("power_on_hours"), INTERFACE_BYTES_PER_S.get(rec.get("protocol") or "")
+    if not hours or not top or not isinstance(hours, (int, float)):
+        return
+    for key in ("host_written_bytes", "host_read_bytes"):
+        v, source = rec.get(key), (rec.get("sources") or {}).get(key, "")
+        # only an ATA attribute's unit rests on its name; NVMe and SCSI units are the standards'
+        if v is not None and source.startswith("attribute") and v > hours * 3600 * top:
+            rec["missing"][key] = (f"not available: {rec.get('model') or 'this drive'}'s {source} gives {v:,} B in "
+                                   f"{hours:,} power-on hours, more than {rec['protocol']} can carry "
+                                   f"({top / 1e6:,.0f} MB/s): its unit is not the one its name declares")
+            rec[key] = None
+            rec["sources"].pop(key, None)
+
+
+# smartctl -a keys that carry health counters; an output with none of them (-i, -H) identifies the drive only
+_HEALTH_KEYS = frozenset({"ata_smart_attributes", "nvme_smart_health_information_log", "scsi_error_counter_log",
+                          "power_on_time", "temperature", "ata_device_statistics", "endurance_used",
+                          "scsi_percentage_used_endurance_indicator", "host_writes"})
+
+
+def _scsi_fields(rec: dict, doc: dict) -> None:
+    """SCSI/SAS: the error counter log pages (smartctl prints bytes processed in units of 10^9 B, as a decimal
+    string with 3 decimals: exact to 1 MB) and the uncorrected errors."""
+    log = doc.get("scsi_error_counter_log")
+    if not isinstance(log, dict):
+        return
+    for direction, field in (("write", "host_written"), ("read", "host_read")):
+        gb = (log.get(direction) or {}).get("gigabytes_processed")
+        b = _decimal_bytes(gb, 10**9)
+        _set(rec, field, b, f"scsi_error_counter_log.{direction}.gigabytes_processed (10^9 B)")
+    errs = [to_int((log.get(d) or {}).get("total_uncorrected_errors")) for d in ("read", "write", "verify")]
+    if any(e is not None for e in errs):
+        _set(rec, "media_errors", sum(e for e in errs if e is not None),
+             "scsi_error_counter_log.{read,write,verify}.total_uncorrected_errors")
+
+
+def _decimal_bytes(v, unit: int) -> int | None:
+    """'806.827' x 10^9 -> 806827000000, exactly (no float)."""
+    if isinstance(v, bool) or v is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+)(?:\.(\d+))?\s*", str(v))
+    if not m:
+        return None
+    frac = m.group(2) or ""
+    scale = 10 ** len(frac)
+    n = int(m.group(1)) * scale + (int(frac) if frac else 0)
+    return n * unit // scale if n * unit % scale == 0 else None
+
+
+# smartctl's messages when a RAID controller stands between it and the drive (smartmontools os_linux.cpp)
+_RAID_MESSAGE = re.compile(r"(-d\s+(megaraid|cciss|aacraid|areca|3ware|hpt)\b|megaraid controller|dell or megaraid)",
+                           re.I)
+# what a RAID controller's logical volume calls itself to SCSI INQUIRY
+_RAID_VOLUME = re.compile(r"(raid\s*\d*\s*volume|logical volume|\bperc\b|megaraid|\bMR9\d{3}|smart array|"
+                          r"\bRAID\b)", re.I)
+
+
+def raid_hidden(doc: dict) -> str | None:
+    """"not available: ... hides the drive" when smartctl reached a RAID controller, not the drive."""
+    msgs = "; ".join(smartctl_messages(doc))
+    m = _RAID_MESSAGE.search(msgs)
+    if m:
+        return (f"not available: a RAID controller hides the drive (smartctl: {msgs}); read each drive behind it "
+                "with 'smartctl -j -a -d megaraid,N DEV' (or the -d type smartctl names)")
+    model = doc.get("model_name") or doc.get("scsi_model_name") or ""
+    dev = doc.get("device") if isinstance(doc.get("device"), dict) else {}
+    if dev.get("protocol") == "SCSI" and _RAID_VOLUME.search(str(model)):
+        return (f"not available: {model} is a RAID controller's logical volume: the controller hides the drives "
+                "under it; read each drive with the -d type 'smartctl --scan-open' lists for it (megaraid,N, "
+                "sat+megaraid,N, cciss,N ...)")
+    return None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -460,8 +591,14 @@ def parse_document(doc: Any, *, mtime: float | None = None, name: str = "") -> d
     """A saved smartctl JSON, nvme smart-log JSON, or an ssdpts health record -> record with a timestamp."""
     if isinstance(doc, dict) and "record_version" in doc and "available" in doc:
         rec = dict(doc)
-    elif isinstance(doc, dict) and ("smartctl" in doc or "json_format_version" in doc):
-        rec = parse_smartctl(doc)
+    elif isinstance(doc, dict) and ("smartctl" in doc or "json_format_version" in doc or
+                                    isinstance(doc.get("device"), dict)):
+        try:
+            rec = parse_smartctl(doc)
+        except (TypeError, AttributeError, ValueError, KeyError) as e:    # a shape no smartctl version printed yet
+            why = (f"not available: this smartctl output is not understood ({type(e).__name__}: {e}); save it "
+                   "again with 'smartctl -j -a DEV' (smartmontools 7.0 or newer)")
+            rec = finish(empty_record("smartctl", why))
         if _timestamp(doc) is None:
             rec["timestamp"] = mtime
             rec["timestamp_source"] = "file mtime"

@@ -54,7 +54,8 @@ class HealthSnapshot(KeepsStoredForm):
     waf_media_units: int | None = None
     waf_unit: str | None = None
     waf_formula: str | None = None            # the family's formula (health/attributes.toml), when it has one
-    capacity_bytes: int | None = None         # the drive's capacity as its controller reports it (nvme id-ctrl)
+    capacity_bytes: int | None = None         # the drive's capacity as it reports it (nvme id-ctrl, smartctl user_capacity)
+    rotation_rate: int | None = None          # smartctl: rpm of a hard disk, 0 for a solid-state drive
     smartctl_version: str | None = None
     # the simulated drive's own figures
     clock_s: float | None = None              # simulated time

@@ -110,3 +110,33 @@ def sata_link(smartctl: dict | None) -> tuple[str, str] | None:
         return None
     cur, top = (speed.get("current") or {}).get("string"), (speed.get("max") or {}).get("string")
     return (cur or "not reported", top or "not reported") if cur or top else None
+
+
+@dataclass(frozen=True)
+class DriveIdentity:
+    """Who the drive is, as `smartctl -j -i` (or -a) states it. ATA and NVMe: model_name / firmware_version;
+    SCSI/SAS: model_name (7.4+) or scsi_model_name, and the revision as the firmware (scsi_revision / revision)."""
+
+    model: str | None
+    serial: str | None
+    firmware: str | None
+    capacity_bytes: int | None      # user_capacity.bytes
+    protocol: str | None            # ATA | NVMe | SCSI (smartctl's device.protocol)
+    rotation_rate: int | None       # rpm; 0: a solid-state drive; None: not stated
+
+
+def smartctl_identity(doc: dict | None) -> DriveIdentity:
+    doc = doc if isinstance(doc, dict) else {}
+
+    def text(*keys: str) -> str | None:
+        return next((str(doc[k]).strip() for k in keys if isinstance(doc.get(k), (str, int)) and str(doc[k]).strip()),
+                    None)
+
+    cap = doc.get("user_capacity")
+    rpm = doc.get("rotation_rate")
+    dev = doc.get("device")
+    return DriveIdentity(model=text("model_name", "scsi_model_name"), serial=text("serial_number"),
+                         firmware=text("firmware_version", "scsi_revision", "revision"),
+                         capacity_bytes=to_int(cap.get("bytes")) if isinstance(cap, dict) else None,
+                         protocol=dev.get("protocol") if isinstance(dev, dict) else None,
+                         rotation_rate=rpm if isinstance(rpm, int) and not isinstance(rpm, bool) else None)

@@ -18,6 +18,7 @@ from .placement import direct_io_alignment, file_placement
 from .base import Target
 from .record import TargetRecord
 from .facts import block_facts
+from .identify import smartctl_identity
 from .sysfs import SysRoots
 
 
@@ -107,6 +108,13 @@ def _file_target(spec: str, path: str, size: int, roots: SysRoots) -> Target:
             "device_physical_block_size": where.physical_block_size}
     if where.why_no_disk:
         info["health_device_note"] = where.why_no_disk
+    if where.layers:
+        info["layers"] = list(where.layers)           # file system device down to the drives
+    if where.drives:                                   # who each drive is, as sysfs names it
+        info["drives"] = {d: {k: v for k, v in sysfs.block_info(d[5:], roots).items()
+                              if k in ("model", "serial", "firmware") and v} for d in where.drives}
+    if len(where.drives) > 1:
+        info["health_devices"] = list(where.drives)   # md raid1, a dm over several drives: each one's health
     return Target(kind="file", spec=spec, path=path, size_bytes=size, logical_block_size=lbs,
                   physical_block_size=max(lbs, where.physical_block_size or 4096), info=info)
 
@@ -195,11 +203,11 @@ def _block_target(spec: str, path: str, roots: SysRoots, probe: bool) -> Target:
                 info["firmware"] = (ctrl.get("fr") or "").strip() or info["firmware"]
             info.update(_nvme_namespace_facts(disk, ns))
         smart = _run_json(["smartctl", "-j", "-i", path])
-        # SCSI/SAS drives have scsi_model_name instead of model_name (and scsi_revision as firmware)
-        if smart and (smart.get("model_name") or smart.get("scsi_model_name")):
-            info["model"] = info["model"] or smart.get("model_name") or smart.get("scsi_model_name")
-            info["serial"] = info["serial"] or smart.get("serial_number")
-            info["firmware"] = info["firmware"] or smart.get("firmware_version") or smart.get("scsi_revision")
+        ident = smartctl_identity(smart)
+        if smart and ident.model:
+            info["model"] = info["model"] or ident.model
+            info["serial"] = info["serial"] or ident.serial
+            info["firmware"] = info["firmware"] or ident.firmware
             info["smartctl_device_type"] = (smart.get("device") or {}).get("type")
             protocol = (smart.get("device") or {}).get("protocol")
             if info["transport"] == "sata/sas" and protocol in ("ATA", "SCSI"):
