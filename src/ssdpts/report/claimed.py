@@ -396,7 +396,8 @@ def claimed_section(store: Store, run: dict, claims: dict, art: Artifacts) -> Ma
         if m is None:
             mtext, verdict = f"not measured (claimed {_n(c, u)} {u})", Cell(None, "not measured")
         elif good is None:
-            mtext, verdict = f"{_n(m, u)} {u} (claimed {_n(c, u)}) — basis NOT reached", Cell(None, "not judged", "bad")
+            mtext = f"{_n(m, u)} {u} (claimed {_n(c, u)}) — basis NOT reached"
+            verdict = Cell(None, "not judged", "bad")
         else:
             mtext = f"{_n(m, u)} {u} (claimed {_n(c, u)})"
             verdict = Cell(good, "meets claim" if good else "misses claim", "ok" if good else "bad")

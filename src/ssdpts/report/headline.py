@@ -114,9 +114,8 @@ def headline_block(headlines: list[HeadlineOfTest], verdict: Verdict, art: Artif
         conf = f"{len(h.deviations)} deviation{'s' if len(h.deviations) != 1 else ''}: {', '.join(rules)}" \
             if h.deviations else "no deviation"
         conf_cls = "bad" if h.deviations else "ok"
-        lines = [(f.label, Cell(f.value, f"{fmt_num(f.value)} {f.unit}"),
-                  "NOT reached" if f.unreached else "" if f.steady is None else ("steady" if f.steady else "NOT steady"))
-                 for f in h.figures]
+        lines = [(f.label, Cell(f.value, f"{fmt_num(f.value)} {f.unit}"), "NOT reached" if f.unreached else
+                  "" if f.steady is None else ("steady" if f.steady else "NOT steady")) for f in h.figures]
         lines += [(text, Cell(None, "not available", "bad"), "") for text in h.not_available]
         for i, (label, value, basis) in enumerate(lines):
             first = i == 0
