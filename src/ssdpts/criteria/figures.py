@@ -44,6 +44,12 @@ class Unavailable:
 
 
 @dataclass(frozen=True)
+class NotReached(Unavailable):
+    """The figure was measured, but the state it stands for was not reached (WSAT's final level before the drive
+    saturated): a rule on it is not judged. `reason`: "not reached: WSAT wrote 0.36 of 4 fills ..."."""
+
+
+@dataclass(frozen=True)
 class Source:
     """What a figure is read from: the run (with its conformance verdict, for run.* figures)."""
 
@@ -143,11 +149,15 @@ def _throughput(value: Callable[[Any, dict], float | bool | None], missing: str)
     return read
 
 
-def _wsat(value: Callable[[Any], float | None], missing: str) -> Reader:
+def _wsat(value: Callable[[Any], float | None], missing: str, saturated: bool = False) -> Reader:
+    """A WSAT workload's figure; `saturated`: it stands for the saturated drive (the final level), judged only when
+    saturation was reached (WsatWorkload.saturation)."""
     def read(s: WsatSummary, a: dict) -> Reading | Unavailable:
         w = s.workloads.get(a["workload"])
         if w is None:
             return Unavailable(f"no WSAT workload {a['workload']!r} (measured: {', '.join(s.workloads) or 'none'})")
+        if saturated and not w.saturation.reached:
+            return NotReached(f"workload {a['workload']}: {w.saturation.how}")
         v = value(w)
         return (Unavailable(f"workload {a['workload']}: {missing}") if v is None
                 else Reading(v, f"workload {a['workload']} (stopped: {w.stop_reason})",
@@ -169,6 +179,8 @@ def _headline(s: Any, a: dict, test: str) -> Reading | Unavailable:
     h = next((h for h in lines if h.key == a["key"]), None)
     if h is None or h.value is None:
         return Unavailable(f"no headline figure {a['key']!r} (stored: {', '.join(x.key for x in lines) or 'none'})")
+    if h.unreached:
+        return NotReached(f"{h.label}: {h.unreached}")
     return Reading(h.value, h.label, "as the test reports it", unit=h.unit)
 
 
@@ -190,9 +202,10 @@ def _all() -> list[Figure]:
         Figure("wsat", "workload[{workload}].fresh_iops", "IOPS", "IOPS of the first interval (fresh out of box)",
                _wsat(lambda w: w.fresh_iops, "no fresh IOPS")),
         Figure("wsat", "workload[{workload}].final_iops", "IOPS", "mean IOPS of the last 5 intervals",
-               _wsat(lambda w: w.final_iops, "no final IOPS")),
+               _wsat(lambda w: w.final_iops, "no final IOPS", saturated=True)),
         Figure("wsat", "workload[{workload}].final_over_fresh", "%", "final IOPS as a share of fresh IOPS",
-               _wsat(lambda w: None if w.final_over_fresh is None else 100.0 * w.final_over_fresh, "fresh IOPS 0")),
+               _wsat(lambda w: None if w.final_over_fresh is None else 100.0 * w.final_over_fresh, "fresh IOPS 0",
+                     saturated=True)),
         Figure("wsat", "workload[{workload}].written", "GB", "total bytes written (TGBW)",
                _wsat(lambda w: w.tgbw_gb, "")),
         Figure("endurance", "waf", "", "write amplification (NAND / host writes)", _projection("waf")),

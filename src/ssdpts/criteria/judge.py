@@ -15,17 +15,18 @@ from ..conformance import Verdict
 from ..errors import SsdptsError
 from ..inputs import output_file
 from ..runresult.model import RunResult
-from .figures import BOOL, Reading, Source, Unavailable
+from .figures import BOOL, NotReached, Reading, Source, Unavailable
 from .rules import Criteria, Rule, shown
 from .units import unit
 
-PASS, FAIL, NOT_AVAILABLE = "pass", "fail", "not available"
+PASS, FAIL, NOT_AVAILABLE, NOT_REACHED = "pass", "fail", "not available", "not reached"
+NOT_JUDGED = (NOT_AVAILABLE, NOT_REACHED)     # no value to judge: a FAIL when required, N/A when optional
 
 
 @dataclass(frozen=True)
 class Judgement:
     rule: Rule
-    status: str                     # pass | fail | not available
+    status: str                     # pass | fail | not available | not reached (measured, its state not reached)
     test: str
     value: float | bool | None      # the figure's value in its own unit
     unit: str                       # the figure's unit ("bool" for yes/no)
@@ -34,17 +35,19 @@ class Judgement:
 
     @property
     def ok(self) -> bool:
-        return self.status == PASS or (self.status == NOT_AVAILABLE and self.rule.optional)
+        return self.status == PASS or (self.status in NOT_JUDGED and self.rule.optional)
 
     @property
     def label(self) -> str:
-        """PASS, FAIL, or N/A for an optional rule whose figure the run lacks (a required one is a FAIL)."""
-        return "N/A" if self.status == NOT_AVAILABLE and self.ok else "PASS" if self.ok else "FAIL"
+        """PASS, FAIL, or N/A for an optional rule whose figure the run lacks or whose state it did not reach (a
+        required one is a FAIL)."""
+        return "N/A" if self.status in NOT_JUDGED and self.ok else "PASS" if self.ok else "FAIL"
 
     @property
     def evidence(self) -> str:
         if self.value is None:
-            return f"not available: {self.where}" + (" (optional rule)" if self.rule.optional else "")
+            head = "not judged" if self.status == NOT_REACHED else "not available"
+            return f"{head}: {self.where}" + (" (optional rule)" if self.rule.optional else "")
         converted = ""
         if self.rule.unit is not None and self.rule.unit.name != self.unit and not isinstance(self.value, bool):
             in_rule_unit = self.value * unit(self.unit, "figure").scale / self.rule.unit.scale
@@ -104,7 +107,8 @@ def _judge(rule: Rule, run: RunResult, source: Source) -> Judgement:
             return Judgement(rule, NOT_AVAILABLE, fig.test, None, fig.unit or "", reason, "")
         reading = fig.read(t.summary, rule.selectors)
     if isinstance(reading, Unavailable):
-        return Judgement(rule, NOT_AVAILABLE, fig.test, None, fig.unit or "", reading.reason, "")
+        return Judgement(rule, NOT_REACHED if isinstance(reading, NotReached) else NOT_AVAILABLE, fig.test, None,
+                         fig.unit or "", reading.reason, "")
     figure_unit = fig.unit if fig.unit is not None else (reading.unit or "")
     threshold = rule.threshold if figure_unit == BOOL else rule.threshold_in(figure_unit, f"rule {rule.name!r}")
     holds = rule.holds(reading.value, threshold)
@@ -123,7 +127,7 @@ def junit(outcomes: list[Outcome]) -> ET.ElementTree:
                       failures=str(sum(len(o.failures) for o in outcomes)), errors="0")
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     for o in outcomes:
-        skipped = [j for j in o.judgements if j.ok and j.status == NOT_AVAILABLE]
+        skipped = [j for j in o.judgements if j.ok and j.status in NOT_JUDGED]
         suite = ET.SubElement(root, "testsuite", name=f"{o.criteria.name} run {o.run_id}",
                               tests=str(len(o.judgements)), failures=str(len(o.failures)), errors="0",
                               skipped=str(len(skipped)), timestamp=stamp, hostname=socket.gethostname())
@@ -135,7 +139,7 @@ def junit(outcomes: list[Outcome]) -> ET.ElementTree:
             text = f"{j.rule.text}\n{j.evidence}\nsource: {j.rule.source}"
             if not j.ok:
                 ET.SubElement(case, "failure", message=f"{j.status}: {j.evidence}", type=j.status).text = text
-            elif j.status == NOT_AVAILABLE:
+            elif j.status in NOT_JUDGED:
                 ET.SubElement(case, "skipped", message=j.evidence)
             else:
                 ET.SubElement(case, "system-out").text = text

@@ -18,6 +18,7 @@ from ..records import from_data, to_data
 from ..settings import Key, TestSettings, declarations, typed_settings
 
 if TYPE_CHECKING:   # renderers receive the render kit's contexts (render/ sits below the tests; it never imports them)
+    from ..deviations import Deviation
     from ..render.context import CompareContext, SectionContext
     from .context import TestContext
     from .plan import TestPlan
@@ -30,6 +31,12 @@ class Summary:
     # the oldest stored version this record still reads (fields added since have defaults); None: only the current
     READS_SINCE_VERSION: ClassVar[int | None] = None
 
+    def stopped_short(self) -> list["Deviation"]:
+        """A `duration` deviation for each part of the test that stopped before its spec's stop (WSAT: 4× the
+        capacity written or 24 h), with its figures; none by default. The verdict names them whatever the
+        profile (conformance.py)."""
+        return []
+
 
 @dataclass(frozen=True)
 class Headline:
@@ -40,6 +47,8 @@ class Headline:
     value: float | None
     unit: str                # "IOPS", "MiB/s", "µs" ...
     steady: bool | None = None   # None: the figure is not a steady-state figure
+    unreached: str = ""          # the state the figure stands for was not reached, and why ("not reached: WSAT
+                                 # wrote 0.36 of 4 fills"); "": reached, or the figure names no state
 
 
 @dataclass(frozen=True)

@@ -114,13 +114,13 @@ def headline_block(headlines: list[HeadlineOfTest], verdict: Verdict, art: Artif
         conf = f"{len(h.deviations)} deviation{'s' if len(h.deviations) != 1 else ''}: {', '.join(rules)}" \
             if h.deviations else "no deviation"
         conf_cls = "bad" if h.deviations else "ok"
-        lines = [(f.label, Cell(f.value, f"{fmt_num(f.value)} {f.unit}"),
+        lines = [(f.label, Cell(f.value, f"{fmt_num(f.value)} {f.unit}"), "NOT reached" if f.unreached else
                   "" if f.steady is None else ("steady" if f.steady else "NOT steady")) for f in h.figures]
         lines += [(text, Cell(None, "not available", "bad"), "") for text in h.not_available]
         for i, (label, value, basis) in enumerate(lines):
             first = i == 0
-            rows.append([Cell(None, h.title if first else ""), label, value, Cell(None, basis, "bad" if basis ==
-                                                                                  "NOT steady" else ""),
+            rows.append([Cell(None, h.title if first else ""), label, value, Cell(None, basis, "bad" if "NOT" in basis
+                                                                                  else ""),
                          Cell(h.steady_reached, steady if first else "", st_cls if first else ""),
                          Cell(None, conf if first else "", conf_cls if first else "")])
     verdict_text = (f"conformant to {verdict.spec or 'the spec'}" if verdict.conformant else
@@ -186,7 +186,8 @@ class ClaimLine:
     unit: str
     claimed: float
     measured: float | None       # None: the run does not measure it
-    meets: bool | None           # None: not measured
+    meets: bool | None           # None: not judged (not measured, or its basis not reached)
+    reason: str = ""             # how the claim's basis was reached, or why not ("not reached: WSAT wrote ...")
 
 
 @dataclass(frozen=True)
@@ -242,6 +243,8 @@ class HeadlinePage:
 
 
 def _basis(f: Headline) -> str:
+    if f.unreached:
+        return "NOT reached: " + f.unreached.removeprefix("not reached: ")
     return "no steady-state judgement" if f.steady is None else "steady state" if f.steady else \
         "steady state NOT reached"
 
@@ -267,13 +270,9 @@ def first_charts(saved: dict[str, SavedFigure], limit: int = CHARTS,
 
 
 def claim_lines(rows: Sequence[dict]) -> list[ClaimLine]:
-    """claimed.claim_rows, as the headline shows them: claimed, measured and whether it meets the claim."""
-    out = []
-    for r in rows:
-        m, c = r["measured"], r["claimed"]
-        meets = None if m is None or not c else (m >= c if r["better"] == "higher" else m <= c)
-        out.append(ClaimLine(r["what"], r["unit"], c, m, meets))
-    return out
+    """claimed.claim_rows, as the headline shows them: claimed, measured, whether it meets the claim (judged only
+    where its basis was reached) and the basis's reason."""
+    return [ClaimLine(r["what"], r["unit"], r["claimed"], r["measured"], r["meets"], r["reason"]) for r in rows]
 
 
 def _seconds(store, run_id: str) -> tuple[float, float]:

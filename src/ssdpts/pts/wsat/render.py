@@ -80,13 +80,14 @@ def workload_rows(workloads: dict[str, WsatWorkload]) -> list[list]:
         ss = w.steady_state_of_last_window
         rows.append([name, w.fresh_iops, w.final_iops, Cell(ratio, "–" if ratio is None else f"{ratio:.3f}"),
                      w.tgbw_gb, Cell(w.fills, f"{w.fills:.3f}"), w.elapsed_s, w.rounds, w.stop_reason,
-                     Cell(bool(ss and ss.reached), "–" if ss is None else "yes" if ss.reached else "no")])
+                     Cell(bool(ss and ss.reached), "–" if ss is None else "yes" if ss.reached else "no"),
+                     Cell(w.saturation.how, w.saturation.how, "ok" if w.saturation.reached else "bad")])
     return rows
 
 
 WORKLOAD_HEADERS = ["Workload", "Fresh IOPS (FOB, first interval)", "Final IOPS (mean of last 5 intervals)",
                     "Final / fresh", "TGBW (GB)", "Drive fills", "Elapsed (s)", "Intervals", "Stop reason",
-                    "Last 5 intervals steady"]
+                    "Last 5 intervals steady", "Saturation (the spec's stop: 4 fills or 24 h)"]
 
 
 def describe(name: str) -> str:
@@ -104,7 +105,8 @@ def html(ctx: SectionContext) -> Markup:
     out.append(Markup("<h3>Results</h3>"))
     out.append(ctx.table("summary", WORKLOAD_HEADERS, workload_rows(s.workloads),
                          caption="WSAT per workload: fresh-out-of-box vs final IOPS, total GB written "
-                                 "(10^9 bytes) and drive fills at the end, and why the test stopped"))
+                                 "(10^9 bytes) and drive fills at the end, why the test stopped, and whether the drive "
+                                 "saturated: the spec's stop, or levelled off after leaving its fresh level"))
     for name, w in s.workloads.items():
         series = w.series
         if not series:
@@ -245,6 +247,7 @@ def text(s: WsatSummary) -> list[str]:
         lines.append(f"    {w.rounds} rounds, {w.tgbw_gb:.2f} GB written ({w.fills:.2f} fills), "
                      f"stopped: {w.stop_reason}")
         lines.append(f"    fresh {w.fresh_iops:,.0f} IOPS -> final {w.final_iops:,.0f} IOPS")
+        lines.append(f"    saturation {w.saturation.how}")
     return lines
 
 
@@ -255,7 +258,7 @@ def headline(s: WsatSummary) -> list[Headline]:
         key = name.replace("-", "_")
         out.append(Headline(f"wsat_{key}_fresh_iops", f"WSAT {name} fresh IOPS (first interval)", w.fresh_iops, "IOPS"))
         out.append(Headline(f"wsat_{key}_final_iops", f"WSAT {name} final IOPS (mean of last 5 intervals)",
-                            w.final_iops, "IOPS"))
+                            w.final_iops, "IOPS", unreached="" if w.saturation.reached else f"not reached: {w.wrote}"))
     return out
 
 
