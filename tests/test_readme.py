@@ -71,7 +71,7 @@ def test_every_readme_command_runs_as_written(loop_factory, tmp_path):
         assert p.returncode in EXITS.get(argv[1], {0}) and "Traceback" not in p.stderr, \
             f"{line} -> exit {p.returncode}\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}"
         if argv[1] == "run" and DRIVE in line:
-            run_id = re.findall(r"^run (\S+) complete", p.stdout, re.M)[-1]
+            run_id = re.findall(r"^run (\S+) complete", p.stdout + p.stderr, re.M)[-1]
     assert run_id is not None and (tmp_path / "results" / "ssdpts.db").is_file()
     assert (tmp_path / "results" / "reports" / run_id / "report.html").is_file()
 
