@@ -19,6 +19,15 @@ from ssdpts.targets import open_target
 pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
 QUICKEST = HERE / "profiles" / "sim-registry.toml"
+RESULTS_SCHEMA = HERE.parent / "docs" / "results.schema.json"
+
+
+def assert_follows_the_published_schema(doc: dict) -> None:
+    """The JSON document against docs/results.schema.json, the schema users read (jsonschema: the docs extra)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(json.loads(RESULTS_SCHEMA.read_text()))
+    errors = [f"{e.json_path}: {e.message}" for e in validator.iter_errors(doc)]
+    assert not errors, "\n".join(errors[:10])
 SIM = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
 
 
@@ -70,10 +79,13 @@ def test_every_command_path_of_every_test(two_runs, tmp_path, name):
     (test,) = doc["tests"]
     assert test["summary"]["schema"] == registry.get(name).schema
     assert registry.get(name).decode(test["summary"]) is not None     # the JSON reads back as the typed record
+    assert_follows_the_published_schema(doc)
     csv_files = ok("export", a, "--format", "csv", "--out", str(tmp_path / "csv")).stdout.split()
     assert csv_files and all(f.endswith(".csv") for f in csv_files)
     (json_file,) = ok("export", a, "--format", "json", "--out", str(tmp_path / "json")).stdout.split()
-    assert json.loads(open(json_file).read())["schema"] == "ssdpts.results/3"
+    exported = json.loads(open(json_file).read())
+    assert exported["schema"] == "ssdpts.results/3"
+    assert_follows_the_published_schema(exported)
     html = open(ok("report", a).stdout.strip()).read()
     assert "report section failed" not in html
     cmp = open(ok("compare", a, b, "--out", str(tmp_path / "cmp")).stdout.strip()).read()
