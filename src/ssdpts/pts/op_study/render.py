@@ -45,6 +45,7 @@ def over_time(ctx: SectionContext, s: OpStudySummary) -> list[Markup]:
     fig = ctx.figure()
     plots.series_plot(fig, {k: ([v / scale for v in x], y) for k, (x, y) in lines.items()},
                       f"time in the measurement rounds ({unit})", "write MB/s (10^6 bytes/s)", ylim0=True)
+    plots.legend_above(fig, fig.axes[0])      # four lines across the plot leave "best" no free corner
     return [ctx.plot(fig, "mb-vs-time", f"RND {bs_label(s.block_size)} write MB/s vs time, one line per active range",
                      "Each active range from its own purge, WIPC and random-write preconditioning; then its "
                      "measurement rounds, each point the end of one round (the rounds' measured run times back to "
