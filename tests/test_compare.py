@@ -266,3 +266,32 @@ def test_run_label_is_refused_in_one_line_before_a_run_exists(tmp_path):
         lines = p.stderr.strip().splitlines()
         assert p.returncode == 2 and len(lines) == 1 and message in lines[0], p.stderr
     assert not results.exists() or ssdpts("list", "--results", str(results)).stdout.strip() == "no runs yet"
+
+
+def test_compare_plots_qd1_max_latency_per_drive_from_the_stored_rounds(runs, tmp_path, monkeypatch):
+    """The seeds put each drive's QD1 max latency side by side (seed 004's latency table, seed 003's QD1 table):
+    compare draws a max-latency bar per cell and direction, one bar per run. Each bar, read back from the saved
+    figure, is the largest latency any stored round of the run's measurement window recorded in that direction
+    (the rounds' own maxima, not the summary's), and the title names the load both runs ran at."""
+    from plotted import capture
+    from ssdpts.report.compare import write_compare
+
+    store, (a, b), _ = runs
+    plotted = capture(monkeypatch)
+    write_compare(store, [a["id"], b["id"]], tmp_path / "c")
+    chart = plotted["latency-max"]
+    assert "max latency per cell at TC1/QD1, one series per run" in chart.title.replace("\n", " ")
+    assert list(chart.bars)[0] == "raw" and b["id"] in list(chart.bars)[1]       # run a is named "raw"
+    for run, heights in zip((a, b), chart.bars.values()):
+        stored = next(t for t in store.tests(run["id"]) if t["name"] == "latency")
+        window = registry.get("latency").decode(stored["summary"]).steady.window_rounds
+        rounds = [r for r in store.rounds(run["id"], "latency") if r.round in window]
+        truth = {}
+        for r in rounds:
+            for c, w in zip(r.cells, r.workloads):
+                for d, stats in (("read", c.read), ("write", c.write)):
+                    if stats.ios:
+                        key = f"{w['bs'] // 1024}K {w['read_pct']}/{100 - w['read_pct']} {d}"
+                        truth[key] = max(truth.get(key, 0.0), stats.lat_max_ns / 1000)
+        assert len(heights) == len(chart.groups) >= 3
+        assert heights == pytest.approx([truth[g] for g in chart.groups], rel=1e-9)

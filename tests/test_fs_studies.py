@@ -137,3 +137,49 @@ def test_trim_study_on_a_file_uses_fstrim(ext4, tmp_path):
     assert trim.trim.seconds > 0 and 0 < trim.trim.bytes_trimmed <= trim.trim.space_bytes <= 64 * 2**20
     assert os.path.getsize(point / "t.img") == 32 * 2**20          # re-created after the TRIM
     assert all(r.write_iops > 0 for r in trim.rounds) and len(trim.of("after")) == 2
+
+
+def fio_mb_s(store, rid: str, phase: str) -> dict[str, float]:
+    """Per fio job (= cell) of a phase's rounds: MB/s (10^6 bytes/s) as fio's own JSON reports it (read + write
+    bw_bytes), read from the raw output the rounds stored."""
+    import json
+
+    out, decoder = {}, json.JSONDecoder()
+    for r in store.rounds(rid, "fs-vs-raw", phase, with_cells=False):
+        text = store.raw_output(r.id)
+        doc, _ = decoder.raw_decode(text[text.index("{"):])
+        for job in doc["jobs"]:
+            out[job["jobname"]] = (job["read"]["bw_bytes"] + job["write"]["bw_bytes"]) / 1e6
+    return out
+
+
+def test_fs_vs_raw_plots_mb_s_vs_block_size_with_and_without_a_partition(loop_factory, tmp_path, monkeypatch):
+    """Seed 001 Figs 7-9: MB/s against block size, the raw device and the file system as two lines per access.
+    The chart's points, read back from the figure as the report saved it, are fio's own bandwidth of each cell
+    (its JSON, stored with the rounds), MB/s = 10^6 bytes/s, at the block sizes the profile asked."""
+    from plotted import capture
+    from ssdpts.report.html import write_report
+
+    monkeypatch.setenv("SSDPTS_REPORT", "0")
+    dev = loop_factory(64 * 2**20)
+    rid, store = run_completed(dev, tmp_path / "r", str(HERE / "profiles" / "fs-bs-tiny.toml"), "fs-vs-raw")
+    assert mounted_here(dev) == []
+    fio = {side: fio_mb_s(store, rid, side) for side in ("raw", "file")}
+    plotted = capture(monkeypatch)
+    path = write_report(store, rid, tmp_path / "report")
+    chart = plotted["fs-vs-raw-mb-vs-bs"]
+    kib = {"RND": [4, 64], "SEQ": [16, 128]}
+    panels = {title for title, _ in chart.lines}
+    assert panels == {"RND read", "RND write", "SEQ read", "SEQ write"}
+    assert chart.ylabels[0] == "MB/s (10^6 bytes/s)"
+    for title in panels:
+        kind, mix = title.split()
+        for side, series in (("raw", "raw device (no partition)"), ("file", "file on ext4 (partition)")):
+            x, y = chart.lines[(title, series)]
+            cells = [f"{kind.lower()}_{k}K_{'100-0' if mix == 'read' else '0-100'}" for k in kib[kind]]
+            assert x == kib[kind]
+            assert y == pytest.approx([fio[side][c] for c in cells], rel=1e-6), (title, side)
+            assert all(v > 0 for v in y)
+    # the same points as a table beside the chart (CSV)
+    csv_rows = (path.parent / "tables" / "fs-vs-raw-mb-vs-bs.csv").read_text().splitlines()
+    assert len(csv_rows) == 1 + 8

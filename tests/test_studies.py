@@ -114,8 +114,11 @@ def test_other_studies_on_the_simulated_ssd(sim_run):
     assert f.result("randwrite").steady is None          # no IOPS test or WSAT in this run
 
 
-def test_report_has_the_study_sections_and_charts(sim_run):
+def test_report_has_the_study_sections_and_charts(sim_run, monkeypatch):
+    from plotted import capture
+
     rid, store, results = sim_run
+    plotted = capture(monkeypatch)
     path = write_report(store, rid, results / "report-out", strict=True)
     html = path.read_text()
     for test, chart in [("slc-cache", "mib-vs-time"), ("bs-sweep", "mb-vs-bs"), ("rw-over-time", "mb-vs-time"),
@@ -125,6 +128,20 @@ def test_report_has_the_study_sections_and_charts(sim_run):
         assert (path.parent / "plots" / f"{test}-{chart}.png").stat().st_size > 1000
     assert "SLC cache estimate" in html and "page cache, not the drive" in html
     assert "report section failed" not in html
+    # seed 001 Fig 13: random-write MB/s over time, one line per active range; every point is one stored round
+    # (its write bandwidth), the time axis the rounds' measured run times back to back
+    lines = plotted["op-study-mb-vs-time"].lines
+    op = summaries(store, rid)["op-study"]
+    assert len(lines) == len(op.active_ranges) == 4
+    for a in op.active_ranges:
+        (t, mb_s), = [xy for (_, label), xy in lines.items() if label.startswith(f"AR {a.active_range_percent:g} %")]
+        rounds = store.rounds(rid, "op-study", f"ar={a.active_range_percent:g}")
+        cells = [r.cells[0] for r in rounds]
+        assert len(mb_s) == len(rounds) == a.rounds
+        assert mb_s == pytest.approx([c.write.bw_bytes / 1e6 for c in cells], rel=1e-9)
+        # the bytes written over the whole-ms run time agree within its rounding
+        assert mb_s == pytest.approx([c.write.bytes / (c.runtime_ms / 1000) / 1e6 for c in cells], rel=0.02)
+        assert t == pytest.approx([sum(c.runtime_ms for c in cells[:i + 1]) / 1000 for i in range(len(cells))])
 
 
 def test_show_text_and_headlines_of_the_studies(sim_run):

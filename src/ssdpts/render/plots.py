@@ -180,7 +180,21 @@ def bar_plot(fig: Figure, groups: Sequence[str], series: dict[str, Sequence[floa
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
         ax.margins(y=0.12)
     ax.grid(axis="x", visible=False)
-    _ax_style(ax, xlabel, scale_said(ylabel, logy))
+    _ax_style(ax, xlabel, scale_said(ylabel, logy), legend=False)
+    legend_above(fig, ax)
+
+
+def legend_above(fig: Figure, ax) -> None:
+    """The legend above the axes, outside the data: inside ("best") it covered bars (a spec sheet's hatched bar
+    under three long run labels). One row when the labels fit the figure's width, else one column;
+    `fit_inside` then makes room for it under the title."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return
+    row_chars = sum(len(lab) + 6 for lab in labels)
+    ncol = len(labels) if row_chars * 0.075 <= fig.get_figwidth() else 1     # ~0.075 in per 7-pt character
+    ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=ncol, fontsize=7, frameon=False,
+              borderaxespad=0.2)
 
 
 def _short(v: float) -> str:

@@ -143,6 +143,7 @@ class Artifacts:
             return Markup("")
         head, _, sub = title.rpartition(" — ")
         suptitle = fig.suptitle(f"{head}\n{sub}" if head else title, fontsize=10, fontweight="bold", linespacing=1.4)
+        _wrap_to_width(fig, suptitle)
         footer_text = fig.text(0.995, 0.005, footer, ha="right", va="bottom", fontsize=7, color="#666666")
         h = fig.get_figheight()
         fig.subplots_adjust(left=0.09, right=getattr(fig, "ssdpts_right", 0.97), top=1 - (0.62 + (0.22 if any(ax.get_title() for ax in fig.axes) else 0)) / h, bottom=0.55 / h + 0.04,
@@ -195,6 +196,21 @@ class Artifacts:
 
     def close(self) -> None:
         self._figs.clear()
+
+
+def _wrap_to_width(fig: Figure, text, pad_in: float = 0.1) -> None:
+    """Break a centred text's lines at spaces until it fits the figure's width: a 4-inch window plot cut
+    "ssdpts simulated SSD (client) — Latency – Response Time at TC1/QD1" at both ends."""
+    import textwrap
+    renderer = fig.canvas.get_renderer()
+    room = fig.bbox.width - 2 * pad_in * fig.dpi
+    for _ in range(4):     # the measured width shrinks with each pass; a long word may keep it over
+        width = text.get_window_extent(renderer).width
+        if width <= room:
+            return
+        lines = text.get_text().split("\n")
+        chars = max(8, int(max(len(line) for line in lines) * room / width))
+        text.set_text("\n".join(part for line in lines for part in textwrap.wrap(line, chars) or [""]))
 
 
 def _height_share(fig: Figure, text) -> float:

@@ -1,4 +1,5 @@
-"""fs-vs-raw renderers: raw and file IOPS per workload side by side, the file/raw ratio, text, headline."""
+"""fs-vs-raw renderers: MB/s vs block size on the raw device and on a file (seed 001 Figs 7-9), raw and file IOPS
+per workload side by side, the file/raw ratio, text, headline."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from markupsafe import Markup
 
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
-from ...units import format_or_dash
+from ...units import bs_label, format_or_dash
 from ..spec import Headline, Renderers
 from .summary import FsVsRawSummary, WorkloadPair
 
@@ -26,15 +27,42 @@ def _row(w: WorkloadPair) -> list:
             w.file_lat_mean_us]
 
 
+MB_S = "MB/s (10^6 bytes/s)"
+
+
+def mb_vs_bs(ctx: SectionContext, s: FsVsRawSummary) -> list[Markup]:
+    """Seed 001 Figs 7-9: MB/s vs block size, one panel per access (SEQ read, RND read, SEQ write...), the raw
+    device and the file as two lines; drawn when an access ran at two block sizes or more."""
+    lines = s.by_access()
+    if not lines:
+        return []
+    raw, on_file = "raw device (no partition)", f"file on {s.filesystem} (partition)"
+    sizes = sorted({w.block_size for ws in lines.values() for w in ws})
+    panels = [(access, {raw: ([w.block_size / 1024 for w in ws], [w.raw_mb_s for w in ws]),
+                        on_file: ([w.block_size / 1024 for w in ws], [w.file_mb_s for w in ws])})
+              for access, ws in lines.items()]
+    fig = ctx.figure((11.0, 3.6 * ((len(panels) + 3) // 4) + 0.9))
+    plots.small_multiples(fig, panels, "block size (KiB)", MB_S, logx=True, xticks=[b / 1024 for b in sizes],
+                          xticklabels=[bs_label(b) for b in sizes])
+    fill = "after one SEQ fill of each side" if s.fill_first else "no fill first"
+    rows = [[access, bs_label(w.block_size), w.block_size, w.raw_mb_s, w.file_mb_s]
+            for access, ws in lines.items() for w in ws]
+    return [ctx.plot(fig, "mb-vs-bs", "MB/s vs block size, raw device and file system",
+                     f"{_caption(s)}; {fill}; MB/s = 10^6 bytes/s."),
+            ctx.table("mb-vs-bs", ["Workload", "Block size", "Block size (bytes)", f"Raw {MB_S}", f"File {MB_S}"],
+                      rows, caption="the lines of the chart above")]
+
+
 def html(ctx: SectionContext) -> Markup:
     s: FsVsRawSummary = ctx.summary
     if not s.workloads:
         return Markup("")
+    out = mb_vs_bs(ctx, s)
     fig = ctx.figure()
     plots.bar_plot(fig, [w.label for w in s.workloads],
                    {"raw device": [w.raw_iops for w in s.workloads], f"file on {s.filesystem}": [w.file_iops for w in s.workloads]},
                    "workload", "IOPS")
-    out = [ctx.plot(fig, "iops", "IOPS on the raw device and on a file", _caption(s))]
+    out.append(ctx.plot(fig, "iops", "IOPS on the raw device and on a file", _caption(s)))
     out.append(ctx.table("table", TABLE_HEADERS, [_row(w) for w in s.workloads], caption=_caption(s)))
     out += [Markup('<p class="note">{}</p>').format(n) for n in s.notes]
     return Markup("").join(out)

@@ -23,6 +23,23 @@ class WorkloadPair:
     file_lat_mean_us: float | None
     iops_ratio: float | None      # file / raw; None when either side is missing or zero
 
+    @property
+    def access(self) -> str:
+        """The workload without its block size, e.g. "SEQ read": one line of the MB/s-vs-block-size chart."""
+        kind = "RND" if self.name.startswith("rnd") else "SEQ"
+        mix = ("read" if self.read_pct == 100 else "write" if self.read_pct == 0
+               else f"{self.read_pct}/{100 - self.read_pct} R/W")
+        return f"{kind} {mix}"
+
+    @property
+    def raw_mb_s(self) -> float | None:
+        """MB/s = 10^6 bytes/s (the seed's Мбайт/с), from the stored MiB/s."""
+        return None if self.raw_mib_s is None else self.raw_mib_s * 2**20 / 1e6
+
+    @property
+    def file_mb_s(self) -> float | None:
+        return None if self.file_mib_s is None else self.file_mib_s * 2**20 / 1e6
+
 
 @dataclass
 class FsVsRawSummary(Summary):
@@ -39,3 +56,12 @@ class FsVsRawSummary(Summary):
 
     def pair(self, name: str) -> WorkloadPair | None:
         return next((w for w in self.workloads if w.name == name), None)
+
+    def by_access(self) -> dict[str, list[WorkloadPair]]:
+        """Workloads measured at two block sizes or more, per access ("SEQ read", ...), block size rising:
+        the lines of seed 001's Figs 7-9 (MB/s vs block size, with and without a partition)."""
+        out: dict[str, list[WorkloadPair]] = {}
+        for w in self.workloads:
+            out.setdefault(w.access, []).append(w)
+        return {a: sorted(ws, key=lambda w: w.block_size) for a, ws in out.items()
+                if len({w.block_size for w in ws}) >= 2}

@@ -1,4 +1,5 @@
-"""Over-provisioning renderers: steady-state IOPS vs active range, each range's steady state, text, headline."""
+"""Over-provisioning renderers: steady-state IOPS vs active range, MB/s over time per active range (seed 001
+Fig 13), each range's steady state, text, headline."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label
 from ..spec import Headline, Renderers
-from .run import phase_of
+from .run import cell_name, phase_of
 from .summary import ActiveRangeResult, OpStudySummary
 
 
@@ -19,6 +20,39 @@ def _by_range(s: OpStudySummary) -> list[ActiveRangeResult]:
 
 def _gain(a: ActiveRangeResult, base: ActiveRangeResult | None) -> float | None:
     return a.iops / base.iops if base and base.iops and a.iops is not None else None
+
+
+def over_time(ctx: SectionContext, s: OpStudySummary) -> list[Markup]:
+    """Seed 001 Fig 13: random-write MB/s over time, one line per active range (spare-area size), from the
+    stored rounds; the time axis is the rounds' measured run times back to back."""
+    lines, rows = {}, []
+    for a in _by_range(s):
+        t, points = 0.0, []
+        for r in ctx.rounds(phase_of(a.active_range_percent)):
+            c = next((c for c in r.cells if c.name == cell_name(s.block_size, a.active_range_percent)), None)
+            if c is None:
+                continue
+            t += c.runtime_ms / 1000
+            points.append((t, c.write.bw_bytes / 1e6))
+            rows.append([a.active_range_percent, a.extra_spare_bytes / 2**30, r.round, t, c.write.bw_bytes / 1e6,
+                         c.write.iops])
+        if points:
+            lines[f"AR {a.active_range_percent:g} % (extra spare {a.extra_spare_bytes / 2**30:.2f} GiB)"] = (
+                [p[0] for p in points], [p[1] for p in points])
+    if not lines:
+        return []
+    scale, unit = (60.0, "min") if max(x[-1] for x, _ in lines.values()) >= 120 else (1.0, "s")
+    fig = ctx.figure()
+    plots.series_plot(fig, {k: ([v / scale for v in x], y) for k, (x, y) in lines.items()},
+                      f"time in the measurement rounds ({unit})", "write MB/s (10^6 bytes/s)", ylim0=True)
+    plots.legend_above(fig, fig.axes[0])      # four lines across the plot leave "best" no free corner
+    return [ctx.plot(fig, "mb-vs-time", f"RND {bs_label(s.block_size)} write MB/s vs time, one line per active range",
+                     "Each active range from its own purge, WIPC and random-write preconditioning; then its "
+                     "measurement rounds, each point the end of one round (the rounds' measured run times back to "
+                     "back). The rest of the drive is extra spare area."),
+            ctx.table("mb-vs-time", ["Active range (%)", "Extra spare (GiB)", "Round", "Time (s)",
+                                     "Write MB/s (10^6 bytes/s)", "Write IOPS"], rows,
+                      caption="the lines of the chart above, one row per round")]
 
 
 def html(ctx: SectionContext) -> Markup:
@@ -38,6 +72,7 @@ def html(ctx: SectionContext) -> Markup:
     fig.axes[0].invert_xaxis()
     out.append(ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range",
                         "The part of the drive outside the active range is never written after the purge: extra spare area."))
+    out += over_time(ctx, s)
     base = s.at(100)
     rows = [[a.active_range_percent, a.active_bytes / 2**30, a.extra_spare_bytes / 2**30, a.iops, _gain(a, base),
              "yes" if a.reached else "NOT reached", a.rounds] for a in items]

@@ -26,6 +26,11 @@ def phase_of(ar: float) -> str:
     return f"ar={ar:g}"
 
 
+def cell_name(block_size: int, ar: float) -> str:
+    """The random-write cell of one active range, as its rounds store it."""
+    return f"rnd_{bs_label(block_size)}_w_ar{ar:g}"
+
+
 def active_ranges(ctx: TestContext) -> list[float]:
     return [float(a) for a in ctx.settings.active_ranges]
 
@@ -42,7 +47,7 @@ def _range_cells(ctx: TestContext, ar: float) -> tuple[Workload | None, Workload
         # the seed's WIPC: one job at the fill's QD unless [wipc] iodepth says otherwise
         wipc = seq_fill(ctx, wbs, frac, s.wipc.multiple * frac * cap, name=f"wipc_seq_{bs_label(wbs)}_write",
                         iodepth=s.wipc.iodepth)
-    cell = ctx.cells.cell(f"rnd_{bs_label(bs)}_w_ar{ar:g}", "randwrite", bs, 0, range_size=frac)
+    cell = ctx.cells.cell(cell_name(bs, ar), "randwrite", bs, 0, range_size=frac)
     pc = cell.with_(name=f"pc_rnd_{bs_label(bs)}_ar{ar:g}", runtime_s=None,
                     io_size=max(bs, int(mult * frac * cap / cell.threads) // bs * bs))
     return wipc, cell, pc
