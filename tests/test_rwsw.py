@@ -241,7 +241,7 @@ def test_a_cell_of_several_jobs_on_several_targets_is_one_result_per_cell():
     several = Workload(name="a", runtime_s=1.0, **mixed.workload_options(iodepth=4))
     plain = Workload(name="b", rw="randread", runtime_s=1.0)
     targets = [fake_target(), fake_target()]
-    job = render_on([several, plain], targets)
+    job = render_on([several, plain], targets, "libaio")
     assert [n for n, _ in job.sections] == ["a.rnd4kw@0", "a.seq128kw@0", "a.rnd4kw@1", "a.seq128kw@1", "b@0", "b@1"]
     assert [o.get("flow_id") for _, o in job.sections] == ["1", "1", "2", "2", None, None]   # a flow per target
     parsed = [CellResult(n, DirStats(), DirStats(ios=k + 1, bytes=4096 * (k + 1))) for k, (n, _) in

@@ -36,13 +36,14 @@ from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..realtime import die_with_parent
 from ..realtime.timing import FIO_EXIT_GRACE_S, HANG_GRACE_S, KILL_WAIT_S, STALL_RETRIES
-from ..workload import Workload, render_on
-from ..workload.ioengine import IoRequest
+from ..workload import Workload
+from ..workload.fio import render_chosen
+from ..workload.ioengine import IoChoice, IoRequest
 from ..workload.trace import write_iologs
 from .blockidle import IdleSampler, stat_path_for, unavailable_reason
 from .drivefault import DriveFailed, KernelLog, drive_failures, kernel_names, vanished
 from .gates import Gates
-from .ioengine import choose
+from .ioengine import engine_choice
 from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
@@ -87,13 +88,15 @@ class FioEngine:
     # gates chain cells and rounds; timed gates give idle periods; one job can be cut into rounds
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE,
-                              Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM, Capability.CHECKPOINT})
+                              Capability.LOCAL_BLOCK_LAYER, Capability.LOCAL_FILE_SYSTEM, Capability.CHECKPOINT,
+                              Capability.FIO_JOBS})
 
     def __init__(self, binary: str | None = None, workdir: str | Path | None = None, measure_idle: bool = True,
                  hang_grace_s: float = HANG_GRACE_S, stall_retries: int = STALL_RETRIES,
                  io_request: IoRequest = IoRequest(), exit_grace_s: float = FIO_EXIT_GRACE_S):
         self.binary = binary or fio_binary()
-        self.io_request = io_request     # the profile's ioengine; each session checks it on its drives (choose)
+        self.io_request = io_request     # the profile's ioengine, checked once on the drives (ioengine.choose)
+        self.io: IoChoice | None = None  # the choice every session renders (engines.engine_for sets it)
         self.hang_grace_s = hang_grace_s   # a time-based cell not ended this long after its due time is hung
         self.stall_retries = stall_retries   # re-runs of a round whose fio stalled before the run stops
         self.exit_grace_s = exit_grace_s   # a fio whose jobs all ended and that has not exited this long after is stuck
@@ -315,8 +318,7 @@ class _FioProcess:
             self._launched.set()
             return
         members = s.members
-        job = render_on(self.cells, members, ioengine=s.io.ioengine, threads=s.io.threads)
-        job.global_options.update(s.io.job_options())
+        job = render_chosen(self.cells, members, s.io)
         at = 0
         for w, prev, gid in zip(self.cells, self._waits, self.gates):
             n = len(w.fio_jobs()) * len(members)
@@ -712,7 +714,7 @@ class FioSession:
         _remove_stale_sessions(base)
         self.dir = Path(tempfile.mkdtemp(prefix=f"ssdpts-fio-{os.getpid()}-", dir=base))
         self.members = list(target.drives())
-        self.io = choose(engine.io_request, self.members, engine.binary, engine.version)
+        self.io = engine_choice(engine, self.members)
         # the device's own idle at every transition, from the block layer (blockidle.py)
         reasons = [r for m in self.members if (r := unavailable_reason(m))] if engine.measure_idle else \
             ["not measured: device-idle sampling switched off"]
