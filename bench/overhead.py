@@ -34,7 +34,8 @@ from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.ioengine import choose
 from ssdpts.store import Store
 from ssdpts.targets import open_target
-from ssdpts.workload import Workload, render_on
+from ssdpts.workload import Workload
+from ssdpts.workload.fio import render_chosen
 from ssdpts.workload.ioengine import IoChoice, IoRequest
 
 WALL_RATIO_MAX = 1.10
@@ -64,9 +65,7 @@ def chained(seconds: float, threads: int, iodepth: int) -> list[Workload]:
 
 def raw_job(target, cells: list[Workload], io: IoChoice) -> str:
     """The job text ssdpts renders for `cells` with the engine it chose, without gates: what raw fio runs."""
-    job = render_on(cells, [target], io.ioengine, io.threads)
-    job.global_options.update(io.job_options())
-    return job.text()
+    return render_chosen(cells, [target], io).text()
 
 
 def sampler_pair(target, cells: list[Workload], pair: int, io: IoRequest = IoRequest()) -> tuple[dict, float]:

@@ -71,6 +71,7 @@ class RecordingEngine:
     keep_dir = None
     last_io_at = None
     trace_stimulus = False
+    io = None
 
     def __init__(self):
         self.submitted: list[Submitted] = []

@@ -171,17 +171,33 @@ def test_targets_import_no_engine():
 
 
 # The stages, bottom up: a folder (a package under ssdpts/, or a top-level module) may import its own floor and
-# the floors below it, never one above, and no two folders of one floor import each other. Derived from the
-# graph: targets import workload (the job record), the engines import targets and capture, the store records
-# what the engines report, steady reads settings; the render kit (contexts, plots, tables) and the result
-# records (`ssdpts.results`) sit below the tests, so `pts/*/render.py` import no output stage. Above the tests
-# the output stage, in three floors: the typed RunResult read from the store (`runresult`), the verdict over it
-# (`conformance`), then the exporters (`export`: text, JSON, tidy) and, over them, the HTML report with its
-# tables (`report`: it writes the JSON document beside report.html); then what drives it all.
+# the floors below it, never one above, and no two folders of one floor import each other. Every folder has a
+# floor (test_every_folder_has_a_floor). Derived from the graph: under everything the shared leaves (they import
+# nothing of ssdpts) and the helpers over them; targets import workload (the job record), the engines import
+# targets and capture, the store records what the engines report (and the health snapshots, the platform and
+# the options a run stores), steady reads settings; the result records (`results`) and the render kit
+# (contexts, plots, tables) sit below the tests, so `pts/*/render.py` import no output stage; the profiles
+# validate every test's settings, so they sit over the tests. Above them the output stage, in four floors: the
+# typed RunResult read from the store (`runresult`), the verdict over it (`conformance`), then the exporters
+# (`export`: text, JSON, tidy) and, over them, the HTML report with its tables (`report`: it writes the JSON
+# document beside report.html); then what drives it all. docs/architecture.md draws the same table.
 FLOORS: list[tuple[str, ...]] = [
-    ("workload",), ("targets",), ("capture",), ("engines",), ("store",), ("steady",), ("render",), ("pts",),
+    # the shared leaves: `ssdpts` is the package's own __init__
+    ("ssdpts", "errors", "exact", "lazy", "metrics", "records", "deviations", "capabilities", "findings", "owner",
+     "interrupts", "realtime"),
+    ("units", "inputs", "hostinfo"),           # sizes and durations, a user's files, the platform record
+    ("progress", "simdrive"),                  # the terminal's progress; the simulated drive's presets and server
+    ("workload",),
+    ("settings", "runoptions"),                # every setting declared once; what `run` was asked
+    ("targets",),
+    ("capture", "health"),
+    ("engines", "sampling"),                   # sampling: the drive's temperature around a test
+    ("store", "doctor"),                       # doctor: the bench checks a run starts with
+    ("steady", "plausibility", "runstatus"),   # plausibility: rules over stored cells; runstatus: settles a run
+    ("results",),
+    ("render",), ("pts",), ("profiles",),
     ("runresult",), ("conformance",), ("export",), ("report",), ("analyze",), ("criteria",), ("runner",),
-    ("commands",), ("cli",),
+    ("commands",), ("cli",), ("__main__",),
 ]
 
 
@@ -209,6 +225,18 @@ def test_folders_import_only_their_floor_and_below():
     inside = sorted(f"{a} -> {b}" for a, deps in folders.items() for b in deps
                     if a in floor and b in floor and a != b and floor[a] == floor[b])
     assert not inside, "folders of one floor import each other: " + "; ".join(inside)
+
+
+def test_every_folder_has_a_floor():
+    """A module or package added at the top of src/ssdpts is checked for upward imports only once it has a floor."""
+    floor = {f for fl in FLOORS for f in fl}
+    unplaced = sorted(set(folder_graph(import_graph())) - floor)
+    assert not unplaced, "on no floor of FLOORS (tests/test_layering.py, docs/architecture.md): " + ", ".join(unplaced)
+
+
+def test_the_floors_name_each_folder_once():
+    named = [f for fl in FLOORS for f in fl]
+    assert len(named) == len(set(named)), sorted({f for f in named if named.count(f) > 1})
 
 
 def test_the_tests_import_no_output_stage_nor_analyses():

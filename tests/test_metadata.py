@@ -3,6 +3,8 @@ health failures, remote targets, claimed vs measured."""
 
 from __future__ import annotations
 
+import json
+
 import hashlib
 
 import pytest
@@ -280,6 +282,12 @@ def test_remote_target_metadata_is_never_the_controllers(results, tmp_path):
         host = run["host"]
         assert host.cpu_model == "not available from the remote host" and host.memory_bytes is None
         assert host.remote_hosts == [hosts.hosts[0].address + ":8765"] and host.controller.hostname
+        # the I/O engine chosen once and recorded is the one the fio host ran, by fio's own account of its options
+        io = run["options"].io_engine
+        assert io.ioengine == "libaio" and "remote fio server" in io.reason
+        ran = json.loads(store.raw_output(store.rounds(rid, "latency")[0].id))
+        assert (ran["global options"]["ioengine"], ran["global options"]["thread"]) == (io.ioengine,
+                                                                                        str(int(io.threads)))
     finally:
         hosts.close()
 

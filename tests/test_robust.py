@@ -304,9 +304,9 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(loopdev, results, tiny, tmp_pa
 
 def _fio_below(pid: int) -> set[int]:
     """fio processes below `pid` (fio's main processes and their forked job processes)."""
-    from ssdpts.engines.fio import _descendants
+    from ssdpts.engines.fiotree import descendants
 
-    return {p for p in _descendants(pid) if _proc_field(p, "comm") == "fio"}
+    return {p for p in descendants(pid) if _proc_field(p, "comm") == "fio"}
 
 
 def _proc_field(pid: int, name: str) -> str:

@@ -233,7 +233,7 @@ def test_a_cell_of_several_jobs_on_several_targets_is_one_result_per_cell():
     """Job-file order is cell, target, job; fio reports every job apart (new_group): the engine merges a cell's
     jobs per target (each job's own counts kept), then the targets as for any cell."""
     from recording import fake_target
-    from ssdpts.engines.fio import _merge_cell_jobs
+    from ssdpts.engines.fioread import merge_cell_jobs
     from ssdpts.engines.results import CellResult, DirStats
     from ssdpts.workload import render_on
 
@@ -241,12 +241,12 @@ def test_a_cell_of_several_jobs_on_several_targets_is_one_result_per_cell():
     several = Workload(name="a", runtime_s=1.0, **mixed.workload_options(iodepth=4))
     plain = Workload(name="b", rw="randread", runtime_s=1.0)
     targets = [fake_target(), fake_target()]
-    job = render_on([several, plain], targets)
+    job = render_on([several, plain], targets, "libaio")
     assert [n for n, _ in job.sections] == ["a.rnd4kw@0", "a.seq128kw@0", "a.rnd4kw@1", "a.seq128kw@1", "b@0", "b@1"]
     assert [o.get("flow_id") for _, o in job.sections] == ["1", "1", "2", "2", None, None]   # a flow per target
     parsed = [CellResult(n, DirStats(), DirStats(ios=k + 1, bytes=4096 * (k + 1))) for k, (n, _) in
               enumerate(job.sections)]
-    merged = _merge_cell_jobs([several, plain], parsed, 2)
+    merged = merge_cell_jobs([several, plain], parsed, 2)
     assert [(c.name, c.write.ios, sorted(c.jobs)) for c in merged] == [
         ("a", 3, ["rnd4kw", "seq128kw"]), ("a", 7, ["rnd4kw", "seq128kw"]), ("b@0", 5, []), ("b@1", 6, [])]
     assert merged[1].jobs["seq128kw"].write.ios == 4

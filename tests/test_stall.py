@@ -126,8 +126,14 @@ def test_a_run_survives_a_stall_and_records_it(loopdev, results, tiny, tmp_path,
     from ssdpts.runner import lifecycle
     from ssdpts.store import Store
 
-    monkeypatch.setattr(lifecycle, "engine_for",
-                        lambda target, io_request: FioEngine(hang_grace_s=1.0, io_request=io_request))
+    made = lifecycle.engine_for
+
+    def quick_to_judge(target, io_request):
+        engine = made(target, io_request)     # its I/O engine chosen and recorded as in any run
+        engine.hang_grace_s = 1.0
+        return engine
+
+    monkeypatch.setattr(lifecycle, "engine_for", quick_to_judge)
     profile = tmp_path / "p.toml"
     profile.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nwindow = 3\n'
                        'max_rounds = 3\n')

@@ -120,7 +120,8 @@ def test_the_command_line_starts_without_the_store():
 
 # what reading a stored run must not import: plotting, arrays, the runner, the report, target resolution
 NOT_FOR_READING = ("matplotlib", "numpy", "jinja2", "ssdpts.runner", "ssdpts.report.core", "ssdpts.analyze",
-                   "ssdpts.targets.resolve", "ssdpts.engines.fio", "ssdpts.engines.sim")
+                   "ssdpts.targets.resolve", "ssdpts.engines.fio", "ssdpts.engines.fioprocess", "ssdpts.engines.fiojob",
+                   "ssdpts.engines.fiotree", "ssdpts.engines.sim")
 TEST_PACKAGES = tuple(f"ssdpts.pts.{m.name}" for m in pkgutil.iter_modules(ssdpts.pts.__path__) if m.ispkg)
 RUN_MODULES = tuple(f"{package}.run" for package in TEST_PACKAGES)     # how each test runs: its round loop
 

@@ -19,6 +19,8 @@ class Capability(str, Enum):
     CHECKPOINT = "drive state saved with every committed round"
     LOCAL_BLOCK_LAYER = "block-layer counters on this machine"
     LOCAL_FILE_SYSTEM = "mkfs, mount and TRIM on this machine (a local device, or the file system under a local file)"
+    # an engine's own: no test needs it; it says whether fio's I/O engine choice applies and cells run as written
+    FIO_JOBS = "fio job files run as written (fio's I/O engine, each job, rate limits, iolog replay, LBA distributions)"
 
 
 def missing(needs: frozenset[Capability], offered: frozenset[Capability]) -> list[Capability]:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..targets import Target
     from ..targets.purge import PurgeRecord
     from ..workload import Workload
+    from ..workload.ioengine import IoChoice
     from .results import Interval, IoProgress, RoundOutput
 
 
@@ -76,6 +77,8 @@ class Engine(Protocol):
     failed: dict[str, str]              # target label -> why it dropped out (remote hosts); the run goes on
     last_io_at: float | None            # the device's last I/O when a session ended by a stop (None: not seen)
     trace_stimulus: bool                # record each cell's LBA coverage (set only where check_traceable allows)
+    io: IoChoice | None                 # fio's I/O engine, chosen once (engines.engine_for), recorded with the run and
+                                        # rendered by every session (None: a session chooses it once from its defaults)
 
     def session(self, target: Target) -> Session:
         """Open a session on `target` (a context manager)."""

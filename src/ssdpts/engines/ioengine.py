@@ -198,3 +198,11 @@ def choose(request: IoRequest, members: Sequence, binary: str, version: str) -> 
     if on_loop:
         return IoChoice(asked, "libaio", f"{why}; a process per job: {LOOP_NOTE}", threads=False)
     return IoChoice(asked, "libaio", why)
+
+
+def engine_choice(engine, members: Sequence) -> IoChoice:
+    """The engine's one I/O engine choice, as engines.engine_for made it (or a run recorded it). An engine made
+    without one (a bench script, a test) makes it on its first session, from its own request, and keeps it."""
+    if engine.io is None:
+        engine.io = choose(engine.io_request, members, engine.binary, engine.version)
+    return engine.io

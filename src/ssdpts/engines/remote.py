@@ -21,14 +21,16 @@ from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..targets.purge import PurgeRecord
 from ..targets.remote import reachable, split_host
-from ..workload import Workload, render_on
-from ..workload.fio import filename_value
+from ..workload import Workload
+from ..workload.fio import filename_value, render_chosen
+from ..workload.ioengine import IoChoice, IoRequest
 from .blockidle import UNAVAILABLE_REMOTE
 from ..realtime import die_with_parent
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from .fio_versions import fio_binary, fio_version
 from .fiolog import intervals_from_logs
 from .fiojson import parse_output
+from .ioengine import engine_choice
 from .results import RoundOutput, aggregate
 
 
@@ -41,13 +43,15 @@ class RemoteFioEngine:
     keep_dir = None      # job files stay with the remote session (failures name the host's answer)
     # cells are separated by fio's stonewall and rounds by a new client process: no gates, no timed idle,
     # no streaming; the remote side's health and block layer are out of reach
-    capabilities = frozenset({Capability.PURGE})
+    capabilities = frozenset({Capability.PURGE, Capability.FIO_JOBS})
     last_io_at = None    # no block-layer sampler reaches the hosts: a stop's pause is measured from its time
     trace_stimulus = False   # refused up front (check_traceable): no block layer here to trace
 
-    def __init__(self, binary: str | None = None):
+    def __init__(self, binary: str | None = None, io_request: IoRequest = IoRequest()):
         self.binary = binary or fio_binary()
         self.version = fio_version(self.binary)
+        self.io_request = io_request     # auto or libaio: a remote server's engines are not probed (ioengine.choose)
+        self.io: IoChoice | None = None  # the choice every session renders (engines.engine_for sets it)
         self.failed: dict[str, str] = {}      # target label -> why it failed (kept for the whole run)
 
     def _client(self, host_port: str) -> str:
@@ -160,7 +164,7 @@ class RemoteRound:
                 by_host.setdefault(m.host, []).append(m)
         s.count += 1
         for host, members in by_host.items():
-            job = render_on(self.cells, members)
+            job = render_chosen(self.cells, members, s.io)
             for i, (name, opts) in enumerate(job.sections):
                 opts["new_group"] = ""
                 if i >= len(members) and i % len(members) == 0:
@@ -258,6 +262,7 @@ class RemoteSession:
         self.engine = engine
         self.target = target
         self.members = list(target.drives())
+        self.io = engine_choice(engine, self.members)
         # under the run's own files (RESULTS/logs/RUN_ID) where the run gave them: whatever fio's client writes
         # stays with the results; the logs are stored with each round, the folder goes at close
         self.keep_dir = engine.keep_dir

@@ -20,6 +20,7 @@ from typing import Sequence
 from .._sim import version as sim_version
 from ..capabilities import Capability
 from ..workload import Workload
+from ..workload.ioengine import IoChoice
 from .blockidle import UNAVAILABLE_SIM
 from .coverage import access_of, from_sim
 from .fiojson import parse_job
@@ -313,12 +314,14 @@ class SimEngine:
     binary = None        # no fio: the simulator runs each job itself
     last_io_at = None    # a simulated drive's pause is simulated time: the stop's time stands for its last I/O
     trace_stimulus = False   # the simulator counts each cell's coverage itself (sim_cell)
+    # no FIO_JOBS: the simulator runs each cell as one job of its own, with no fio I/O engine
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
                               Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
 
     def __init__(self):
         self.version = f"ssdsim-{sim_version()}"
         self.failed: dict[str, str] = {}
+        self.io: IoChoice | None = None     # engines.engine_for records "not applicable" here
 
     def session(self, target) -> SimSession | SimSetSession:
         return SimSetSession(self, target) if target.kind == "set" else SimSession(self, target)

@@ -12,15 +12,47 @@ from ..results import SteadyResult
 from ..pts.resume import resume_lines
 from ..targets.record import PurgeRecord
 from ..workload.ioengine import recorded_text
-from ..runresult.coverage import coverage_lines
+from ..runresult.coverage import CellCoverage
 from ..runresult.model import RunResult, TestResult
+from ..runresult.stimulus import StimulusSummary
 from .exporter import out_file
+
+SHOWN_MISMATCHES = 5    # `show` flags this many mismatching cells, then counts the rest
+
+
+def stimulus_lines(s: StimulusSummary) -> list[str]:
+    """One line per test on the stimulus at the device, then a flag per mismatching cell (the first few)."""
+    measured = s.measured
+    if not measured:
+        why = "; ".join(s.notes()) or "not recorded (stored before ssdpts recorded it)"
+        return [f"  stimulus at the device: {why}"]
+    sources = ", ".join(dict.fromkeys(c.stimulus.source for c in measured))
+    bad = s.mismatched
+    head = (f"  stimulus at the device ({sources}): {len(measured)} of {len(s.cells) + s.unrecorded} cells "
+            f"measured, " + (f"{len(bad)} NOT as asked" if bad else "all as asked"))
+    flags = [f"    MISMATCH {c.where}: " + "; ".join(m.evidence for m in c.mismatches) for c in bad[:SHOWN_MISMATCHES]]
+    if len(bad) > SHOWN_MISMATCHES:
+        flags.append(f"    ... and {len(bad) - SHOWN_MISMATCHES} more cells ('show --json' lists them)")
+    return [head] + flags
+
+
+def coverage_lines(cells: list[CellCoverage]) -> list[str]:
+    """How much of the range the cells touched, the least covered one, and any that fell short."""
+    if not cells:
+        return []
+    least = min(cells, key=lambda c: c.ratio)
+    short = [c for c in cells if c.short]
+    expected = f"; expected {least.expected_pct:.1f} %" if least.expected_pct is not None else ""
+    out = [f"  coverage ({cells[0].coverage.source}): {len(cells)} cells, {len(short)} short; least covered for its "
+           f"I/O {least.where()}: {least.coverage.line()}{expected}"]
+    out += [f"  coverage short: {c.where()}: {c.coverage.line()}; expected {c.expected_pct:.1f} %" for c in short[:5]]
+    return out
 
 
 def _device_idle_lines(t: TestResult) -> list[str]:
     resumed = ["  " + line for line in resume_lines(t.steps)]
     idle = ["  " + t.device_idle.text()] if t.device_idle is not None and t.rounds else []
-    stimulus = t.stimulus.lines() if t.stimulus is not None and t.rounds else []
+    stimulus = stimulus_lines(t.stimulus) if t.stimulus is not None and t.rounds else []
     return idle + resumed + stimulus + coverage_lines(t.coverage)
 
 

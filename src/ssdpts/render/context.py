@@ -1,18 +1,22 @@
-"""What a test module's renderer receives: the run, its test record, stored rounds, and the toolkit.
+"""What a test's renderers receive: `SectionContext`, one test of one run (the run and test records, the typed
+summary and settings, cached stored rounds, figures and tables through the toolkit's `Artifacts`), and
+`CompareContext`, the same test in several runs (`views`, the first the base).
 
-    def report_section(ctx: SectionContext) -> str:          # in ssdpts/pts/<test>.py
-        s = ctx.summary
-        html = ctx.steady_block("", s.get("steady"))
+    def html(ctx: SectionContext) -> Markup:                    # pts/<test>/render.py
+        s = ctx.summary                                          # the test's typed summary
+        out = [ctx.steady_block("", s.steady)]
         fig = ctx.figure()
         plots.series_plot(fig, {...}, "round", "IOPS")
-        html += ctx.plot(fig, "iops-vs-bs", "IOPS vs block size")
-        html += ctx.table("iops", headers, rows, caption="...")
-        return html
+        out.append(ctx.plot(fig, "iops-vs-bs", "IOPS vs block size"))
+        out.append(ctx.table("iops", headers, rows, caption="..."))
+        return Markup("").join(out)
 
-    def compare_section(ctx: CompareContext) -> str:         # optional; overlays several runs
+    def compare(ctx: CompareContext) -> Markup: ...              # optional: overlays several runs
 
-The core (core.py) calls these for every test in `ssdpts.pts.TESTS` that defines them and falls back
-to a generic section (rounds table + tracking plot + steady state) for tests that do not.
+    RENDERERS = Renderers(html=html, text=text, compare=compare)  # pts/spec.py; TestSpec(renderers=...)
+
+The report (report/core.py) calls each test's `html` (and `compare`, `parts`, `headline`) through its
+`TestSpec`, and gives a test that declares none its generic section (rounds table, tracking plot, steady state).
 """
 
 from __future__ import annotations
@@ -136,7 +140,7 @@ class _Base:
 
 
 class SectionContext(RunView, _Base):
-    """One test of one run, as its module's `report_section` sees it."""
+    """One test of one run, as its renderers (`html`, `parts`) see it."""
 
     def __init__(self, store: Store, run: dict, test: dict, spec: SpecView | None, art: Artifacts):
         RunView.__init__(self, store, run, test, spec)

@@ -1,7 +1,9 @@
 """The renderers' toolkit: figures saved as PNG + SVG, tables saved as CSV, both returned as HTML.
 
-Every test module's `report_section(ctx)` gets a `SectionContext` (see `context.py`) that wraps an
-`Artifacts` collector; the collector is the only thing that writes files into the report directory.
+Every test's renderers (`html`, `compare`, `parts` of its `pts/spec.Renderers`) get a context (context.py)
+that wraps an `Artifacts` collector; the collector is the only thing that writes files into the report
+directory (the CSV tables exporter collects the tables without drawing: `Artifacts(..., plots=False)`).
+Beside it, the cell formatting the renderers share: numbers, % deltas, block-size x mix matrices, notes.
 """
 
 from __future__ import annotations

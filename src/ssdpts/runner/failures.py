@@ -47,8 +47,7 @@ def retry_failed(store: Store, run_id: str, target: Target, profile: dict, progr
         if not retry:
             continue
         sub = retry[0] if len(retry) == 1 else TargetSet.of(retry)
-        engine = engine_for(sub, run_defaults(profile).io_request())
-        engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
+        engine = _engine_on(sub, store, run_id, profile)
         n = 1 + sum(1 for s in store.steps(run_id, test) if s["key"].startswith("retry"))
         scope = f"retry{n}/"
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
@@ -91,8 +90,7 @@ def drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, targ
         store.set_test(run_id, name, "drive-failed")
         return None, None, {}
     rest = healthy[0] if len(healthy) == 1 else TargetSet.of(healthy)
-    engine = engine_for(rest, run_defaults(profile).io_request())
-    engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
+    engine = _engine_on(rest, store, run_id, profile)
     progress.message(f"{name}: running again on {', '.join(m.label_id for m in healthy)} alone")
     try:
         summary = run_test(store, run_id, name, rest, engine, profile, progress, purge_method, scope="healthy/")
@@ -100,6 +98,14 @@ def drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, targ
         return drive_failed(store, run_id, name, again, rest, profile, progress, purge_method)
     store.set_test(run_id, name, "drive-failed", summary)
     return rest, engine, summary
+
+
+def _engine_on(drives: Target, store: Store, run_id: str, profile: dict) -> Engine:
+    """An engine for some of the run's drives, with the run's recorded I/O engine (not chosen again for fewer
+    drives; a run from before the record: chosen from the profile) and its files kept with the run's."""
+    engine = engine_for(drives, run_defaults(profile).io_request(), recorded=store.run(run_id)["options"].io_engine)
+    engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
+    return engine
 
 
 def end_drive_failed(store: Store, run_id: str, progress: Progress) -> None:

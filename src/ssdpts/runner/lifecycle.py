@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import interrupts
 from ..conformance import check
 from ..doctor import Bench, gate, required_write_cache
-from ..engines import engine_for, io_choice
+from ..engines import engine_for
 from ..engines.drivefault import DriveFailed
 from ..engines.fio_versions import check_options
 from ..engines.interface import Engine
@@ -65,9 +65,8 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
     check_safe(target, destroy_data or not writes(plans, specs), results_dir)
     cells = planned_workloads(plans)   # built once for both checks
     check_room(target, cells)
-    io_request = run_defaults(profile).io_request()
-    engine = engine_for(target, io_request)  # checks fio before anything is written
-    io = io_choice(engine, target, io_request)    # refuses an engine the bench cannot use
+    # checks fio before anything is written and chooses its I/O engine once (refused where the bench lacks it)
+    engine = engine_for(target, run_defaults(profile).io_request())
     check_capabilities(specs, target, engine)
     check_options(engine.version, cells)
     if trace_stimulus:
@@ -83,7 +82,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
         profile_name=profile["profile"]["name"], profile=profile, tests=tests,
         options=RunOptions(destroy_data=destroy_data, purge=purge_method, size=size, results_dir=str(results_dir),
                            write_cache=cache, seed=seed_record, set_write_cache=set_write_cache,
-                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=io,
+                           notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=engine.io,
                            label=checked_label(label)),
         engine=engine.name)
     execute(store, run_id, target, engine, results_dir, quiet)
@@ -107,9 +106,9 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
     plans = plans_for(target, run["profile"], run["tests"], opts.purge)
     check_safe(target, target.kind == "file" or opts.destroy_data
                or not writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)
-    io_request = run_defaults(run["profile"]).io_request()
-    engine = engine_for(target, io_request)
-    same_io_engine(run, io_choice(engine, target, io_request))    # the bench may have changed since the run began
+    engine = engine_for(target, run_defaults(run["profile"]).io_request())
+    same_io_engine(run, engine.io)    # the bench may have changed since the run began
+    engine.io = opts.io_engine or engine.io     # its rounds go on as the run recorded (runs before it: as chosen now)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
     check_options(engine.version, planned_workloads(plans))
     if opts.trace_stimulus:

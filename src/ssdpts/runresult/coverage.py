@@ -1,5 +1,6 @@
-"""The LBA coverage of a test's cells (engines/coverage.py), for `show`, `show --json`, the report, the tidy
-table and the `coverage` rule of `ssdpts check` (docs/conformance.md)."""
+"""The LBA coverage of a test's cells (engines/coverage.py), as `show` (export/text.py writes its lines),
+`show --json`, the report and the tidy table read it, and the `coverage` rule of `ssdpts check`
+(docs/conformance.md): the rule's deviation names its evidence, as every rule's does."""
 
 from __future__ import annotations
 
@@ -42,19 +43,6 @@ def cell_coverages(rounds) -> list[CellCoverage]:
     """Every cell of these stored rounds (with their cells) that has a coverage record, in their order."""
     return [CellCoverage(r.phase, r.kind, r.round, c.name, c.coverage, c.coverage.expected_pct())
             for r in rounds for c in r.cells if c.coverage is not None]
-
-
-def coverage_lines(cells: list[CellCoverage]) -> list[str]:
-    """`show`: how much of the range the cells touched, the least covered one, and any that fell short."""
-    if not cells:
-        return []
-    least = min(cells, key=lambda c: c.ratio)
-    short = [c for c in cells if c.short]
-    expected = f"; expected {least.expected_pct:.1f} %" if least.expected_pct is not None else ""
-    out = [f"  coverage ({cells[0].coverage.source}): {len(cells)} cells, {len(short)} short; least covered for its "
-           f"I/O {least.where()}: {least.coverage.line()}{expected}"]
-    out += [f"  coverage short: {c.where()}: {c.coverage.line()}; expected {c.expected_pct:.1f} %" for c in short[:5]]
-    return out
 
 
 def coverage_metrics(cov: Coverage | None) -> Iterator[tuple[str, float, str]]:

@@ -1,5 +1,6 @@
 """Each test's stimulus records (engines/stimulus.py) read back from the store, judged against the cells'
-workloads: the `stimulus` deviations, the `show` line, `show --json`'s per-cell rows and the tidy metrics."""
+workloads: the `stimulus` deviations, `show --json`'s per-cell rows and the tidy metrics (export/text.py writes
+the `show` lines from `StimulusSummary`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ from ..deviations import STIMULUS_SOURCE, Deviation
 from ..engines.stimulus import Mismatch, Stimulus, judge, size_label
 from ..store.db import RoundRecord
 from ..workload import Workload
-
-SHOWN_MISMATCHES = 5    # `show` flags this many mismatching cells, then counts the rest
 
 
 @dataclass
@@ -49,21 +48,6 @@ class StimulusSummary:
 
     def notes(self) -> list[str]:
         return list(dict.fromkeys(c.stimulus.note for c in self.cells if not c.stimulus.measured))
-
-    def lines(self) -> list[str]:
-        """`show`: one line per test, then a flag per mismatching cell (the first few)."""
-        measured = self.measured
-        if not measured:
-            why = "; ".join(self.notes()) or "not recorded (stored before ssdpts recorded it)"
-            return [f"  stimulus at the device: {why}"]
-        sources = ", ".join(dict.fromkeys(c.stimulus.source for c in measured))
-        bad = self.mismatched
-        head = (f"  stimulus at the device ({sources}): {len(measured)} of {len(self.cells) + self.unrecorded} cells "
-                f"measured, " + (f"{len(bad)} NOT as asked" if bad else "all as asked"))
-        flags = [f"    MISMATCH {c.where}: " + "; ".join(m.evidence for m in c.mismatches) for c in bad[:SHOWN_MISMATCHES]]
-        if len(bad) > SHOWN_MISMATCHES:
-            flags.append(f"    ... and {len(bad) - SHOWN_MISMATCHES} more cells ('show --json' lists them)")
-        return [head] + flags
 
     def deviations(self) -> list[Deviation]:
         """One `stimulus` deviation per finding (the same words in every cell), its first cell as the example."""

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .spec import Workload
+
+if TYPE_CHECKING:
+    from .ioengine import IoChoice
 
 
 @dataclass
@@ -200,7 +203,15 @@ def render(cells: Sequence[Workload], filename: str, capacity: int, align: int =
     return job
 
 
-def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str = "libaio", threads: bool = True) -> FioJob:
+def render_chosen(cells: Sequence[Workload], targets: Sequence, io: IoChoice) -> FioJob:
+    """`render_on` with the run's I/O engine choice (ioengine.py `IoChoice`): its engine, its jobs as threads or
+    processes, and its options (io_uring's, io_uring_cmd's cmd_type). What an engine running fio job files renders."""
+    job = render_on(cells, targets, io.ioengine, io.threads)
+    job.global_options.update(io.job_options())
+    return job
+
+
+def render_on(cells: Sequence[Workload], targets: Sequence, ioengine: str, threads: bool = True) -> FioJob:
     """Like `render`, for several targets at once: one job per (cell, target), named `cell@index`."""
     if len(targets) == 1:
         t = targets[0]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...capabilities import Capability
 from ...capture.model import WorkloadCapture, load
 from ...engines.fio_versions import IOLOG_CLAT_FIXED, parse_version
 from ...engines.results import CellResult
@@ -355,7 +356,7 @@ def _notes(ctx: TestContext, a: Applied) -> list[str]:
         out.append(f"replay: the kept trace ({a.capture.trace_file}) I/O for I/O, a fio thread per issuing task "
                    "(fio read_iolog, redirected to the target), at the captured times x replay_time_scale; offsets "
                    "beyond the target's end wrap around")
-    if ctx.engine is not None and ctx.engine.name == "sim":    # None: a plan
+    if ctx.engine is not None and Capability.FIO_JOBS not in ctx.engine.capabilities:    # None: a plan
         out.append("the simulated drive runs every cell as ONE job of random I/O with one block-size split for both "
                    "directions and no rate limit: it keeps the read share and each size's share of all I/Os, not which "
                    "direction or access a size belongs to, not the separate jobs, not the replay's captured intensity, "
