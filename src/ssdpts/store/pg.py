@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 5          # a database that does not answer is "away", never a hang
 STATEMENT_TIMEOUT_MS = 120_000  # a copy stuck on a slow server gives up and is tried again
+# a server gone without a word (cable, power) is noticed in about 30 s, not at the kernel's two hours
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+              "tcp_user_timeout": 30_000}
 EXTRA_HINT = "install it with: pip install 'ssdpts[postgres]'"
 
 
@@ -82,6 +85,9 @@ def explained(error: Exception, url: PgUrl) -> PgStoreError:
     if sqlstate.startswith("28") or re.search(r'role "[^"]*" does not exist|no pg_hba.conf entry', message):
         return PgStoreError(f"PostgreSQL at {url} refused user {user!r} ({message}); fix the user in the URL "
                             "or the server's pg_hba.conf")
+    if sqlstate == "42501":
+        return PgStoreError(f"PostgreSQL at {url} does not let user {user!r} do this ({message}); use the user that "
+                            "owns the ssdpts tables, or GRANT it their use")
     if sqlstate in ("53100", "53000") or "No space left on device" in message:
         return PgAwayError(f"PostgreSQL at {url} is full ({message}); free space on its server")
     if sqlstate == "57014":
@@ -117,7 +123,7 @@ class PgDatabase:
         try:
             self.conn: psycopg.Connection = psycopg.connect(
                 url.url, autocommit=True, connect_timeout=max(1, round(connect_timeout)), application_name="ssdpts",
-                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}")
+                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}", **KEEPALIVES)
         except psycopg.Error as e:
             raise explained(e, url) from None
 
