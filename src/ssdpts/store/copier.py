@@ -24,6 +24,7 @@ from pathlib import Path
 from .location import PgUrl, pg_url
 
 URL_ENV = "SSDPTS_COPY_URL"
+SAID_ENV = "SSDPTS_COPY_AWAY_SAID"     # the run already said the store is away (at its start): say it once
 INTERVAL_ENV, GIVE_UP_ENV, WAIT_ENV = "SSDPTS_COPY_INTERVAL_S", "SSDPTS_COPY_GIVE_UP_S", "SSDPTS_COPY_WAIT_S"
 DEFAULT_INTERVAL_S = 5.0
 DEFAULT_GIVE_UP_S = 86400.0
@@ -53,12 +54,13 @@ class Copier:
         before it starts; a store that is away is said and copied to later), then start the copier."""
         from .pg import PgAwayError, PgDatabase
 
+        env = {**os.environ, URL_ENV: url.url}
         try:
             with PgDatabase(url) as db:
                 db.set_up()
         except PgAwayError as e:
             _say(f"{e}; the run goes on: its rounds are kept in {local_db} and copied when the database is back")
-        env = {**os.environ, URL_ENV: url.url}
+            env[SAID_ENV] = "1"
         process = subprocess.Popen([sys.executable, "-m", "ssdpts.store.copier", str(local_db), str(os.getpid())],
                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, start_new_session=True)
         return cls(process, url, local_db)
@@ -106,7 +108,7 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
     since = time.time() - 1
     followed: set[str] = set()
     local = db = None
-    away: str | None = None
+    away: str | None = "said at the start" if os.environ.pop(SAID_ENV, "") else None
     ended_at: float | None = None
     while True:
         last = ended.is_set()          # read before copying: this copy then holds the run's final state
