@@ -329,28 +329,26 @@ class PgStore(Store):
                 return None
             cur.execute("SELECT * FROM runs")
             return cur
-        self.pg.run(lambda cur: self._copy_rows(runs(cur), "runs", replace_rows=False))
+        self.pg.run(lambda cur: self._copy_rows(runs(cur), "runs"))
         self.pending = {r[0] for r in raw.execute("SELECT id FROM runs")}
 
-    def _copy_rows(self, cur, table: str, replace_rows: bool = True, order=None) -> None:
+    def _copy_rows(self, cur, table: str, order=None) -> None:
         if cur is None:
             return
         names = [d.name for d in cur.description]
         rows = cur.fetchall()
         if order is not None:
             rows = sorted(rows, key=lambda r: order(dict(zip(names, r))))
-        verb = "INSERT OR REPLACE" if replace_rows else "INSERT"
-        self.db.raw.executemany(f"{verb} INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        self.db.raw.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                                 [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows])
 
     def read_run(self, run_id: str) -> None:
-        """The run's row, tests, steps, rounds and cells as PostgreSQL has them now (one consistent read)."""
+        """The run's tests, steps, rounds and cells as PostgreSQL has them now (one consistent read; its row was
+        read with the others, and what this process settled about it, as a dead run's status, is kept)."""
         self.pending.discard(run_id)
 
         def work(cur):
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            cur.execute("SELECT * FROM runs WHERE id=%s", (run_id,))
-            self._copy_rows(cur, "runs")
             names = json.loads(self.db.raw.execute("SELECT tests_json FROM runs WHERE id=?", (run_id,)).fetchone()[0])
             listed = {n: i for i, n in enumerate(names)}
             cur.execute("SELECT * FROM tests WHERE run_id=%s", (run_id,))   # in the run's order, as it made them
