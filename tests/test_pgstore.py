@@ -183,6 +183,8 @@ def test_every_reading_command_gives_the_same_bytes_from_both_stores(pg, lab, tm
         from_bench = ssdpts(*args, "--results", str(local), check=False)
         from_pg = ssdpts(*args, "--results", only, check=False)
         assert (from_pg.returncode, from_pg.stdout) == (from_bench.returncode, from_bench.stdout), args
+    from_env = ssdpts("list", env={**os.environ, "SSDPTS_RESULTS": only}).stdout     # $SSDPTS_RESULTS names it too
+    assert from_env == ssdpts("list", "--results", str(local)).stdout
     for name, args in (("report", ["report", run_a]), ("compare", ["compare", run_a, run_b]),
                        *((f"export-{f}", ["export", run_b, "--format", f])
                          for f in ("json", "csv", "tidy-csv", "text"))):    # html is report's, tidy-json tidy-csv's
