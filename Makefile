@@ -9,7 +9,7 @@ RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system system-test rust python docs-deps docs dist demo check test bench clean
+.PHONY: setup system system-test rust python docs-deps docs pg-driver dist demo check test bench clean
 
 setup: system rust python
 
@@ -62,6 +62,12 @@ docs-deps: python
 # mkdocs.yml's nav, fails (tests/test_docs.py runs the same build in make test).
 docs: docs-deps
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+
+# The shared store's driver, the `postgres` extra (docs/shared-store.md), for the test suite only: `make demo`
+# runs without it (SQLite, no server).
+pg-driver: $(PY)
+	@$(PY) -c "import psycopg" 2>/dev/null || $(PY) -m pip install -q $$($(PY) -c 'import tomllib; \
+	  print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["postgres"])')
 
 # maturin, the build backend pyproject.toml names (and its version range), inside .venv.
 $(MATURIN): $(PY)
@@ -131,7 +137,7 @@ BESIDE_VM = tests/vm
 BESIDE_CLOCK = tests/test_real_shape.py tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
 BESIDE = $(BESIDE_VM) $(BESIDE_CLOCK)
 SUITE_WORKERS = 2
-test: setup system-test docs-deps dist
+test: setup system-test docs-deps pg-driver dist
 	$(CARGO_PATH) cargo test -q --manifest-path sim/Cargo.toml
 	@vmlog=$$(mktemp); clocklog=$$(mktemp); \
 	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE_VM) >$$vmlog 2>&1 & vm=$$!; \

@@ -26,15 +26,12 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from pgserver import AS_POSTGRES, PgServer, pg_server, pg_tool, server_missing
+
 SHM = Path("/dev/shm")
 # The shipped reference workloads (package data; the rwsw test finds them by name: `workload = "pgbench"`).
 WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "src" / "ssdpts" / "workloads"
 WORKLOAD_SUFFIX = ".workload.json"
-PG_USER = "postgres"
-# Debian installs the server binaries outside PATH; pg_ctl/initdb may also be linked into /usr/local/bin.
-PG_BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
-
-
 @dataclass(frozen=True)
 class ScratchFs:
     device: str                  # the loop device (/dev/loopN)
@@ -77,39 +74,14 @@ def scratch_fs_missing() -> str | None:
 
 
 def postgres_missing() -> str | None:
-    """Why PostgreSQL cannot run here (one line), or None."""
-    if reason := scratch_fs_missing():
+    """Why PostgreSQL cannot run here for a capture (one line), or None."""
+    if reason := scratch_fs_missing() or server_missing():
         return reason
-    if not all(_pg_tool(t) for t in ("initdb", "pg_ctl", "pgbench")):
-        return "PostgreSQL is not installed (apt-get install postgresql postgresql-contrib)"
-    try:
-        import pwd
-
-        pwd.getpwnam(PG_USER)
-    except KeyError:
-        return f"no '{PG_USER}' user (it comes with the postgresql package)"
-    return None
+    return None if pg_tool("pgbench") else "pgbench is not installed (apt-get install postgresql-contrib)"
 
 
-def _pg_tool(name: str) -> str | None:
-    for d in PG_BIN_DIRS:
-        if (d / name).is_file():
-            return str(d / name)
-    return shutil.which(name)
-
-
-# PostgreSQL refuses to run as root: its tools run as its own user (Popen's user/group, no runuser in between).
-_AS_POSTGRES = {"user": PG_USER, "group": PG_USER, "extra_groups": []}
-
-
-@dataclass(frozen=True)
-class PgCluster:
-    datadir: Path
-    socket_dir: Path
-    port: int
-
-    def as_postgres(self, tool: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        return _run(_pg_tool(tool) or tool, *args, timeout=timeout, **_AS_POSTGRES, cwd=self.socket_dir)
+class PgCluster(PgServer):
+    """The capture's server, with pgbench."""
 
     def _pgbench_args(self, *args: str) -> list[str]:
         return ["-h", str(self.socket_dir), "-p", str(self.port), *args, "postgres"]
@@ -118,7 +90,7 @@ class PgCluster:
         return self.as_postgres("pgbench", *self._pgbench_args(*args), timeout=timeout)
 
     def pgbench_process(self, *args: str) -> subprocess.Popen:
-        return subprocess.Popen([_pg_tool("pgbench") or "pgbench", *self._pgbench_args(*args)], **_AS_POSTGRES,
+        return subprocess.Popen([pg_tool("pgbench") or "pgbench", *self._pgbench_args(*args)], **AS_POSTGRES,
                                 cwd=self.socket_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -126,28 +98,8 @@ class PgCluster:
 def postgres(fs: ScratchFs, port: int = 5432, options: str = ""):
     """A private PostgreSQL cluster with its data on `fs`: no TCP listener, its socket in a directory of its own
     (so it never meets another server on this machine), stopped (fast) afterwards, also on failure."""
-    import pwd
-
-    pg = pwd.getpwnam(PG_USER)
-    datadir = fs.mountpoint / "pgdata"
-    datadir.mkdir()
-    os.chown(datadir, pg.pw_uid, pg.pw_gid)
-    socket_dir = Path(tempfile.mkdtemp(prefix="ssdpts-pgsock-"))
-    os.chown(socket_dir, pg.pw_uid, pg.pw_gid)
-    cluster = PgCluster(datadir, socket_dir, port)
-    started = False
-    try:
-        cluster.as_postgres("initdb", "-A", "trust", "-E", "UTF8", "--locale=C", "-D", str(datadir))
-        options = f"-c listen_addresses='' -k {socket_dir} -p {port} {options}"
-        cluster.as_postgres("pg_ctl", "start", "-w", "-D", str(datadir), "-o", options,
-                            "-l", str(socket_dir / "server.log"))
-        started = True
-        yield cluster
-    finally:
-        if started:
-            subprocess.run([_pg_tool("pg_ctl") or "pg_ctl", "stop", "-m", "fast", "-w", "-D", str(datadir)],
-                           capture_output=True, timeout=120, cwd=socket_dir, **_AS_POSTGRES)
-        shutil.rmtree(socket_dir, ignore_errors=True)
+    with pg_server(fs.mountpoint, port, options) as server:
+        yield PgCluster(server.datadir, server.socket_dir, server.port, server.options)
 
 
 def small_file_storm(root: Path, stop: threading.Event, seed: int = 22, rounds_per_s: float = 4) -> int:

@@ -80,6 +80,8 @@ LAZY_COMMANDS = {
     "plan": LazyCommand("ssdpts.commands.plan", "plan",
                         "Dry run: what 'ssdpts run' would do on TARGET — purge method, preconditioning bytes, rounds"),
     "profiles": LazyCommand("ssdpts.commands.catalog", "profiles", "List the shipped profiles."),
+    "push": LazyCommand("ssdpts.commands.push", "push",
+                        "Copy RUN_IDS from this bench's results to a PostgreSQL store: what it lacks, once"),
     "report": LazyCommand("ssdpts.commands.report", "report",
                           "Write the HTML report of RUN_ID with PNG/SVG plots and CSV tables (works offline)."),
     "resume": LazyCommand("ssdpts.commands.run", "resume",

@@ -22,7 +22,7 @@ from ..settings import declarations
 from ..targets.purge import METHODS
 from ..store import Store
 from ..units import parse_duration, target_size
-from .common import RESULTS_HELP, results_dir as results_dir_of
+from .common import RESULTS_HELP, run_results
 
 
 def _toml_str(s: str) -> str:
@@ -117,7 +117,18 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
               "purge_first": True if purge_method else None}
     _check_options(values)
     size_bytes = target_size(size)
-    results_dir = results_dir_of(results, writing=True)
+    with run_results(results) as results_dir:
+        run_id = _endure(target, results_dir, profile, values, size_bytes, destroy_data, purge_method, quiet)
+    if not quiet:
+        spec = get_test("endurance")
+        stored = next((t["summary"] for t in Store.in_dir(results_dir).tests(run_id) if t["name"] == "endurance"), None)
+        for line in spec.text(spec.decode(stored)) if stored else []:
+            click.echo(line)
+    click.echo(run_id)
+
+
+def _endure(target, results_dir: Path, profile, values, size_bytes, destroy_data, purge_method, quiet) -> str:
+    """The endurance run in `results_dir` (its profile override written there): its id."""
     missing = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
     over = write_override(results_dir, profile, values)
     def runs() -> set:
@@ -138,9 +149,4 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
             for d in reversed(missing):
                 _remove_if_empty(d)
         raise
-    if not quiet:
-        spec = get_test("endurance")
-        stored = next((t["summary"] for t in Store.in_dir(results_dir).tests(run_id) if t["name"] == "endurance"), None)
-        for line in spec.text(spec.decode(stored)) if stored else []:
-            click.echo(line)
-    click.echo(run_id)
+    return run_id

@@ -48,7 +48,7 @@ def delete(run_ids, failed, yes, results):
     if not yes and not _confirmed(f"delete {len(chosen)} run(s): {listing}, with their files?"):
         raise SsdptsError("nothing deleted (answer y, or add --yes)", exit_code=1)
     for r in chosen:
-        removed = delete_run(store, results_dir(results), r["id"])
+        removed = delete_run(store, results_dir(results) if store.keeps_files else None, r["id"])
         click.echo(f"deleted {r['id']}" + (f" and {len(removed)} file(s)" if removed else ""))
 
 

@@ -8,7 +8,7 @@ import click
 
 from ..errors import SsdptsError
 from ..targets.purge import METHODS as PURGE_METHODS
-from .common import RESULTS_HELP, open_store, results_dir
+from .common import RESULTS_HELP, open_store, results_dir, run_results
 
 STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state not reached, deviations: the "
                "verdict of 'ssdpts check'). Without it a completed run exits 0 whatever its verdict.")
@@ -73,7 +73,6 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     from ..runner.lifecycle import start
     from ..units import target_size
 
-    results = results_dir(results, writing=True)
     size_bytes = target_size(size)
     ignored = parse_ignored(ignore_doctor)
     notes = checked_notes(notes)
@@ -88,15 +87,16 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     names = registry.from_option(tests)   # an unknown, repeated or empty name fails before anything is created
     groups = [targets] if parallel else [[t] for t in targets]
     run_ids = []
-    for group in groups:
-        run_ids.append(start(group, results_dir=results, profile_name=profile or "pts-enterprise",
-                                    tests=names, size=size_bytes, destroy_data=destroy_data,
-                                    purge_method=purge_method, quiet=quiet, seed=seed,
-                                    set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
-                                    trace_stimulus=trace_stimulus, label=label))
-        click.echo(run_ids[-1])
+    with run_results(results) as local:
+        for group in groups:
+            run_ids.append(start(group, results_dir=local, profile_name=profile or "pts-enterprise",
+                                 tests=names, size=size_bytes, destroy_data=destroy_data,
+                                 purge_method=purge_method, quiet=quiet, seed=seed,
+                                 set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
+                                 trace_stimulus=trace_stimulus, label=label))
+            click.echo(run_ids[-1])
     if strict:
-        exit_if_not_conformant(results, run_ids)
+        exit_if_not_conformant(str(local), run_ids)
 
 
 def exit_if_not_conformant(results: str | None, run_ids: list[str]) -> None:
@@ -134,8 +134,10 @@ def resume(run_id, results, quiet, strict):
     """Continue an interrupted or failed run from its last committed round."""
     from ..runner import lifecycle
 
-    open_store(results).close()
-    run_id = lifecycle.resume(run_id, results_dir=results_dir(results, writing=True), quiet=quiet)
+    local = results_dir(results)
+    open_store(str(local)).close()
+    with run_results(results) as local:
+        run_id = lifecycle.resume(run_id, results_dir=local, quiet=quiet)
     click.echo(run_id)
     if strict:
         exit_if_not_conformant(results, [run_id])

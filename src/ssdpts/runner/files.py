@@ -44,11 +44,12 @@ def refuse_if_live(run: dict, doing: str) -> None:
                       f"then {doing}")
 
 
-def delete(store: Store, results_dir: Path, run_id: str) -> list[Path]:
-    """Remove a run: its rows in every table, then its files; the paths removed. A live run is refused."""
+def delete(store: Store, results_dir: Path | None, run_id: str) -> list[Path]:
+    """Remove a run: its rows in every table, then its files (none for a store that keeps none: `results_dir`
+    None); the paths removed. A live run is refused."""
     run = settled(store, run_id)
     refuse_if_live(run, f"'ssdpts delete {run['id']}'")
-    files = run_files(results_dir, run["id"])
+    files = run_files(results_dir, run["id"]) if results_dir is not None else []
     store.delete_run(run["id"])
     for p in files:
         if p.is_dir() and not p.is_symlink():

@@ -242,6 +242,8 @@ class _Connection:
 
 
 class Store:
+    keeps_files = True     # its runs' files (logs, reports, checkpoints) lie beside it; not a PostgreSQL store's
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if self.path.is_dir():
