@@ -291,22 +291,19 @@ def _seconds(store, run_id: str) -> tuple[float, float]:
 
 def calibration(preset: str) -> tuple[str, float, list[CalibrationFigure]]:
     """(the drive the preset imitates, the tolerance, its review figures) from simdrive/calibration.py."""
-    from ..simdrive.calibration import FIGURES, TOLERANCE   # here: it loads the simulator, which a sim run has
+    from ..simdrive.calibration import FIGURES, TOLERANCE, imitated   # here: it loads the simulator, which a sim run has
 
     presets = preset.split(" + ")     # several simulated drives: each preset's figures, named by it
     figures = [CalibrationFigure(f"{f.preset}: {f.where}" if len(presets) > 1 else f.where, f.what, f.value, f.unit,
-                                 f.tolerance is not None, f.note) for p in presets for f in FIGURES if f.preset == p]
-    seeds = [next((f.seed for f in FIGURES if f.preset == p), "") for p in presets]
-    return "; ".join(s[s.find("(") + 1:s.rfind(")")] if "(" in s else s for s in seeds if s), TOLERANCE, figures
+                                 f.held, f.note) for p in presets for f in FIGURES if f.preset == p]
+    return imitated(presets), TOLERANCE, figures
 
 
 def sim_preset(run: dict) -> str | None:
     """The preset (or user file) of a `sim:` run, "client + enterprise" for several simulated drives at once;
     None for a real drive."""
-    drives = run["target"].drives()
-    if any(d.kind != "sim" for d in drives):
-        return None
-    return " + ".join(dict.fromkeys(str(d.info.get("preset") or "") for d in drives))
+    presets = run["target"].simulated_presets
+    return None if presets is None else " + ".join(presets)
 
 
 def simulated_drive(store, run: dict) -> SimulatedDrive | None:

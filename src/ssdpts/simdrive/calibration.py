@@ -18,7 +18,7 @@ from typing import Callable
 from ssdpts._sim import SimDrive
 from ssdpts.simdrive import load_params
 
-__all__ = ["SeedFigure", "Comparison", "FIGURES", "TOLERANCE", "compare"]
+__all__ = ["SeedFigure", "Comparison", "FIGURES", "TOLERANCE", "compare", "imitated"]
 
 TOLERANCE = 0.15
 MIB = 1 << 20
@@ -204,6 +204,11 @@ class SeedFigure:
     tolerance: float | None = TOLERANCE  # None: shown for information, not held to the tolerance
     note: str = ""  # why a figure is not held to the tolerance, or how the review's wording was read
 
+    @property
+    def held(self) -> bool:
+        """Held to the tolerance (tests/sim/test_presets.py checks it), not merely shown."""
+        return self.tolerance is not None
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -297,6 +302,12 @@ FIGURES: tuple[SeedFigure, ...] = (
                note="4x below its own 4 KiB sequential reads through a file system: not a NAND limit "
                     "the model could reproduce without contradicting the other rows"),
 )
+
+
+def imitated(presets: list[str]) -> str:
+    """The drives the presets imitate ("Kingston KC2000 500 GB, True System 2019"); "" for user files."""
+    seeds = [next((f.seed for f in FIGURES if f.preset == p), "") for p in presets]
+    return "; ".join(s[s.find("(") + 1:s.rfind(")")] if "(" in s else s for s in seeds if s)
 
 
 def compare(figures: tuple[SeedFigure, ...] = FIGURES, *, scale: float | None = None,
