@@ -11,10 +11,15 @@ import csv
 import json
 import re
 import time
+import tomllib
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import ssdpts
+from ssdpts import cli
+from ssdpts._sim import SimDrive
+from ssdpts.simdrive import PRESET_DIR, load_params
 from ssdpts.store import Store
 
 
@@ -28,9 +33,6 @@ def endurance_run(tmp_path_factory):
     wall = time.monotonic() - started
     rid = p.stdout.strip().splitlines()[-1]
     return rid, results, p.stdout, wall
-
-
-TIME_WORDS = re.compile(r"\b(s|min|minutes|hours|days|years|/day)\b|/day\b|%/|TB/")
 
 
 def _endurance_lines(text: str) -> list[str]:
@@ -83,3 +85,34 @@ def test_show_lists_the_review_figures_the_report_lists(endurance_run):
     assert f"{held} of {len(report)} review figures held" in shown
     doc = json.loads(ssdpts("show", rid, "--json", "--results", str(results)).stdout)
     assert sorted((f["where"], f["held"]) for f in doc["simulated_review"]["figures"]) == sorted(report)
+
+
+PRESETS = ("client", "enterprise", "sata-mlc", "sata-tlc")
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_info_reports_what_the_preset_models(preset):
+    """`info sim:PRESET` reports the spare, TRIM, link and controller the preset's own file sets, not "none
+    implied" / "not applicable"; the description's OP figure is the parameter's."""
+    raw = tomllib.loads((PRESET_DIR / f"{preset}.toml").read_text())     # the preset file itself
+    out = CliRunner().invoke(cli.main, ["info", f"sim:{preset}", "--json"])
+    assert out.exit_code == 0, out.output
+    facts = json.loads(out.stdout)["info"]["facts"]
+    op = raw["capacity"]["op_percent"]
+    assert facts["implied_spare"].startswith(f"{op:g} % of the user capacity")
+    assert f"{raw['timing']['link_mb_s']:,.0f} MB/s" in facts["modelled_link"]
+    assert f"{int(raw['timing']['ctrl_cmd_ns']):,} ns per command" in facts["modelled_controller"]
+    assert facts["trim"].startswith("supported")
+    # the description's OP is the parameter (client said 10 %, enterprise 22 %, against 8.5 and 24)
+    assert float(re.search(r"([\d.]+) ?% OP", raw["description"]).group(1)) == op
+    text = CliRunner().invoke(cli.main, ["info", f"sim:{preset}"]).stdout
+    assert "not applicable" not in text and "no controller, link" not in text and "none implied" not in text
+
+
+def test_the_model_takes_trim():
+    """What `info` says of TRIM, from the simulator's own state: a trimmed range is no longer live."""
+    d = SimDrive(load_params("client"))
+    d.run_job(dict(rw="write", bs=1 << 20, iodepth=4, io_size=1 << 28))
+    assert d.counters()["live_bytes"] == 1 << 28
+    d.trim(0, 1 << 27)
+    assert d.counters()["live_bytes"] == 1 << 27
