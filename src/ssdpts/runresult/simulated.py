@@ -20,12 +20,25 @@ class ReviewFigure:
     note: str                    # why it is not held, or how the review was read
 
 
+def held_text(held: int, total: int, tolerance: float, drives: int) -> str:
+    """How many review figures a preset holds, as every output says it. A review figure is one drive's (the
+    enterprise preset's is the whole P3608 card, both halves summed): a run of several simulated drives sums
+    them, so only each drive alone holds it, never the run's figures (two copies of one preset are two whole
+    cards, not the card's two halves)."""
+    text = f"{held} of {total} review figures held to ±{tolerance:.0%}"
+    if drives == 1:
+        return text
+    return (f"{text} by each drive alone; this run's IOPS and MiB/s sum its {drives} drives, so they are not the "
+            f"review's figures (two copies of one preset are two whole drives, not halves of one)")
+
+
 @dataclass(frozen=True)
 class SimulatedReview:
     presets: list[str]
     imitates: str                # "" for a user preset file (no review)
     tolerance: float
     figures: list[ReviewFigure]
+    drives: int                  # simulated drives in the run: several are summed, each holds the figures alone
 
     @property
     def held(self) -> list[ReviewFigure]:
@@ -36,8 +49,8 @@ class SimulatedReview:
         name = " + ".join(self.presets)
         if not self.figures:
             return [f"  review  preset {name}: no review figures (not a shipped preset)"]
-        out = [f"  review  preset {name} imitates {self.imitates}: {len(self.held)} of {len(self.figures)} review "
-               f"figures held to ±{self.tolerance:.0%} (the rest shown only)"]
+        out = [f"  review  preset {name} imitates {self.imitates}: "
+               f"{held_text(len(self.held), len(self.figures), self.tolerance, self.drives)}"]
         several = len(self.presets) > 1
         for f in sorted(self.figures, key=lambda f: not f.held):
             out.append(f"    {'held' if f.held else 'not held':8} {f.preset + ': ' if several else ''}{f.where} "
@@ -54,4 +67,4 @@ def simulated_review(target: TargetRecord) -> SimulatedReview | None:
     from ..simdrive.calibration import FIGURES, TOLERANCE, imitated
     figures = [ReviewFigure(f.preset, f.where, f.what, f.value, f.unit, f.held, f.note)
                for p in presets for f in FIGURES if f.preset == p]
-    return SimulatedReview(presets, imitated(presets), TOLERANCE, figures)
+    return SimulatedReview(presets, imitated(presets), TOLERANCE, figures, len(target.drives()))
