@@ -223,3 +223,47 @@ def test_a_points_warmup_is_known_apart_and_the_check_names_the_engine(tmp_path)
     assert all("the simulated drive's engine" in m.evidence and "fio" not in m.evidence for m in old)
     shown = ssdpts("show", rid, "--results", str(tmp_path / "results")).stdout
     assert "stimulus at the device (simulator counters)" in shown and "all as asked" in shown
+
+
+SLC_PROFILE = """[profile]
+extends = "quick"
+description = "tests: slc-cache over a quarter of the drive (past sim:client's 14 % cache)"
+tests = ["slc-cache"]
+
+[tests.slc-cache]
+capacity_percent = 25
+"""
+
+
+def _slc(tmp_path, preset: str, interval: str | None) -> tuple[dict, dict]:
+    """(the slc-cache summary, the run's JSON document) of a fill of sim:PRESET."""
+    profile = tmp_path / f"slc-{preset}-{interval}.toml"
+    profile.write_text(SLC_PROFILE + ("" if interval is None else f'interval = "{interval}"\n'))
+    results = tmp_path / f"results-{preset}-{interval}"
+    rid, store = run_completed(f"sim:{preset}", results, str(profile), "slc-cache")
+    doc = json.loads(ssdpts("show", rid, "--json", "--results", str(results), check=False).stdout)
+    return doc["tests"][0]["summary"], doc
+
+
+def test_slc_cache_steps_and_resolution_agree_with_the_preset(tmp_path):
+    """sim:sata-tlc's 64 MiB static SLC (its preset file) fills in ~0.12 s: at 250 ms intervals no drop can be
+    seen, which is a resolution deviation, not "no SLC cache"; at the automatic interval the cache is found and
+    the step table's first step is that cache (one step beside a reported cache before). sim:client's first step
+    is its SLC speed as the preset's parameters give it: 8 dies x 32 KiB per 119 µs program = 2,100 MiB/s."""
+    tlc = tomllib.loads((PRESET_DIR / "sata-tlc.toml").read_text())
+    slc_bytes = tlc["slc_cache"]["static_mib"] * 2**20
+    summary, doc = _slc(tmp_path, "sata-tlc", "250ms")
+    assert summary["cache_bytes"] is None and "cannot resolve the cache" in summary["note"]
+    devs = [d for d in doc["conformance"]["deviations"] if d["rule"] == "slc-resolution"]
+    assert devs and f"{slc_bytes / 2**20:,.0f} MiB" in devs[0]["evidence"]
+    summary, _ = _slc(tmp_path, "sata-tlc", None)
+    assert summary["cache_bytes"] == pytest.approx(slc_bytes, rel=0.1)
+    steps = summary["steps"]
+    assert len(steps) >= 2 and steps[0]["bytes"] == pytest.approx(summary["cache_bytes"])
+    assert sum(s["bytes"] for s in steps) == pytest.approx(summary["written_bytes"], rel=0.01)
+    client = tomllib.loads((PRESET_DIR / "client.toml").read_text())
+    g, t = client["geometry"], client["timing"]
+    slc_mib_s = g["channels"] * g["dies_per_channel"] * g["slc_program_unit_kib"] * 1024 / (t["t_prog_slc_us"] / 1e6) / 2**20
+    summary, _ = _slc(tmp_path, "client", None)
+    assert summary["steps"][0]["mib_s"] == pytest.approx(slc_mib_s, rel=0.01)
+    assert summary["steps"][0]["bytes"] == pytest.approx(summary["cache_bytes"])
