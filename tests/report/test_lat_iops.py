@@ -92,7 +92,7 @@ def test_report_charts_table_and_show(runs, tmp_path):
     (pc,) = pre.preconditioning
     assert (pc.block_size, pc.threads, pc.iodepth, pc.seconds) == (4096, 2, 4, pytest.approx(0.2))
     assert pc.bytes_written > 0 and not pre.notes
-    assert "Preconditioned first, no steady-state judgement: RND 4K writes for 0.2 s" in "\n".join(SPEC.text(pre))
+    assert "Preconditioned first, no steady-state judgement: RND 4K writes for 0.2 s" in "\n".join(SPEC.text(pre, SIMULATED))
     heads = {h.key: h for h in SPEC.headline(s)}
     assert heads["lat_iops_rnd_4k_70-30_write_tc2_qd4_p99_99_us"].value == s.family(4096, 70).point(2, 4).write_lat.p(
         "99.99")
