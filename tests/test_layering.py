@@ -183,7 +183,7 @@ def test_targets_import_no_engine():
 # document beside report.html); then what drives it all. docs/architecture.md draws the same table.
 FLOORS: list[tuple[str, ...]] = [
     # the shared leaves: `ssdpts` is the package's own __init__
-    ("ssdpts", "errors", "exact", "lazy", "metrics", "records", "deviations", "capabilities", "findings", "owner",
+    ("ssdpts", "errors", "exact", "lazy", "metrics", "records", "deviations", "capabilities", "findings", "owner", "clock",
      "interrupts", "realtime"),
     ("units", "inputs", "hostinfo"),           # sizes and durations, a user's files, the platform record
     ("progress", "simdrive"),                  # the terminal's progress; the simulated drive's presets and server

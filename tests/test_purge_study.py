@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import TINY, run_completed
+from ssdpts.clock import SIMULATED
 from ssdpts.errors import SsdptsError
 from ssdpts.pts import registry
 from ssdpts.pts.purge_study.render import text
@@ -40,7 +41,7 @@ def test_each_method_as_a_share_of_the_fob_level_after_the_snia_purge(tmp_path):
     assert zero.name == "zero_fill_1m" and [c.name for c in first[2].cells[3:]] == ["burst_1", "burst_2"]
     assert zero.write.bytes == 16 * 2**30 and by["zero-fill"].method_s == pytest.approx(zero.runtime_ms / 1000)
     assert (tmp_path / "reports" / rid / "plots" / "purge-study-iops-by-method.png").exists()
-    assert any("trim" in line and "% of the reference" in line for line in text(s))
+    assert any("trim" in line and "% of the reference" in line for line in text(s, SIMULATED))
 
 
 def test_trim_of_a_file_target_is_refused_in_one_line(tmp_path):

@@ -1,5 +1,5 @@
-"""Several simulated drives in one run (seed 003's two halves of the P3608 tested in lock-step): one simulated drive
-per target with its own state, each drive's results as a one-drive run of its preset gives them, their aggregate,
+"""Several simulated drives in one run (as several real drives are tested in lock-step): one simulated drive per
+target with its own state, each drive's results as a one-drive run of its preset gives them, their aggregate,
 checkpoints per drive, and resume.
 
 The truths: a one-drive run of the same preset, profile and seed (the simulator is deterministic, so each drive's

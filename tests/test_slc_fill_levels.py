@@ -3,6 +3,7 @@
 import pytest
 
 from conftest import TINY, run_completed
+from ssdpts.clock import SIMULATED
 from ssdpts.errors import SsdptsError
 from ssdpts.pts import registry
 from ssdpts.pts.slc_cache.render import text
@@ -60,7 +61,7 @@ def test_cache_shrinks_as_the_drive_fills(fill_run):
 def test_show_prints_share_and_fill_levels(fill_run):
     rid, store, _ = fill_run
     s = _summary(store, rid)
-    lines = "\n".join(text(s))
+    lines = "\n".join(text(s, SIMULATED))
     assert f"{s.share_percent:.1f} % of the 16.00 GiB capacity, {s.native_share_percent:.1f} % in 3-bit" in lines
     assert f"fill 80 %: SLC cache {s.fill_levels[2].cache_gib:.2f} GiB" in lines
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ssdpts
+from ssdpts.clock import SIMULATED
 from ssdpts.health.parse import parse_smartctl
 from ssdpts.health.projection import erase_increments
 from ssdpts.health.record import HealthSnapshot
@@ -89,4 +90,4 @@ def test_endurance_on_sim_sata_tlc_plots_erase_count_and_loop_times(tmp_path):
         assert (report / "plots" / f"endurance-{chart}.png").exists()
     rows = (report / "tables" / "endurance-erase-increments.csv").read_text().splitlines()
     assert len(rows) == len(inc) + 1 and rows[1].endswith("first seen (start not known)")
-    assert f"{'erase count':22} {len(inc)} increments to {inc[-1].count}" in text_lines(s)[-2]
+    assert f"{'erase count':22} {len(inc)} increments to {inc[-1].count}" in text_lines(s, SIMULATED)[-2]

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import TINY, ssdpts
 from report_checks import check_plot_dir, check_self_contained, check_svg, png_size, read_csv
+from ssdpts.clock import SIMULATED
 from ssdpts.engines.results import merge_bins, percentile_from_bins
 from ssdpts.pts import registry
 from ssdpts.report.compare import write_compare
@@ -254,7 +255,7 @@ def test_show_lines_and_headlines(report):
     _, _, _, _, summary = report
     for name in TESTS:
         spec = registry.get(name)
-        assert spec.text(summary[name]), name
+        assert spec.text(summary[name], SIMULATED), name
     h = {x.key: x for x in registry.get("wsat").headline(summary["wsat"])}
     w = summary["wsat"].workloads["rnd4k-write"]
     assert h["wsat_rnd4k_write_fresh_iops"].value == w.fresh_iops
@@ -270,7 +271,7 @@ def test_show_lines_and_headlines(report):
         for k, point in s.operating_points.items():
             assert h[f"{name}_{k}_iops"].value == s.point(point).iops
             assert h[f"{name}_{k}_iops"].steady is s.steady.reached
-    lines = registry.get("hir").text(summary["hir"])
+    lines = registry.get("hir").text(summary["hir"], SIMULATED)
     assert any(line.split()[0] == "0.6s" and f"{summary['hir'].wait_states['0.6s'].ab_iops_mean:,.0f}" in line
                for line in lines if line.split())
 

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import TINY, ssdpts
 from report_checks import png_size, read_csv
+from ssdpts.clock import SIMULATED
 from ssdpts.pts import registry
 from ssdpts.pts.windows import window_summary
 from ssdpts.report.compare import write_compare
@@ -85,13 +86,13 @@ def test_report_charts_table_and_show(runs, tmp_path):
             lat = p.read_lat if r["Direction"] == "read" else p.write_lat
             assert float(r["p99.99 (µs)"]) == pytest.approx(lat.p("99.99"))
             assert float(r["IOPS (read + write)"]) == pytest.approx(p.iops)
-    text = "\n".join(SPEC.text(s))
+    text = "\n".join(SPEC.text(s, SIMULATED))
     assert "RND 8K 70/30 (R/W)" in text and "mean of rounds 2–3" in text
     # the second run's fixed-length preconditioning, as it ran, is stated
     (pc,) = pre.preconditioning
     assert (pc.block_size, pc.threads, pc.iodepth, pc.seconds) == (4096, 2, 4, pytest.approx(0.2))
     assert pc.bytes_written > 0 and not pre.notes
-    assert "Preconditioned first, no steady-state judgement: RND 4K writes for 0.2 s" in "\n".join(SPEC.text(pre))
+    assert "Preconditioned first, no steady-state judgement: RND 4K writes for 0.2 s" in "\n".join(SPEC.text(pre, SIMULATED))
     heads = {h.key: h for h in SPEC.headline(s)}
     assert heads["lat_iops_rnd_4k_70-30_write_tc2_qd4_p99_99_us"].value == s.family(4096, 70).point(2, 4).write_lat.p(
         "99.99")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from ..clock import Clock
 from ..runner import lifecycle
 from ..errors import SsdptsError
 from ..inputs import POSITIVE
@@ -121,8 +122,10 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         run_id = _endure(target, results_dir, profile, values, size_bytes, destroy_data, purge_method, quiet)
     if not quiet:
         spec = get_test("endurance")
-        stored = next((t["summary"] for t in Store.in_dir(results_dir).tests(run_id) if t["name"] == "endurance"), None)
-        for line in spec.text(spec.decode(stored)) if stored else []:
+        store = Store.in_dir(results_dir)
+        stored = next((t["summary"] for t in store.tests(run_id) if t["name"] == "endurance"), None)
+        clock = Clock.of_engine(store.run(run_id)["engine"])
+        for line in spec.text(spec.decode(stored), clock) if stored else []:
             click.echo(line)
     click.echo(run_id)
 

@@ -182,7 +182,7 @@ class SimRound:
                 jobs.append(job)
                 raw.append(res)
                 cells.append(sim_cell(res))
-                cells[-1].stimulus = seen if ramp is None else ramp + seen
+                cells[-1].stimulus = seen if ramp is None else ramp.as_warmup() + seen
         gaps = [w.idle_before_s * 1000 for w in self.cells]
         return RoundOutput(cells=cells, engine="sim", job_text=json.dumps(jobs, indent=1),
                            command=["ssdsim", "run_job", t.path], raw_output=json.dumps({"jobs": raw}),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -81,6 +81,10 @@ class Stimulus:
     # the cell before ran on into this one's window by this much (its last clone reported its end this long
     # after this cell's release; fio's teardown included): their I/O is mixed in both records
     overlap_ms: float = 0.0
+    # the bytes of the cell's warm-up (fio ramp_time: done, not counted by the engine) where the record knows them
+    # apart (the simulator runs the warm-up as its own job); None: the warm-up is only inside the counts
+    warmup_read_bytes: int | None = None
+    warmup_write_bytes: int | None = None
 
     @property
     def measured(self) -> bool:
@@ -119,13 +123,24 @@ class Stimulus:
         return cls(**{k: v for k, v in d.items() if k in names})
 
     def __add__(self, other: "Stimulus") -> "Stimulus":
-        """Consecutive slices of one cell (the simulator's streamed intervals)."""
+        """Consecutive slices of one cell (the simulator's streamed intervals, or its warm-up then the cell)."""
         def add(a, b):
             return None if a is None or b is None else a + b
         return Stimulus(self.source, self.note or other.note, self.elapsed_ms + other.elapsed_ms,
                         *(getattr(self, k) + getattr(other, k) for k in COUNTS),
                         add(self.busy_ms, other.busy_ms), add(self.in_queue_ms, other.in_queue_ms), self.devices,
-                        self.max_sectors_kb, self.max_segments, self.page_size, self.overlap_ms)
+                        self.max_sectors_kb, self.max_segments, self.page_size, self.overlap_ms,
+                        add(self.warmup_read_bytes, other.warmup_read_bytes),
+                        add(self.warmup_write_bytes, other.warmup_write_bytes))
+
+    def as_warmup(self) -> "Stimulus":
+        """This record as a cell's warm-up, added before the cell's own: its bytes stay known apart."""
+        return replace(self, warmup_read_bytes=self.read_bytes, warmup_write_bytes=self.write_bytes)
+
+    def counted_bytes(self, direction: str) -> int | None:
+        """The bytes of the cell's counted part (the warm-up's taken out) where the record knows the warm-up."""
+        warmup = getattr(self, f"warmup_{direction}_bytes")
+        return None if warmup is None else getattr(self, f"{direction}_bytes") - warmup
 
 
 COUNTS = ("read_ios", "read_bytes", "write_ios", "write_bytes", "discard_ios", "discard_bytes")
@@ -198,7 +213,7 @@ def from_sim(before: dict, after: dict, job_result: dict) -> Stimulus:
     return Stimulus(source="simulator counters", elapsed_ms=(after["clock_ns"] - before["clock_ns"]) / 1e6,
                     read_ios=ios("read"), read_bytes=after["host_read_bytes"] - before["host_read_bytes"],
                     write_ios=ios("write"), write_bytes=after["host_write_bytes"] - before["host_write_bytes"],
-                    in_queue_ms=in_queue_ns / 1e6)
+                    in_queue_ms=in_queue_ns / 1e6, warmup_read_bytes=0, warmup_write_bytes=0)
 
 
 def side_by_side(records: list[Stimulus | None]) -> Stimulus | None:
@@ -284,8 +299,10 @@ def _judge_trace(w: Workload, s: Stimulus) -> list[Mismatch]:
     return []
 
 
-def judge(w: Workload, cell: CellResult, s: Stimulus) -> list[Mismatch]:
-    """How the device's record of a cell differs from the cell's workload and fio's counts (empty: it matches)."""
+def judge(w: Workload, cell: CellResult, s: Stimulus, counted_by: str = "fio") -> list[Mismatch]:
+    """How the device's record of a cell differs from the cell's workload and the engine's counts (empty: it
+    matches); `counted_by` names the engine that counted the cell (`Clock.writer`: fio, or the simulated drive's
+    engine)."""
     if not s.measured or not w.direct:     # buffered cells: the page cache lies between (the io-mode rule says so)
         return []
     if s.elapsed_ms and s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
@@ -301,12 +318,15 @@ def judge(w: Workload, cell: CellResult, s: Stimulus) -> list[Mismatch]:
         if asked and seen and fio.ios and seen < asked * (1 - REQUEST_SIZE_TOLERANCE):
             out.append(_smaller_requests(w, direction, asked, seen, fio.ios, s))
         allowance = BYTES_TOLERANCE * fio.bytes + 2 * outstanding * w.max_bs * s.devices + FOREIGN_BYTES
-        ramp = (w.runtime_s + w.ramp_s) / w.runtime_s if w.ramp_s and w.runtime_s else 1.0
-        device = getattr(s, f"{direction}_bytes")
+        counted = s.counted_bytes(direction)
+        # the warm-up's own bytes where known (the simulator); else the block layer's window holds the warm-up too,
+        # and its share is estimated by time (a warm-up faster than the cell, e.g. into a freed SLC cache, is not)
+        ramp = (w.runtime_s + w.ramp_s) / w.runtime_s if w.ramp_s and w.runtime_s and counted is None else 1.0
+        device = getattr(s, f"{direction}_bytes") if counted is None else counted
         if fio.bytes and not fio.bytes - allowance <= device <= fio.bytes * ramp + allowance:
             out.append(Mismatch("volume", f"the device saw {'less' if device < fio.bytes else 'more'} {direction} "
-                                f"bytes than fio moved (beyond {BYTES_TOLERANCE:.0%} plus the I/O in flight)",
-                                f"fio {size_label(fio.bytes)}, the device {size_label(device)}"))
+                                f"bytes than {counted_by} moved (beyond {BYTES_TOLERANCE:.0%} plus the I/O in flight)",
+                                f"{counted_by} {size_label(fio.bytes)}, the device {size_label(device)}"))
     share = s.read_share
     fio_total = cell.read.bytes + cell.write.bytes
     if share is not None and fio_total:

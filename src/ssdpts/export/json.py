@@ -10,6 +10,7 @@ from pathlib import Path
 from ..conformance import Verdict
 from ..records import to_data
 from ..runresult.model import RunResult
+from ..runresult.simulated import simulated_review
 from .exporter import out_file
 from .tidy import tidy_records
 
@@ -28,7 +29,9 @@ def document(run: RunResult, verdict: Verdict) -> dict:
         "schema": SCHEMA,
         "run": {"id": run.id, "status": run.status, "message": run.message, "created": run.created,
                 "updated": run.updated, "target_spec": run.target_spec, "profile_name": run.profile_name,
-                "tests": run.tests_requested, "options": run.options.to_json(), "engine": run.engine},
+                "tests": run.tests_requested, "options": run.options.to_json(), "engine": run.engine,
+                "clock": {"name": run.clock.name, "simulated": run.clock.simulated, "note": run.clock.note}},
+        "simulated_review": to_data(simulated_review(run.target)),
         "host": run.host.to_json(),
         "target": run.target.to_json(),
         "profile": run.profile,

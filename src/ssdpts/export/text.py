@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ..clock import Clock
 from ..conformance import Verdict
 from ..findings import recorded_checks
 from ..results import SteadyResult
@@ -15,6 +16,7 @@ from ..workload.ioengine import recorded_text
 from ..runresult.coverage import CellCoverage
 from ..runresult.model import RunResult, TestResult
 from ..runresult.stimulus import StimulusSummary
+from ..runresult.simulated import simulated_review
 from .exporter import out_file
 
 SHOWN_MISMATCHES = 5    # `show` flags this many mismatching cells, then counts the rest
@@ -56,7 +58,7 @@ def _device_idle_lines(t: TestResult) -> list[str]:
     return idle + resumed + stimulus + coverage_lines(t.coverage)
 
 
-def _test_lines(t: TestResult) -> list[str]:
+def _test_lines(t: TestResult, clock: Clock) -> list[str]:
     lines = ["", f"{t.title} [{t.status}]"]
     if t.summary is None:
         done = [r for r in t.rounds if r.kind == "round"]
@@ -73,7 +75,7 @@ def _test_lines(t: TestResult) -> list[str]:
     for n in getattr(t.summary, "notes", None) or []:
         lines.append(f"  note: {n}")
     if t.spec.text is not None:
-        lines += t.spec.text(t.summary)
+        lines += t.spec.text(t.summary, clock)
     return lines
 
 
@@ -87,10 +89,14 @@ def render_text(run: RunResult, verdict: Verdict) -> str:
              f"  bench   {recorded_checks(run.host)}",
              f"  io      {recorded_text(run.options.io_engine)}",
              f"  started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(run.created))}"]
+    if run.clock.simulated:
+        lines.append(f"  clock   {run.clock.note}")
+    if (review := simulated_review(run.target)) is not None:
+        lines += review.lines()
     lines += [f"  note    {n}" for n in run.options.notes] + [""]
     lines += verdict.lines()
     for t in run.tests:
-        lines += _test_lines(t)
+        lines += _test_lines(t, run.clock)
     return "\n".join(lines)
 
 

@@ -34,6 +34,7 @@ class TidyRecord:
     metric: str
     value: float
     unit: str
+    clock: str                 # "wall" or "simulated": the clock the unit's seconds (IOPS, B/s, ms, ns) are on
 
 
 FIELDS = [f.name for f in dataclasses.fields(TidyRecord)]
@@ -86,6 +87,7 @@ def tidy_records(run: RunResult) -> list[TidyRecord]:
 
 def _records(run: RunResult) -> Iterator[TidyRecord]:
     serial, member_serials = _serials(run.target)
+    clock = run.clock.name
     for test in run.tests:
         for r in test.cell_rounds:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(r.ended)) + f".{int(r.ended % 1 * 1000):03d}Z"
@@ -95,4 +97,4 @@ def _records(run: RunResult) -> Iterator[TidyRecord]:
                 for drive, drive_serial, result in drives:
                     for metric, value, unit in cell_metrics(result):
                         yield TidyRecord(run.id, drive_serial, drive, test.name, r.phase, r.kind, r.round,
-                                         stamp, cell.name, metric, float(value), unit)
+                                         stamp, cell.name, metric, float(value), unit, clock)

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..clock import WALL, Clock
 from .record import HealthSnapshot
 
 TB = 1e12
@@ -264,23 +265,29 @@ def project(points: Sequence[HealthSnapshot], *, rated_tbw_tb: float | None = No
     return out
 
 
-def seconds_text(days: float | None) -> str:
-    """A span given in days, in the unit that reads best."""
+def seconds_text(days: float | None, clock: Clock = WALL) -> str:
+    """A span given in days, in the unit that reads best, on `clock` ("10.0 simulated minutes")."""
     if days is None:
         return "–"
     if days >= 365 * 2:
-        return f"{days:,.0f} days ({days / 365:.1f} years)"
+        return f"{days:,.0f} {clock.unit('days')} ({days / 365:.1f} {clock.unit('years')})"
     if days >= 2:
-        return f"{days:,.1f} days"
+        return f"{days:,.1f} {clock.unit('days')}"
     if days * 24 >= 1:
-        return f"{days * 24:,.2f} hours"
+        return f"{days * 24:,.2f} {clock.unit('hours')}"
     if days * 1440 >= 1:
-        return f"{days * 1440:,.1f} minutes"
-    return f"{days * DAY:,.1f} seconds"
+        return f"{days * 1440:,.1f} {clock.unit('minutes')}"
+    return f"{days * DAY:,.1f} {clock.unit('seconds')}"
 
 
-def summary_lines(p: dict) -> list[tuple[str, str]]:
-    """The projection as (label, text) pairs: the CLI, the analyzer and the report print the same."""
+def summary_lines(p: dict, clock: Clock = WALL) -> list[tuple[str, str]]:
+    """The projection as (label, text) pairs: the CLI, the analyzer and the report print the same; every span
+    and rate on `clock` (a simulated drive's: "simulated minutes", "%/simulated day")."""
+    day = clock.per("day")
+
+    def span(days: float | None) -> str:
+        return seconds_text(days, clock)
+
     if not p.get("available"):
         return [("projection", f"not available: {p.get('reason')}")]
 
@@ -288,27 +295,27 @@ def summary_lines(p: dict) -> list[tuple[str, str]]:
         return "–" if v is None else f"{format(v, fmt)}{unit}"
 
     rows = [
-        ("observed", f"{seconds_text(p['duration_days'])}, {p['points']} snapshots"),
+        ("observed", f"{span(p['duration_days'])}, {p['points']} snapshots"),
         ("host written", num(p["host_written_bytes"] and p["host_written_bytes"] / TB, ".4g", " TB")
-         + (f" ({p['host_tb_per_day']:.4g} TB/day" + (f", {p['drive_writes_per_day']:.3g} drive writes/day"
+         + (f" ({p['host_tb_per_day']:.4g} TB/{day}" + (f", {p['drive_writes_per_day']:.3g} drive writes/{day}"
                                                        if p.get("drive_writes_per_day") else "") + ")"
             if p.get("host_tb_per_day") is not None else "")),
         ("media (NAND) written", num(p["media_written_bytes"] and p["media_written_bytes"] / TB, ".4g", " TB")),
         ("WAF", num(p["waf"], ".3f")),
         ("wear", f"{num(p['wear_start'], '.4g', ' %')} -> {num(p['wear_end'], '.4g', ' %')}"),
-        ("wear per day", num(p["wear_per_day"], ".4g", " %/day")),
+        ("wear per day", num(p["wear_per_day"], ".4g", f" %/{day}")),
         ("wear per TB written", num(p["wear_per_tb"], ".4g", " %/TB")),
-        ("days to end of life", seconds_text(p["days_to_eol"]) if p["days_to_eol"] is not None else
-         (f">= {seconds_text(p['days_to_eol_min'])}" if p.get("days_to_eol_min") is not None else "–")),
+        ("days to end of life", span(p["days_to_eol"]) if p["days_to_eol"] is not None else
+         (f">= {span(p['days_to_eol_min'])}" if p.get("days_to_eol_min") is not None else "–")),
         ("TB to end of life", num(p["tb_to_eol"], ",.4g", " TB")),
     ]
     if p.get("days_to_eol_recent") is not None:
-        rows.insert(-1, ("at the recent rate", f"{p['wear_per_day_recent']:.4g} %/day (last half of the observation): "
-                                              f"end of life in {seconds_text(p['days_to_eol_recent'])}"))
+        rows.insert(-1, ("at the recent rate", f"{p['wear_per_day_recent']:.4g} %/{day} (last half of the observation): "
+                                              f"end of life in {span(p['days_to_eol_recent'])}"))
     if p.get("rated_tbw_tb"):
         rows.append(("rated TBW", f"{p['rated_tbw_tb']:,.4g} TB; consumed {num(p['tbw_used_percent'], '.3g', ' %')}"
                      f" ({num(p['host_written_tb_lifetime'], ',.4g', ' TB')} written over the drive's life)"))
-        rows.append(("days to rated TBW", seconds_text(p["days_to_rated_tbw"])))
+        rows.append(("days to rated TBW", span(p["days_to_rated_tbw"])))
         if p.get("projected_tbw_tb"):
             rows.append(("TBW at 100 % wear", f"{p['projected_tbw_tb']:,.4g} TB (from wear per TB)"))
     t = p.get("temperature_c")

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from markupsafe import Markup, escape
 
+from ..clock import Clock
 from ..engines.results import merge_bins, percentile_from_bins
 from ..render import plots
 from ..render.context import CompareContext, SectionContext
@@ -335,7 +336,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: DemandSummary) -> list[str]:
+def text(s: DemandSummary, clock: Clock) -> list[str]:
     lines = [f"  preconditioning ({s.PREWRITE} at the largest TC/QD):"] + s.preconditioning.text_lines("    ")
     lines.append(f"  {'TC':>3} {'QD':>4} {'IOPS':>11} {'mean µs':>9} {'max µs':>9}  point")
     for p in s.points:

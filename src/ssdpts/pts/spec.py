@@ -18,6 +18,7 @@ from ..records import from_data, to_data
 from ..settings import Key, TestSettings, declarations, typed_settings
 
 if TYPE_CHECKING:   # renderers receive the render kit's contexts (render/ sits below the tests; it never imports them)
+    from ..clock import Clock
     from ..deviations import Deviation
     from ..render.context import CompareContext, SectionContext
     from .context import TestContext
@@ -58,7 +59,7 @@ class Renderers:
     render.py declares one RENDERERS; a renderer left None gets the report's generic one."""
 
     html: Callable[["SectionContext"], Any]
-    text: Callable[[Any], list[str]]
+    text: Callable[[Any, "Clock"], list[str]]     # the summary and the run's clock (clock.py)
     compare: Callable[["CompareContext"], Any] | None = None
     parts: Callable[["SectionContext"], Any] | None = None
     headline: Callable[[Any], list[Headline]] | None = None

@@ -26,6 +26,7 @@ from typing import Any, Protocol, Sequence
 
 from markupsafe import Markup, escape
 
+from ..clock import Clock
 from ..results import SteadyResult, TrackerKey
 from ..settings import TestSettings, typed_settings
 from ..store import RoundRecord, Store
@@ -84,6 +85,11 @@ class RunView:
     @property
     def model(self) -> str:
         return device_label(self.run)
+
+    @property
+    def clock(self) -> Clock:
+        """The run's clock: its durations and rates are simulated time where the simulated drive ran it."""
+        return Clock.of_engine(self.run["engine"])
 
     @property
     def label(self) -> str:

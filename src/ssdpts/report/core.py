@@ -318,7 +318,8 @@ def simulated_block(sim: SimulatedDrive | None, art: Artifacts) -> Markup:
         f'<p class="ss bad">This run tested the simulator\'s <b>{escape(sim.preset)}</b> preset'
         + (f", shaped on the {escape(sim.imitates)}" if sim.imitates else "")
         + f". It is not that drive: the figures below say which of the review's numbers the preset reproduces "
-          f"(within ±{sim.tolerance * 100:g} %, checked by tests/sim/test_presets.py) and which it does not. Cell "
+          f"(within ±{sim.tolerance * 100:g} %, checked by tests/sim/test_presets.py) and which it does not: "
+          f"{sim.held_text}. Cell "
           f"runtimes, rates and preconditioning times are simulated time: the stored rounds ran "
           f"{sim.simulated_s:,.1f} s simulated in {sim.wall_s:,.1f} s wall; run dates and round start times are "
           f"the wall clock.</p>")

@@ -22,6 +22,7 @@ from ..pts.registry import find
 from ..results import CellWindow, SteadyResult
 from ..pts.spec import Headline
 from ..render.toolkit import Artifacts, Cell, SavedFigure, fmt_num
+from ..runresult.simulated import held_text
 
 
 @dataclass(frozen=True)
@@ -212,10 +213,16 @@ class SimulatedDrive:
     figures: list[CalibrationFigure]
     simulated_s: float           # simulated time of the stored rounds' I/O and idle waits (warm-ups not counted)
     wall_s: float                # wall-clock time the same rounds took
+    drives: int = 1              # simulated drives in the run (several: their figures are summed)
 
     @property
     def held(self) -> list[CalibrationFigure]:
         return [f for f in self.figures if f.held]
+
+    @property
+    def held_text(self) -> str:
+        """"7 of 8 review figures held to ±15%", qualified where the run sums several drives."""
+        return held_text(len(self.held), len(self.figures), self.tolerance, self.drives)
 
     @property
     def not_held(self) -> list[CalibrationFigure]:
@@ -290,22 +297,19 @@ def _seconds(store, run_id: str) -> tuple[float, float]:
 
 def calibration(preset: str) -> tuple[str, float, list[CalibrationFigure]]:
     """(the drive the preset imitates, the tolerance, its review figures) from simdrive/calibration.py."""
-    from ..simdrive.calibration import FIGURES, TOLERANCE   # here: it loads the simulator, which a sim run has
+    from ..simdrive.calibration import FIGURES, TOLERANCE, imitated   # here: it loads the simulator, which a sim run has
 
     presets = preset.split(" + ")     # several simulated drives: each preset's figures, named by it
     figures = [CalibrationFigure(f"{f.preset}: {f.where}" if len(presets) > 1 else f.where, f.what, f.value, f.unit,
-                                 f.tolerance is not None, f.note) for p in presets for f in FIGURES if f.preset == p]
-    seeds = [next((f.seed for f in FIGURES if f.preset == p), "") for p in presets]
-    return "; ".join(s[s.find("(") + 1:s.rfind(")")] if "(" in s else s for s in seeds if s), TOLERANCE, figures
+                                 f.held, f.note) for p in presets for f in FIGURES if f.preset == p]
+    return imitated(presets), TOLERANCE, figures
 
 
 def sim_preset(run: dict) -> str | None:
     """The preset (or user file) of a `sim:` run, "client + enterprise" for several simulated drives at once;
     None for a real drive."""
-    drives = run["target"].drives()
-    if any(d.kind != "sim" for d in drives):
-        return None
-    return " + ".join(dict.fromkeys(str(d.info.get("preset") or "") for d in drives))
+    presets = run["target"].simulated_presets
+    return None if presets is None else " + ".join(presets)
 
 
 def simulated_drive(store, run: dict) -> SimulatedDrive | None:
@@ -315,7 +319,7 @@ def simulated_drive(store, run: dict) -> SimulatedDrive | None:
         return None
     imitates, tolerance, figures = calibration(preset)
     sim, wall = _seconds(store, run["id"])
-    return SimulatedDrive(preset, imitates, tolerance, figures, sim, wall)
+    return SimulatedDrive(preset, imitates, tolerance, figures, sim, wall, len(run["target"].drives()))
 
 
 def conformance_line(verdict: Verdict) -> VerdictLine:
@@ -439,8 +443,9 @@ def run_line(run: dict, label: str, drive: str, verdict: Verdict) -> RunLine:
     if preset is not None:
         imitates, _, figures = calibration(preset)
         missed = sum(not f.held for f in figures)
+        several = "" if len(run["target"].drives()) == 1 else f"; {len(run['target'].drives())} drives summed"
         sim = f"simulated, preset {preset}" + (f" (imitates {imitates.split(',')[0]}; {missed} of {len(figures)} "
-                                               "review figures not held)" if imitates else ", no calibration")
+                                               f"review figures not held{several})" if imitates else ", no calibration")
     size = run["target"].size_bytes
     # the spec in full stands in each run's report: here the verdict and its count
     short = VerdictLine("conformant" if verdict.conformant else f"NOT conformant ({len(verdict.findings)} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..clock import Clock
 from ..hostinfo import HostRecord
 from ..metrics import unit_of
 from ..pts.registry import find
@@ -80,6 +81,11 @@ class RunResult:
     target: TargetRecord
     profile: dict
     tests: list[TestResult] = field(default_factory=list)
+
+    @property
+    def clock(self) -> Clock:
+        """Whose clock the run's durations and rates are on, and what did its I/O (clock.py)."""
+        return Clock.of_engine(self.engine)
 
     def test(self, name: str) -> TestResult | None:
         return next((t for t in self.tests if t.name == name), None)

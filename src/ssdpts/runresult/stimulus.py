@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
+from ..clock import Clock
 from ..deviations import STIMULUS_SOURCE, Deviation
 from ..engines.stimulus import Mismatch, Stimulus, judge, size_label
 from ..store.db import RoundRecord
@@ -88,7 +89,7 @@ def summarise(rounds: Sequence[RoundRecord]) -> StimulusSummary:
                 continue
             w = Workload.from_dict(wd)
             out.cells.append(CellStimulus(r.phase, r.kind, r.round, cell.name, asked_words(w), cell.stimulus,
-                                          judge(w, cell, cell.stimulus)))
+                                          judge(w, cell, cell.stimulus, Clock.of_engine(r.engine).writer)))
     return out
 
 

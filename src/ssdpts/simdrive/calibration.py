@@ -18,7 +18,7 @@ from typing import Callable
 from ssdpts._sim import SimDrive
 from ssdpts.simdrive import load_params
 
-__all__ = ["SeedFigure", "Comparison", "FIGURES", "TOLERANCE", "compare"]
+__all__ = ["SeedFigure", "Comparison", "FIGURES", "TOLERANCE", "compare", "imitated"]
 
 TOLERANCE = 0.15
 MIB = 1 << 20
@@ -82,7 +82,29 @@ def fresh_rand(rw: str, jobs: int, qd: int) -> Callable[[Bench, str], float]:
     return m
 
 
+# what a row's measurement starts from, said beside its figure (docs/simulator.md): the `wsat` test starts from a
+# purge, where LBAs not yet written act as extra spare; a filled drive has none of that
+FILLED = "after a sequential fill and 3x the capacity of random writes (not the wsat test)"
+WSAT_TEST = "the wsat test: from a purge, 4x the capacity of random writes, IOPS of the last half capacity"
+
+
+def wsat_test_precondition(d: SimDrive) -> None:
+    """The `wsat` test's procedure up to its final window: 4 KiB random writes (8 x QD16) from a purge (a fresh
+    drive) over 3.5x the capacity."""
+    d.run_job(_job("randwrite", 4096, 8, 16, int(3.5 * d.capacity_bytes), seed=1))
+
+
 def wsat_iops(jobs: int = 8, qd: int = 16) -> Callable[[Bench, str], float]:
+    """4 KiB random write IOPS over the last half capacity of the `wsat` test's 4x capacity from a purge."""
+    def m(b: Bench, preset: str) -> float:
+        d = b.state(preset, "wsat-test", wsat_test_precondition)
+        r = d.run_job(_job("randwrite", 4096, jobs, qd, d.capacity_bytes // 2, seed=2))
+        return _rate(r, "write")
+    return m
+
+
+def filled_randwrite_iops(jobs: int = 8, qd: int = 16) -> Callable[[Bench, str], float]:
+    """4 KiB random write IOPS after a sequential fill and 3x the capacity of random writes (every LBA written)."""
     def m(b: Bench, preset: str) -> float:
         d = b.state(preset, "wsat", wsat_precondition)
         r = d.run_job(_job("randwrite", 4096, jobs, qd, d.capacity_bytes // 2, seed=2))
@@ -91,7 +113,7 @@ def wsat_iops(jobs: int = 8, qd: int = 16) -> Callable[[Bench, str], float]:
 
 
 def steady_rand(rw: str, jobs: int, qd: int) -> Callable[[Bench, str], float]:
-    """4 KiB random IOPS from the WSAT steady state."""
+    """4 KiB random IOPS after a sequential fill and 3x the capacity of random writes (FILLED)."""
     def m(b: Bench, preset: str) -> float:
         d = b.state(preset, "wsat", wsat_precondition)
         r = d.run_job(_job(rw, 4096, jobs, qd, d.capacity_bytes // 8, seed=3))
@@ -124,6 +146,7 @@ def rand128_precondition(d: SimDrive) -> None:
 
 STATES: dict[str, Callable[[SimDrive], None]] = {
     "seq": seq_precondition, "rand128": rand128_precondition, "wsat": wsat_precondition,
+    "wsat-test": wsat_test_precondition,
 }
 
 
@@ -204,6 +227,11 @@ class SeedFigure:
     tolerance: float | None = TOLERANCE  # None: shown for information, not held to the tolerance
     note: str = ""  # why a figure is not held to the tolerance, or how the review's wording was read
 
+    @property
+    def held(self) -> bool:
+        """Held to the tolerance (tests/sim/test_presets.py checks it), not merely shown."""
+        return self.tolerance is not None
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -235,9 +263,12 @@ FIGURES: tuple[SeedFigure, ...] = (
     SeedFigure("client", KC2000, "IOPS test, fresh, 24 jobs x QD32: write 289 000 IOPS",
                "fresh 4 KiB random write, 24 x QD32", 289_000, "IOPS", fresh_rand("randwrite", 24, 32)),
     SeedFigure("client", KC2000, "WSAT: falls to ~20 000 IOPS (8 jobs x QD16)",
-               "steady 4 KiB random write, 8 x QD16", 20_000, "IOPS", wsat_iops()),
+               f"4 KiB random write, 8 x QD16, {WSAT_TEST}", 20_000, "IOPS", wsat_iops(), tolerance=None,
+               note="from a purge the LBAs not yet written act as spare beside the 8.5 % OP (the model is right, "
+                    "greedy GC at that spare); after a sequential fill and 3x the capacity of random writes the "
+                    "preset gives ~21.6 K IOPS (+8 %), not what the wsat test does"),
     SeedFigure("client", KC2000, "IOPS test table, 4 KiB 100/0 (steady): 203 386 IOPS",
-               "steady 4 KiB random read, 4 x QD32", 203_386, "IOPS", randread_after("wsat", 4, 32)),
+               f"4 KiB random read, 4 x QD32, {FILLED}", 203_386, "IOPS", randread_after("wsat", 4, 32)),
     SeedFigure("client", KC2000, "Throughput test: 1 MiB sequential write 403.5 MiB/s (8 x QD16)",
                "1 MiB sequential write, 8 x QD16", 403.5, "MiB/s", seq("write", 1 << 20, 8, 16, "rand128"),
                note="precondition read as 2x capacity of 128 KiB random writes ('2-кратная перезапись "
@@ -251,7 +282,7 @@ FIGURES: tuple[SeedFigure, ...] = (
                tolerance=None, note="the model reads contiguous data at the page-read rate of all "
                                     "planes (~the 3000 MB/s spec); the review's drive reads at half that"),
     SeedFigure("client", KC2000, "Host Idle Recovery: with 5 s pauses back to 100-200 K IOPS",
-               "5 s random-write burst after 5 s idle (from WSAT steady state)", 150_000, "IOPS",
+               f"5 s random-write burst after 5 s idle, {FILLED}", 150_000, "IOPS",
                hir_burst_iops(5.0), tolerance=None,
                note="a 5 s burst at 150 K IOPS writes 18 % of the 16 GiB simulated drive (0.6 % of the "
                     "500 GB drive): the spare that 5 s of idle GC can free is far smaller relative to it"),
@@ -272,7 +303,7 @@ FIGURES: tuple[SeedFigure, ...] = (
                     "the model's tail at QD1 is read retry"),
     SeedFigure("enterprise", P3608, "latency test: QD1 4 KiB write mean 16 us", "QD1 4 KiB random write, mean",
                16, "us", qd1_latency_us("randwrite", "mean")),
-    SeedFigure("enterprise", P3608, "WSAT: 160 000 IOPS", "steady 4 KiB random write, 8 x QD16", 160_000,
+    SeedFigure("enterprise", P3608, "WSAT: 160 000 IOPS", f"4 KiB random write, 8 x QD16, {WSAT_TEST}", 160_000,
                "IOPS", wsat_iops()),
     # --- X25-M -> sim:sata-mlc
     SeedFigure("sata-mlc", X25M, "Последовательное чтение: 270 MB/s", "128 KiB sequential read, QD32",
@@ -281,22 +312,30 @@ FIGURES: tuple[SeedFigure, ...] = (
                "128 KiB sequential write, fresh, QD32", 100e6 / MIB, "MiB/s", seq("write", 128 * KIB, 1, 32, "fresh")),
     SeedFigure("sata-mlc", X25M, "Случайная запись: 4 KB from 90 MB/s (fresh)", "fresh 4 KiB random write, QD32",
                90e6 / 4096, "IOPS", fresh_rand("randwrite", 1, 32)),
-    SeedFigure("sata-mlc", X25M, "Случайная запись: 4 KB ~2 MB/s after 40 min", "steady 4 KiB random write, 8 x QD16",
-               2e6 / 4096, "IOPS", wsat_iops(), tolerance=None,
+    SeedFigure("sata-mlc", X25M, "Случайная запись: 4 KB ~2 MB/s after 40 min",
+               f"4 KiB random write, 8 x QD16, {FILLED}", 2e6 / 4096, "IOPS", filled_randwrite_iops(), tolerance=None,
                note="the X25-M's mapping-table merges make its steady random writes ~6x slower than "
                     "greedy GC at its spare factor; the page-mapped model does not have them"),
     # --- MX300 -> sim:sata-tlc (fio direct=1, 4 KiB, after 72 h of random writes; NCQ: 32 outstanding)
-    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Seq-read 330184 KB/s", "4 KiB sequential read, 16 x QD2",
+    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Seq-read 330184 KB/s", f"4 KiB sequential read, 16 x QD2, {FILLED}",
                330184 / 1024, "MiB/s", seq("read", 4096, 16, 2, "wsat")),
-    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Seq-write 120861 KB/s", "4 KiB sequential write, 16 x QD2",
+    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Seq-write 120861 KB/s", f"4 KiB sequential write, 16 x QD2, {FILLED}",
                120861 / 1024, "MiB/s", seq("write", 4096, 16, 2, "wsat")),
-    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Rand-write 9498 IOPS", "steady 4 KiB random write, 16 x QD2",
-               9498, "IOPS", steady_rand("randwrite", 16, 2)),
-    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Rand-read 20429 IOPS", "4 KiB random read, 16 x QD2",
+    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Rand-write 9498 IOPS", f"4 KiB random write, 16 x QD2, {FILLED}",
+               9498, "IOPS", steady_rand("randwrite", 16, 2),
+               note="the review's drive after 72 h of random writes (every LBA written); the wsat test from a "
+                    "purge gives ~13.6 K IOPS (+43 %): LBAs not yet written act as spare"),
+    SeedFigure("sata-tlc", MX300, "初回ベンチマーク: Rand-read 20429 IOPS", f"4 KiB random read, 16 x QD2, {FILLED}",
                20429, "IOPS", steady_rand("randread", 16, 2), tolerance=None,
                note="4x below its own 4 KiB sequential reads through a file system: not a NAND limit "
                     "the model could reproduce without contradicting the other rows"),
 )
+
+
+def imitated(presets: list[str]) -> str:
+    """The drives the presets imitate ("Kingston KC2000 500 GB, True System 2019"); "" for user files."""
+    seeds = [next((f.seed for f in FIGURES if f.preset == p), "") for p in presets]
+    return "; ".join(s[s.find("(") + 1:s.rfind(")")] if "(" in s else s for s in seeds if s)
 
 
 def compare(figures: tuple[SeedFigure, ...] = FIGURES, *, scale: float | None = None,

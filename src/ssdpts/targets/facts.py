@@ -30,6 +30,8 @@ class DeviceFacts:
     protection: str = ""                 # T10 PI: enabled type and the types the namespace supports
     trim: str = ""
     implied_spare: str = ""
+    modelled_controller: str = ""        # a simulated drive's controller, from its preset's parameters
+    modelled_link: str = ""              # a simulated drive's host link, from its preset's parameters
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -59,7 +61,9 @@ class DeviceFacts:
 
     def rows(self) -> list[tuple[str, str]]:
         c = self.controller
-        rows = [("Controller", c.label() if c else f"{NA} ({self.controller_note})")]
+        rows = [("Controller", c.label() if c else self.modelled_controller or f"{NA} ({self.controller_note})")]
+        if self.modelled_link:
+            rows.append(("Link", self.modelled_link))
         if c:
             link = (f"{c.link.label()} now, {c.max_link.label() if c.max_link else NA} maximum; MB/s = raw "
                     "link limit after line encoding, before protocol overhead") if c.link else \
@@ -144,10 +148,26 @@ def block_facts(name: str, roots: SysRoots, info: dict, id_ctrl: dict | None, id
     return facts
 
 
-def sim_facts(size_bytes: int) -> DeviceFacts:
-    why = "a simulated drive has no controller, link or power states"
-    return DeviceFacts(controller_note=why, power_note=why, trim="not applicable (the simulated drive takes no TRIM/discard)",
-                       implied_spare=implied_spare(size_bytes, "sim"))
+def sim_facts(params: dict) -> DeviceFacts:
+    """A simulated drive's facts from its preset's parameters (`simdrive.load_params`, bytes and ns): what the
+    model has (controller, link, TRIM, spare), and what it does not model (power states)."""
+    write_ns = params["ctrl_write_cmd_ns"] or params["ctrl_cmd_ns"]
+    controller = (f"modelled (preset parameters): {params['ctrl_cmd_ns']:,} ns per command (at most "
+                  f"{1e9 / params['ctrl_cmd_ns']:,.0f} commands/s), {write_ns:,} ns per write command (at most "
+                  f"{1e9 / write_ns:,.0f} writes/s), {params['host_overhead_ns'] / 1000:g} µs host overhead per "
+                  f"command; {params['channels']} channels x {params['dies_per_channel']} dies, "
+                  f"{params['channel_mb_s']:,} MB/s per channel" if params["ctrl_cmd_ns"] else
+                  "modelled (preset parameters): no per-command controller time")
+    idle = params["idle_delay_ns"] / 1e6
+    return DeviceFacts(
+        controller_note="simulated drive", modelled_controller=controller,
+        modelled_link=f"modelled (preset parameters): {params['link_mb_s']:,} MB/s (link_mb_s), no PCIe or SATA "
+                      "link of its own",
+        power_note=f"the simulated drive models none; after {idle:g} ms idle it runs background GC",
+        trim="supported: the model unmaps the LBAs a TRIM names (SimDrive.trim; ssdpts's trim purge and TRIM "
+             "studies use it)",
+        implied_spare=f"{params['op_percent']:g} % of the user capacity (the preset's effective spare, op_percent; "
+                      "GC reserve blocks on top), a model parameter, not implied from the capacity")
 
 
 def unreachable_facts(kind: str, why: str) -> DeviceFacts:

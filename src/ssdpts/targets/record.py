@@ -67,6 +67,14 @@ class TargetRecord:
         """The drives this target stands for: a set's members, else itself (`Target.drives`)."""
         return list(self.members) or [self]
 
+    @property
+    def simulated_presets(self) -> list[str] | None:
+        """The presets (or user files) of a simulated target, each once; None when any drive is real."""
+        drives = self.drives()
+        if any(d.kind != "sim" for d in drives):
+            return None
+        return list(dict.fromkeys(str(d.info.get("preset") or "") for d in drives))
+
 
 @dataclass
 class PurgeRecord:

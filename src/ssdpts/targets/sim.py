@@ -144,7 +144,7 @@ def open_sim_target(spec: str) -> SimTarget:
     label = Path(name).stem if name.endswith(".toml") else name
     info = {"model": f"ssdpts simulated SSD ({label})", "transport": "sim", "firmware": "ssdsim",
             "serial": None, "preset": name, "params": {k: v for k, v in params.items() if not isinstance(v, dict)}}
-    info["facts"] = sim_facts(int(drive.capacity_bytes)).to_dict()
+    info["facts"] = sim_facts(params).to_dict()
     return SimTarget(kind="sim", spec=spec, path=f"sim:{label}", size_bytes=int(drive.capacity_bytes),
                      logical_block_size=int(drive.logical_block_size), physical_block_size=4096, info=info,
                      drive=drive)

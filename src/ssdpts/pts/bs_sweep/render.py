@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render.toolkit import notes_html
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
@@ -79,7 +80,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: BsSweepSummary) -> list[str]:
+def text(s: BsSweepSummary, clock: Clock) -> list[str]:
     lines = [f"  MB/s (10^6 bytes/s), QD{s.iodepth} TC{s.threads}",
              "  " + f"{'state':<6} {'workload':<10}" + "".join(f"{bs_label(b):>9}" for b in s.block_sizes)]
     for st, rw, vals in _rows(s):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...health.projection import TB, project, summary_lines
 from ...health.record import HealthSnapshot
 from ...records import to_data
@@ -14,28 +15,30 @@ from .run import polls
 from .summary import EnduranceSummary
 
 
-def text_lines(s: EnduranceSummary) -> list[str]:
-    """The summary as text lines (`ssdpts endurance` and `ssdpts show`)."""
-    out = [f"workload {s.workload}: {s.elapsed_s:,.0f} s written ({s.fio_written_bytes / 1e12:.4g} TB by fio), "
-           f"{s.polls} health polls, {s.stop_reason}"]
+def text_lines(s: EnduranceSummary, clock: Clock) -> list[str]:
+    """The summary as text lines (`ssdpts endurance` and `ssdpts show`), every span and rate on the run's clock
+    and the bytes named by what wrote them (`clock.writer`: no fio ran on a simulated drive)."""
+    sec = clock.unit("s")
+    out = [f"workload {s.workload}: {s.elapsed_s:,.0f} {sec} written ({s.fio_written_bytes / 1e12:.4g} TB by "
+           f"{clock.writer}), {s.polls} health polls, {s.stop_reason}"]
     if not s.health_available:
         out.append(f"health data not available: {s.health_reason}")
         return out
-    out += [f"{a:22} {b}" for a, b in summary_lines(to_data(s.projection))]
+    out += [f"{a:22} {b}" for a, b in summary_lines(to_data(s.projection), clock)]
     if s.erase_increments:
         whole = [i.minutes for i in s.erase_increments if i.minutes is not None]
         out.append(f"{'erase count':22} {len(s.erase_increments)} increments to {s.erase_increments[-1].count}"
-                   + (f", {sum(whole) / len(whole):,.1f} min per increment on average" if whole else
+                   + (f", {sum(whole) / len(whole):,.1f} {clock.unit('min')} per increment on average" if whole else
                       " (one increment: minutes per increment not available)"))
     if s.loops:
         durs = [lp.duration_s for lp in s.loops]
-        out.append(f"{'loops':22} {len(s.loops)} of {s.loop_bytes / 2**30:,.2f} GiB, {min(durs):,.1f} s to "
-                   f"{max(durs):,.1f} s each")
+        out.append(f"{'loops':22} {len(s.loops)} of {s.loop_bytes / 2**30:,.2f} GiB, {min(durs):,.1f} {sec} to "
+                   f"{max(durs):,.1f} {sec} each")
     return out
 
 
-def text(s: EnduranceSummary) -> list[str]:
-    return ["  " + line for line in text_lines(s)]
+def text(s: EnduranceSummary, clock: Clock) -> list[str]:
+    return ["  " + line for line in text_lines(s, clock)]
 
 
 def headline(s: EnduranceSummary) -> list[Headline]:
@@ -136,7 +139,7 @@ def html(ctx: SectionContext) -> Markup:
     if not s.health_available:
         out.append(Markup(f'<p class="warn">Health data not available: {escape(s.health_reason or "")}. '
                            'The workload ran; wear, WAF and the projection need SMART or NVMe health data.</p>'))
-    out.append(ctx.table("projection", ["Quantity", "Value"], [[a, b] for a, b in summary_lines(proj)],
+    out.append(ctx.table("projection", ["Quantity", "Value"], [[a, b] for a, b in summary_lines(proj, ctx.clock)],
                           caption=f"Endurance at this load ({escape(s.workload)}, "
                                   f"{s.elapsed_s:,.0f} s of writes, health every {s.poll_s:g} s)"))
     good = [p for p in pts if p.available and p.t is not None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import format_or_dash
@@ -56,7 +57,7 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 
-def text(s: FileReuseSummary) -> list[str]:
+def text(s: FileReuseSummary, clock: Clock) -> list[str]:
     lines = [f"  {_caption(s)}", f"  {'workload':<16} {'created':>11} {'reused':>11} {'reused/created':>15}"]
     return lines + [f"  {s.labels[w]:<16} {format_or_dash(s.iops(CREATED, w), '11,.0f')} "
                     f"{format_or_dash(s.iops(REUSED, w), '11,.0f')} {format_or_dash(s.ratio(REUSED, w), '15.3f')}"

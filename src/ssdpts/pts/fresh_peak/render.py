@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label
@@ -56,7 +57,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: FreshPeakSummary) -> list[str]:
+def text(s: FreshPeakSummary, clock: Clock) -> list[str]:
     lines = [f"  {s.state}: TC{s.threads}/QD{s.iodepth}, {s.runtime_s:g} s per workload",
              f"  {'workload':<14} {'FOB IOPS':>11} {'mean µs':>9} {'p99 µs':>9} {'steady IOPS':>12} {'FOB/steady':>10}"]
     for r in s.results:

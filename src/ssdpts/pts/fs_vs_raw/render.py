@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label, format_or_dash
@@ -86,7 +87,7 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 
-def text(s: FsVsRawSummary) -> list[str]:
+def text(s: FsVsRawSummary, clock: Clock) -> list[str]:
     header = [f"  {s.placement}; raw span = file size {s.file_bytes / 2**30:.2f} GiB",
               f"  {'workload':<18} {'raw IOPS':>11} {'file IOPS':>11} {'file/raw':>9}"]
     return header + [f"  {w.label:<18} {format_or_dash(w.raw_iops, '11,.0f')} {format_or_dash(w.file_iops, '11,.0f')} "

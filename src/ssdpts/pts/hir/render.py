@@ -13,6 +13,7 @@ from typing import Callable
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...render.drives import drives_intro, ordered_part_labels
@@ -271,7 +272,7 @@ def _compare_latency(ctx: CompareContext, per: list[dict[str, WaitState]], label
     return Markup("").join(out)
 
 
-def text(s: HirSummary) -> list[str]:
+def text(s: HirSummary, clock: Clock) -> list[str]:
     lines = ["  wait states (after the RND 4K write preconditioning above):",
              f"  {'idle':>6} {'burst IOPS after idle':>22} {'continuous IOPS':>16} {'ratio':>6}"]
     for label, w in s.wait_states.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...render.drives import drives_intro, part_key
@@ -168,7 +169,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: IopsSummary) -> list[str]:
+def text(s: IopsSummary, clock: Clock) -> list[str]:
     sizes, mixes, by = bs_mix_matrix(s.cells)
     lines = ["  IOPS (read + write), measurement-window average",
              "  " + f"{'R/W mix':>8}" + "".join(f"{bs_label(b):>11}" for b in sizes)]

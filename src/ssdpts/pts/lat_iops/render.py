@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...render.toolkit import notes_html
@@ -144,7 +145,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: LatIopsSummary) -> list[str]:
+def text(s: LatIopsSummary, clock: Clock) -> list[str]:
     lines = [f"  {method(s)}"]
     for f in s.families:
         lines.append(f"  {family_title(f)}")

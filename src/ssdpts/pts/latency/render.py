@@ -7,6 +7,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...render.drives import drives_intro, part_key
@@ -206,7 +207,7 @@ def _f(v: float | None) -> str:
     return f"{'–':>9}" if v is None else f"{v:>9.1f}"
 
 
-def text(s: LatencySummary) -> list[str]:
+def text(s: LatencySummary, clock: Clock) -> list[str]:
     """Per cell: mean and max of both directions together, percentiles of the direction the cell is about."""
     lines = [f"  {'cell':18} {'mean µs':>9} {'max µs':>9} " + " ".join(f"{'p' + q:>9}" for q in PERCENTILES)]
     for name, c in s.cells.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label
@@ -103,7 +104,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: OpStudySummary) -> list[str]:
+def text(s: OpStudySummary, clock: Clock) -> list[str]:
     base = s.at(100)
     lines = [f"  RND {bs_label(s.block_size)} write, steady state per active range (rest of the drive: extra spare)",
              f"  {'AR %':>5} {'active GiB':>11} {'IOPS':>11} {'x AR 100':>9}  steady state"]

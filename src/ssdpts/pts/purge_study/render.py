@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import SectionContext
 from ...render.toolkit import notes_html
@@ -36,7 +37,7 @@ def html(ctx: SectionContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: PurgeStudySummary) -> list[str]:
+def text(s: PurgeStudySummary, clock: Clock) -> list[str]:
     lines = [f"  reference: {s.reference or 'none (no SNIA purge measured)'}"]
     for m in s.methods:
         if m.mean_iops is None:

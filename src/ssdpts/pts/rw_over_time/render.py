@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render.toolkit import notes_html
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
@@ -63,7 +64,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: RwOverTimeSummary) -> list[str]:
+def text(s: RwOverTimeSummary, clock: Clock) -> list[str]:
     lines = [f"  random writes for {s.duration_s:g} s per block size, each from its own purge (MB/s = 10^6 B/s)",
              f"  {'block':>7} {'first MB/s':>11} {'final MB/s':>11} {'min MB/s':>9} {'levelled off':>12} "
              f"{'fills':>6} {'intervals':>9}  purge"]

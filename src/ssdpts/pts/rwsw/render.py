@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render.context import SectionContext
 from .. import demand_render
 from ..spec import Headline, Renderers
@@ -115,14 +116,14 @@ def trace_row(t: TraceReplay) -> list:
             round(t.runtime_s, 3), round(t.iops, 1), round(t.lat_mean_us, 1)]
 
 
-def text(s: RwswSummary) -> list[str]:
+def text(s: RwswSummary, clock: Clock) -> list[str]:
     w = s.workload
     lines = [f"  workload {w.given}: {w.ios:,} I/Os, {w.streams} streams; applied {len(s.applied.streams)} "
              f"({s.applied.coverage_pct:.1f} %): {s.applied.spec_label}"]
     lines.append("    stream: % captured, requested, applied (draws), applied (fio counts), measured (device)")
     lines += [f"    {r[0]:<12} {r[2]:>6.2f} {r[3]:>6.2f} {r[4]:>6.2f} {_pp(r[5])} {_pp(r[6])}"
               for r in stream_rows(s.applied, s.applied_fio_pct, s.applied_device_pct)]
-    lines += demand_render.text(s)
+    lines += demand_render.text(s, clock)
     if s.replay:
         lines.append(f"  replay ({len(s.replay)} steps): step, captured / replayed IOPS (error %), QD per stream, "
                      "mean µs, largest share error fio / device (pp)")

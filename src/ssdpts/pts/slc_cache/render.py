@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render.toolkit import notes_html
 from .steps import MIB, Step
 from ...render import plots
@@ -104,7 +105,7 @@ def resolution_text(s: SlcCacheSummary) -> str:
             + (": too coarse for this cache, see the slc-resolution deviation" if s.resolution_fraction > 0.05 else ""))
 
 
-def text(s: SlcCacheSummary) -> list[str]:
+def text(s: SlcCacheSummary, clock: Clock) -> list[str]:
     lines = [f"  wrote {s.written_bytes / 2**30:.2f} GiB of {s.planned_bytes / 2**30:.2f} GiB planned in "
              f"{s.elapsed_s:,.1f} s ({s.intervals} intervals), stopped: {s.stop_reason}"]
     if s.drop_detected and s.cache_bytes is not None:

@@ -64,3 +64,21 @@ def deviation(res: Resolution | None, what: str = "") -> Deviation | None:
                      f"interval to {res.finer_interval_s() * 1000:.0f} ms or less (less still if the size then "
                      "changes), or leave it unset (automatic, from the capacity)",
                      SLC_RESOLUTION_SOURCE)
+
+
+def unresolved(cache_bytes: int | None, speed_mib_s: float, interval_s: float, min_points: int) -> Deviation | None:
+    """An `slc-resolution` deviation where no drop was found although the drive knows a cache (the simulated
+    drive's counters) that fills in fewer than the `min_points` intervals a plateau needs at the first interval's
+    speed: the interval cannot resolve it, which is not "no cache"."""
+    if not cache_bytes or speed_mib_s <= 0:
+        return None
+    fill_s = cache_bytes / (speed_mib_s * MIB)
+    if fill_s >= min_points * interval_s:
+        return None
+    res = resolution(cache_bytes, speed_mib_s, interval_s)
+    return Deviation("slc-resolution", f"the {interval_s:g} s interval cannot resolve the cache the drive reports: "
+                     f"{cache_bytes / MIB:,.0f} MiB fills in {fill_s:.2g} s at the first interval's "
+                     f"{speed_mib_s:,.0f} MiB/s, less than the {min_points} intervals a plateau needs, so no drop "
+                     f"could be seen (not a drive without a cache); set [tests.slc-cache] interval to "
+                     f"{res.finer_interval_s() * 1000:.0f} ms or less, or leave it unset (automatic)",
+                     SLC_RESOLUTION_SOURCE)

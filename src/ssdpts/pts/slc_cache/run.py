@@ -9,6 +9,8 @@ Seed 000 (KC2000): 2100 MiB/s for 32 s, then 700 MiB/s, then 500 MiB/s after 11 
 
 from __future__ import annotations
 
+import dataclasses
+
 
 from .steps import Step, estimate, rebin
 from ...records import from_data, to_data
@@ -17,7 +19,7 @@ from ...units import bs_label, format_duration
 from ...workload import Workload
 from ..context import TestContext, stored_once
 from ..plan import Phase, PlannedCell, TestPlan, purge_phase
-from .resolution import auto_interval, deviation, resolution
+from .resolution import auto_interval, deviation, resolution, unresolved
 from .summary import FillLevel, SeriesPoint, SlcCacheSummary, SlcReference
 from .settings import SlcCacheSettings
 
@@ -114,11 +116,32 @@ def _estimate(ctx: TestContext, series: list[dict]) -> tuple[dict, list, list]:
     times, mibs, durs = rebin(times, mibs, durs, interval_s(ctx))   # no-op when the rounds already are intervals
     st = ctx.settings
     result = estimate(times, mibs, durations=durs, min_drop=st.min_drop, min_points=st.min_points)
-    # the cache size comes from the fine intervals; the steps from at most STEP_BINS bins (a fine interval sees
-    # the folding's own rhythm, tens of ms, as a dozen steps where the drive has two speeds)
-    times, mibs, durs = rebin(times, mibs, durs, max(interval_s(ctx), sum(durs) / STEP_BINS))
+    # the cache size comes from the fine intervals; the steps after it from at most STEP_BINS bins (a fine interval
+    # sees the folding's own rhythm, tens of ms, as a dozen steps where the drive has two speeds). A bin never
+    # straddles the cache's drop: the first step is the cache as the fine intervals found it (a coarse bin across
+    # the drop averaged the cache with the speed after it, or hid a cache shorter than a bin)
+    width = max(interval_s(ctx), sum(durs) / STEP_BINS)
+    cache = cache_step(result)
+    if cache is not None:
+        after = [i for i, (t, d) in enumerate(zip(times, durs)) if t - d >= cache.end_s - 1e-9]
+        times, mibs, durs = rebin([times[i] for i in after], [mibs[i] for i in after], [durs[i] for i in after], width)
+        rest = [from_data(Step, x) for x in estimate(times, mibs, durations=durs, min_drop=st.min_drop,
+                                                     min_points=st.min_points)["steps"]]
+        result["steps"] = [cache.to_dict()] + [dataclasses.replace(x, index=x.index + 1).to_dict() for x in rest]
+        return result, [cache.end_s] + times, [cache.mib_s] + mibs
+    times, mibs, durs = rebin(times, mibs, durs, width)
     result["steps"] = estimate(times, mibs, durations=durs, min_drop=st.min_drop, min_points=st.min_points)["steps"]
     return result, times, mibs
+
+
+def cache_step(result: dict) -> Step | None:
+    """The cache's plateau as the fine intervals measured it: from the start to the first drop, at the cache's
+    speed, its bytes the estimate's (None where no drop was found)."""
+    if not result["drop_detected"]:
+        return None
+    first = result["steps"][0]
+    return Step(index=0, first=0, last=first["last"], start_s=0.0, end_s=result["first_drop_s"],
+                mib_s=result["cache_speed_mib_s"], median_mib_s=first["median_mib_s"], bytes=result["cache_bytes"])
 
 
 def bits_per_cell(ctx: TestContext) -> tuple[int | None, str]:
@@ -195,6 +218,10 @@ def run(ctx: TestContext) -> SlcCacheSummary:
     res = resolution(cache, result["cache_speed_mib_s"], interval)
     if (dev := deviation(res)) is not None:
         ctx.store.record_deviation(ctx.run_id, ctx.test, dev)
+    elif cache is None and reference is not None and series and (dev := unresolved(
+            reference.slc_capacity_bytes, series[0]["mib_s"], interval, ctx.settings.min_points)) is not None:
+        ctx.store.record_deviation(ctx.run_id, ctx.test, dev)
+        result["note"] = dev.evidence
     return SlcCacheSummary(
         purge=purge, block_size=bs, iodepth=ctx.settings.iodepth, threads=1, capacity_bytes=cap,
         planned_bytes=total * drives, written_bytes=written, elapsed_s=series[-1]["end_s"] if series else 0.0,

@@ -187,8 +187,12 @@ def estimate(times: Sequence[float], mibs: Sequence[float], *, durations: Sequen
            "cache_speed_mib_s": steps[0].mib_s if steps else None, "after_drop_mib_s": None}
     drop = next((j for j in range(1, len(steps)) if steps[j].median_mib_s < steps[j - 1].median_mib_s), None)
     if drop is None:
-        out["note"] = ("no drop: the whole write ran at one speed (no SLC cache, or a cache larger than the "
-                       f"{written / 2**30:.2f} GiB written)" if steps else "no data")
+        # a plateau needs min_points intervals: a cache written in less time cannot be seen at this interval
+        smallest = min_points * (_median(d) if d else 0.0) * (v[0] if v else 0.0) * MIB
+        out["note"] = ("no drop: the whole write ran at one speed (no SLC cache larger than the "
+                       f"{smallest / 2**20:,.0f} MiB that {min_points} intervals hold at the first one's speed, nor "
+                       f"smaller than the {written / 2**30:.2f} GiB written; a smaller cache needs a finer "
+                       "interval)" if steps else "no data")
         return out
     before, after = steps[drop - 1], steps[drop]
     h, l = before.median_mib_s, after.median_mib_s

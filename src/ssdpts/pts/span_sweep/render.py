@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label, format_or_dash
@@ -47,7 +48,7 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 
-def text(s: SpanSweepSummary) -> list[str]:
+def text(s: SpanSweepSummary, clock: Clock) -> list[str]:
     lines = [f"  {_caption(s)}", f"  {'span GiB':>10} {'read IOPS':>11} {'mean µs':>9} {'p99 µs':>9} {'write IOPS':>11}"]
     return lines + [f"  {_gib(p.span_bytes):>10.3g} {p.read_iops:>11,.0f} {p.read_lat_mean_us:>9.1f} "
                     f"{format_or_dash(p.read_p99_us, '9.1f')} {format_or_dash(p.write_iops, '11,.0f')}" for p in s.points]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import SectionContext
 from ...render.toolkit import notes_html
@@ -56,7 +57,7 @@ def html(ctx: SectionContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: SurfaceScanSummary) -> list[str]:
+def text(s: SurfaceScanSummary, clock: Clock) -> list[str]:
     lines = [f"  {verdict(s)}"]
     for r in s.slow_regions + [r for r in s.regions if r.errors and not r.slow]:
         lines.append(f"  region {r.index} at {r.start_bytes / GIB:,.2f} GiB: {r.mib_s:,.1f} MiB/s, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...render.drives import drives_intro, ordered_part_labels
@@ -107,7 +108,7 @@ def _f(v: float | None, width: int) -> str:
     return f"{'–':>{width}}" if v is None else f"{v:>{width}.1f}"
 
 
-def text(s: ThroughputSummary) -> list[str]:
+def text(s: ThroughputSummary, clock: Clock) -> list[str]:
     lines = [f"  {'block':>7} {'read MiB/s':>11} {'write MiB/s':>12} {'read MB/s':>10} {'write MB/s':>11}"]
     for r in s.block_sizes:
         lines.append(f"  {r.label:>7} {_f(r.read_mib_s, 11)} {_f(r.write_mib_s, 12)} {_f(r.read_mb_s, 10)} "

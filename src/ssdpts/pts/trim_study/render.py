@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...units import bs_label, format_or_dash
@@ -66,7 +67,7 @@ def compare(ctx: CompareContext) -> Markup:
 
 
 
-def text(s: TrimStudySummary) -> list[str]:
+def text(s: TrimStudySummary, clock: Clock) -> list[str]:
     lines = [f"  {_trim_line(s)}", f"  {'':<12} {'before':>11} {'after (1st)':>11}"]
     for m, label in METRICS[:2]:
         lines.append(f"  {label:<12} {format_or_dash(s.level(BEFORE, m)):>11} {format_or_dash(s.level(AFTER, m)):>11}")

@@ -6,6 +6,7 @@ import textwrap
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render.toolkit import notes_html
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
@@ -91,7 +92,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: VariantsSummary) -> list[str]:
+def text(s: VariantsSummary, clock: Clock) -> list[str]:
     lines = [f"  variants run back to back in this order; cache for the working-set variants: {_cache_text(s)}"]
     for w in s.all_workloads:
         lines += [f"  {workload_label(w)}",

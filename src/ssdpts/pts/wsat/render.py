@@ -12,6 +12,7 @@ from typing import Callable
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, SectionContext
 from ...render.drives import drives_intro, ordered_part_labels
@@ -240,7 +241,7 @@ def _compare_latency(ctx: CompareContext, name: str, workloads: list[WsatWorkloa
     return Markup("").join(out)
 
 
-def text(s: WsatSummary) -> list[str]:
+def text(s: WsatSummary, clock: Clock) -> list[str]:
     lines = []
     for name, w in s.workloads.items():
         lines.append(f"  {name}: purge {w.purge.method}{'' if w.purge.snia_purge else ' (not a SNIA purge)'}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+from ...clock import Clock
 from ...render import plots
 from ...render.context import CompareContext, RunView, SectionContext
 from ...render.toolkit import Cell, notes_html
@@ -126,7 +127,7 @@ def compare(ctx: CompareContext) -> Markup:
     return Markup("").join(out)
 
 
-def text(s: XsrSummary) -> list[str]:
+def text(s: XsrSummary, clock: Clock) -> list[str]:
     lines = [f"  {g}: {v.mib_s_mean:.1f} MiB/s mean over {v.intervals} intervals, "
              f"mean latency {v.lat_mean_us:.0f} µs" for g, v in s.groups.items()]
     rec = f"{s.recovery_s:.1f} s into group 3" if s.recovered and s.recovery_s is not None else "not recovered"
