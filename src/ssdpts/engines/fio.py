@@ -47,7 +47,7 @@ from .fiolog import intervals_from_logs
 from .fiojson import parse_output
 from .fio_versions import fio_binary, fio_version
 from .results import DeviceIdle, IoProgress, RoundOutput, Stall, size_bound_bytes
-from .stimulus import BlockCounters, not_available
+from .stimulus import BlockCounters, not_available, not_per_interval
 from .tracecoverage import CoverageTracer
 
 log = logging.getLogger("ssdpts")
@@ -581,6 +581,8 @@ class FioRound:
             name = self.cells[idx].name
             for count, piece in enumerate(slices(proc.documents(), len(labels), self.interval_s), 1):
                 result = piece.results[0] if len(labels) == 1 else aggregate(dict(zip(labels, piece.results)), name)
+                result.stimulus = not_available(self.session.block_note) if self.session.block is None else \
+                    not_per_interval("the block-layer counters")
                 yield Interval(idx, name, count, elapsed, piece.duration_ms, result,
                                piece.jobs[0] if len(labels) == 1 else {"jobs": piece.jobs})
                 elapsed += piece.duration_ms
