@@ -332,7 +332,8 @@ class SimEngine:
     last_io_at = None    # a simulated drive's pause is simulated time: the stop's time stands for its last I/O
     trace_stimulus = False   # the simulator counts each cell's coverage itself (sim_cell)
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
-                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
+                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT,
+                              Capability.STREAMED_LOG})
 
     def __init__(self):
         self.version = f"ssdsim-{sim_version()}"

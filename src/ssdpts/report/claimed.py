@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 from ..errors import SsdptsError
 from ..inputs import read_toml
 from ..pts import registry
+from ..pts.bs_sweep.summary import BsSweepSummary, SweepCell
 from ..pts.dirth.summary import DirthSummary
 from ..pts.endurance.summary import EnduranceSummary
 from ..pts.fresh_peak.summary import FreshPeakSummary
@@ -150,20 +151,25 @@ class Figure:
 
 def _with_basis(row: dict, fresh: float | None, steady: float | None, reached: bool | None,
                 fresh_mb_s: float | None = None, steady_mb_s: float | None = None, basis: str | None = None,
-                saturated: Figure | None = None) -> dict:
+                saturated: Figure | None = None, fob_source: str = "", missing: str = "") -> dict:
     """measured = the figure of the claim's `basis`; without one, the fresh-out-of-box figure when there is one
-    (what "up to" means), else the steady one. A basis the run lacks reads "not measured"."""
+    (what "up to" means), else the steady one. A basis the run lacks reads "not measured" (and `missing`: why).
+    `fob_source`: where a fresh-out-of-box figure that is not the fresh-peak test's comes from."""
     row.update(steady=steady, steady_reached=reached, fresh=fresh, saturated=saturated.value if saturated else None)
     figures = {"fob": Figure(fresh, fresh_mb_s), "steady": Figure(steady, steady_mb_s),
                "saturated": saturated or Figure(None)}
+    fob = f"fresh out of box: {fob_source}" if fob_source else BASES["fob"]
     if basis is None:
         chosen = "fob" if fresh is not None else "steady"
-        text = BASES["fob"] if fresh is not None else (
-            "steady state (no fresh-out-of-box result in this run)" if steady is not None else "not measured")
+        text = fob if fresh is not None else (
+            "steady state (no fresh-out-of-box result in this run)" if steady is not None else
+            "not measured" + (f" ({missing})" if missing else ""))
     else:
         chosen = basis
-        text = BASES[basis] + (f": {figures[basis].source}" if figures[basis].source else "") + (
-            " (the claim's basis)" if figures[basis].value is not None else " — not measured in this run")
+        text = (fob if basis == "fob" else BASES[basis]) + (
+            f": {figures[basis].source}" if figures[basis].source else "") + (
+            " (the claim's basis)" if figures[basis].value is not None else " — not measured in this run"
+            + (f" ({missing})" if missing else ""))
     row.update(measured=figures[chosen].value, basis=text, basis_key=chosen if figures[chosen].value is not None
                else None)
     if "claimed_mb_s" in row:
@@ -171,25 +177,52 @@ def _with_basis(row: dict, fresh: float | None, steady: float | None, reached: b
     return row
 
 
-def _sequential_rows(tp: ThroughputSummary | None, fp: FreshPeakSummary | None, claims: list[dict]) -> list[dict]:
+def _swept(sweep: BsSweepSummary | None, rw: str, bs: int | None) -> tuple[SweepCell | None, str]:
+    """The block-size sweep's fresh cell of `rw` at `bs` (seed 002's four fio jobs, after a purge): a
+    fresh-out-of-box figure where the run has no fresh-peak test; else None and why not."""
+    if sweep is None:
+        return None, ""
+    cell = sweep.cell("fresh", rw, bs) if bs is not None and "fresh" in sweep.states else None
+    if cell is None:
+        ran = ", ".join(bs_label(b) for b in sweep.block_sizes)
+        return None, (f"its bs-sweep ran {rw} at {ran} only" if bs is not None and "fresh" in sweep.states else
+                      "its bs-sweep has no fresh state")
+    fill = ", one sequential pass" if sweep.fresh_fill else ""
+    return cell, f"bs-sweep fresh state (after the purge{fill}), {rw} at TC{sweep.threads}/QD{sweep.iodepth}"
+
+
+def _sequential_rows(tp: ThroughputSummary | None, fp: FreshPeakSummary | None, claims: list[dict],
+                     sweep: BsSweepSummary | None = None) -> list[dict]:
     rows = []
     for c in claims:
         if "block_size" in c:
             bs = parse_size(c["block_size"])
-        else:   # no block size claimed: the largest measured one (vendors quote their best sequential figure)
-            bs = max((r.block_size for r in tp.block_sizes), default=None) if tp else None
+        elif tp:   # no block size claimed: the largest measured one (vendors quote their best sequential figure)
+            bs = max((r.block_size for r in tp.block_sizes), default=None)
+        else:
+            bs = max(sweep.block_sizes, default=None) if sweep else None
         r = tp.at(bs) if tp and bs is not None else None
         measured = {"read": (r.read_mib_s, r.read_mb_s) if r else (None, None),
                     "write": (r.write_mib_s, r.write_mb_s) if r else (None, None)}
         for d, (mib_s, mb_s) in measured.items():
             if f"{d}_mb_s" in c:
                 f = _fresh(fp, d, bs)
+                swept, how = _swept(sweep, d, bs) if f is None else (None, "")
                 rows.append(_with_basis(
                     {"what": f"SEQ {bs_label(bs) if bs is not None else '?'} {d}", "unit": "MiB/s",
                      "claimed": c[f"{d}_mb_s"] * 1e6 / 2**20, "claimed_mb_s": c[f"{d}_mb_s"], "better": "higher"},
-                    f.mib_s if f else None, mib_s, r.steady.reached if r else None, f.mb_s if f else None, mb_s,
-                    c.get("basis")))
+                    f.mib_s if f else swept.mib_s if swept else None, mib_s, r.steady.reached if r else None,
+                    f.mb_s if f else swept.mb_s if swept else None, mb_s, c.get("basis"),
+                    fob_source=how if swept else "",
+                    missing=_missing("throughput", tp is not None, how)))
     return rows
+
+
+def _missing(test: str, ran: bool, swept: str) -> str:
+    """Why a claim has no figure: the test that measures it did not run here (or not at its block size, mix),
+    and what the block-size sweep had instead."""
+    return ("this run has no " + test + " test" if not ran else f"its {test} test has no cell for it") + (
+        f"; {swept}" if swept else "")
 
 
 def _saturated(wsat: WsatSummary | None, bs: int, read_pct: int | None) -> Figure:
@@ -202,7 +235,7 @@ def _saturated(wsat: WsatSummary | None, bs: int, read_pct: int | None) -> Figur
 
 
 def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, wsat: WsatSummary | None,
-                 claims: list[dict]) -> list[dict]:
+                 claims: list[dict], sweep: BsSweepSummary | None = None) -> list[dict]:
     rows = []
     for c in claims:
         bs = parse_size(c.get("block_size", "4k"))
@@ -213,11 +246,16 @@ def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, wsat: Ws
                     pct = c["measured_read_pct"]
                     what += f" (compared at {pct}/{100 - pct}: measured_read_pct)"
                 steady = iops.iops(bs, pct) if iops else None
-                f = _fresh(fp, {"read_iops": "randread", "write_iops": "randwrite"}.get(key, ""), bs)
+                rw = {"read_iops": "randread", "write_iops": "randwrite"}.get(key, "")
+                f = _fresh(fp, rw, bs)
+                swept, how = _swept(sweep, rw, bs) if f is None and rw else (None, "")
                 rows.append(_with_basis({"what": what, "unit": "IOPS",
                                          "claimed": c[key], "better": "higher"},
-                                        f.iops if f else None, steady, _reached(iops) if steady is not None else None,
-                                        basis=c.get("basis"), saturated=_saturated(wsat, bs, pct)))
+                                        f.iops if f else swept.iops if swept else None, steady,
+                                        _reached(iops) if steady is not None else None,
+                                        basis=c.get("basis"), saturated=_saturated(wsat, bs, pct),
+                                        fob_source=how if swept else "",
+                                        missing=_missing("IOPS", iops is not None, how)))
     return rows
 
 
@@ -325,8 +363,8 @@ def claim_rows(store: Store, run: dict, claims: dict) -> list[dict]:
     measured)."""
     s = _summaries(store, run)
     fp = s.get("fresh-peak")
-    return (_sequential_rows(s.get("throughput"), fp, claims.get("sequential", []))
-            + _random_rows(s.get("iops"), fp, s.get("wsat"), claims.get("random", []))
+    return (_sequential_rows(s.get("throughput"), fp, claims.get("sequential", []), s.get("bs-sweep"))
+            + _random_rows(s.get("iops"), fp, s.get("wsat"), claims.get("random", []), s.get("bs-sweep"))
             + _latency_rows(s.get("latency"), claims.get("latency", []))
             + _latency_point_rows(s, claims.get("latency_point", []))
             + _endurance_rows(s.get("endurance"), claims.get("endurance", {})))
