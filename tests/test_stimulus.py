@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, run_completed, ssdpts
+from conftest import requires_devices, run_completed, ssdpts, tiny_with
 from ssdpts.engines.results import CellResult, DirStats
 from ssdpts.engines.stimulus import OVERLAP_SHARE, Stimulus, judge
 from ssdpts.workload import Workload
@@ -203,10 +203,9 @@ def test_a_streamed_tests_rounds_say_why_they_have_no_record(results, tmp_path):
 
     from ssdpts import __version__
 
-    profile = tmp_path / "slc.toml"
-    profile.write_text(f'[profile]\nextends = "{TINY}"\n[tests.slc-cache]\ninterval = "100ms"\n')
+    profile = tiny_with(tmp_path / "slc.toml", '[tests.slc-cache]\ninterval = "100ms"\n')
     began = time.time()
-    rid, store = run_completed(SIM_SMALL, results, str(profile), "slc-cache")
+    rid, store = run_completed(SIM_SMALL, results, profile, "slc-cache")
     run = store.run(rid)
     assert run["host"].ssdpts_version == __version__ and run["created"] >= began - 1
     rounds = store.rounds(rid, "slc-cache", "seq")

@@ -238,15 +238,14 @@ def test_op_study_marks_the_active_ranges_that_never_reached_steady_state(tmp_pa
     preconditioning is still falling after its 6 rounds, AR 50 % levels. Which range reached steady state is
     judged here by `ssdpts steady-state` on each range's stored per-round IOPS; the plot marks exactly the others
     hollow, names them in its legend and title, and its axis does not say "steady-state IOPS"."""
-    from conftest import HERE, TINY
+    from conftest import HERE, tiny_with
     from ssdpts.pts.op_study.render import iops_vs_ar
     from ssdpts.render.toolkit import Artifacts
 
-    profile = tmp_path / "op.toml"
-    profile.write_text(f'[profile]\nextends = "{TINY}"\n[tests.op-study]\nactive_ranges = [100, 50]\n'
-                       'precondition_multiple = 0.2\nwipc_first = false\ncell_runtime = "200ms"\n')
+    profile = tiny_with(tmp_path / "op.toml", '[tests.op-study]\nactive_ranges = [100, 50]\n'
+                        'precondition_multiple = 0.2\nwipc_first = false\ncell_runtime = "200ms"\n')
     results = tmp_path / "results"
-    rid, store = run(f"sim:{HERE / 'profiles' / 'sim-small.toml'}", results, str(profile), "op-study")
+    rid, store = run(f"sim:{HERE / 'profiles' / 'sim-small.toml'}", results, profile, "op-study")
     unreached = set()
     for ar in (100, 50):
         iops = [r.cells[0].iops for r in store.rounds(rid, "op-study", f"ar={ar}")]

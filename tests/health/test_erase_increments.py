@@ -91,11 +91,10 @@ def test_endurance_loop_ends_are_the_simulators_clock(tmp_path):
     the end of a row of the simulator's own interval log (the rounds' raw output, rows of 30 ms) at which the
     bytes the simulator counted reach the loop's bound; so the loops of one poll differ (they were equal shares
     of the poll when interpolated from its bandwidth)."""
-    from conftest import HERE
+    from conftest import HERE, tiny_with
 
-    profile = tmp_path / "loops.toml"
-    profile.write_text(f'[profile]\nextends = "{HERE / "profiles" / "tiny.toml"}"\n[tests.endurance]\nloop_size = "256m"\n')
-    p = ssdpts("endurance", f"sim:{HERE / 'profiles' / 'sim-small.toml'}", "--profile", str(profile),
+    profile = tiny_with(tmp_path / "loops.toml", '[tests.endurance]\nloop_size = "256m"\n')
+    p = ssdpts("endurance", f"sim:{HERE / 'profiles' / 'sim-small.toml'}", "--profile", profile,
                "--duration", "9s", "--poll", "3s", "--threads", "16", "--results", str(tmp_path / "results"), "-q",
                env={**os.environ, "SSDPTS_REPORT": "0"})
     rid = p.stdout.strip().splitlines()[-1]

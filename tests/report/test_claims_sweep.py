@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import HERE, run_completed
+from conftest import HERE, run_completed, tiny_with
 from ssdpts.report.claimed import claim_rows, load_claims
 
 pytestmark = pytest.mark.no_end_report
@@ -20,11 +20,8 @@ CLAIMS = HERE.parent / "docs" / "examples" / "claimed-mx300.toml"
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
     d = tmp_path_factory.mktemp("claims-sweep")
-    profile = d / "sweep.toml"
-    profile.write_text(f'[profile]\nextends = "{HERE / "profiles" / "tiny.toml"}"\n'
-                       '[tests.bs-sweep]\nblock_sizes = ["4k"]\ncell_runtime = "200ms"\n')
-    rid, store = run_completed(f"sim:{HERE / 'profiles' / 'sim-small.toml'}", d / "results", str(profile),
-                               "bs-sweep")
+    profile = tiny_with(d / "sweep.toml", '[tests.bs-sweep]\nblock_sizes = ["4k"]\ncell_runtime = "200ms"\n')
+    rid, store = run_completed(f"sim:{HERE / 'profiles' / 'sim-small.toml'}", d / "results", profile, "bs-sweep")
     return store, rid
 
 
