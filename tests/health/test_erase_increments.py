@@ -74,6 +74,8 @@ def test_a_fractional_counter_gives_its_rate_with_one_increment_or_none():
     whole = [HealthSnapshot.from_dict({"available": True, "t": t, "erase_count_avg": v}) for t, v in ((0, 4), (60, 5))]
     minutes, basis = minutes_per_increment(whole, erase_increments(whole))
     assert minutes is None and "two are needed" in basis
+    flat = [HealthSnapshot.from_dict({"available": True, "t": t, "erase_count_avg": 0.0}) for t in (0, 90)]
+    assert minutes_per_increment(flat, []) == (None, "the average erase count stayed at 0 over 1.5 min")
 
 
 def test_loop_ends_are_the_rows_that_reached_them():

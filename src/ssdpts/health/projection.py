@@ -121,6 +121,9 @@ def minutes_per_increment(points: Sequence[HealthSnapshot], increments: Sequence
                                       "fractions)")
     if not pts:
         return None, "no erase count reported"
+    if pts[-1].erase_count_avg <= pts[0].erase_count_avg:
+        return None, (f"the average erase count stayed at {pts[0].erase_count_avg:g} over "
+                      f"{(pts[-1].t - pts[0].t) / 60:,.1f} min")
     return None, (f"{len(increments)} whole increment(s) seen in {(pts[-1].t - pts[0].t) / 60:,.1f} min: "
                   "two are needed (the first one's start is not known)")
 
