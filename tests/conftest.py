@@ -203,6 +203,12 @@ def tiny() -> str:
     return str(TINY)
 
 
+def tiny_with(path: Path, tables: str) -> str:
+    """A profile at `path`: tests/profiles/tiny.toml with `tables` (TOML) added; its path."""
+    path.write_text(f'[profile]\nextends = "{TINY}"\n{tables}')
+    return str(path)
+
+
 def ssdpts(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     """Run the real CLI in a subprocess, as a user would."""
     import sys

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, run_completed, ssdpts
+from conftest import requires_devices, run_completed, ssdpts, tiny_with
 from ssdpts.engines.results import CellResult, DirStats
 from ssdpts.engines.stimulus import OVERLAP_SHARE, Stimulus, judge
 from ssdpts.workload import Workload
@@ -192,3 +192,26 @@ def test_smaller_requests_from_an_overrun_neighbour_are_an_overlap_not_a_split()
     assert "no queue limit explains it" in judge(w, cell, unexplained)[0].what
     limited = Stimulus(**{**mixed.to_dict(), "max_sectors_kb": 32})
     assert [(m.kind, "max_sectors_kb=32" in m.what) for m in judge(w, cell, limited)] == [("split", True)]
+
+
+def test_a_streamed_tests_rounds_say_why_they_have_no_record(results, tmp_path):
+    """slc-cache streams one sequential write cut into intervals: its rounds have no per-interval record, and
+    `show` said "not recorded (stored before ssdpts recorded it)" of a run stored seconds before by this ssdpts.
+    The truths: the run was made here, now (its stored start and ssdpts version), and its rounds are slices of
+    one simulator job (one job text, and the simulator's interval log in the raw output, one row per round)."""
+    import time
+
+    from ssdpts import __version__
+
+    profile = tiny_with(tmp_path / "slc.toml", '[tests.slc-cache]\ninterval = "100ms"\n')
+    began = time.time()
+    rid, store = run_completed(SIM_SMALL, results, profile, "slc-cache")
+    run = store.run(rid)
+    assert run["host"].ssdpts_version == __version__ and run["created"] >= began - 1
+    rounds = store.rounds(rid, "slc-cache", "seq")
+    assert len(rounds) > 3 and len({r.job_text for r in rounds}) == 1
+    assert all(c.stimulus is not None and not c.stimulus.measured for r in rounds for c in r.cells)
+    line = next(l for l in ssdpts("show", rid, "--results", str(results)).stdout.splitlines()
+                if "stimulus at the device" in l)
+    assert "stored before" not in line and "not measured per interval" in line
+    assert "the simulator's counters are read at its start and end only" in line, line

@@ -247,3 +247,38 @@ def test_studies_on_a_loop_device(loop_factory, tmp_path, tiny):
     f = s["fresh-peak"]
     assert f.result("randread").iops > 0 and f.result("randwrite").iops > 0
     assert "numjobs=2" in store.rounds(rid, "fresh-peak", "fob")[0].job_text
+
+
+def test_op_study_marks_the_active_ranges_that_never_reached_steady_state(tmp_path):
+    """The op-study plot's axis read "steady-state IOPS" where AR 100 % and 75 % never reached steady state
+    (only the table said so). A short run on the 1 GiB simulated drive: AR 100 % with 0.2 x the range of
+    preconditioning is still falling after its 6 rounds, AR 50 % levels. Which range reached steady state is
+    judged here by `ssdpts steady-state` on each range's stored per-round IOPS; the plot marks exactly the others
+    hollow, names them in its legend and title, and its axis does not say "steady-state IOPS"."""
+    from conftest import HERE, tiny_with
+    from ssdpts.pts.op_study.render import iops_vs_ar
+    from ssdpts.render.toolkit import Artifacts
+
+    profile = tiny_with(tmp_path / "op.toml", '[tests.op-study]\nactive_ranges = [100, 50]\n'
+                        'precondition_multiple = 0.2\nwipc_first = false\ncell_runtime = "200ms"\n')
+    results = tmp_path / "results"
+    rid, store = run(f"sim:{HERE / 'profiles' / 'sim-small.toml'}", results, profile, "op-study")
+    unreached = set()
+    for ar in (100, 50):
+        iops = [r.cells[0].iops for r in store.rounds(rid, "op-study", f"ar={ar}")]
+        judged = ssdpts("steady-state", *map(repr, iops), check=False)
+        if "NOT REACHED" in judged.stdout:
+            unreached.add(ar)
+    assert unreached == {100}, unreached              # the case: one range not reached, one reached
+    s = summaries(store, rid)["op-study"]
+    fig = Artifacts(tmp_path / "plots", embed=False).figure((8.0, 4.2))
+    title = iops_vs_ar(fig, {"RND 4K W": s.active_ranges})
+    ax = fig.axes[0]
+    hollow = [line for line in ax.get_lines() if line.get_markerfacecolor() == "white"]
+    assert len(hollow) == 1 and set(hollow[0].get_xdata()) == unreached
+    assert list(hollow[0].get_ydata()) == [s.at(100).iops]
+    assert "steady-state" not in ax.get_ylabel() and "NOT reached at AR 100 %" in title
+    assert "steady state NOT reached (AR 100 %)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    path = write_report(store, rid, tmp_path / "report", strict=True)
+    svg = (path.parent / "plots" / "op-study-iops-vs-ar.svg").read_text()
+    assert "steady state NOT reached at AR 100 %" in svg and "steady-state IOPS" not in svg

@@ -14,6 +14,7 @@ class Capability(str, Enum):
     TIMED_IDLE = "timed idle between cells (host idle periods)"
     STREAMING = "one continuous job cut into rounds (streaming)"
     BANDWIDTH_LOG = "per-interval bandwidth logs"
+    STREAMED_LOG = "per-interval logs inside each streamed round (a round's own finer rows)"
     HEALTH = "SMART / NVMe health readings"
     PURGE = "purge (return to fresh-out-of-box)"
     CHECKPOINT = "drive state saved with every committed round"

@@ -18,12 +18,38 @@ from .errors import SsdptsError
 
 EX_SOFTWARE = 70        # sysexits.h: an internal software error
 INTERRUPTED = 130       # what a shell reports for Ctrl-C; SIGTERM and SIGHUP exit with it too
+READER_GONE = 141       # what a shell reports for a writer whose reader left (`yes | head -1`: 128 + SIGPIPE)
 DEBUG_ENV = "SSDPTS_DEBUG"
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe (or socket) whose reader has closed it: poll reports an error on it. Tells a
+    reader that stopped early (`| head`) from a broken pipe elsewhere (a remote engine's socket), still a crash."""
+    import select
+
+    try:
+        fd = sys.__stdout__.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _end_if_reader_gone(e: BaseException) -> None:
+    """A reader that stops early (`ssdpts show RUN --json | head`) chose to: end quietly as Unix tools do, no
+    message, no log, exit 141 as a writer killed by SIGPIPE. Not by SIGPIPE itself: a run's clean-ups must run.
+    stdout then points at /dev/null, so the interpreter's last flush has somewhere to go (Python's recipe)."""
+    if isinstance(e, BrokenPipeError) and _stdout_reader_gone():
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        sys.exit(READER_GONE)
 
 
 def _crash(e: Exception, results: Path | None) -> None:
     """Last resort: an unexpected exception is one line plus the file holding its traceback, exit 70.
     The traceback goes to RESULTS/logs/ when that directory exists (never creating it), else a temp file."""
+    _end_if_reader_gone(e)
     if os.environ.get(DEBUG_ENV):
         raise e
     import tempfile     # here, as the others: every command starts without them
@@ -115,6 +141,16 @@ class _Group(click.Group):
         click.Group(commands=listed).format_commands(ctx, formatter)
 
     def main(self, *args, **kwargs):
+        try:
+            try:
+                return self._main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()      # here, not at the interpreter's exit, where a closed pipe is a warning
+        except BrokenPipeError as e:    # writing the help or an error line
+            _end_if_reader_gone(e)
+            raise
+
+    def _main(self, *args, **kwargs):
         """Bad command-line input is one line naming the problem and where the help is, exit 2."""
         interrupts.install()     # SIGTERM and SIGHUP act as Ctrl-C
         try:
@@ -147,6 +183,14 @@ class _Group(click.Group):
             sys.exit(e.exit_code)
         except Exception as e:
             _crash(e, None)
+
+    def make_context(self, *args, **kwargs):
+        """`ssdpts --help` and `--version` print here, inside click's own EPIPE handling (exit 1)."""
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError as e:
+            _end_if_reader_gone(e)
+            raise
 
     def invoke(self, ctx):
         try:
@@ -189,4 +233,5 @@ def main():
       74   the results file system failed a write (full, read-only): the run is interrupted, resumable
       75   the results database is locked by another program (named)
       130  interrupted (Ctrl-C, SIGTERM, SIGHUP): 'ssdpts resume RUN_ID' continues the run
+      141  stdout's reader left early ('ssdpts show RUN --json | head'): no message, nothing written
     """

@@ -6,11 +6,11 @@ percentiles come from the differenced json+ bins; max/min are the extreme non-em
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from .fiojson import parse_job
-from .results import CellResult, DirStats, percentile_from_bins
+from .results import CellResult, DirStats, fold_short_pieces, percentile_from_bins
 
 
 def _dir_diff(cur: dict, prev: dict | None, percentiles: list[str]) -> tuple[DirStats, float]:
@@ -57,6 +57,7 @@ class Slice:
     jobs: list[dict]            # the cumulative job documents (one per member) the slice ends at
     results: list[CellResult]   # per member, the slice's own counts
     duration_ms: float
+    starts: list[dict | None] = field(default_factory=list)   # the documents it starts from (None: the job's start)
 
 
 def _did_io(results: Iterable[CellResult]) -> bool:
@@ -66,26 +67,38 @@ def _did_io(results: Iterable[CellResult]) -> bool:
     return any(d.ios or d.bytes for r in results for d in (r.read, r.write))
 
 
+def _between(jobs: list[dict], starts: list[dict | None]) -> Slice:
+    diffs = [diff_job(job, before) for job, before in zip(jobs, starts)]
+    return Slice(jobs, [r for r, _ in diffs], max(d for _, d in diffs), list(starts))
+
+
+def _pieces(documents: Iterable[dict], members: int, interval_s: float) -> Iterator[Slice]:
+    """Every piece between documents that did I/O (or, after the first, lasted half an interval)."""
+    prev: list[dict | None] = [None] * members
+    carried: Slice | None = None     # I/O in a document not yet in a piece
+    count = 0
+    for doc in documents:
+        piece = _between(list(doc["jobs"][:members]), prev)
+        did_io = _did_io(piece.results)
+        if piece.duration_ms <= 0 or (not did_io and (count == 0 or piece.duration_ms < interval_s * 500)):
+            carried = piece if did_io else None
+            continue
+        prev, carried = piece.jobs, None
+        count += 1
+        yield piece
+    if carried is not None:
+        yield carried
+
+
 def slices(documents: Iterable[dict], members: int, interval_s: float) -> Iterator[Slice]:
     """Cut fio's cumulative status documents (its final one last) into slices, losing neither I/O nor time.
 
     A document without I/O since the last slice is not a slice before the job's first I/O (gate, start-up)
     nor when shorter than half an interval: its time goes into the next slice; a whole slice without I/O
-    after the first is a drive that delivered nothing, and is one. A document with I/O but no runtime
-    gained (fio counts ms) is carried too; if no document follows it, it is the last slice all the same."""
-    prev: list[dict | None] = [None] * members
-    carried: Slice | None = None     # I/O in a document not yet in a slice
-    count = 0
-    for doc in documents:
-        jobs = list(doc["jobs"][:members])
-        diffs = [diff_job(job, before) for job, before in zip(jobs, prev)]
-        results, duration = [r for r, _ in diffs], max(d for _, d in diffs)
-        did_io = _did_io(results)
-        if duration <= 0 or (not did_io and (count == 0 or duration < interval_s * 500)):
-            carried = Slice(jobs, results, max(duration, 0.0)) if did_io else None
-            continue
-        prev, carried = jobs, None
-        count += 1
-        yield Slice(jobs, results, duration)
-    if carried is not None:
-        yield carried
+    after the first is a drive that delivered nothing, and is one. A piece shorter than half an interval after
+    the first slice is no slice of its own but the end of the one before (`fold_short_pieces`): fio's final
+    document comes a few ms after its last periodic one, with bytes whose I/Os the periodic one had counted
+    (+31 MiB, +0 I/Os in 19 ms; or no runtime gained at all, fio counts ms), and as a slice of its own it
+    was a round of 0 IOPS. So each slice is given when the next document starts another, or the job ended."""
+    return fold_short_pieces(_pieces(documents, members, interval_s), interval_s * 1000,
+                             lambda s: s.duration_ms, lambda held, tail: _between(tail.jobs, held.starts))

@@ -17,6 +17,7 @@ from .fiojson import parse_job, parse_output
 from .fiolog import intervals_from_logs
 from .gates import Gates
 from .results import DeviceIdle, Interval, RoundOutput, aggregate, merge_jobs
+from .stimulus import not_available, not_per_interval
 
 if TYPE_CHECKING:
     from .fio import FioRound
@@ -107,6 +108,8 @@ def round_intervals(rnd: FioRound) -> Iterator[Interval]:
         name = rnd.cells[idx].name
         for count, piece in enumerate(slices(proc.documents(), len(labels), rnd.interval_s), 1):
             result = piece.results[0] if len(labels) == 1 else aggregate(dict(zip(labels, piece.results)), name)
+            result.stimulus = not_available(rnd.session.block_note) if rnd.session.block is None else \
+                not_per_interval("the block-layer counters")
             yield Interval(idx, name, count, elapsed, piece.duration_ms, result,
                            piece.jobs[0] if len(labels) == 1 else {"jobs": piece.jobs})
             elapsed += piece.duration_ms

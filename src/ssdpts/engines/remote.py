@@ -25,6 +25,7 @@ from ..workload import Workload
 from ..workload.fio import filename_value, render_chosen
 from ..workload.ioengine import IoChoice, IoRequest
 from .blockidle import UNAVAILABLE_REMOTE
+from .stimulus import not_available
 from ..realtime import die_with_parent
 from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from .fio_versions import fio_binary, fio_version
@@ -245,6 +246,8 @@ class RemoteRound:
         if not any(parts):
             raise SsdptsError("every remote host failed: " + "; ".join(f"{k}: {v}" for k, v in s.engine.failed.items()))
         cells = [aggregate(p, w.name) for p, w in zip(parts, self.cells)]
+        for c in cells:
+            c.stimulus = not_available(UNAVAILABLE_REMOTE)
         for w, c in zip(self.cells, cells):    # as the local engine: a cell that asked for interval logs
             if w.log_interval_ms and not c.intervals:
                 c.intervals = intervals_from_logs(logs, w.name, w.log_interval_ms)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from .coverage import Coverage
 from .hostcpu import HostCpu
 from .stimulus import Stimulus
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -198,6 +201,27 @@ def merge_bins(parts) -> dict[int, int]:
         for k, v in (b or {}).items():
             out[k] = out.get(k, 0) + v
     return out
+
+
+SHORT_PIECE = 0.5     # of an interval: a piece of a continuous job shorter than this is no round of its own
+
+
+def fold_short_pieces(pieces: Iterable[T], interval_ms: float, duration_ms: Callable[[T], float],
+                      merge: Callable[[T, T], T]) -> Iterator[T]:
+    """The pieces of a continuous job, each piece after the first that is shorter than half an interval (a
+    zero-runtime remainder included) merged into the one before it: a rate over a few ms (or none) is no round
+    (its I/O counted in one piece, its bytes or time in the next, a round of 0 IOPS). A piece is given when the
+    next one is long enough to stand alone, or the pieces ended: one piece behind."""
+    held = None
+    for piece in pieces:
+        if held is not None and duration_ms(piece) < interval_ms * SHORT_PIECE:
+            held = merge(held, piece)
+            continue
+        if held is not None:
+            yield held
+        held = piece
+    if held is not None:
+        yield held
 
 
 @dataclass

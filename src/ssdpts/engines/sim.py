@@ -24,8 +24,8 @@ from ..workload.ioengine import IoChoice
 from .blockidle import UNAVAILABLE_SIM
 from .coverage import access_of, from_sim
 from .fiojson import parse_job
-from .results import CellResult, Interval, RoundOutput, aggregate, combine
-from .stimulus import Stimulus
+from .results import SHORT_PIECE, CellResult, Interval, RoundOutput, aggregate, combine, fold_short_pieces
+from .stimulus import Stimulus, not_per_interval
 from .stimulus import from_sim as stimulus_from_sim
 from .stimulus import side_by_side
 
@@ -86,45 +86,58 @@ class SimRound:
         return job, res, seen
 
     def intervals(self):
-        """Run each cell in slices of `interval_s` simulated seconds, back to back (no idle between)."""
+        """Run each cell in slices of `interval_s` simulated seconds, back to back (no idle between). No piece
+        shorter than half a slice after the first is a slice of its own (results.fold_short_pieces): no round
+        of a few µs, or of none."""
         assert self.interval_s, "intervals() needs a round submitted with interval_s"
         self._streamed = []
         drive = self.session.target.drive
         for idx, w in enumerate(self.cells):
             if w.idle_before_s:
                 drive.idle(w.idle_before_s)
-            if not w.random:
-                # sequential: one job, cut by the simulator's own interval log, so each round continues
-                # where the previous one stopped (a job per slice would restart at the range's start)
-                yield from self._sequential_intervals(idx, w)
-                continue
-            slices, elapsed_ms, written = [], 0.0, 0
-            remaining_s = w.runtime_s
-            while True:
-                step = self.interval_s if remaining_s is None else min(self.interval_s, remaining_s)
-                per_clone = None
-                if w.io_size is not None:
-                    per_clone = w.io_size - written
-                    if per_clone < w.max_bs:
-                        break
-                if step <= 1e-9:
-                    break
-                # each slice continues the cell's random stream: a seeded cell's slices get their own
-                # seeds (derived from it), or every slice would rewrite the same LBAs
-                seed = None if w.seed is None else zlib.crc32(f"{w.seed}/{len(slices)}".encode())
-                job, res, seen = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
-                                                   seed=seed if len(slices) else w.seed))
-                cell = sim_cell(res)
-                cell.stimulus = seen
-                slices.append((job, res, cell))
-                written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)
-                yield Interval(idx, w.name, len(slices), elapsed_ms, cell.runtime_ms, cell, res)
+            # sequential: one job, cut by the simulator's own interval log, so each round continues where the
+            # previous one stopped (a job per slice would restart at the range's start); its log's last row
+            # (the job's end) can be µs or none after the row before: it ends that slice. A random cell's
+            # slices are jobs of their own, each timed by the simulator, their coverage and stimulus its own.
+            pieces = self._random_pieces(w) if w.random else fold_short_pieces(
+                self._sequential_pieces(w), self.interval_s * 1000, lambda p: p[0].runtime_ms, _merged_rows)
+            elapsed_ms = 0.0
+            for n, (cell, raw) in enumerate(pieces, start=1):
+                cell.stimulus = cell.stimulus or not_per_interval("the simulator's counters")
+                yield Interval(idx, w.name, n, elapsed_ms, cell.runtime_ms, cell, raw)
                 elapsed_ms += cell.runtime_ms
-                if remaining_s is not None:
-                    remaining_s -= step
-                if cell.runtime_ms < step * 1000 * 0.999:   # io_size reached inside the slice
+
+    def _random_pieces(self, w: Workload):
+        """A random cell's slices: one simulator job each, its result and raw output. A runtime that is no
+        whole number of slices gives its remainder to the last slice, if shorter than half a slice."""
+        slices, written = [], 0
+        remaining_s = w.runtime_s
+        while True:
+            step = self.interval_s if remaining_s is None else min(self.interval_s, remaining_s)
+            if remaining_s is not None and remaining_s - step < self.interval_s * SHORT_PIECE:
+                step = remaining_s
+            per_clone = None
+            if w.io_size is not None:
+                per_clone = w.io_size - written
+                if per_clone < w.max_bs:
                     break
-            self._streamed.append(slices)
+            if step <= 1e-9:
+                break
+            # each slice continues the cell's random stream: a seeded cell's slices get their own
+            # seeds (derived from it), or every slice would rewrite the same LBAs
+            seed = None if w.seed is None else zlib.crc32(f"{w.seed}/{len(slices)}".encode())
+            job, res, seen = self._run(w.with_(runtime_s=step, io_size=per_clone, idle_before_s=0.0,
+                                               seed=seed if len(slices) else w.seed))
+            cell = sim_cell(res)
+            cell.stimulus = seen
+            slices.append((job, res, cell))
+            written += (cell.read.bytes + cell.write.bytes) // max(w.threads, 1)
+            yield cell, res
+            if remaining_s is not None:
+                remaining_s -= step
+            if cell.runtime_ms < step * 1000 * 0.999:   # io_size reached inside the slice
+                break
+        self._streamed.append(slices)
 
     def interval_output(self, iv) -> RoundOutput:
         now = time.time()
@@ -133,15 +146,16 @@ class SimRound:
                            started_at=now, ended_at=now, gap_before_ms=0.0, device_idle_note=UNAVAILABLE_SIM,
                            fio_version=self.session.engine.version)
 
-    def _sequential_intervals(self, idx: int, w: Workload):
+    def _sequential_pieces(self, w: Workload):
+        """A sequential cell's slices from the simulator's interval log of one job: their results and log rows."""
         from .results import DirStats
 
         job, res, seen = self._run(w.with_(log_interval_ms=int(self.interval_s * 1000), idle_before_s=0.0))
         whole = sim_cell(res)
         whole.stimulus = seen
         self._streamed.append([(job, res, whole)])
-        prev_t, elapsed = 0, 0.0
-        for n, iv in enumerate(res.get("intervals", []), start=1):
+        prev_t = 0
+        for iv in res.get("intervals", []):
             dur_ms = (iv["t_ns"] - prev_t) / 1e6
             prev_t = iv["t_ns"]
             secs = dur_ms / 1000 or 1e-9
@@ -152,9 +166,7 @@ class SimRound:
                                 lat_mean_ns=iv["lat_mean_ns"] if ios else 0.0,
                                 lat_max_ns=iv["lat_max_ns"] if ios else 0.0)
 
-            cell = CellResult(name=w.name, read=d("read"), write=d("write"), runtime_ms=dur_ms)
-            yield Interval(idx, w.name, n, elapsed, dur_ms, cell, iv)
-            elapsed += dur_ms
+            yield CellResult(name=w.name, read=d("read"), write=d("write"), runtime_ms=dur_ms), iv
 
     def _execute(self) -> RoundOutput:
         s = self.session
@@ -223,6 +235,12 @@ class SimSession:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _merged_rows(held: tuple[CellResult, dict], tail: tuple[CellResult, dict]) -> tuple[CellResult, dict]:
+    """Two consecutive rows of the simulator's interval log as one slice: counts added, rates over their time."""
+    rows = held[1].get("rows", [held[1]]) + [tail[1]]
+    return combine([held[0], tail[0]]), {"rows": rows}
 
 
 def _side_by_side(parts: dict[str, CellResult], name: str) -> CellResult:
@@ -316,7 +334,8 @@ class SimEngine:
     trace_stimulus = False   # the simulator counts each cell's coverage itself (sim_cell)
     # no FIO_JOBS: the simulator runs each cell as one job of its own, with no fio I/O engine
     capabilities = frozenset({Capability.GATED_CHAINING, Capability.TIMED_IDLE, Capability.STREAMING,
-                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT})
+                              Capability.BANDWIDTH_LOG, Capability.HEALTH, Capability.PURGE, Capability.CHECKPOINT,
+                              Capability.STREAMED_LOG})
 
     def __init__(self):
         self.version = f"ssdsim-{sim_version()}"

@@ -150,6 +150,12 @@ def not_available(reason: str) -> Stimulus:
     return Stimulus(note=reason)
 
 
+def not_per_interval(counters: str) -> Stimulus:
+    """A streamed round: one interval of a continuous job, whose `counters` are read at the job's ends only."""
+    return not_available(f"not measured per interval: each round is an interval of one continuous job, and "
+                         f"{counters} are read at its start and end only")
+
+
 # -- the block layer ------------------------------------------------------------------------------------------
 
 def _queue_dir(stat: Path) -> Path:

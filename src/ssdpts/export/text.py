@@ -26,8 +26,7 @@ def stimulus_lines(s: StimulusSummary) -> list[str]:
     """One line per test on the stimulus at the device, then a flag per mismatching cell (the first few)."""
     measured = s.measured
     if not measured:
-        why = "; ".join(s.notes()) or "not recorded (stored before ssdpts recorded it)"
-        return [f"  stimulus at the device: {why}"]
+        return [f"  stimulus at the device: {s.why_unmeasured()}"]
     sources = ", ".join(dict.fromkeys(c.stimulus.source for c in measured))
     bad = s.mismatched
     head = (f"  stimulus at the device ({sources}): {len(measured)} of {len(s.cells) + s.unrecorded} cells "

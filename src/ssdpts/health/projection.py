@@ -101,6 +101,34 @@ def erase_increments(points: Sequence[HealthSnapshot]) -> list[EraseIncrement]:
     return out
 
 
+def minutes_per_increment(points: Sequence[HealthSnapshot], increments: Sequence[EraseIncrement]
+                          ) -> tuple[float | None, str]:
+    """Minutes of polls' time per whole increment of the average erase count, and how it was measured: seed
+    002's way (the time from the first whole increment seen to the last, over the counts between) where two
+    were seen; else, for a counter that reports fractions (the simulator), its rise over all the polls; else
+    (None, why not)."""
+    if len(increments) >= 2:
+        first, last = increments[0], increments[-1]
+        minutes = (last.t_s - first.t_s) / 60 / (last.count - first.count)
+        return minutes, (f"{(last.t_s - first.t_s) / 60:,.3g} min from the increment to {first.count} to the "
+                         f"one to {last.count}")
+    pts = sorted((p for p in points if p.available and p.t is not None and p.erase_count_avg is not None),
+                 key=lambda p: p.t)
+    if len(pts) >= 2 and any(p.erase_count_avg != math.floor(p.erase_count_avg) for p in pts):
+        rise, span = pts[-1].erase_count_avg - pts[0].erase_count_avg, pts[-1].t - pts[0].t
+        if rise > 0 and span > 0:
+            return span / 60 / rise, (f"the average erase count rose {pts[0].erase_count_avg:.3f} -> "
+                                      f"{pts[-1].erase_count_avg:.3f} in {span / 60:,.2f} min (it reports "
+                                      "fractions)")
+    if not pts:
+        return None, "no erase count reported"
+    if pts[-1].erase_count_avg <= pts[0].erase_count_avg:
+        return None, (f"the average erase count stayed at {pts[0].erase_count_avg:g} over "
+                      f"{(pts[-1].t - pts[0].t) / 60:,.1f} min")
+    return None, (f"{len(increments)} whole increment(s) seen in {(pts[-1].t - pts[0].t) / 60:,.1f} min: "
+                  "two are needed (the first one's start is not known)")
+
+
 def rated_tbw(rated_tbw_tb: float | None = None, dwpd: float | None = None, warranty_years: float | None = None,
               capacity_bytes: int | None = None) -> float | None:
     """Rated endurance in TB (10^12 bytes): given, or DWPD x capacity x 365 x warranty years."""

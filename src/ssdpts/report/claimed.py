@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 from ..errors import SsdptsError
 from ..inputs import read_toml
 from ..pts import registry
+from ..pts.bs_sweep.summary import BsSweepSummary, SweepCell
 from ..pts.dirth.summary import DirthSummary
 from ..pts.endurance.summary import EnduranceSummary
 from ..pts.fresh_peak.summary import FreshPeakSummary, PeakResult
@@ -165,20 +166,39 @@ def _fresh(fp: FreshPeakSummary | None, rw: str, bs: int | None, sequential: boo
                   how=f"reached: fresh-peak cells right after a purge ({purge})")
 
 
+def _fresh_or_swept(fp: FreshPeakSummary | None, sweep: BsSweepSummary | None, rw: str, bs: int | None,
+                    sequential: bool = False) -> tuple[Figure, str]:
+    """The fresh-out-of-box figure: the fresh-peak test's, else the block-size sweep's fresh cell (seed 002's four
+    fio jobs after a purge); and, for the sweep's, where it comes from (or why the sweep has none)."""
+    fresh = _fresh(fp, rw, bs, sequential)
+    if fresh.value is not None or not rw:
+        return fresh, ""
+    cell, how = _swept(sweep, rw, bs)
+    if cell is None:
+        return fresh, how
+    return Figure(cell.mib_s if sequential else cell.iops, cell.mb_s if sequential else None, reached=True,
+                  how=f"reached: {how}", source=how), how
+
+
 def _with_basis(row: dict, fresh: Figure, steady: Figure, basis: str | None = None,
-                saturated: Figure | None = None) -> dict:
+                saturated: Figure | None = None, missing: str = "") -> dict:
     """measured = the figure of the claim's `basis`; without one, the fresh-out-of-box figure when there is one
-    (what "up to" means), else the steady one. A basis the run lacks reads "not measured"; one it measured but did
-    not reach is not judged (`reached` False, `reason` says why)."""
+    (what "up to" means), else the steady one. A basis the run lacks reads "not measured" (and `missing`: why); one
+    it measured but did not reach is not judged (`reached` False, `reason` says why). A fresh-out-of-box figure that
+    is not the fresh-peak test's names its source."""
     figures = {"fob": fresh, "steady": steady, "saturated": saturated or Figure(None)}
+    fob = f"fresh out of box: {fresh.source}" if fresh.source else BASES["fob"]
+    why = f" ({missing})" if missing else ""
     if basis is None:
         chosen = "fob" if fresh.value is not None else "steady"
-        text = BASES["fob"] if fresh.value is not None else (
-            "steady state (no fresh-out-of-box result in this run)" if steady.value is not None else "not measured")
+        text = fob if fresh.value is not None else (
+            "steady state (no fresh-out-of-box result in this run)" if steady.value is not None else
+            "not measured" + why)
     else:
         chosen = basis
-        text = BASES[basis] + (f": {figures[basis].source}" if figures[basis].source else "") + (
-            " (the claim's basis)" if figures[basis].value is not None else " — not measured in this run")
+        text = (fob if basis == "fob" else BASES[basis] + (f": {figures[basis].source}" if figures[basis].source
+                                                          else "")) + (
+            " (the claim's basis)" if figures[basis].value is not None else " — not measured in this run" + why)
     f = figures[chosen]
     row.update(measured=f.value, basis=text, basis_key=chosen if f.value is not None else None, fresh=fresh.value,
                steady=steady.value, saturated=saturated.value if saturated else None,
@@ -195,24 +215,49 @@ def _reached(measured: float | None, reached: bool, how: str) -> dict:
             "not measured"}
 
 
-def _sequential_rows(tp: ThroughputSummary | None, fp: FreshPeakSummary | None, claims: list[dict]) -> list[dict]:
+def _swept(sweep: BsSweepSummary | None, rw: str, bs: int | None) -> tuple[SweepCell | None, str]:
+    """The block-size sweep's fresh cell of `rw` at `bs` (seed 002's four fio jobs, after a purge): a
+    fresh-out-of-box figure where the run has no fresh-peak test; else None and why not."""
+    if sweep is None:
+        return None, ""
+    cell = sweep.cell("fresh", rw, bs) if bs is not None and "fresh" in sweep.states else None
+    if cell is None:
+        ran = ", ".join(bs_label(b) for b in sweep.block_sizes)
+        return None, (f"its bs-sweep ran {rw} at {ran} only" if bs is not None and "fresh" in sweep.states else
+                      "its bs-sweep has no fresh state")
+    fill = ", one sequential pass" if sweep.fresh_fill else ""
+    return cell, f"bs-sweep fresh state (after the purge{fill}), {rw} at TC{sweep.threads}/QD{sweep.iodepth}"
+
+
+def _sequential_rows(tp: ThroughputSummary | None, fp: FreshPeakSummary | None, claims: list[dict],
+                     sweep: BsSweepSummary | None = None) -> list[dict]:
     rows = []
     for c in claims:
         if "block_size" in c:
             bs = parse_size(c["block_size"])
-        else:   # no block size claimed: the largest measured one (vendors quote their best sequential figure)
-            bs = max((r.block_size for r in tp.block_sizes), default=None) if tp else None
+        elif tp:   # no block size claimed: the largest measured one (vendors quote their best sequential figure)
+            bs = max((r.block_size for r in tp.block_sizes), default=None)
+        else:
+            bs = max(sweep.block_sizes, default=None) if sweep else None
         r = tp.at(bs) if tp and bs is not None else None
         measured = {"read": (r.read_mib_s, r.read_mb_s) if r else (None, None),
                     "write": (r.write_mib_s, r.write_mb_s) if r else (None, None)}
         for d, (mib_s, mb_s) in measured.items():
             if f"{d}_mb_s" in c:
+                fresh, how = _fresh_or_swept(fp, sweep, d, bs, sequential=True)
                 rows.append(_with_basis(
                     {"what": f"SEQ {bs_label(bs) if bs is not None else '?'} {d}", "unit": "MiB/s",
                      "claimed": c[f"{d}_mb_s"] * 1e6 / 2**20, "claimed_mb_s": c[f"{d}_mb_s"], "better": "higher"},
-                    _fresh(fp, d, bs, sequential=True), _steady_figure(mib_s, r.steady if r else None, "Throughput",
-                                                                       mb_s), c.get("basis")))
+                    fresh, _steady_figure(mib_s, r.steady if r else None, "Throughput", mb_s), c.get("basis"),
+                    missing=_missing("throughput", tp is not None, how)))
     return rows
+
+
+def _missing(test: str, ran: bool, swept: str) -> str:
+    """Why a claim has no figure: the test that measures it did not run here (or not at its block size, mix),
+    and what the block-size sweep had instead."""
+    return ("this run has no " + test + " test" if not ran else f"its {test} test has no cell for it") + (
+        f"; {swept}" if swept else "")
 
 
 def _saturated(wsat: WsatSummary | None, bs: int, read_pct: int | None) -> Figure:
@@ -228,7 +273,7 @@ def _saturated(wsat: WsatSummary | None, bs: int, read_pct: int | None) -> Figur
 
 
 def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, wsat: WsatSummary | None,
-                 claims: list[dict]) -> list[dict]:
+                 claims: list[dict], sweep: BsSweepSummary | None = None) -> list[dict]:
     rows = []
     for c in claims:
         bs = parse_size(c.get("block_size", "4k"))
@@ -239,9 +284,11 @@ def _random_rows(iops: IopsSummary | None, fp: FreshPeakSummary | None, wsat: Ws
                     pct = c["measured_read_pct"]
                     what += f" (compared at {pct}/{100 - pct}: measured_read_pct)"
                 steady = _steady_figure(iops.iops(bs, pct) if iops else None, iops.steady if iops else None, "IOPS")
-                fresh = _fresh(fp, {"read_iops": "randread", "write_iops": "randwrite"}.get(key, ""), bs)
+                fresh, how = _fresh_or_swept(fp, sweep, {"read_iops": "randread", "write_iops": "randwrite"}.get(key, ""),
+                                             bs)
                 rows.append(_with_basis({"what": what, "unit": "IOPS", "claimed": c[key], "better": "higher"},
-                                        fresh, steady, basis=c.get("basis"), saturated=_saturated(wsat, bs, pct)))
+                                        fresh, steady, basis=c.get("basis"), saturated=_saturated(wsat, bs, pct),
+                                        missing=_missing("IOPS", iops is not None, how)))
     return rows
 
 
@@ -371,8 +418,8 @@ def claim_rows(store: Store, run: dict, claims: dict) -> list[dict]:
     (that of the steady-state figure shown beside), and `meets` (None: not judged)."""
     s = _summaries(store, run)
     fp = s.get("fresh-peak")
-    rows = (_sequential_rows(s.get("throughput"), fp, claims.get("sequential", []))
-            + _random_rows(s.get("iops"), fp, s.get("wsat"), claims.get("random", []))
+    rows = (_sequential_rows(s.get("throughput"), fp, claims.get("sequential", []), s.get("bs-sweep"))
+            + _random_rows(s.get("iops"), fp, s.get("wsat"), claims.get("random", []), s.get("bs-sweep"))
             + _latency_rows(s.get("latency"), claims.get("latency", []))
             + _latency_point_rows(s, claims.get("latency_point", []))
             + _endurance_rows(s.get("endurance"), claims.get("endurance", {})))

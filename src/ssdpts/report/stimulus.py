@@ -23,8 +23,7 @@ def stimulus_block(ctx) -> Markup:
     try:
         summary = summarise([r for kind in CELL_KINDS for r in ctx.rounds(kind=kind)])
         if not summary.measured:
-            why = "; ".join(summary.notes()) or "not recorded (stored before ssdpts recorded it)"
-            return Markup(f'<p class="note">Stimulus at the device: {escape(why)}.</p>')
+            return Markup(f'<p class="note">Stimulus at the device: {escape(summary.why_unmeasured())}.</p>')
         bad = summary.mismatched
         head = Markup(f'<p class="{"ss bad" if bad else "note"}">Stimulus at the device: '
                       f'{len(summary.measured)} cells measured, '

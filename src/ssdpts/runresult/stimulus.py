@@ -37,7 +37,7 @@ class StimulusSummary:
     """A test's cells as the device saw them."""
 
     cells: list[CellStimulus] = field(default_factory=list)
-    unrecorded: int = 0           # cells stored without a record (by an older ssdpts, or a remote engine)
+    unrecorded: int = 0           # cells stored without a record or a note of why (every engine gives one now)
 
     @property
     def measured(self) -> list[CellStimulus]:
@@ -49,6 +49,13 @@ class StimulusSummary:
 
     def notes(self) -> list[str]:
         return list(dict.fromkeys(c.stimulus.note for c in self.cells if not c.stimulus.measured))
+
+    def why_unmeasured(self) -> str:
+        """Why no cell has a record: the engines' notes (every engine stores a record or says why not); cells
+        stored with neither are said to be, not guessed at."""
+        unrecorded = (f"not recorded: {self.unrecorded} cell(s) stored without a record or a reason"
+                      if self.unrecorded else "")
+        return "; ".join([*self.notes(), *([unrecorded] if unrecorded else [])]) or "no cells"
 
     def deviations(self) -> list[Deviation]:
         """One `stimulus` deviation per finding (the same words in every cell), its first cell as the example."""

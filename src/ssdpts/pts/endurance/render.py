@@ -26,15 +26,28 @@ def text_lines(s: EnduranceSummary, clock: Clock) -> list[str]:
         return out
     out += [f"{a:22} {b}" for a, b in summary_lines(to_data(s.projection), clock)]
     if s.erase_increments:
-        whole = [i.minutes for i in s.erase_increments if i.minutes is not None]
-        out.append(f"{'erase count':22} {len(s.erase_increments)} increments to {s.erase_increments[-1].count}"
-                   + (f", {sum(whole) / len(whole):,.1f} {clock.unit('min')} per increment on average" if whole else
-                      " (one increment: minutes per increment not available)"))
+        out.append(f"{'erase count':22} {len(s.erase_increments)} increments to {s.erase_increments[-1].count}")
+    if s.minutes_per_erase_increment is not None or s.erase_rate_basis:
+        out.append(f"{'min per erase count':22} " + (
+            f"{s.minutes_per_erase_increment:,.3g} {clock.unit('min')} per increment ({s.erase_rate_basis})"
+            if s.minutes_per_erase_increment is not None else f"not available: {s.erase_rate_basis}"))
     if s.loops:
-        durs = [lp.duration_s for lp in s.loops]
-        out.append(f"{'loops':22} {len(s.loops)} of {s.loop_bytes / 2**30:,.2f} GiB, {min(durs):,.1f} {sec} to "
-                   f"{max(durs):,.1f} {sec} each")
+        out.append(f"{'loops':22} {loops_line(s, clock)}")
     return out
+
+
+def loops_line(s: EnduranceSummary, clock: Clock) -> str:
+    """How many loops, their measured durations on the run's clock, and whose clock timed them to what."""
+    sec = clock.unit("s")
+    durs = [lp.duration_s for lp in s.loops if lp.duration_s is not None]
+    line = f"{len(s.loops)} of {s.loop_bytes / 2**30:,.2f} GiB" + (
+        f", {min(durs):,.2f} {sec} to {max(durs):,.2f} {sec} each" if durs else "")
+    if len(durs) < len(s.loops):
+        line += f"; {len(s.loops) - len(durs)} ended in the row the loop before ended in (not timed)"
+    rows = [lp.resolution_s for lp in s.loops if lp.resolution_s is not None]
+    if not rows:
+        return line + " (times interpolated inside the polls: stored by an older ssdpts)"
+    return line + f" (ends timed by {s.loops_timed_by}, to {max(rows):,.3g} {sec})"
 
 
 def text(s: EnduranceSummary, clock: Clock) -> list[str]:
@@ -105,6 +118,11 @@ def _erase_count_html(ctx: SectionContext, s: EnduranceSummary, pts: list[Health
                          caption=f"Every whole increment of the average erase count (resolution: the "
                                  f"{s.poll_s:g} s poll interval)" if rows else
                                  "The average erase count did not reach a new whole value in this run"))
+    rate = (f"{s.minutes_per_erase_increment:,.3g} minutes per increment of the average erase count: "
+            f"{s.erase_rate_basis}" if s.minutes_per_erase_increment is not None else
+            f"Minutes per increment of the average erase count: not available ({s.erase_rate_basis})")
+    if s.erase_rate_basis:
+        out.append(Markup(f'<p class="note">{escape(rate)}.</p>'))
     return Markup("").join(out)
 
 
@@ -116,13 +134,15 @@ def _loops_html(ctx: SectionContext, s: EnduranceSummary, unit: str, div: float)
     out = [ctx.plot(fig, "mib-vs-time", "throughput vs time")]
     if s.loops:
         fig = ctx.figure()
-        plots.bar_plot(fig, [str(lp.index) for lp in s.loops], {"loop duration": [lp.duration_s for lp in s.loops]},
+        plots.bar_plot(fig, [str(lp.index) for lp in s.loops],
+                       {"loop duration": [lp.duration_s or 0.0 for lp in s.loops]},
                        f"loop ({s.loop_bytes / 2**30:,.2f} GiB each)", "duration (s)", annotate=len(s.loops) <= 20)
         out.append(ctx.plot(fig, "loop-durations", "time per loop of the workload"))
-    rows = [[lp.index, lp.start_s, lp.end_s, lp.duration_s, lp.mib_s] for lp in s.loops]
-    out.append(ctx.table("loops", ["Loop", "Start (s)", "End (s)", "Duration (s)", "MiB/s"], rows,
-                         caption=f"Loops of {s.loop_bytes / 2**30:,.2f} GiB written (complete loops only; times "
-                                 "interpolated inside the poll intervals)" if rows else
+    rows = [[lp.index, lp.start_s, lp.end_s, lp.duration_s if lp.duration_s is not None else "not timed",
+             lp.mib_s, lp.resolution_s] for lp in s.loops]
+    out.append(ctx.table("loops", ["Loop", "Start (s)", "End (s)", "Duration (s)", "MiB/s", "Timed to (s)"], rows,
+                         caption=f"Loops of {s.loop_bytes / 2**30:,.2f} GiB written, complete loops only: "
+                                 f"{loops_line(s, ctx.clock)}" if rows else
                                  f"No complete loop of {s.loop_bytes / 2**30:,.2f} GiB was written"))
     return Markup("").join(out)
 

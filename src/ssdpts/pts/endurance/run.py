@@ -13,14 +13,16 @@ health data was not available.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ... import health
 from ...errors import SsdptsError
-from ...health.projection import erase_increments, project, waf_between
+from ...health.projection import erase_increments, minutes_per_increment, project, waf_between
 from ...health.record import POLL_KIND, HealthSnapshot
 from ...records import from_data
-from ...store import Store
+from ...capabilities import Capability
+from ...store import RoundRecord, Store
 from ...units import format_duration
 from ...workload import Workload
 from ..streaming import STREAM_ROUND_LIMIT
@@ -35,18 +37,55 @@ PHASE = "endurance"
 BASELINE = "health:poll:000000"
 
 
-def loops(series: list[EndurancePoll], loop_bytes: int) -> list[Loop]:
-    """Complete loops of `loop_bytes` written, their times interpolated inside the polls that cross them."""
+ROWS_PER_POLL = 100      # the simulator's interval log inside each poll: loop ends timed to 1 % of a poll
+
+
+@dataclass(frozen=True)
+class Written:
+    """The workload's bytes written by the end of one row of the engine's own clock."""
+
+    end_s: float             # workload seconds
+    total_bytes: int
+    row_s: float             # the row's length: a loop end read in it is known to this
+
+
+def written_rows(rounds: list[RoundRecord]) -> tuple[list[Written], str]:
+    """Every round's own rows (the simulator's interval log inside the poll, when the engine streams one and it
+    holds all the round's bytes), else the round itself (fio's status document at the poll); and whose clock."""
+    out: list[Written] = []
+    t, total, logged = 0.0, 0, 0
+    for r in rounds:
+        end, cell = float(r.tracking["elapsed_s"]), r.cells[0]
+        rows = [x for x in cell.intervals if "t_ns" in x and "write_bytes" in x]
+        if rows and sum(x["write_bytes"] for x in rows) == cell.write.bytes:
+            logged += 1
+            before = 0
+            for x in rows:
+                total += x["write_bytes"]
+                out.append(Written(min(t + x["t_ns"] / 1e9, end), total, (x["t_ns"] - before) / 1e9))
+                before = x["t_ns"]
+        else:
+            total += cell.write.bytes
+            out.append(Written(end, total, end - t))
+        t = end
+    by = "the simulator's interval log inside each poll" if logged == len(rounds) else \
+        "the polls (the engine's status at each)" if not logged else "the simulator's log, else the polls"
+    return out, by
+
+
+def loops(rows: list[Written], loop_bytes: int) -> list[Loop]:
+    """Complete loops of `loop_bytes` written: each ends with the first row by whose end the written bytes
+    reached its bound (measured to that row, not interpolated); a loop that ended in its predecessor's row has
+    no duration known."""
     out: list[Loop] = []
-    t0, b0, start = 0.0, 0, 0.0
-    for p in series:
-        t1, b1 = p.elapsed_s, p.fio_written_bytes
-        while b1 > b0 and b1 >= (len(out) + 1) * loop_bytes:
-            end = t0 + (t1 - t0) * ((len(out) + 1) * loop_bytes - b0) / (b1 - b0)
-            out.append(Loop(len(out) + 1, start, end, end - start, loop_bytes / (end - start) / 2**20
-                            if end > start else 0.0))
-            start = end
-        t0, b0 = t1, b1
+    start, start_row = 0.0, None
+    for w in rows:
+        while w.total_bytes >= (len(out) + 1) * loop_bytes:
+            timed = start_row is not w and w.end_s > start
+            duration = w.end_s - start if timed else None
+            out.append(Loop(len(out) + 1, start, w.end_s, duration,
+                            loop_bytes / duration / 2**20 if duration else None, resolution_s=w.row_s))
+            start, start_row = w.end_s, w
     return out
 
 
@@ -100,6 +139,8 @@ def run(ctx: TestContext) -> EnduranceSummary:
     stop = ctx.streams.stop_reason(PHASE)
     if stop is None and remaining > cfg.poll * 1e-3 and len(done) < max_rounds:
         cell = _workload(ctx, cfg.workload, remaining)
+        if Capability.STREAMED_LOG in ctx.engine.capabilities:     # rows inside each poll: loop ends timed by them
+            cell = cell.with_(log_interval_ms=max(1, round(cfg.poll * 1000 / ROWS_PER_POLL)))
         prev = {"snap": polls(ctx.store, ctx.run_id, ctx.test)[-1]}
 
         def track(phase_, round_no, res, st):
@@ -144,6 +185,9 @@ def run(ctx: TestContext) -> EnduranceSummary:
     ctx.progress.message(f"{ctx.test}: {health.brief(final)}")
     polled = [from_data(EndurancePoll, p) for p in series]
     loop_bytes = cfg.loop_size or ctx.target.size_bytes
+    rows, timed_by = written_rows(ctx.store.rounds(ctx.run_id, ctx.test, PHASE))
+    increments = erase_increments(pts)
+    per_increment, rate_basis = minutes_per_increment(pts, increments)
     return EnduranceSummary(
         workload=cfg.workload, duration_s=cfg.duration, poll_s=cfg.poll, elapsed_s=elapsed,
         stop_reason=stop, rounds=len(rounds), polls=len(pts),
@@ -151,5 +195,5 @@ def run(ctx: TestContext) -> EnduranceSummary:
         health_available=available, health_reason=reason, health_source=final.source or None,
         rated=RatedEndurance(cfg.rated_tbw, cfg.dwpd, cfg.warranty_years, ctx.target.size_bytes),
         projection=from_data(Projection, {k: v for k, v in proj.items() if k != "waf_series"}),
-        series=polled, erase_increments=erase_increments(pts), loop_bytes=loop_bytes,
-        loops=loops(polled, loop_bytes))
+        series=polled, erase_increments=increments, loop_bytes=loop_bytes, loops=loops(rows, loop_bytes),
+        loops_timed_by=timed_by, minutes_per_erase_increment=per_increment, erase_rate_basis=rate_basis)

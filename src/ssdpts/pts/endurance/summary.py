@@ -90,14 +90,17 @@ class EndurancePoll:
 
 @dataclass
 class Loop:
-    """One pass of `loop_size` bytes of the workload (seed 002 timed its loops from LOG file mtimes);
-    start and end interpolated inside the polls where the written bytes cross the loop's bounds."""
+    """One pass of `loop_size` bytes of the workload (seed 002 timed its loops from LOG file mtimes). Its end
+    is the end of the engine's own row (the simulator's interval log inside each poll, else the poll itself)
+    by which the written bytes reached the loop's bound: measured to `resolution_s`, never interpolated. A loop
+    that ended in the row its predecessor ended in is shorter than that: its duration is not known (None)."""
 
     index: int                           # 1-based
     start_s: float                       # workload seconds
     end_s: float
-    duration_s: float
-    mib_s: float                         # loop_size / duration, MiB/s (2^20 B/s)
+    duration_s: float | None
+    mib_s: float | None                  # loop_size / duration, MiB/s (2^20 B/s)
+    resolution_s: float | None = None    # the row its end was read in (None: stored by an ssdpts that interpolated)
 
 
 @dataclass
@@ -119,3 +122,8 @@ class EnduranceSummary(Summary):
     erase_increments: list[EraseIncrement] = field(default_factory=list)   # empty: no erase count reported
     loop_bytes: int = 0                  # bytes per loop (the profile's loop_size; default the capacity)
     loops: list[Loop] = field(default_factory=list)                         # complete loops only
+    loops_timed_by: str = ""             # whose clock timed the loop ends ("" : interpolated, an older run)
+    # minutes per whole increment of the average erase count (seed 002's "left value x 5 min"), and how it was
+    # measured (None: not measurable, `erase_rate_basis` says why)
+    minutes_per_erase_increment: float | None = None
+    erase_rate_basis: str = ""

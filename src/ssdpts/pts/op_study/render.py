@@ -1,5 +1,5 @@
-"""Over-provisioning renderers: steady-state IOPS vs active range, MB/s over time per active range (seed 001
-Fig 13), each range's steady state, text, headline."""
+"""Over-provisioning renderers: IOPS vs active range (steady state or not, said per point), MB/s over time
+per active range (seed 001 Fig 13), each range's steady state, text, headline."""
 
 from __future__ import annotations
 
@@ -56,6 +56,35 @@ def over_time(ctx: SectionContext, s: OpStudySummary) -> list[Markup]:
                       caption="the lines of the chart above, one row per round")]
 
 
+def not_reached_words(ranges: list[ActiveRangeResult]) -> str:
+    """"AR 100 %, 75 %": the active ranges whose loop did not reach steady state, largest first."""
+    percents = sorted({a.active_range_percent for a in ranges}, reverse=True)
+    return "AR " + ", ".join(f"{p:g} %" for p in percents)
+
+
+def iops_vs_ar(fig, series: dict[str, list[ActiveRangeResult]]) -> str:
+    """IOPS against the active range (largest left), one line per series; a point whose loop did not reach
+    steady state is hollow and named in the legend. Only a plot whose every point reached steady state has
+    "steady-state IOPS" on its axis. Returns the plot's title."""
+    known = {label: [a for a in ranges if a.iops is not None] for label, ranges in series.items()}
+    unreached = [a for ranges in known.values() for a in ranges if not a.reached]
+    ylabel = "IOPS (last-window mean)" if unreached else "steady-state IOPS"
+    ticks = sorted({a.active_range_percent for ranges in known.values() for a in ranges}, reverse=True)
+    plots.series_plot(fig, {label: ([a.active_range_percent for a in ranges], [a.iops for a in ranges])
+                            for label, ranges in known.items()},
+                      "active range (% of capacity)", ylabel, ylim0=True, xticks=ticks,
+                      xticklabels=[f"{t:g}" for t in ticks])
+    ax = fig.axes[0]
+    if unreached:
+        ax.plot([a.active_range_percent for a in unreached], [a.iops for a in unreached], linestyle="none",
+                marker="o", markersize=9, markerfacecolor="white", markeredgecolor="tab:red", markeredgewidth=1.6,
+                label=f"steady state NOT reached ({not_reached_words(unreached)})", zorder=3)
+        ax.legend()
+    ax.invert_xaxis()
+    return f"{ylabel} vs active range" + (f", steady state NOT reached at {not_reached_words(unreached)}"
+                                            if unreached else "")
+
+
 def html(ctx: SectionContext) -> Markup:
     """Steady-state IOPS vs active range (and the gain over AR 100 %), plus each range's steady-state block."""
     s: OpStudySummary = ctx.summary
@@ -63,21 +92,17 @@ def html(ctx: SectionContext) -> Markup:
     if not items:
         return Markup("")
     out = []
-    known = [a for a in items if a.iops is not None]
     fig = ctx.figure()
-    plots.series_plot(fig, {f"RND {bs_label(s.block_size)} W": ([a.active_range_percent for a in known],
-                                                                [a.iops for a in known])},
-                      "active range (% of capacity)", "steady-state IOPS", ylim0=True,
-                      xticks=[a.active_range_percent for a in known],
-                      xticklabels=[f"{a.active_range_percent:g}" for a in known])
-    fig.axes[0].invert_xaxis()
-    out.append(ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range",
-                        "The part of the drive outside the active range is never written after the purge: extra spare area."))
+    title = iops_vs_ar(fig, {f"RND {bs_label(s.block_size)} W": items})
+    out.append(ctx.plot(fig, "iops-vs-ar", title,
+                        "The part of the drive outside the active range is never written after the purge: extra "
+                        "spare area. Each point is the mean of the steady-state loop's last window of rounds: its "
+                        "measurement window where steady state was reached; a hollow point did not reach it."))
     out += over_time(ctx, s)
     base = s.at(100)
     rows = [[a.active_range_percent, a.active_bytes / 2**30, a.extra_spare_bytes / 2**30, a.iops, _gain(a, base),
              "yes" if a.reached else "NOT reached", a.rounds] for a in items]
-    out.append(ctx.table("table", ["Active range (%)", "Active (GiB)", "Extra spare (GiB)", "Steady IOPS",
+    out.append(ctx.table("table", ["Active range (%)", "Active (GiB)", "Extra spare (GiB)", "IOPS (window mean)",
                                    "× AR 100 %", "Steady state", "Rounds"], rows,
                          caption="Random write steady state per active range"))
     for a in items:
@@ -93,11 +118,8 @@ def compare(ctx: CompareContext) -> Markup:
     if not ars:
         return Markup('<p class="warn">The runs share no active range.</p>')
     fig = ctx.figure()
-    plots.series_plot(fig, {v.label: (ars, [v.summary.at(a).iops for a in ars]) for v in ctx.views},
-                      "active range (% of capacity)", "steady-state IOPS", ylim0=True, xticks=ars,
-                      xticklabels=[f"{a:g}" for a in ars])
-    fig.axes[0].invert_xaxis()
-    out = [ctx.plot(fig, "iops-vs-ar", "steady-state IOPS vs active range, one series per run")]
+    title = iops_vs_ar(fig, {v.label: [v.summary.at(a) for a in ars] for v in ctx.views})
+    out = [ctx.plot(fig, "iops-vs-ar", f"{title}; one series per run")]
     out.append(ctx.side_by_side("table", [(f"{a:g}",) for a in ars], [[s.at(a).iops for s in runs] for a in ars],
                                 ["Active range (%)"], "IOPS",
                                 caption="Random write steady state per active range; Δ relative to the first run"))
