@@ -9,7 +9,7 @@ RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system system-test rust python dist demo check test bench clean
+.PHONY: setup system system-test test-deps rust python dist demo check test bench clean
 
 setup: system rust python
 
@@ -70,11 +70,14 @@ dist: system $(MATURIN)
 # For the test suite only (not `make demo`): Chromium looks at the HTML report, QEMU with the Debian kernel and a
 # static busybox boot the test bed (docs/testing.md), fdisk/mdadm/lvm2/dmsetup/nbd-client/mkswap build the devices
 # the safety tests must refuse, and PostgreSQL's pgbench is the application tests/test_apps_capture.py captures
-# (~13 s, 19 MB; Debian's package also sets up a default cluster).
+# (~13 s, 19 MB; Debian's package also sets up a default cluster). Prometheus scrapes a run's live metrics
+# (tests/test_live_metrics.py runs its binary on a loopback port, never the system service the package enables);
+# chromium-driver drives Chromium through the results site (tests/test_site_browser.py).
 system-test: system
 	@missing=""; \
 	for c in chromium:chromium qemu-system-x86_64:qemu-system-x86 sfdisk:fdisk mdadm:mdadm lvm:lvm2 \
-	         dmsetup:dmsetup nbd-client:nbd-client mkswap:util-linux file:file; do \
+	         dmsetup:dmsetup nbd-client:nbd-client mkswap:util-linux file:file prometheus:prometheus \
+	         promtool:prometheus chromedriver:chromium-driver; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
 	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
@@ -85,6 +88,10 @@ system-test: system
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# Python packages only the test suite uses (pyproject.toml's browser-test extra), not `make demo`.
+test-deps: python
+	@$(CARGO_PATH) $(PY) -m pip install -q -e '.[test,browser-test]' 2>&1 | grep -v -e "^$$" || true
 
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
@@ -120,7 +127,7 @@ BESIDE_VM = tests/vm
 BESIDE_CLOCK = tests/test_real_shape.py tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
 BESIDE = $(BESIDE_VM) $(BESIDE_CLOCK)
 SUITE_WORKERS = 2
-test: setup system-test dist
+test: setup system-test test-deps dist
 	$(CARGO_PATH) cargo test -q --manifest-path sim/Cargo.toml
 	@vmlog=$$(mktemp); clocklog=$$(mktemp); \
 	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE_VM) >$$vmlog 2>&1 & vm=$$!; \

@@ -22,7 +22,7 @@ from ..settings import declarations
 from ..targets.purge import METHODS
 from ..store import Store
 from ..units import parse_duration, target_size
-from .common import RESULTS_HELP, results_dir as results_dir_of
+from .common import RESULTS_HELP, live_metrics, metrics_options, results_dir as results_dir_of
 
 
 def _toml_str(s: str) -> str:
@@ -89,8 +89,10 @@ def _remove_if_empty(d: Path) -> None:
 @click.option("--size", default=None, help="Size of a file target, created if missing (e.g. 8G).")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
+@metrics_options
 def endurance(target, destroy_data, profile, workload, duration, poll, threads, iodepth, rated_tbw, dwpd,
-              warranty_years, purge_method, size, results, quiet):
+              warranty_years, purge_method, size, results, quiet, metrics_port, metrics_address, metrics_textfile,
+              metrics_linger):
     """Write to TARGET for a long time and watch it wear: wear per TB and per day, projected days to
     end of life at this load, TBW consumed vs rated, WAF over time, temperature.
 
@@ -124,20 +126,25 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
         return {r["id"] for r in Store.in_dir(results_dir).runs()} if (results_dir / "ssdpts.db").exists() else set()
 
     before = runs()
+    live = None
     try:
+        live = live_metrics(metrics_port, metrics_address, metrics_textfile)
         chosen = get_test("endurance").settings_of(load_profile(str(over)))
         known = {**WORKLOADS, **chosen.workloads}
         if chosen.workload not in known:
             raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")
         run_id = lifecycle.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
                               size=size_bytes, destroy_data=destroy_data,
-                              purge_method=purge_method or "none", quiet=quiet)
+                              purge_method=purge_method or "none", quiet=quiet, live=live)
     except SsdptsError:
         if not runs() - before:                 # refused before a run existed: leave nothing behind
             over.unlink(missing_ok=True)
             for d in reversed(missing):
                 _remove_if_empty(d)
         raise
+    finally:
+        if live is not None:
+            live.close(metrics_linger)
     if not quiet:
         spec = get_test("endurance")
         stored = next((t["summary"] for t in Store.in_dir(results_dir).tests(run_id) if t["name"] == "endurance"), None)
