@@ -28,6 +28,19 @@ TEXTFILE_EVERY_S = 1.0      # the textfile is rewritten at most this often (node
 # a tracker's stored unit -> (metric family, factor to its base unit)
 ROUND_FAMILIES = {"IOPS": ("ssdpts_round_iops", 1.0), "B/s": ("ssdpts_round_bytes_per_second", 1.0),
                   "ns": ("ssdpts_round_latency_seconds", 1e-9), "": ("ssdpts_round_value", 1.0)}
+# trackers named by their unit rather than a cell metric (the endurance test's `mib_s`, `lat_mean_us`)
+SUFFIX_FAMILIES = {"mib_s": ("ssdpts_round_bytes_per_second", 2.0**20),
+                   "_us": ("ssdpts_round_latency_seconds", 1e-6)}
+
+
+def round_family(label: str) -> tuple[str, float]:
+    """The family a tracking value is shown in and the factor from its stored unit to the family's base unit."""
+    stored = unit_of(label).stored
+    if not stored:
+        for suffix, family in SUFFIX_FAMILIES.items():
+            if label.endswith(suffix):
+                return family
+    return ROUND_FAMILIES[stored]
 
 
 @dataclass
@@ -125,7 +138,7 @@ class LiveState:
         if "reached" in v:
             fam["ssdpts_steady_state_reached"].add(1 if v["reached"] else 0)
         for label, value in v["tracking"].items():
-            name, factor = ROUND_FAMILIES[unit_of(label).stored]
+            name, factor = round_family(label)
             fam[name].add(value * factor, test=v.get("last_round_test", ""), phase=v.get("last_round_phase", ""),
                           tracker=label, metric=metric_of(label))
         idle = v.get("device_idle_ms")

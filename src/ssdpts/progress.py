@@ -192,7 +192,7 @@ class Progress:
             eta += [("test", "lower", test[0]), ("test", "upper", test[1])]
         if run is not None:   # bytes still to write at an unknown speed: the run's upper bound is unknown
             eta += [("run", "lower", run[0]), ("run", "upper", None if "drive's speed" in writes else run[1])]
-        self._metrics.publish(eta=eta, eta_at=time.time(), **values)
+        self._metrics.publish(**{"eta": eta, "eta_at": time.time(), **values})
 
     def _clock(self, eta: str) -> str:
         """A simulated drive's ETA is simulated time: said, with the wall time spent so far beside it."""
@@ -242,7 +242,7 @@ class Progress:
 
     def run_ended(self, status: str) -> None:
         """The run's status as the runner stored it (completed, partial, interrupted, failed)."""
-        self._publish(status=status, round_seconds=None)
+        self._publish(status=status, round_seconds=None, eta=[])     # nothing left: no ETA
 
     def planned(self, tests: list[str], bounds: list[PlanBounds]) -> None:
         """The run's tests in order and the bounds of those that have a plan."""
@@ -337,7 +337,7 @@ class Progress:
         if self._metrics is not None:
             measured = out.device_idle_before if out is not None else None
             self._metrics.count("rounds")
-            self._publish(last_round=round_no, last_round_test=test, last_round_phase=phase, reached=reached,
+            self._publish(round=round_no, last_round=round_no, last_round_test=test, last_round_phase=phase, reached=reached,
                           tracking={k: v for k, v in tracking.items()
                                     if isinstance(v, (int, float)) and not isinstance(v, bool)},
                           device_idle_ms=measured.ms if measured is not None else None, round_seconds=None)
