@@ -112,6 +112,16 @@ def test_filter_select_compare_in_chromium(built, browser, tmp_path_factory):
     assert ids[2] in browser.page_source
 
 
+def test_bad_compare_set_refused_and_site_kept(built):
+    """A --compare set of one run: one line, exit 2, and the site written before is left as it was."""
+    out, _, ids = built
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    r = ssdpts("site", "--results", str(out.parent / "results"), "--out", str(out), "--compare", ids[0])
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "give two to 8 different runs" in r.stderr
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+
+
 def test_out_not_made_by_site_refused(results, tmp_path):
     d, _ = results
     (tmp_path / "mine.txt").write_text("keep me")
