@@ -9,7 +9,7 @@ RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
 
-.PHONY: setup system system-test rust python docs-deps docs pg-driver dist demo check test bench clean
+.PHONY: setup system system-test rust python docs-deps docs test-deps dist demo check test bench clean
 
 setup: system rust python
 
@@ -63,11 +63,6 @@ docs-deps: python
 docs: docs-deps
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
-# The shared store's driver, the `postgres` extra (docs/shared-store.md), for the test suite only: `make demo`
-# runs without it (SQLite, no server).
-pg-driver: $(PY)
-	@$(PY) -c "import psycopg" 2>/dev/null || $(PY) -m pip install -q $$($(PY) -c 'import tomllib; \
-	  print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["postgres"])')
 
 # maturin, the build backend pyproject.toml names (and its version range), inside .venv.
 $(MATURIN): $(PY)
@@ -87,11 +82,14 @@ dist: system $(MATURIN)
 # For the test suite only (not `make demo`): Chromium looks at the HTML report, QEMU with the Debian kernel and a
 # static busybox boot the test bed (docs/testing.md), fdisk/mdadm/lvm2/dmsetup/nbd-client/mkswap build the devices
 # the safety tests must refuse, and PostgreSQL's pgbench is the application tests/test_apps_capture.py captures
-# (~13 s, 19 MB; Debian's package also sets up a default cluster).
+# (~13 s, 19 MB; Debian's package also sets up a default cluster). Prometheus scrapes a run's live metrics
+# (tests/test_live_metrics.py runs its binary on a loopback port, never the system service the package enables);
+# chromium-driver drives Chromium through the results site (tests/test_site_browser.py).
 system-test: system
 	@missing=""; \
 	for c in chromium:chromium qemu-system-x86_64:qemu-system-x86 sfdisk:fdisk mdadm:mdadm lvm:lvm2 \
-	         dmsetup:dmsetup nbd-client:nbd-client mkswap:util-linux file:file; do \
+	         dmsetup:dmsetup nbd-client:nbd-client mkswap:util-linux file:file prometheus:prometheus \
+	         promtool:prometheus chromedriver:chromium-driver; do \
 	  command -v $${c%%:*} >/dev/null 2>&1 || missing="$$missing $${c##*:}"; \
 	done; \
 	ls /boot/vmlinuz-* >/dev/null 2>&1 || missing="$$missing linux-image-amd64"; \
@@ -102,6 +100,14 @@ system-test: system
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# Python packages only the test suite uses, not `make demo`: pyproject.toml's docs extra (above), the shared
+# store's driver (`postgres`: docs/shared-store.md) and the WebDriver client the results site's browser test drives
+# Chromium with (`browser-test`). Their requirements only: the package itself is installed once, by `python`.
+test-deps: docs-deps
+	@$(PY) -c "import psycopg, selenium" 2>/dev/null || $(PY) -m pip install -q $$($(PY) -c 'import tomllib; \
+	  extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; \
+	  print(*extras["postgres"], *extras["browser-test"])')
 
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)
@@ -137,7 +143,7 @@ BESIDE_VM = tests/vm
 BESIDE_CLOCK = tests/test_real_shape.py tests/test_resume_truth.py tests/test_trace_stimulus.py tests/oracle
 BESIDE = $(BESIDE_VM) $(BESIDE_CLOCK)
 SUITE_WORKERS = 2
-test: setup system-test docs-deps pg-driver dist
+test: setup system-test test-deps dist
 	$(CARGO_PATH) cargo test -q --manifest-path sim/Cargo.toml
 	@vmlog=$$(mktemp); clocklog=$$(mktemp); \
 	$(CARGO_PATH) $(PY) -m pytest -q -p no:cacheprovider $(BESIDE_VM) >$$vmlog 2>&1 & vm=$$!; \

@@ -118,6 +118,8 @@ LAZY_COMMANDS = {
                              "Run fio's server for remote ssdpts runs (on the machine that holds the drives)."),
     "show": LazyCommand("ssdpts.commands.results", "show", "Show a run's results (steady state, tables, units)."),
     "sim": LazyCommand("ssdpts.commands.sim", "sim", "The simulated SSD outside a run."),
+    "site": LazyCommand("ssdpts.commands.site", "site",
+                        "Write a static results site: every drive and run, filterable; each run's report; comparisons."),
     "steady-state": LazyCommand("ssdpts.commands.steady", "steady_state",
                                 "Judge steady state for per-round VALUES (last WINDOW of them), the SNIA way."),
     "tests": LazyCommand("ssdpts.commands.catalog", "list_tests",

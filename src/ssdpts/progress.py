@@ -19,6 +19,8 @@ from .units import format_duration
 
 if TYPE_CHECKING:
     from .engines.results import IoProgress, RoundOutput
+    from .health.record import HealthSnapshot
+    from .livemetrics import LiveMetrics
     from .pts.plan import TestPlan
     from .pts.resume import WorkDone
 
@@ -67,8 +69,9 @@ def idle_text(out: "RoundOutput") -> str:
 class Progress:
     """Receives events from the runner and the tests; prints where the run is and when it will end."""
 
-    def __init__(self, quiet: bool = False, simulated: bool = False):
+    def __init__(self, quiet: bool = False, simulated: bool = False, live: "LiveMetrics | None" = None):
         self.quiet = quiet
+        self._metrics = live       # the run's live metrics (--metrics-port, --metrics-textfile), if asked
         # a simulated drive's durations and the plans' bounds are simulated time, not the wall clock: every
         # duration and ETA says so, with the wall time beside it
         self.simulated = simulated
@@ -148,14 +151,24 @@ class Progress:
 
     def eta(self) -> str:
         """'ETA test ≤ 1m10s, run ≤ 5m20s', from the plans' bounds less the time the test has spent."""
-        test = self._test_left()
+        test, run, writes = self._eta_bounds()
         if test is None:
             return "ETA unknown (no plan for this test)"
+        if run is None:
+            return self._clock(f"ETA test {span(*test)}, run unknown")
+        return self._clock(f"ETA test {span(*test)}, run {span(*run)}{writes}")
+
+    def _eta_bounds(self) -> tuple[tuple[float, float] | None, tuple[float, float] | None, str]:
+        """The test's and the run's time left (lower, upper), None where unknown, and what the run's bound
+        leaves out or assumes of the preconditioning still to write."""
+        test = self._test_left()
+        if test is None:
+            return None, None, ""
         lo, hi = test
         later = [self._bounds.get(t) for t in self._tests[self._tests.index(self._test) + 1:]] \
             if self._test in self._tests else []
         if any(b is None for b in later):
-            return self._clock(f"ETA test {span(lo, hi)}, run unknown")
+            return test, None, ""
         run_lo, run_hi = lo + sum(b.seconds_min for b in later), hi + sum(b.seconds_max for b in later)
         unwritten = sum(b.size_bound_bytes for b in later)
         if self._bounds.get(self._test):   # the running preconditioning is in the test's own ETA
@@ -167,7 +180,19 @@ class Progress:
             writes = f" (preconditioning at the measured {self._rate / 1e6:,.0f} MB/s)"
         elif unwritten:
             writes = f" + writing {mb(unwritten)} at the drive's speed"
-        return self._clock(f"ETA test {span(lo, hi)}, run {span(run_lo, run_hi)}{writes}")
+        return test, (run_lo, run_hi), writes
+
+    def _publish(self, **values) -> None:
+        """Hands the event's figures to the live metrics (docs/metrics.md), with the ETAs as of now."""
+        if self._metrics is None:
+            return
+        test, run, writes = self._eta_bounds()
+        eta = []
+        if test is not None:
+            eta += [("test", "lower", test[0]), ("test", "upper", test[1])]
+        if run is not None:   # bytes still to write at an unknown speed: the run's upper bound is unknown
+            eta += [("run", "lower", run[0]), ("run", "upper", None if "drive's speed" in writes else run[1])]
+        self._metrics.publish(**{"eta": eta, "eta_at": time.time(), **values})
 
     def _clock(self, eta: str) -> str:
         """A simulated drive's ETA is simulated time: said, with the wall time spent so far beside it."""
@@ -210,10 +235,31 @@ class Progress:
     def message(self, text: str) -> None:
         self._print(text)
 
+    def run_started(self, run_id: str, target: str, profile: str, tests: list[str], results: str) -> None:
+        self._print(f"run {run_id}: {target}, profile {profile}, tests {', '.join(tests)} — results in {results}")
+        self._publish(run_id=run_id, target=target, profile=profile, simulated=self.simulated, tests=len(tests),
+                      status="running")
+
+    def run_ended(self, status: str) -> None:
+        """The run's status as the runner stored it (completed, partial, interrupted, failed)."""
+        self._publish(status=status, round_seconds=None, eta=[])     # nothing left: no ETA
+
     def planned(self, tests: list[str], bounds: list[PlanBounds]) -> None:
         """The run's tests in order and the bounds of those that have a plan."""
         self._tests = list(tests)
         self._bounds = {b.test: b for b in bounds}
+        self._publish(tests=len(tests))
+
+    def health(self, test: str, snap: "HealthSnapshot") -> None:
+        """A health reading (around each test, and the endurance test's polls): temperature, wear, errors."""
+        if self._metrics is None:
+            return
+        if snap.failures:
+            self._metrics.count("health_failures", len(snap.failures))
+        if snap.available:
+            self._publish(health={k: getattr(snap, k) for k in (
+                "temperature_c", "percentage_used", "available_spare", "host_written_bytes", "media_errors",
+                "critical_warning", "timestamp")})
 
     def test_started(self, test: str, title: str, index: int, count: int, done: "WorkDone | None" = None) -> None:
         """`done`: what a resumed test stored before (its finished preconditioning and rounds leave the ETA)."""
@@ -227,6 +273,8 @@ class Progress:
             planned = f" (planned {span(b.seconds_min, b.seconds_max)}" + (
                 f" + writing {mb(b.size_bound_bytes)}" if b.size_bound_bytes else "") + ")"
         self._print(f"== test {index}/{count}: {title}{planned}")
+        self._publish(test=test, title=title, phase="", test_index=index, tests=count, round=None,
+                      round_limit=None, round_seconds=None, pc_done=None, pc_total=None)
         if done is not None and (done.seconds or done.size_bound_bytes):
             self._print(f"   resumed: {format_duration(done.seconds)} of rounds" + (
                 f" and {mb(done.size_bound_bytes)} of preconditioning" if done.size_bound_bytes else "")
@@ -246,10 +294,13 @@ class Progress:
         if round_no:
             self._mark = self._round_started
         log.info("%s started", self._desc)
+        self._publish(test=test, phase=phase, round=round_no, round_limit=max_rounds, round_seconds=seconds,
+                      round_started_at=time.time(), pc_done=None, pc_total=None)
 
     def io_progress(self, test: str, phase: str, p: "IoProgress") -> None:
         """A running size-bound round's status (preconditioning), from the engine's thread."""
         self._io = p
+        self._publish(pc_done=p.bytes_done, pc_total=p.bytes_total)
         now = time.monotonic()
         if self._console is None and (now - self._io_printed >= PRINT_EVERY_S):
             self._io_printed = now
@@ -266,6 +317,7 @@ class Progress:
         self._print(f"   {test}{' ' + phase if phase else ''} preconditioning done: {mb(p.bytes_done)} "
                     f"written{took}{rate} (MB = 10^6 bytes)")
         self._mark = time.monotonic()
+        self._publish(pc_done=p.bytes_done, pc_total=p.bytes_total)
 
     def round_done(self, test: str, phase: str, round_no: int, tracking: dict, reached: bool,
                    out: "RoundOutput | None") -> None:
@@ -282,6 +334,13 @@ class Progress:
         self._status = values
         self._print(f"   {test}{' ' + phase if phase else ''} {counter}: {values}{'; ' + idle if idle else ''}"
                     f" — {state}; {self.eta()}")
+        if self._metrics is not None:
+            measured = out.device_idle_before if out is not None else None
+            self._metrics.count("rounds")
+            self._publish(round=round_no, last_round=round_no, last_round_test=test, last_round_phase=phase, reached=reached,
+                          tracking={k: v for k, v in tracking.items()
+                                    if isinstance(v, (int, float)) and not isinstance(v, bool)},
+                          device_idle_ms=measured.ms if measured is not None else None, round_seconds=None)
 
     def close(self) -> None:
         if self._live is not None:

@@ -91,3 +91,36 @@ class LazyCommand:
 
     def load(self) -> click.Command:
         return getattr(importlib.import_module(self.module), self.attribute)
+
+
+def metrics_options(command):
+    """--metrics-port, --metrics-address, --metrics-textfile and --metrics-linger (docs/metrics.md), shared by
+    the commands that run tests."""
+    from ..units import parse_duration
+
+    def linger(ctx, param, value):
+        return parse_duration(value, "--metrics-linger") if value is not None else 0.0
+
+    for option in reversed((
+            click.option("--metrics-port", type=click.IntRange(1, 65535), default=None, metavar="PORT",
+                         help="Serve live OpenMetrics of the run on http://ADDRESS:PORT/metrics (docs/metrics.md)."),
+            click.option("--metrics-address", default="127.0.0.1", show_default=True, metavar="ADDRESS",
+                         help="The address --metrics-port binds (0.0.0.0: every interface)."),
+            click.option("--metrics-textfile", default=None, metavar="PATH.prom",
+                         help="Write the live metrics to this file for node_exporter's textfile collector "
+                              "(rewritten atomically, at most once a second)."),
+            click.option("--metrics-linger", default=None, callback=linger, metavar="DURATION",
+                         help="Keep serving the final metrics this long after the run ends, e.g. 30s (at least "
+                              "one scrape interval, so Prometheus sees how the run ended) [default: 0]."))):
+        command = option(command)
+    return command
+
+
+def live_metrics(port: int | None, address: str, textfile: str | None):
+    """The run's live metrics, bound before anything runs (a port in use is one line, exit 2); None when not
+    asked for."""
+    if port is None and textfile is None:
+        return None
+    from ..livemetrics import LiveMetrics
+
+    return LiveMetrics(port=port, address=address, textfile=Path(textfile).absolute() if textfile else None)

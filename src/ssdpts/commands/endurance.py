@@ -23,7 +23,7 @@ from ..settings import declarations
 from ..targets.purge import METHODS
 from ..store import Store
 from ..units import parse_duration, target_size
-from .common import RESULTS_HELP, run_results
+from .common import RESULTS_HELP, live_metrics, metrics_options, run_results
 
 
 def _toml_str(s: str) -> str:
@@ -90,8 +90,10 @@ def _remove_if_empty(d: Path) -> None:
 @click.option("--size", default=None, help="Size of a file target, created if missing (e.g. 8G).")
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress; the run log is still written.")
+@metrics_options
 def endurance(target, destroy_data, profile, workload, duration, poll, threads, iodepth, rated_tbw, dwpd,
-              warranty_years, purge_method, size, results, quiet):
+              warranty_years, purge_method, size, results, quiet, metrics_port, metrics_address, metrics_textfile,
+              metrics_linger):
     """Write to TARGET for a long time and watch it wear: wear per TB and per day, projected days to
     end of life at this load, TBW consumed vs rated, WAF over time, temperature.
 
@@ -118,8 +120,14 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
               "purge_first": True if purge_method else None}
     _check_options(values)
     size_bytes = target_size(size)
-    with run_results(results) as results_dir:
-        run_id = _endure(target, results_dir, profile, values, size_bytes, destroy_data, purge_method, quiet)
+    live = live_metrics(metrics_port, metrics_address, metrics_textfile)   # a port in use fails before any file
+    try:
+        with run_results(results) as results_dir:
+            run_id = _endure(target, results_dir, profile, values, size_bytes, destroy_data, purge_method, quiet,
+                             live)
+    finally:
+        if live is not None:
+            live.close(metrics_linger)
     if not quiet:
         spec = get_test("endurance")
         store = Store.in_dir(results_dir)
@@ -130,7 +138,7 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
     click.echo(run_id)
 
 
-def _endure(target, results_dir: Path, profile, values, size_bytes, destroy_data, purge_method, quiet) -> str:
+def _endure(target, results_dir: Path, profile, values, size_bytes, destroy_data, purge_method, quiet, live) -> str:
     """The endurance run in `results_dir` (its profile override written there): its id."""
     missing = [d for d in (results_dir, results_dir / "profiles") if not d.exists()]
     over = write_override(results_dir, profile, values)
@@ -145,7 +153,7 @@ def _endure(target, results_dir: Path, profile, values, size_bytes, destroy_data
             raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")
         run_id = lifecycle.start(target, results_dir=results_dir, profile_name=str(over), tests=["endurance"],
                               size=size_bytes, destroy_data=destroy_data,
-                              purge_method=purge_method or "none", quiet=quiet)
+                              purge_method=purge_method or "none", quiet=quiet, live=live)
     except SsdptsError:
         if not runs() - before:                 # refused before a run existed: leave nothing behind
             over.unlink(missing_ok=True)

@@ -8,7 +8,7 @@ import click
 
 from ..errors import SsdptsError
 from ..targets.purge import METHODS as PURGE_METHODS
-from .common import RESULTS_HELP, open_store, results_dir, run_results
+from .common import RESULTS_HELP, live_metrics, metrics_options, open_store, results_dir, run_results
 
 STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state not reached, deviations: the "
                "verdict of 'ssdpts check'). Without it a completed run exits 0 whatever its verdict.")
@@ -54,11 +54,13 @@ STRICT_HELP = ("Exit 1 when a test of the run is not conformant (steady state no
 @click.option("--label", default=None, metavar="NAME",
               help="The run's name in comparisons and reports (e.g. 'partition', '27 % spare'); 'compare --label "
                    "RUN=NAME' overrides it there.")
+@metrics_options
 @click.option("--trace-stimulus", is_flag=True,
               help="Read the device's block completions (tracefs, root) while each cell runs and store the LBAs "
                    "it touched (docs/coverage.md); a local block device only. Kept for 'resume'.")
 def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data, purge_method, seed, set_write_cache,
-        ignore_doctor, results, quiet, strict, notes, label, trace_stimulus):
+        ignore_doctor, results, quiet, strict, notes, label, trace_stimulus, metrics_port, metrics_address,
+        metrics_textfile, metrics_linger):
     """Run the test suite on TARGETS: block devices, files, or sim:PRESET.
 
     Writing to a block device requires --destroy-data; mounted, swap, RAID/LVM member or otherwise
@@ -87,14 +89,19 @@ def run(targets, parallel, hosts, hosts_file, profile, tests, size, destroy_data
     names = registry.from_option(tests)   # an unknown, repeated or empty name fails before anything is created
     groups = [targets] if parallel else [[t] for t in targets]
     run_ids = []
-    with run_results(results) as local:
-        for group in groups:
-            run_ids.append(start(group, results_dir=local, profile_name=profile or "pts-enterprise",
-                                 tests=names, size=size_bytes, destroy_data=destroy_data,
-                                 purge_method=purge_method, quiet=quiet, seed=seed,
-                                 set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
-                                 trace_stimulus=trace_stimulus, label=label))
-            click.echo(run_ids[-1])
+    live = live_metrics(metrics_port, metrics_address, metrics_textfile)   # a port in use fails before any run
+    try:
+        with run_results(results) as local:
+            for group in groups:
+                run_ids.append(start(group, results_dir=local, profile_name=profile or "pts-enterprise",
+                                     tests=names, size=size_bytes, destroy_data=destroy_data,
+                                     purge_method=purge_method, quiet=quiet, seed=seed,
+                                     set_write_cache=set_write_cache, ignore_doctor=ignored, notes=notes,
+                                     trace_stimulus=trace_stimulus, label=label, live=live))
+                click.echo(run_ids[-1])
+    finally:
+        if live is not None:
+            live.close(metrics_linger)
     if strict:
         exit_if_not_conformant(str(local), run_ids)
 
@@ -130,14 +137,20 @@ def _remote_specs(paths: list[str], hosts: tuple[str, ...], hosts_file: str | No
 @click.option("--results", default=None, help=RESULTS_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="No live progress.")
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
-def resume(run_id, results, quiet, strict):
+@metrics_options
+def resume(run_id, results, quiet, strict, metrics_port, metrics_address, metrics_textfile, metrics_linger):
     """Continue an interrupted or failed run from its last committed round."""
     from ..runner import lifecycle
 
     local = results_dir(results)
     open_store(str(local)).close()
-    with run_results(results) as local:
-        run_id = lifecycle.resume(run_id, results_dir=local, quiet=quiet)
+    live = live_metrics(metrics_port, metrics_address, metrics_textfile)
+    try:
+        with run_results(results) as local:
+            run_id = lifecycle.resume(run_id, results_dir=local, quiet=quiet, live=live)
+    finally:
+        if live is not None:
+            live.close(metrics_linger)
     click.echo(run_id)
     if strict:
         exit_if_not_conformant(results, [run_id])

@@ -17,6 +17,7 @@ from ..engines.interface import Engine
 from ..engines.tracecoverage import check_traceable
 from ..errors import SsdptsError
 from ..hostinfo import platform_record
+from ..livemetrics import LiveMetrics
 from ..owner import RunOwner
 from ..profiles import load_profile, profile_tests
 from ..progress import PlanBounds, Progress
@@ -50,7 +51,7 @@ log = logging.getLogger("ssdpts")
 def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = (),
-          trace_stimulus: bool = False, label: str | None = None) -> str:
+          trace_stimulus: bool = False, label: str | None = None, live: LiveMetrics | None = None) -> str:
     profile = load_profile(profile_name)
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
@@ -85,11 +86,11 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str,
                            notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=engine.io,
                            label=checked_label(label)),
         engine=engine.name)
-    execute(store, run_id, target, engine, results_dir, quiet)
+    execute(store, run_id, target, engine, results_dir, quiet, live=live)
     return run_id
 
 
-def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
+def resume(run_id: str, *, results_dir: Path, quiet: bool, live: LiveMetrics | None = None) -> str:
     store = Store.in_dir(results_dir)
     run = settled(store, run_id)
     refuse_if_live(run, f"'ssdpts resume {run['id']}' if it stopped")
@@ -115,7 +116,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool) -> str:
         check_traceable(target)
     resumes.resuming(store, run["id"], target)      # the device's counters before any I/O of ours
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
-    execute(store, run["id"], target, engine, results_dir, quiet, retry=True)
+    execute(store, run["id"], target, engine, results_dir, quiet, retry=True, live=live)
     return run["id"]
 
 
@@ -132,9 +133,9 @@ def _stopped_by_medium(store: Store, run_id: str, error: ResultsMediumError, res
 
 
 def execute(store: Store, run_id: str, target: Target, engine: Engine, results_dir: Path, quiet: bool,
-            retry: bool = False) -> None:
+            retry: bool = False, live: LiveMetrics | None = None) -> None:
     run = store.run(run_id)
-    progress = Progress(quiet=quiet, simulated=simulated(target))
+    progress = Progress(quiet=quiet, simulated=simulated(target), live=live)
     profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
     if run["options"].trace_stimulus:      # refused up front on engines without it (check_traceable)
@@ -155,8 +156,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
         cache_required = (profile.get("defaults") or {}).get("write_cache", RunDefaults.write_cache)
         with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
                                                     run["options"].set_write_cache):
-            progress.message(f"run {run_id}: {target.label}, profile {run['profile_name']}, "
-                             f"tests {', '.join(run['tests'])} — results in {store.path}")
+            progress.run_started(run_id, target.label, run["profile_name"], run["tests"], str(store.path))
             note = run["options"].write_cache.note if run["options"].write_cache is not None else ""
             if note:
                 progress.message(f"note: {note}")
@@ -190,10 +190,12 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
         if failed or open_failures(store, run_id):
             what = "; ".join(f"{k} ({v})" for k, v in failed.items()) or "see 'ssdpts show'"
             store.set_run_status(run_id, "partial", f"targets failed: {what}; 'ssdpts resume {run_id}' retries them")
+            progress.run_ended("partial")
             write_run_report(store, run_id, progress)
             progress.message(f"run {run_id} finished with failed targets: {what}; retry with 'ssdpts resume {run_id}'")
             return
         store.set_run_status(run_id, "completed")
+        progress.run_ended("completed")
         write_run_report(store, run_id, progress)
         verdict = check(load_run(store, run_id), store)
         progress.message(f"{verdict.lines()[0]}" + ("" if verdict.conformant else f"; 'ssdpts check {run_id}' "
@@ -208,6 +210,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
         except SsdptsError as e:      # the results medium: the resume then reads the last stored round's end
             log.error("run %s: stop not recorded: %s", run_id, e)
         record_stop(store, run_id, "interrupted", interrupts.reason())
+        progress.run_ended("interrupted")
         # no checkpoint here: the drive may be inside an uncommitted round; resume restores the committed one
         progress.close()
         cost = f" (the stop lost {lost}: the resume runs it again)" if lost else ""
@@ -221,6 +224,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
         if discarded:
             raise SsdptsError(f"{e} (no run was kept: it had stored nothing)", exit_code=e.exit_code) from None
         store.set_run_status(run_id, "failed", str(e))
+        progress.run_ended("failed")
         mark_running_tests(store, run_id, "failed")
         raise SsdptsError(f"{e} (run {run_id} stopped; fix the cause and 'ssdpts resume {run_id}')",
                           exit_code=e.exit_code) from None
@@ -232,6 +236,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
         discarded = discard_if_empty(store, run_id, retry)
         if not discarded:
             record_stop(store, run_id, "failed", f"{type(e).__name__}: {e}")
+            progress.run_ended("failed")
         raise
     finally:
         reserve.release()

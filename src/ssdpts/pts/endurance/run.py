@@ -148,6 +148,7 @@ def run(ctx: TestContext) -> EnduranceSummary:
             totals["bytes"] += res.write.bytes
             snap = _poll(health.snapshot(ctx.target), totals["seconds"], round_no)
             ctx.store.record_step(ctx.run_id, ctx.test, f"health:poll:{round_no:06d}", POLL_KIND, snap)
+            ctx.progress.health(ctx.test, snap)
             w_int = waf_between(prev["snap"], snap)
             w_cum = waf_between(base, snap)
             prev["snap"] = snap
