@@ -108,6 +108,7 @@ def got(vm) -> dict:
     subprocess.run([sys.executable, "-m", "ssdpts", "export", out["run_id"], "--format", "json", "--out",
                     str(results / "doc"), "--results", str(results)], check=True, capture_output=True, timeout=300)
     out["doc"] = json.loads((results / "doc" / f"{out['run_id']}.json").read_text())
+    print(f"the run in the guest: {out['doc']['run']['updated'] - out['doc']['run']['created']:.0f} s")
     return out
 
 

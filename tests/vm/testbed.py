@@ -57,7 +57,7 @@ DRIVES = (
     Drive("spare", "sata", "SSDPTSSATA2", (32,), model="SSDPTS SAFETY DISK"),
     # LBA format 1 (512 B data + 8 B metadata) with T10 PI type 1, behind a root port of 8 GT/s x4
     # (tests/vm/test_vm_nvme_features.py)
-    Drive("nvmepi", "nvme", "SSDPTSNVMEPI", (64,), ns_options="ms=8,pi=1", port_link=("8", "4")),
+    Drive("nvmepi", "nvme", "SSDPTSNVMEPI", (32,), ns_options="ms=8,pi=1", port_link=("8", "4")),
 )
 
 
