@@ -18,8 +18,8 @@ from ssdpts import sampling
 from ssdpts.cli import main
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.hostcpu import HostCpu, read_ticks
-from ssdpts.targets.identify import (ata_trim, current_power_state, lba_formats, nvme_dsm, power_states,
-                                    protection_type, protection_types_supported, sata_link)
+from ssdpts.targets.identify import (ata_trim, current_power_state, format_nvm, lba_formats, nvme_dsm, power_states,
+                                    protection_place, protection_type, protection_types_supported, sata_link)
 from ssdpts.health.parse import parse_nvme_cli
 from ssdpts.health.record import HealthSnapshot
 from ssdpts.hostinfo import dmi_facts
@@ -121,6 +121,34 @@ def test_pci_controller_and_link_limit(tmp_path):
     assert "LBAF 3: 4096+0 (in use)" in rows["LBA formats"]
     assert rows["Protection (T10 PI)"] == "not enabled; supported: type 1"
     assert rows["TRIM / deallocate"].startswith("supported (NVMe ONCS bit 2")
+
+
+def test_root_port_link_beside_the_drives(tmp_path):
+    """A bridge with link registers (a root or switch port) shows what the slot could carry beside what the drive
+    trained to (the QEMU test bed: a port of 8 GT/s x4 above an NVMe function of 2.5 GT/s x1)."""
+    roots = _pci_tree(tmp_path, "2.5 GT/s PCIe", "1")
+    port = tmp_path / "sys/devices/pci0000:00/0000:00:1d.0"
+    for k, v in {"current_link_speed": "2.5 GT/s PCIe", "current_link_width": "1", "max_link_speed": "8.0 GT/s PCIe",
+                 "max_link_width": "4"}.items():
+        (port / k).write_text(v + "\n")
+    f = pci_function("nvme0n1", roots, ids_files=[FIX / "pci.ids"])
+    assert f.upstream == ["0000:00:1d.0 Test Vendor Inc. Test NVMe Controller (port link 2.5 GT/s x1 now, "
+                          "8 GT/s x4 maximum)"]
+    assert f.link == PciLink(2.5, 1) and PciLink(None, 1).rate() == "not available"
+
+
+def test_format_nvm_offer_and_where_the_protection_sits():
+    # NVMe base spec 2.0 Figure 275: OACS bit 1 Format NVM; FNA bit 0 all namespaces, bit 2 cryptographic erase
+    assert format_nvm(None) == "" and format_nvm({"oacs": 0x8}) == "not supported (OACS bit 1 clear)"
+    assert format_nvm({"oacs": 0x10A, "fna": 0}) == (      # QEMU 7.2's controller
+        "supported (OACS bit 1), on one namespace at a time (FNA bit 0 clear): user-data erase (SES=1); "
+        "cryptographic erase (SES=2) not offered (FNA bit 2 clear)")
+    both = format_nvm({"oacs": "0x2", "fna": 5})
+    assert "every namespace at once (FNA bit 0 set)" in both and both.endswith("(SES=2) offered (FNA bit 2 set)")
+    # Identify Namespace DPS bit 3: PI in the first eight bytes; FLBAS bit 4: metadata extends the LBA
+    assert protection_place({"dps": 0x9, "flbas": 0x11}) == ("PI in the first 8 bytes of the metadata, metadata at the "
+                                                             "end of each LBA (extended LBA)")
+    assert protection_place({"dps": 1, "flbas": 1}).startswith("PI in the last 8 bytes of the metadata, metadata in a")
 
 
 def test_implied_spare_is_labelled_an_assumption():

@@ -44,6 +44,8 @@ class Drive:
     serial: str
     sizes_mib: tuple[int, ...]  # one entry per namespace (NVMe) or a single disk
     model: str = ""
+    ns_options: str = ""        # NVMe: QEMU nvme-ns options of every namespace (metadata, PI: "ms=8,pi=1")
+    port_link: tuple[str, str] | None = None   # NVMe: behind its own pcie-root-port of this (x-speed, x-width)
 
 
 # The drives every test session gets. Serials are how the guest maps them to /dev names (probe order varies).
@@ -53,6 +55,9 @@ DRIVES = (
     Drive("sata", "sata", "SSDPTSSATA1", (128,), model="SSDPTS SATA DISK"),
     Drive("scsi", "scsi", "SSDPTSSCSI1", (64,)),
     Drive("spare", "sata", "SSDPTSSATA2", (32,), model="SSDPTS SAFETY DISK"),
+    # LBA format 1 (512 B data + 8 B metadata) with T10 PI type 1, behind a root port of 8 GT/s x4
+    # (tests/vm/test_vm_nvme_features.py)
+    Drive("nvmepi", "nvme", "SSDPTSNVMEPI", (32,), ns_options="ms=8,pi=1", port_link=("8", "4")),
 )
 
 
@@ -227,6 +232,7 @@ class Guest:
         args: list[str] = []
         have_ahci = have_scsi = False
         sata_port = 0
+        chassis = 0
         for d in self.drives:
             for i, size in enumerate(d.sizes_mib):
                 img = self.image(d, i + 1)
@@ -234,9 +240,18 @@ class Guest:
                     f.truncate(size * MiB)
                 args += ["-drive", f"file={img},if=none,id=tb{d.name}{i + 1},format=raw,discard=unmap,cache=unsafe"]
             if d.bus == "nvme":
-                args += ["-device", f"nvme,id=tb{d.name},serial={d.serial}"]
+                bus = ""
+                if d.port_link:
+                    # a PCIe root port on the machine's PCI root bus (QEMU allows it; the guest reads its link
+                    # registers through the first 256 bytes of config space, which is all the link needs)
+                    chassis += 1
+                    args += ["-device", f"pcie-root-port,id=tb{d.name}port,chassis={chassis},"
+                                        f"x-speed={d.port_link[0]},x-width={d.port_link[1]}"]
+                    bus = f",bus=tb{d.name}port"
+                args += ["-device", f"nvme,id=tb{d.name},serial={d.serial}{bus}"]
                 for i in range(len(d.sizes_mib)):
-                    args += ["-device", f"nvme-ns,drive=tb{d.name}{i + 1},bus=tb{d.name},nsid={i + 1}"]
+                    args += ["-device", f"nvme-ns,drive=tb{d.name}{i + 1},bus=tb{d.name},nsid={i + 1}"
+                                        + (f",{d.ns_options}" if d.ns_options else "")]
             elif d.bus == "sata":
                 if not have_ahci:
                     args += ["-device", "ahci,id=tbahci"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from .identify import (LbaFormat, PowerState, ata_trim, current_power_state, lba_formats, nvme_dsm,
-                               power_states, protection_type, protection_types_supported, sata_link)
+from .identify import (LbaFormat, PowerState, ata_trim, current_power_state, format_nvm, lba_formats, nvme_dsm,
+                       power_states, protection_place, protection_type, protection_types_supported, sata_link)
 from .sysfs import PciFunction, PciLink, SysRoots, pci_function
 
 NA = "not available"
@@ -28,6 +28,7 @@ class DeviceFacts:
     power_note: str = ""                 # why power states are missing
     lba_formats: list[LbaFormat] = field(default_factory=list)
     protection: str = ""                 # T10 PI: enabled type and the types the namespace supports
+    format_nvm: str = ""                 # what NVMe Format NVM offers (erase settings, scope); "" when not NVMe
     trim: str = ""
     implied_spare: str = ""
     modelled_controller: str = ""        # a simulated drive's controller, from its preset's parameters
@@ -84,6 +85,8 @@ class DeviceFacts:
             rows.append(("LBA formats", ", ".join(f.label() for f in self.lba_formats) + " (data+metadata bytes)"))
         if self.protection:
             rows.append(("Protection (T10 PI)", self.protection))
+        if self.format_nvm:
+            rows.append(("Format NVM", self.format_nvm))
         rows += [("TRIM / deallocate", self.trim), ("Spare area", self.implied_spare)]
         return rows
 
@@ -141,8 +144,9 @@ def block_facts(name: str, roots: SysRoots, info: dict, id_ctrl: dict | None, id
         facts.lba_formats = lba_formats(id_ns)
         if id_ns:
             on, can = protection_type(id_ns), protection_types_supported(id_ns)
-            facts.protection = (f"{'type ' + str(on) + ' enabled' if on else 'not enabled'}; supported: "
-                                f"{', '.join(f'type {t}' for t in can) or 'none'}")
+            facts.protection = (f"{f'type {on} enabled ({protection_place(id_ns)})' if on else 'not enabled'}; "
+                                f"supported: {', '.join(f'type {t}' for t in can) or 'none'}")
+        facts.format_nvm = format_nvm(id_ctrl)
     else:
         facts.power_note = f"NVMe power state descriptors only ({transport or 'this device'} is not NVMe)"
     return facts

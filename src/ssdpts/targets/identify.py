@@ -4,7 +4,11 @@ Sources (field names as nvme-cli 2.x and smartctl 7.x print them in JSON):
   power states   Identify Controller `psds[]` (NVMe base spec 2.0, Figure 281: MP in 0.01 W, or 0.0001 W
                  when MPS is set; ENLAT/EXLAT in µs); the current one: Get Features FID 02h, bits 4:0.
   LBA formats    Identify Namespace `lbafs[]` (LBADS: log2 data size, MS: metadata bytes), `flbas` (bits 3:0
-                 and 6:5: the format in use), `dps` bits 2:0 (protection information type 1-3: T10 PI).
+                 and 6:5: the format in use; bit 4: metadata at the end of each LBA, else a separate buffer),
+                 `dps` bits 2:0 (protection information type 1-3: T10 PI), bit 3 (PI in the metadata's first
+                 eight bytes, else its last eight), `dpc` (the types the namespace can be formatted with).
+  Format NVM     Identify Controller `oacs` bit 1 (Format NVM supported), `fna` bit 0 (a format acts on every
+                 namespace), bit 2 (cryptographic erase, SES=2, supported) (NVMe base spec 2.0, Figure 275).
   TRIM / DSM     NVMe `oncs` bit 2 (Dataset Management: deallocate); ATA IDENTIFY word 169 bit 0 (smartctl
                  `trim.supported`); the kernel's `discard_max_bytes` (0: the block layer will not discard).
 """
@@ -85,6 +89,28 @@ def lba_formats(id_ns: dict | None) -> list[LbaFormat]:
 def protection_type(id_ns: dict | None) -> int:
     """T10 PI type enabled on the namespace (0: none, 1-3)."""
     return (to_int((id_ns or {}).get("dps")) or 0) & 0x7
+
+
+def protection_place(id_ns: dict | None) -> str:
+    """Where the namespace's PI sits and how its metadata travels, in words (DPS bit 3, FLBAS bit 4)."""
+    ns = id_ns or {}
+    first = (to_int(ns.get("dps")) or 0) & 0x8
+    extended = (to_int(ns.get("flbas")) or 0) & 0x10
+    return (f"PI in the {'first' if first else 'last'} 8 bytes of the metadata, metadata "
+            f"{'at the end of each LBA (extended LBA)' if extended else 'in a separate buffer'}")
+
+
+def format_nvm(id_ctrl: dict | None) -> str:
+    """What the controller's Format NVM offers (OACS bit 1, FNA bits 0 and 2), in words; "" without id-ctrl."""
+    oacs = to_int((id_ctrl or {}).get("oacs"))
+    if oacs is None:
+        return ""
+    if not oacs & 0x2:
+        return "not supported (OACS bit 1 clear)"
+    fna = to_int((id_ctrl or {}).get("fna")) or 0
+    scope = "every namespace at once (FNA bit 0 set)" if fna & 0x1 else "one namespace at a time (FNA bit 0 clear)"
+    crypto = "offered (FNA bit 2 set)" if fna & 0x4 else "not offered (FNA bit 2 clear)"
+    return f"supported (OACS bit 1), on {scope}: user-data erase (SES=1); cryptographic erase (SES=2) {crypto}"
 
 
 def protection_types_supported(id_ns: dict | None) -> list[int]:

@@ -18,6 +18,7 @@ from ..realtime.timing import PURGE_TIMEOUT_S, TOOL_TIMEOUT_S
 from . import sysfs
 from .base import HYPOTHETICAL, Target
 from .facts import DeviceFacts
+from .hold import released
 from .identify import LbaFormat
 from .record import PurgeRecord
 from .sysfs import SysRoots
@@ -249,7 +250,10 @@ def format_namespace(target: Target, lba_format: int) -> PurgeRecord:
     chosen = chosen_lba_format(target, lba_format)
     t0 = time.monotonic()
     cmd = nvme_format_command(target.path, lba_format)
-    _run(cmd)
+    # after formatting, nvme-cli sets the new block size (BLKBSZSET), which the kernel refuses (EBUSY) while
+    # another descriptor holds the device O_EXCL: let go of the run's hold for the command (QEMU test bed)
+    with released(target.path):
+        _run(cmd)
     return PurgeRecord("nvme-format", True, " ".join(cmd), time.monotonic() - t0,
                        f"NVMe format with user-data erase (SES=1) into {chosen.label()}")
 

@@ -170,11 +170,13 @@ class PciLink:
         enc = _ENCODING.get(self.speed_gt_s or 0.0)
         return None if enc is None or not self.width else self.speed_gt_s * enc * 1000 / 8 * self.width
 
+    def rate(self) -> str:
+        """'8 GT/s x4', or "not available" when sysfs gave no speed or width."""
+        return "not available" if self.speed_gt_s is None or not self.width else f"{self.speed_gt_s:g} GT/s x{self.width}"
+
     def label(self) -> str:
-        if self.speed_gt_s is None or not self.width:
-            return "not available"
         mb = self.mb_s
-        return f"{self.speed_gt_s:g} GT/s x{self.width}" + (f" ({mb:,.0f} MB/s raw link limit)" if mb else "")
+        return self.rate() + (f" ({mb:,.0f} MB/s raw link limit)" if mb else "")
 
 
 @dataclass(frozen=True)
@@ -255,11 +257,15 @@ def pci_function(name: str, roots: SysRoots, ids_files=PCI_IDS) -> PciFunction |
 
 
 def _bridges(d: Path, sys_root: str, ids_files) -> list[str]:
-    """'ADDRESS NAME' of every PCI bridge from `d` up to the root complex."""
+    """'ADDRESS NAME' of every PCI bridge from `d` up to the root complex, with its own link where it has one
+    (a root or switch port: what the slot could carry, beside what the drive negotiated)."""
     out = []
     while str(d).startswith(sys_root) and d != d.parent:
         if _PCI_ADDRESS.match(d.name) and (d / "vendor").exists():
             vid, did = _read(d / "vendor").lower().removeprefix("0x"), _read(d / "device").lower().removeprefix("0x")
-            out.append(f"{d.name} {_pci_name(*pci_names(vid, did, ids_files), vid, did)}")
+            now, top = _link(d, "current"), _link(d, "max")
+            link = f" (port link {now.rate() if now else 'not available'} now, {top.rate() if top else 'not available'} " \
+                   "maximum)" if now or top else ""
+            out.append(f"{d.name} {_pci_name(*pci_names(vid, did, ids_files), vid, did)}{link}")
         d = d.parent
     return out
