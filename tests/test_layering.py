@@ -186,7 +186,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("ssdpts", "errors", "exact", "lazy", "metrics", "records", "deviations", "capabilities", "findings", "owner", "clock",
      "interrupts", "realtime"),
     ("units", "inputs", "hostinfo"),           # sizes and durations, a user's files, the platform record
-    ("progress", "simdrive"),                  # the terminal's progress; the simulated drive's presets and server
+    ("progress", "livemetrics", "simdrive"),   # progress on the terminal and as OpenMetrics; the simulated drive
     ("workload",),
     ("settings", "runoptions"),                # every setting declared once; what `run` was asked
     ("targets",),
