@@ -195,7 +195,8 @@ def test_run_on_sim_keeps_notes_facts_and_the_temperature_step(tmp_path):
     run = store.run(run_id)
     assert run["options"].notes == ["AOC-SLG3-2M2 adapter", "80 mm fan"]
     assert run["host"].bios_vendor
-    assert DeviceFacts.from_dict(run["target"].info["facts"]).implied_spare.startswith("none implied")
+    # the preset's own spare (presets/client.toml op_percent = 8.5), not one implied from the capacity
+    assert DeviceFacts.from_dict(run["target"].info["facts"]).implied_spare.startswith("8.5 % of the user capacity")
     assert [t.note for t in sampling.traces(store, run_id, "iops")] == [
         "temperature not available: the simulator models no temperature"]
     shown = CliRunner().invoke(main, ["show", run_id, "--results", str(tmp_path)]).output

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HERE, requires_devices, run_completed
+from ssdpts.clock import WALL
 from ssdpts.errors import SsdptsError
 from ssdpts.health import snapshot
 from ssdpts.pts import registry
@@ -125,7 +126,7 @@ def test_fs_vs_raw_and_trim_on_a_raw_device(loop_factory, tmp_path):
     assert starts == sorted(starts) and trim.of("after")[0].start_s == pytest.approx(trim.trim_start_s + trim.trim.seconds)
     assert trim.level("before", "write_iops") == pytest.approx(sum(r.write_iops for r in trim.of("before")) / 2)
     # the text renderers (`show`) read the typed summaries; the registry test runs on the simulated SSD only
-    shown = "\n".join(registry.get("fs-vs-raw").text(fs) + registry.get("trim-study").text(trim))
+    shown = "\n".join(registry.get("fs-vs-raw").text(fs, WALL) + registry.get("trim-study").text(trim, WALL))
     assert "file on ext4 on" in shown and f"blkdiscard -f {dev}:" in shown
 
 

@@ -244,7 +244,9 @@ def test_runner_records_health_failures_as_deviations(tmp_path, monkeypatch):
     rid = store.create_run(target_spec="x", target={}, host={}, profile_name="p", profile={}, tests=["iops"],
                            options={}, engine="fio")
     monkeypatch.setattr(testrun, "snapshot", lambda t: {"available": True, "failures": ["smartctl exit bit 3: X"]})
-    testrun._health(store, rid, "iops", "before", _block("/dev/sdb"))
+    from ssdpts.progress import Progress
+
+    testrun._health(store, rid, "iops", "before", _block("/dev/sdb"), Progress(quiet=True))
     (d,) = store.deviations(rid, "iops")["iops"]
     assert d.rule == "health-failure" and "before the test: smartctl exit bit 3: X" == d.evidence
 

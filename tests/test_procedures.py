@@ -12,6 +12,7 @@ import pytest
 
 from conftest import run_completed
 from recording import fake_target, record
+from ssdpts.clock import WALL
 from ssdpts.pts import registry
 from ssdpts.pts.cells import round_seed
 from ssdpts.runoptions import SeedChoice
@@ -157,7 +158,7 @@ def test_hir_fixed_length_preconditioning_after_a_wipc_is_recorded_and_flagged(t
     back = spec.decode(old)
     assert back.preconditioning is None and back.bursts_latency is None
     assert all(w.ab_latency is None and w.ab_burst_latency == [] for w in back.wait_states.values())
-    assert registry.get("hir").text(back)
+    assert registry.get("hir").text(back, WALL)
 
 
 # --- DIRTH / CBW: PC rounds, pre-write per sweep round, Max/Mid/Min with their own pre-write ------------

@@ -11,6 +11,7 @@ import os
 import pytest
 
 from conftest import HERE, ssdpts
+from ssdpts.clock import SIMULATED
 from ssdpts.conformance import check
 from ssdpts.runresult.model import load_run
 from ssdpts.pts import registry
@@ -168,7 +169,7 @@ def test_seed_002_review_endurance_on_the_sata_tlc_drive(runs):
     assert [(w.rw, w.block_size) for w in var.all_workloads] == [
         ("read", 4096), ("write", 4096), ("randread", 4096), ("randwrite", 4096)]
     ran = {w["name"]: w for w in runs["002"].store.first_round_workloads(runs["002"].id, "variants")}
-    text = "\n".join(registry.get("variants").text(var))
+    text = "\n".join(registry.get("variants").text(var, SIMULATED))
     for rw in ("read", "write", "randread", "randwrite"):
         buffered = var.variant("buffered", rw, 4096)
         assert buffered.direct is False and "page cache" in buffered.label and buffered.iops > 0

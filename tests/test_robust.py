@@ -256,7 +256,7 @@ def test_a_run_failing_in_its_setup_leaves_no_run(tmp_path, monkeypatch, error, 
 
 
 def test_an_unexpected_error_in_a_run_marks_it_failed(tmp_path, monkeypatch):
-    def health(store, run_id, test, when, target):
+    def health(store, run_id, test, when, target, progress):
         store.record_step(run_id, test, f"health:{when}", "health", {})
         raise KeyError("no-such-field")
     monkeypatch.setattr(testrun, "_health", health)
