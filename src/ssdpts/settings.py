@@ -332,6 +332,37 @@ def typed_settings(record: type[TestSettings], profile: dict, test: str) -> Test
     return build(record, raw, f"profile {name}: tests.{test}", steady=steady, wipc=wipc, seed=seed)
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """A run's settings, typed once where the run starts (from the merged profile) or where a stored run is
+    read (from the profile it stored), and handed down: every stage reads its values here.
+
+    `profile` is the merged profile as data, for the run record and the results JSON only (its `profile` key
+    stays as users and docs/results.schema.json know it); no stage reads a setting from it."""
+
+    name: str
+    spec: str                                   # the spec the profile claims ("" when it claims none)
+    defaults: RunDefaults
+    tests: Mapping[str, TestSettings]
+    profile: Mapping[str, Any] = field(repr=False, compare=False)
+
+    def of(self, test: str) -> TestSettings:
+        """The typed settings of `test`, one of the tests the record was built for."""
+        try:
+            return self.tests[test]
+        except KeyError:
+            raise SsdptsError(f"profile {self.name}: no settings were built for test {test!r}") from None
+
+
+def run_settings(profile: dict, records: Mapping[str, type[TestSettings]] | None = None) -> RunSettings:
+    """The run's typed settings from a merged profile: its [defaults] and each test's record (`records`: test
+    name to its settings class, passed in because the tests sit above this module)."""
+    head = profile.get("profile") or {}
+    return RunSettings(name=head.get("name", "?"), spec=str(head.get("spec") or ""), defaults=run_defaults(profile),
+                       tests={t: typed_settings(r, profile, t) for t, r in (records or {}).items()},
+                       profile=profile)
+
+
 def explain(section: str, keys: Mapping[str, Key | Setting]) -> list[str]:
     """`ssdpts profiles --explain`: each key of a section with its unit, default, what it sets, kind and bounds."""
     lines = [f"[{section}]"]

@@ -18,7 +18,7 @@ from ..inputs import POSITIVE
 from ..profiles import load_profile, shipped
 from ..pts.endurance import WORKLOADS
 from ..pts.registry import get as get_test
-from ..settings import declarations
+from ..settings import declarations, run_settings
 from ..targets.purge import METHODS
 from ..store import Store
 from ..units import parse_duration, target_size
@@ -125,7 +125,7 @@ def endurance(target, destroy_data, profile, workload, duration, poll, threads, 
 
     before = runs()
     try:
-        chosen = get_test("endurance").settings_of(load_profile(str(over)))
+        chosen = run_settings(load_profile(str(over)), {"endurance": get_test("endurance").settings}).of("endurance")
         known = {**WORKLOADS, **chosen.workloads}
         if chosen.workload not in known:
             raise SsdptsError(f"unknown --workload {chosen.workload!r}; allowed: {', '.join(sorted(known))}")

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import SsdptsError
 from ..inputs import read_toml
 from ..pts.registry import DEFAULT_TESTS, checked_names, tests as registered_tests
-from ..settings import SECTIONS, Key, Setting, explain
+from ..settings import SECTIONS, Key, Setting, explain, run_settings
 
 HERE = Path(__file__).parent
 
@@ -119,8 +119,7 @@ def load_profile(name_or_path: str) -> dict:
     settings are built from it once here, so keys that contradict each other (max_rounds below the window)
     are refused when the profile is read, whatever the command."""
     data = _load(_locate(name_or_path), ())
-    for spec in registered_tests().values():
-        spec.settings_of(data)
+    run_settings(data, {name: spec.settings for name, spec in registered_tests().items()})
     return data
 
 
