@@ -123,6 +123,18 @@ def load_profile(name_or_path: str) -> dict:
     return data
 
 
+def with_test_keys(base: dict, test: str, values: dict, *, name: str, extends: str, source: str) -> dict:
+    """The loaded profile `base` (named `extends`) with keys of [tests.TEST] set from a command's options
+    (None: keep the profile's), merged and validated as a file that extends it would be, without writing one."""
+    child = {"profile": {"name": name, "extends": extends, "tests": [test]},
+             "tests": {test: {k: v for k, v in values.items() if v is not None}}}
+    _validate(child, Path(source))
+    data = _merge(base, child)
+    data["profile"]["source"] = source
+    run_settings(data, {n: spec.settings for n, spec in registered_tests().items()})
+    return data
+
+
 def explained() -> str:
     """Every section and key a profile may hold, as declared (`ssdpts profiles --explain`)."""
     lines = []

@@ -47,11 +47,12 @@ from .testrun import run_test
 log = logging.getLogger("ssdpts")
 
 
-def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
+def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str | dict, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = (),
           trace_stimulus: bool = False, label: str | None = None) -> str:
-    profile = load_profile(profile_name)
+    # a name or path, else a profile a command merged from its options (profiles.with_test_keys)
+    profile = load_profile(profile_name) if isinstance(profile_name, str) else profile_name
     seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
     specs = [registry.get(t) for t in registry.checked_names(tests, "the tests")]
