@@ -12,7 +12,7 @@ takes, so a test never parses a setting or writes a default of its own.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Mapping
 
 from .errors import SsdptsError
@@ -345,6 +345,13 @@ class RunSettings:
     defaults: RunDefaults
     tests: Mapping[str, TestSettings]
     profile: Mapping[str, Any] = field(repr=False, compare=False)
+
+    def with_seed(self, seed: int) -> RunSettings:
+        """The record with the run's base seed, chosen where the run starts, set everywhere it is read (the
+        profile the run stores included: resume and every round use it)."""
+        profile = {**self.profile, "defaults": {**(self.profile.get("defaults") or {}), "seed": seed}}
+        return replace(self, defaults=run_defaults(profile), profile=profile,
+                       tests={name: replace(test, seed=seed) for name, test in self.tests.items()})
 
     def of(self, test: str) -> TestSettings:
         """The typed settings of `test`, one of the tests the record was built for."""

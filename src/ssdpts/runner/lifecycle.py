@@ -53,10 +53,11 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str 
           trace_stimulus: bool = False, label: str | None = None) -> str:
     # a name or path, else a profile a command merged from its options (profiles.with_test_keys)
     profile = load_profile(profile_name) if isinstance(profile_name, str) else profile_name
-    seed_record = choose_seed(profile, seed)
     tests = tests or profile_tests(profile)
     specs = [registry.get(t) for t in registry.checked_names(tests, "the tests")]
     settings = registry.settings_for(profile, tests)      # typed once, here, and handed down
+    seed_record = choose_seed(settings.defaults.seed, seed)
+    settings = settings.with_seed(seed_record.value)
     if purge_method not in METHODS:
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
@@ -81,7 +82,7 @@ def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str 
     run_id = store.create_run(
         target_spec=target_spec, target=target.to_dict(),
         host=platform_record(target, engine.version).with_checks([f.to_dict() for f in bench]),
-        profile_name=settings.name, profile=profile, tests=tests,
+        profile_name=settings.name, profile=settings.profile, tests=tests,
         options=RunOptions(destroy_data=destroy_data, purge=purge_method, size=size, results_dir=str(results_dir),
                            write_cache=cache, seed=seed_record, set_write_cache=set_write_cache,
                            notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=engine.io,
