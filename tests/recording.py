@@ -122,7 +122,7 @@ def record(tmp_path, profile: str, test: str, target: Target | None = None, **ov
     for k, v in overrides.items():   # a test's own key in [tests.TEST], a run-wide one (seed) in [defaults]
         table = prof.setdefault("tests", {}).setdefault(test, {}) if k in spec.all_settings else prof.setdefault("defaults", {})
         table[k] = v
-    settings = spec.settings_of(prof)
+    settings = registry.settings_for(prof, [spec.name]).of(spec.name)
     store = Store.in_dir(tmp_path)
     target = target or fake_target()
     rid = store.create_run(target_spec="fake", target=target.to_dict(), host={}, profile_name=profile,

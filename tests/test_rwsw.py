@@ -189,7 +189,7 @@ def _ctx(workload: str, target=None):
     from recording import fake_target
     from ssdpts.pts.context import TestContext
 
-    settings = registry.get("rwsw").settings_of({"tests": {"rwsw": {"workload": workload}}})
+    settings = registry.settings_for({"tests": {"rwsw": {"workload": workload}}}, ["rwsw"]).of("rwsw")
     return TestContext(run_id="x", test="rwsw", store=None, target=target or fake_target(), engine=None,
                        settings=settings, progress=None)
 

@@ -205,8 +205,8 @@ def test_trace_replay_without_a_kept_trace_is_refused_before_anything_runs(tmp_p
     from ssdpts.pts import registry
     from recording import fake_target
 
-    settings = registry.get("rwsw").settings_of({"tests": {"rwsw": {
-        "workload": str(Path(__file__).parent / "workloads" / "hand.workload.json"), "replay_trace": True}}})
+    settings = registry.settings_for({"tests": {"rwsw": {
+        "workload": str(Path(__file__).parent / "workloads" / "hand.workload.json"), "replay_trace": True}}}, ["rwsw"]).of("rwsw")
     ctx = TestContext(run_id="x", test="rwsw", store=None, target=fake_target(), engine=None, settings=settings,
                       progress=None)
     with pytest.raises(SsdptsError, match="replay_trace = true, but it kept no trace; capture with 'ssdpts "

@@ -23,7 +23,7 @@ def test_a_profile_that_sets_nothing_gives_every_declared_default(tmp_path):
     p.write_text("[profile]\n")
     prof = load_profile(str(p))
     for name, spec in registry.tests().items():
-        s = spec.settings_of(prof)
+        s = registry.settings_for(prof, [spec.name]).of(spec.name)
         assert isinstance(s, TestSettings) and type(s) is spec.settings
         for key, decl in declarations(spec.settings).items():
             assert getattr(s, key) == decl.value(decl.default), (name, key)
@@ -36,14 +36,14 @@ def test_values_are_parsed_once_into_their_units(tmp_path):
                  '[tests.iops]\ncell_runtime = "1.5m"\nblock_sizes = ["4k", "0.5k"]\ntracking = [["4k", 35]]\n'
                  '[tests.hir]\nwait_states = ["500ms", "2m"]\n[tests.wsat]\nmax_rounds = 3\n')
     prof = load_profile(str(p))
-    iops = registry.get("iops").settings_of(prof)
+    iops = registry.settings_for(prof, ["iops"]).of("iops")
     assert iops.cell_runtime == 90.0 and iops.block_sizes == (4096, 512) and iops.tracking == ((4096, 35),)
     assert iops.steady.window == 4 and iops.steady.max_rounds == 9 and iops.wipc.block_size == 2**20
     assert iops.seed == 7 and iops.mixes == (100, 95, 65, 50, 35, 5, 0)        # the declared IOPS matrix
-    assert registry.get("hir").settings_of(prof).wait_states == (0.5, 120.0)
-    wsat = registry.get("wsat").settings_of(prof)
+    assert registry.settings_for(prof, ["hir"]).of("hir").wait_states == (0.5, 120.0)
+    wsat = registry.settings_for(prof, ["wsat"]).of("wsat")
     assert wsat.max_rounds == 3 and wsat.steady.max_rounds == 9    # WSAT's own round limit, not steady state's
-    assert registry.get("latency").settings_of(prof).block_sizes == (8192, 4096, 512)
+    assert registry.settings_for(prof, ["latency"]).of("latency").block_sizes == (8192, 4096, 512)
 
 
 def test_records_are_frozen_and_every_key_is_documented():

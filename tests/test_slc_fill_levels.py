@@ -68,4 +68,4 @@ def test_show_prints_share_and_fill_levels(fill_run):
 
 def test_bad_fill_level_is_refused_with_its_bounds():
     with pytest.raises(SsdptsError, match=r"fill_levels = \[0, 100\] is invalid; .*each 0 to below 100"):
-        registry.get("slc-cache").settings_of({"tests": {"slc-cache": {"fill_levels": [0, 100]}}})
+        registry.settings_for({"tests": {"slc-cache": {"fill_levels": [0, 100]}}}, ["slc-cache"]).of("slc-cache")

@@ -83,9 +83,9 @@ def test_sync_modes_reach_fio_and_old_records_still_read():
     assert Workload.from_dict({**w.to_dict(), "sync": True}).sync == "dsync"    # stored when sync was a bool
     assert Workload.from_dict({**w.to_dict(), "sync": False}).sync == "none"
     with pytest.raises(SsdptsError, match=r"tests.iops.sync = 'osync' is invalid; expected one of none, dsync"):
-        registry.get("iops").settings_of({"defaults": {"sync": "osync"}})
+        registry.settings_for({"defaults": {"sync": "osync"}}, ["iops"]).of("iops")
     with pytest.raises(SsdptsError, match=r"tests.variants.workloads = \[\['read'\]\] is invalid"):
-        registry.get("variants").settings_of({"tests": {"variants": {"workloads": [["read"]]}}})
+        registry.settings_for({"tests": {"variants": {"workloads": [["read"]]}}}, ["variants"]).of("variants")
 
 
 def test_a_summary_stored_before_workload_lists_still_decodes(dsync_run):

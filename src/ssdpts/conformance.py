@@ -164,7 +164,7 @@ def _percentiles(run: RunResult, t: TestResult, store: Store) -> list[Deviation]
 def _durations(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     if t.spec is None or t.spec.kind != "pts":
         return []
-    s = t.spec.settings_of(run.profile)
+    s = run.settings.of(t.name)
     out = []
     if s.cell_runtime < SPEC_CELL_S:
         out.append(Deviation("duration", f"cells of {s.cell_runtime:g} s instead of 1 minute: "
@@ -196,7 +196,7 @@ def _io_mode(run: RunResult, t: TestResult, store: Store) -> list[Deviation]:
     that are the profile's choice (an O_DSYNC series, a page-cache comparison), not PTS results."""
     if t.spec is None or t.spec.kind != "pts":
         return []
-    s = t.spec.settings_of(run.profile)
+    s = run.settings.of(t.name)
     out = []
     if not s.direct:
         out.append(Deviation("io-mode", f"direct = false (profile {run.profile_name}): the cells went through the "
@@ -224,7 +224,7 @@ TEST_RULES: list[Callable[[RunResult, TestResult, Store], list[Deviation]]] = [_
 
 def check(run: RunResult, store: Store) -> Verdict:
     """Deviations recorded where they happened (purge, write cache, health) plus those read from the results."""
-    verdict = Verdict(run.id, run.profile_name, str(run.profile.get("profile", {}).get("spec") or ""))
+    verdict = Verdict(run.id, run.profile_name, run.settings.spec)
     recorded = store.deviations(run.id)
     verdict.drive_failures = store.drive_failures(run.id)
     verdict.findings += [Finding(f.test, Deviation("drive-failed", f.evidence(), DRIVE_FAILED_SOURCE))

@@ -21,7 +21,6 @@ from .engines.fio_versions import MIN_FIO, fio_binary, fio_version
 from .errors import SsdptsError
 from .findings import Finding, Status, counts, recorded_checks, summary, worst  # noqa: F401  (doctor.NAME as before)
 from .health import snapshot
-from .settings import RunDefaults, build
 from .targets import Target
 from .targets import sysfs, writecache
 from .targets.hold import open_by
@@ -82,11 +81,6 @@ class Check:
     source: str
     run: Callable[[Bench], Outcome]
     applies: Callable[[Bench], bool] = lambda bench: True
-
-
-def required_write_cache(profile: dict) -> str:
-    """The profile's [defaults] write_cache: enabled, disabled or unchanged."""
-    return build(RunDefaults, profile.get("defaults") or {}, f"profile {profile['profile']['name']}: defaults").write_cache
 
 
 # ------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ takes, so a test never parses a setting or writes a default of its own.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable, Mapping
 
 from .errors import SsdptsError
@@ -330,6 +330,44 @@ def typed_settings(record: type[TestSettings], profile: dict, test: str) -> Test
     wipc = build(WipcSettings, profile.get("wipc", {}), f"profile {name}: wipc")
     seed = build(RunDefaults, profile.get("defaults", {}), f"profile {name}: defaults").seed
     return build(record, raw, f"profile {name}: tests.{test}", steady=steady, wipc=wipc, seed=seed)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """A run's settings, typed once where the run starts (from the merged profile) or where a stored run is
+    read (from the profile it stored), and handed down: every stage reads its values here.
+
+    `profile` is the merged profile as data, for the run record and the results JSON only (its `profile` key
+    stays as users and docs/results.schema.json know it); no stage reads a setting from it."""
+
+    name: str
+    spec: str                                   # the spec the profile claims ("" when it claims none)
+    defaults: RunDefaults
+    tests: Mapping[str, TestSettings]
+    profile: Mapping[str, Any] = field(repr=False, compare=False)
+
+    def with_seed(self, seed: int) -> RunSettings:
+        """The record with the run's base seed, chosen where the run starts, set everywhere it is read (the
+        profile the run stores included: resume and every round use it)."""
+        profile = {**self.profile, "defaults": {**(self.profile.get("defaults") or {}), "seed": seed}}
+        return replace(self, defaults=run_defaults(profile), profile=profile,
+                       tests={name: replace(test, seed=seed) for name, test in self.tests.items()})
+
+    def of(self, test: str) -> TestSettings:
+        """The typed settings of `test`, one of the tests the record was built for."""
+        try:
+            return self.tests[test]
+        except KeyError:
+            raise SsdptsError(f"profile {self.name}: no settings were built for test {test!r}") from None
+
+
+def run_settings(profile: dict, records: Mapping[str, type[TestSettings]] | None = None) -> RunSettings:
+    """The run's typed settings from a merged profile: its [defaults] and each test's record (`records`: test
+    name to its settings class, passed in because the tests sit above this module)."""
+    head = profile.get("profile") or {}
+    return RunSettings(name=head.get("name", "?"), spec=str(head.get("spec") or ""), defaults=run_defaults(profile),
+                       tests={t: typed_settings(r, profile, t) for t, r in (records or {}).items()},
+                       profile=profile)
 
 
 def explain(section: str, keys: Mapping[str, Key | Setting]) -> list[str]:

@@ -49,9 +49,10 @@ def test_endurance_on_loop_runs_without_health_data(loopdev, results, tiny):
     assert store.step(rid, "endurance", "health:before").available is False
     html = (results / "reports" / rid / "report.html").read_text()
     assert "Health data not available" in html and "report section failed" not in html
-    # the generated profile extends the chosen one and is kept with the results
+    # the options are merged into a profile that extends the chosen one, stored with the run; no file is written
     assert run["profile"]["tests"]["endurance"]["duration"] == "2s"
-    assert list((results / "profiles").glob("endurance-*.toml"))
+    assert run["profile"]["profile"]["source"] == "ssdpts endurance options"
+    assert not (results / "profiles").exists()
 
 
 def test_endurance_on_sim_projects_wear_and_waf_end_to_end(results, tiny):
@@ -94,9 +95,10 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
     import ssdpts.health as health
     from ssdpts.runner import lifecycle
     from ssdpts.errors import SsdptsError
-    from ssdpts.commands.endurance import write_override
+    from ssdpts.profiles import load_profile, with_test_keys
 
-    over = write_override(results, tiny, {"duration": "10s", "poll": "1s", "threads": 4})
+    over = with_test_keys(load_profile(tiny), "endurance", {"duration": "10s", "poll": "1s", "threads": 4},
+                          name="tiny+endurance", extends=tiny, source="ssdpts endurance options")
     real, calls = health.snapshot, {"n": 0}
 
     def flaky(target):
@@ -107,7 +109,7 @@ def test_endurance_resume_continues_polls_and_duration(results, tiny, monkeypatc
 
     monkeypatch.setattr(health, "snapshot", flaky)
     with pytest.raises(SsdptsError) as e:
-        lifecycle.start("sim:client", results_dir=results, profile_name=str(over), tests=["endurance"], size=None,
+        lifecycle.start("sim:client", results_dir=results, profile_name=over, tests=["endurance"], size=None,
                      destroy_data=True, purge_method="none", quiet=True)
     assert e.value.exit_code == 130
     store = Store.in_dir(results)

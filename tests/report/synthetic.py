@@ -148,7 +148,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                         note="")
 
     if "iops" in tests:
-        st = registry.get("iops").settings_of(prof)
+        st = registry.settings_for(prof, ["iops"]).of("iops")
         store.set_test(run_id, "iops", "running")
         store.record_step(run_id, "iops", "purge:", "purge", purge.to_dict())
         sizes, mixes = list(st.block_sizes), list(st.mixes)
@@ -180,7 +180,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
             notes=["0.5K cells: synthetic data"])))
 
     if "throughput" in tests:
-        st = registry.get("throughput").settings_of(prof)
+        st = registry.settings_for(prof, ["throughput"]).of("throughput")
         store.set_test(run_id, "throughput", "running")
         results = []
         for bs in st.block_sizes:
@@ -204,7 +204,7 @@ def build(results_dir: str | Path, *, model: str = "Synthetic NVMe 1.6TB", profi
                        registry.get("throughput").encode(ThroughputSummary(block_sizes=results)))
 
     if "latency" in tests:
-        st = registry.get("latency").settings_of(prof)
+        st = registry.settings_for(prof, ["latency"]).of("latency")
         store.set_test(run_id, "latency", "running")
         store.record_step(run_id, "latency", "purge:", "purge", purge.to_dict())
         sizes, mixes = list(st.block_sizes), list(st.mixes)

@@ -23,12 +23,14 @@ def doctor(target, profile, set_write_cache, as_json):
     Each line is ok, warn, fail or n/a (cannot be read here), with the fix. Exit 1 when a check fails,
     else 0. 'ssdpts run' makes the same checks first and refuses on a fail (see its --ignore-doctor).
     """
-    from ..doctor import Bench, Status, counts, examine, required_write_cache    # here: `doctor --help` is light
+    from ..doctor import Bench, Status, counts, examine    # here: `doctor --help` is light
     from ..profiles import load_profile
+    from ..settings import run_settings
     from ..targets import open_target
 
-    bench = Bench(target=open_target(target) if target else None,
-                  write_cache_required=required_write_cache(load_profile(profile)), set_write_cache=set_write_cache)
+    required = run_settings(load_profile(profile)).defaults.write_cache
+    bench = Bench(target=open_target(target) if target else None, write_cache_required=required,
+                  set_write_cache=set_write_cache)
     findings = examine(bench)
     failed = any(f.status is Status.FAIL for f in findings)
     if as_json:

@@ -51,13 +51,15 @@ def info(target, profile, results, as_json):
 def safe_to_test(target, profile_name: str, results: Path) -> str:
     """'yes, ...' or 'no: ' and the refusal a run would give (read-only, too small, busy, ...)."""
     from ..profiles import load_profile, profile_tests
+    from ..pts.registry import settings_for
     from ..runner.checks import check_room_for
     from ..targets.safety import check_target
 
     try:
         check_target(target, destroy_data=True, results_dir=results)
         prof = load_profile(profile_name)
-        check_room_for(target, prof, profile_tests(prof))
+        names = profile_tests(prof)
+        check_room_for(target, settings_for(prof, names), names)
     except SsdptsError as e:
         return f"no: {e}"
     return "yes, with --destroy-data" if target.kind == "block" else "yes"

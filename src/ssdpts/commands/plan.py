@@ -41,8 +41,9 @@ def build_plans(target: Target, profile_name: str, tests: list[str] | None, purg
     for name in names:
         if registry.get(name).plan is None:
             raise SsdptsError(f"test {name} declares no plan; it cannot be dry-run yet")
-    check_settings([registry.get(n) for n in names], profile, target)
-    return profile, [(registry.get(p.test).title, p) for p in plans_for(target, profile, names, purge_method)]
+    settings = registry.settings_for(profile, names)
+    check_settings(settings, target)
+    return profile, [(registry.get(p.test).title, p) for p in plans_for(target, settings, names, purge_method)]
 
 
 def _bytes(n: float) -> str:

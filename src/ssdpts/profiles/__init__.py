@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import SsdptsError
 from ..inputs import read_toml
 from ..pts.registry import DEFAULT_TESTS, checked_names, tests as registered_tests
-from ..settings import SECTIONS, Key, Setting, explain
+from ..settings import SECTIONS, Key, Setting, explain, run_settings
 
 HERE = Path(__file__).parent
 
@@ -119,8 +119,19 @@ def load_profile(name_or_path: str) -> dict:
     settings are built from it once here, so keys that contradict each other (max_rounds below the window)
     are refused when the profile is read, whatever the command."""
     data = _load(_locate(name_or_path), ())
-    for spec in registered_tests().values():
-        spec.settings_of(data)
+    run_settings(data, {name: spec.settings for name, spec in registered_tests().items()})
+    return data
+
+
+def with_test_keys(base: dict, test: str, values: dict, *, name: str, extends: str, source: str) -> dict:
+    """The loaded profile `base` (named `extends`) with keys of [tests.TEST] set from a command's options
+    (None: keep the profile's), merged and validated as a file that extends it would be, without writing one."""
+    child = {"profile": {"name": name, "extends": extends, "tests": [test]},
+             "tests": {test: {k: v for k, v in values.items() if v is not None}}}
+    _validate(child, Path(source))
+    data = _merge(base, child)
+    data["profile"]["source"] = source
+    run_settings(data, {n: spec.settings for n, spec in registered_tests().items()})
     return data
 
 

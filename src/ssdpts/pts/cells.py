@@ -65,20 +65,16 @@ class CellBuilder:
         return keep, notes
 
 
-def choose_seed(profile: dict, cli_seed: int | None) -> SeedChoice:
-    """The run's base seed, written into the profile the run stores (so resume and every round use it):
-    --seed, else the profile's, else a fresh one (any run can be repeated with the seed it records)."""
-    defaults = profile.setdefault("defaults", {})
+def choose_seed(profile_seed: int | None, cli_seed: int | None) -> SeedChoice:
+    """The run's base seed: --seed, else the profile's, else a fresh one (any run can be repeated with the seed
+    it records; `RunSettings.with_seed` writes it into the profile the run stores)."""
     if cli_seed is not None:
-        source, value = "command line (--seed)", int(cli_seed)
-    elif defaults.get("seed") is not None:
-        source, value = "profile", int(defaults["seed"])
-    else:
-        import secrets      # here: only a run draws a seed (reading a stored run's settings does not)
+        return SeedChoice(int(cli_seed), "command line (--seed)")
+    if profile_seed is not None:
+        return SeedChoice(int(profile_seed), "profile")
+    import secrets      # here: only a run draws a seed (reading a stored run's settings does not)
 
-        source, value = "drawn for this run", secrets.randbelow(2**32)
-    defaults["seed"] = value
-    return SeedChoice(value, source)
+    return SeedChoice(secrets.randbelow(2**32), "drawn for this run")
 
 
 def round_seed(base: int, test: str, phase: str, round_no: int, cell: str) -> int:

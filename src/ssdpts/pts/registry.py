@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import SsdptsError
+from ..settings import RunSettings, TestSettings, run_settings
 from .spec import TestSpec
 
 DEFAULT_TESTS = ("iops", "throughput", "latency")
@@ -56,6 +57,16 @@ def decode_stored(name: str, data: dict | None) -> object | None:
     """A stored summary of test `name` as its typed record; None for an unknown test or no summary."""
     spec = find(name)
     return spec.decode(data) if spec is not None else None
+
+
+def settings_for(profile: dict, names: list[str]) -> RunSettings:
+    """The run's typed settings for the tests `names` (a stored test this ssdpts does not know: the keys every
+    test has)."""
+    records = {}
+    for name in names:
+        spec = find(name)
+        records[name] = spec.settings if spec is not None else TestSettings
+    return run_settings(profile, records)
 
 
 def checked_names(names: list[str], where: str) -> list[str]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from ..capabilities import Capability
 from ..errors import SsdptsError
 from ..records import from_data, to_data
-from ..settings import Key, TestSettings, declarations, typed_settings
+from ..settings import Key, TestSettings, declarations
 
 if TYPE_CHECKING:   # renderers receive the render kit's contexts (render/ sits below the tests; it never imports them)
     from ..clock import Clock
@@ -118,10 +118,6 @@ class TestSpec:
     def all_settings(self) -> dict[str, Key]:
         """Every profile key [tests.NAME] may hold for this test, as declared."""
         return declarations(self.settings)
-
-    def settings_of(self, profile: dict) -> TestSettings:
-        """This test's typed settings from a (merged) profile."""
-        return typed_settings(self.settings, profile, self.name)
 
     @property
     def schema(self) -> str:

@@ -28,7 +28,7 @@ from markupsafe import Markup, escape
 
 from ..clock import Clock
 from ..results import SteadyResult, TrackerKey
-from ..settings import TestSettings, typed_settings
+from ..settings import TestSettings, run_settings
 from ..store import RoundRecord, Store
 from . import plots
 from .toolkit import Artifacts, Cell, fmt_delta, fmt_num, pct_delta
@@ -45,7 +45,8 @@ class SpecView(Protocol):
 
     def decode(self, data: dict | None) -> Any: ...
 
-    def settings_of(self, profile: dict) -> TestSettings: ...
+    @property
+    def settings(self) -> type[TestSettings]: ...
 
 
 def device_label(run: dict) -> str:
@@ -101,9 +102,8 @@ class RunView:
     def settings(self) -> TestSettings:
         """The test's typed settings from the profile the run stored (a test this ssdpts does not know: the
         keys every test has)."""
-        profile = self.run.get("profile") or {}
-        return self.spec.settings_of(profile) if self.spec is not None else typed_settings(TestSettings, profile,
-                                                                                             self.name)
+        record = self.spec.settings if self.spec is not None else TestSettings
+        return run_settings(self.run.get("profile") or {}, {self.name: record}).of(self.name)
 
     def rounds(self, phase: str | None = None, kind: str = "round", with_cells: bool = True) -> list[RoundRecord]:
         key = (phase, kind, with_cells)

@@ -14,7 +14,7 @@ from ..pts.context import TestContext
 from ..pts.plan import TestPlan, planned_workloads, plans_write
 from ..pts.spec import TestSpec
 from ..runoptions import WriteCacheCheck
-from ..settings import RunDefaults
+from ..settings import RunDefaults, RunSettings
 from ..targets import Target, open_target
 from ..targets.multi import TargetSet
 from ..targets.record import TargetRecord
@@ -70,10 +70,10 @@ def same_drives(stored: TargetRecord, target: Target) -> None:
                                   "start a new run on it, or find the original drive")
 
 
-def write_cache_check(profile: dict, target: Target) -> WriteCacheCheck:
+def write_cache_check(defaults: RunDefaults, target: Target) -> WriteCacheCheck:
     """PTS-E wants the volatile write cache disabled (WCD), PTS-C enabled (WCE): whether the drive matches the
     profile when the run starts (targets/writecache.py sets it with --set-write-cache, else records a deviation)."""
-    want = profile.get("defaults", {}).get("write_cache", RunDefaults.write_cache)
+    want = defaults.write_cache
     members = target.drives()
     have = {m.label_id: m.info.get("write_cache") for m in members}
     states = {"write back": "enabled", "write through": "disabled"}
@@ -95,11 +95,11 @@ def same_io_engine(run: dict, io: IoChoice) -> None:
                           f"({io.reason}); restore what it lacks, or start a new run")
 
 
-def check_settings(specs: list[TestSpec], profile: dict, target: Target) -> None:
-    """Every test's settings build from the profile, and their block sizes suit the target's logical block
-    (one line naming the test and key, before anything is created)."""
-    for spec in specs:
-        spec.settings_of(profile).check(spec.name, target.logical_block_size)
+def check_settings(settings: RunSettings, target: Target) -> None:
+    """Every test's settings suit the target's logical block size and agree with each other (one line naming
+    the test and key, before anything is created)."""
+    for name, test in settings.tests.items():
+        test.check(name, target.logical_block_size)
 
 
 def writes(plans: list[TestPlan], specs: list) -> bool:
@@ -107,22 +107,22 @@ def writes(plans: list[TestPlan], specs: list) -> bool:
     return plans_write(plans, sum(1 for s in specs if s.plan is None))
 
 
-def plans_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
-    """The plans of the tests `names` that declare one, from the loaded `profile` (settings checked apart:
+def plans_for(target: Target, settings: RunSettings, names: list[str], purge_method: str = "auto") -> list[TestPlan]:
+    """The plans of the tests `names` that declare one, from the run's typed `settings` (checked apart:
     check_settings)."""
     plans = []
     for name in registry.checked_names(names, "the tests"):
         spec = registry.get(name)
         if spec.plan is not None:
             ctx = TestContext(run_id="plan", test=name, store=None, target=target, engine=None,
-                              settings=spec.settings_of(profile), progress=None, purge_method=purge_method)
+                              settings=settings.of(name), progress=None, purge_method=purge_method)
             plans.append(spec.plan(ctx))
     return plans
 
 
-def check_room_for(target: Target, profile: dict, names: list[str], purge_method: str = "auto") -> None:
+def check_room_for(target: Target, settings: RunSettings, names: list[str], purge_method: str = "auto") -> None:
     """Refuse a target too small for the cells these tests will run, as their plans list them."""
-    check_room(target, planned_workloads(plans_for(target, profile, names, purge_method)))
+    check_room(target, planned_workloads(plans_for(target, settings, names, purge_method)))
 
 
 def check_capabilities(specs: list[TestSpec], target: Target, engine: Engine) -> None:

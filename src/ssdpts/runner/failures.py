@@ -12,7 +12,7 @@ from ..errors import SsdptsError
 from ..progress import Progress
 from ..pts import registry
 from ..pts.context import TestContext
-from ..settings import run_defaults
+from ..settings import RunSettings
 from ..store import Store
 from ..targets import Target
 from ..targets.multi import TargetSet
@@ -37,7 +37,7 @@ def open_failures(store: Store, run_id: str) -> dict[str, dict]:
     return out
 
 
-def retry_failed(store: Store, run_id: str, target: Target, profile: dict, progress: Progress, run: dict) -> None:
+def retry_failed(store: Store, run_id: str, target: Target, settings: RunSettings, progress: Progress, run: dict) -> None:
     """Resume of a partial run: run each affected test again, on its failed targets only."""
     failures = open_failures(store, run_id)
     members = target.drives()
@@ -47,12 +47,12 @@ def retry_failed(store: Store, run_id: str, target: Target, profile: dict, progr
         if not retry:
             continue
         sub = retry[0] if len(retry) == 1 else TargetSet.of(retry)
-        engine = _engine_on(sub, store, run_id, profile)
+        engine = _engine_on(sub, store, run_id, settings)
         n = 1 + sum(1 for s in store.steps(run_id, test) if s["key"].startswith("retry"))
         scope = f"retry{n}/"
         progress.message(f"{test}: retrying on {', '.join(sorted(labels))}")
         ctx = TestContext(run_id=run_id, test=test, store=store, target=sub, engine=engine,
-                          settings=registry.get(test).settings_of(profile), progress=progress,
+                          settings=settings.of(test), progress=progress,
                           purge_method=run["options"].purge, scope=scope,
                           decode_summary=registry.decode_stored)
         spec = registry.get(test)
@@ -66,7 +66,7 @@ def retry_failed(store: Store, run_id: str, target: Target, profile: dict, progr
             store.record_step(run_id, test, "failed-targets", "failure", {"targets": still, "retried": False})
 
 
-def drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, target: Target, profile: dict,
+def drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, target: Target, settings: RunSettings,
                   progress: Progress, purge_method: str) -> tuple[Target | None, Engine | None, dict]:
     """Record the failed drives' evidence; with healthy drives left (a parallel run), run the test again on
     them alone (its phases under `healthy/`: the rounds stored until the failure hold every drive) and go
@@ -90,20 +90,20 @@ def drive_failed(store: Store, run_id: str, name: str, failed: DriveFailed, targ
         store.set_test(run_id, name, "drive-failed")
         return None, None, {}
     rest = healthy[0] if len(healthy) == 1 else TargetSet.of(healthy)
-    engine = _engine_on(rest, store, run_id, profile)
+    engine = _engine_on(rest, store, run_id, settings)
     progress.message(f"{name}: running again on {', '.join(m.label_id for m in healthy)} alone")
     try:
-        summary = run_test(store, run_id, name, rest, engine, profile, progress, purge_method, scope="healthy/")
+        summary = run_test(store, run_id, name, rest, engine, settings, progress, purge_method, scope="healthy/")
     except DriveFailed as again:
-        return drive_failed(store, run_id, name, again, rest, profile, progress, purge_method)
+        return drive_failed(store, run_id, name, again, rest, settings, progress, purge_method)
     store.set_test(run_id, name, "drive-failed", summary)
     return rest, engine, summary
 
 
-def _engine_on(drives: Target, store: Store, run_id: str, profile: dict) -> Engine:
+def _engine_on(drives: Target, store: Store, run_id: str, settings: RunSettings) -> Engine:
     """An engine for some of the run's drives, with the run's recorded I/O engine (not chosen again for fewer
     drives; a run from before the record: chosen from the profile) and its files kept with the run's."""
-    engine = engine_for(drives, run_defaults(profile).io_request(), recorded=store.run(run_id)["options"].io_engine)
+    engine = engine_for(drives, settings.defaults.io_request(), recorded=store.run(run_id)["options"].io_engine)
     engine.keep_dir = run_files_dir(Path(store.path).parent, run_id)
     return engine
 

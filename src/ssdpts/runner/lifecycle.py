@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import interrupts
 from ..conformance import check
-from ..doctor import Bench, gate, required_write_cache
+from ..doctor import Bench, gate
 from ..engines import engine_for
 from ..engines.drivefault import DriveFailed
 from ..engines.fio_versions import check_options
@@ -27,7 +27,7 @@ from ..pts.plan import planned_workloads
 from ..runoptions import RunOptions
 from ..runresult.model import load_run
 from ..runstatus import keep_unrecorded, mark_running_tests, record_stop, settled
-from ..settings import RunDefaults, run_defaults
+from ..settings import RunSettings
 from ..store import Store
 from ..store.medium import ResultsMediumError, SpaceReserve, os_medium_error
 from ..targets import Target
@@ -48,45 +48,48 @@ from .testrun import run_test
 log = logging.getLogger("ssdpts")
 
 
-def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str, tests: list[str] | None,
+def start(target_spec: str | list[str], *, results_dir: Path, profile_name: str | dict, tests: list[str] | None,
           size: int | None, destroy_data: bool, purge_method: str, quiet: bool, seed: int | None = None,
           set_write_cache: bool = False, ignore_doctor: frozenset[str] = frozenset(), notes: tuple[str, ...] = (),
           trace_stimulus: bool = False, label: str | None = None, live: LiveMetrics | None = None) -> str:
-    profile = load_profile(profile_name)
-    seed_record = choose_seed(profile, seed)
+    # a name or path, else a profile a command merged from its options (profiles.with_test_keys)
+    profile = load_profile(profile_name) if isinstance(profile_name, str) else profile_name
     tests = tests or profile_tests(profile)
     specs = [registry.get(t) for t in registry.checked_names(tests, "the tests")]
+    settings = registry.settings_for(profile, tests)      # typed once, here, and handed down
+    seed_record = choose_seed(settings.defaults.seed, seed)
+    settings = settings.with_seed(seed_record.value)
     if purge_method not in METHODS:
         raise SsdptsError(f"unknown --purge {purge_method!r}; allowed: {', '.join(METHODS)}")
     specs_ = [target_spec] if isinstance(target_spec, str) else list(target_spec)
     target = open_targets(specs_, size)
     check_purge_method(target, purge_method)
-    check_settings(specs, profile, target)
-    plans = plans_for(target, profile, tests, purge_method)
+    check_settings(settings, target)
+    plans = plans_for(target, settings, tests, purge_method)
     check_safe(target, destroy_data or not writes(plans, specs), results_dir)
     cells = planned_workloads(plans)   # built once for both checks
     check_room(target, cells)
     # checks fio before anything is written and chooses its I/O engine once (refused where the bench lacks it)
-    engine = engine_for(target, run_defaults(profile).io_request())
+    engine = engine_for(target, settings.defaults.io_request())
     check_capabilities(specs, target, engine)
     check_options(engine.version, cells)
     if trace_stimulus:
         check_traceable(target)
     target_spec = " ".join(specs_)
-    bench = gate(Bench(target=target, write_cache_required=required_write_cache(profile),
+    bench = gate(Bench(target=target, write_cache_required=settings.defaults.write_cache,
                        set_write_cache=set_write_cache), ignore_doctor, target_spec)   # ssdpts doctor, refuses on fail
-    cache = write_cache_check(profile, target)
+    cache = write_cache_check(settings.defaults, target)
     store = Store.in_dir(results_dir)
     run_id = store.create_run(
         target_spec=target_spec, target=target.to_dict(),
         host=platform_record(target, engine.version).with_checks([f.to_dict() for f in bench]),
-        profile_name=profile["profile"]["name"], profile=profile, tests=tests,
+        profile_name=settings.name, profile=settings.profile, tests=tests,
         options=RunOptions(destroy_data=destroy_data, purge=purge_method, size=size, results_dir=str(results_dir),
                            write_cache=cache, seed=seed_record, set_write_cache=set_write_cache,
                            notes=list(checked_notes(notes)), trace_stimulus=trace_stimulus, io_engine=engine.io,
                            label=checked_label(label)),
         engine=engine.name)
-    execute(store, run_id, target, engine, results_dir, quiet, live=live)
+    execute(store, run_id, target, engine, settings, results_dir, quiet, live=live)
     return run_id
 
 
@@ -104,10 +107,11 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool, live: LiveMetrics | N
                           "this is not the same target, start a new run")
     same_drives(run["target"], target)
     check_purge_method(target, opts.purge)
-    plans = plans_for(target, run["profile"], run["tests"], opts.purge)
+    settings = registry.settings_for(run["profile"], run["tests"])    # decoded once from the stored run
+    plans = plans_for(target, settings, run["tests"], opts.purge)
     check_safe(target, target.kind == "file" or opts.destroy_data
                or not writes(plans, [registry.get(t) for t in run["tests"]]), results_dir)
-    engine = engine_for(target, run_defaults(run["profile"]).io_request())
+    engine = engine_for(target, settings.defaults.io_request())
     same_io_engine(run, engine.io)    # the bench may have changed since the run began
     engine.io = opts.io_engine or engine.io     # its rounds go on as the run recorded (runs before it: as chosen now)
     check_capabilities([registry.get(t) for t in run["tests"]], target, engine)
@@ -116,7 +120,7 @@ def resume(run_id: str, *, results_dir: Path, quiet: bool, live: LiveMetrics | N
         check_traceable(target)
     resumes.resuming(store, run["id"], target)      # the device's counters before any I/O of ours
     store.set_run_status(run["id"], "running", owner=RunOwner.current())
-    execute(store, run["id"], target, engine, results_dir, quiet, retry=True, live=live)
+    execute(store, run["id"], target, engine, settings, results_dir, quiet, retry=True, live=live)
     return run["id"]
 
 
@@ -132,11 +136,10 @@ def _stopped_by_medium(store: Store, run_id: str, error: ResultsMediumError, res
                       "once this process has ended)"), exit_code=error.exit_code) from None
 
 
-def execute(store: Store, run_id: str, target: Target, engine: Engine, results_dir: Path, quiet: bool,
-            retry: bool = False, live: LiveMetrics | None = None) -> None:
+def execute(store: Store, run_id: str, target: Target, engine: Engine, settings: RunSettings, results_dir: Path,
+            quiet: bool, retry: bool = False, live: LiveMetrics | None = None) -> None:
     run = store.run(run_id)
     progress = Progress(quiet=quiet, simulated=simulated(target), live=live)
-    profile = run["profile"]
     engine.keep_dir = run_files_dir(Path(results_dir), run_id)
     if run["options"].trace_stimulus:      # refused up front on engines without it (check_traceable)
         engine.trace_stimulus = True
@@ -153,7 +156,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
         if dropped:
             progress.message(f"resume: {dropped} round(s) committed after the simulated drive's last "
                              "checkpoint are run again on the checkpointed state")
-        cache_required = (profile.get("defaults") or {}).get("write_cache", RunDefaults.write_cache)
+        cache_required = settings.defaults.write_cache
         with exclusive(target), write_cache_applied(store, run_id, target, cache_required,
                                                     run["options"].set_write_cache):
             progress.run_started(run_id, target.label, run["profile_name"], run["tests"], str(store.path))
@@ -161,7 +164,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
             if note:
                 progress.message(f"note: {note}")
             purge_method = run["options"].purge
-            progress.planned(run["tests"], [PlanBounds.of(p) for p in plans_for(target, profile, run["tests"],
+            progress.planned(run["tests"], [PlanBounds.of(p) for p in plans_for(target, settings, run["tests"],
                                                                                  purge_method)])
             for index, name in enumerate(run["tests"], start=1):
                 if store.test_status(run_id, name) == "completed":
@@ -171,10 +174,10 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
                 store.set_test(run_id, name, "running")
                 progress.test_started(name, spec.title, index, len(run["tests"]), resumes.work_done(store, run_id, name))
                 try:
-                    summary = run_test(store, run_id, name, target, engine, profile, progress, purge_method)
+                    summary = run_test(store, run_id, name, target, engine, settings, progress, purge_method)
                 except DriveFailed as e:
                     # the failed drives' evidence is the test's result; the others (a parallel run) go on
-                    target, engine, summary = drive_failed(store, run_id, name, e, target, profile, progress,
+                    target, engine, summary = drive_failed(store, run_id, name, e, target, settings, progress,
                                                             purge_method)
                     if target is None:
                         break
@@ -183,7 +186,7 @@ def execute(store: Store, run_id: str, target: Target, engine: Engine, results_d
                 store.set_test(run_id, name, "completed", summary)
                 progress.message(verdict_line(store, run_id, name))
             if retry and target is not None:
-                retry_failed(store, run_id, target, profile, progress, run)
+                retry_failed(store, run_id, target, settings, progress, run)
         if store.drive_failures(run_id):
             end_drive_failed(store, run_id, progress)
         failed = engine.failed

@@ -10,16 +10,17 @@ from ..health.record import RECORD_KIND, HealthSnapshot
 from ..progress import Progress
 from ..pts import registry
 from ..pts.context import TestContext
+from ..settings import RunSettings
 from ..store import Store
 from ..targets import Target
 
 
-def run_test(store: Store, run_id: str, name: str, target: Target, engine: Engine, profile: dict, progress: Progress,
+def run_test(store: Store, run_id: str, name: str, target: Target, engine: Engine, settings: RunSettings, progress: Progress,
               purge_method: str, scope: str = "") -> dict:
     """One test on `target`, its health snapshots around it; its encoded summary."""
     spec = registry.get(name)
     ctx = TestContext(run_id=run_id, test=name, store=store, target=target, engine=engine,
-                      settings=spec.settings_of(profile), progress=progress, purge_method=purge_method,
+                      settings=settings.of(name), progress=progress, purge_method=purge_method,
                       scope=scope, decode_summary=registry.decode_stored)
     _health(store, run_id, name, "before", target, progress)
     with sampling.temperature_trace(target, ctx.settings.temperature_interval) as temperatures:

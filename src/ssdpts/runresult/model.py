@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock
 from ..hostinfo import HostRecord
 from ..metrics import unit_of
-from ..pts.registry import find
+from ..pts.registry import find, settings_for
 from ..pts.spec import TestSpec
 from ..runoptions import RunOptions
+from ..settings import RunSettings
 from ..store import DeviceIdleSummary, Store, device_idle_summary
 from ..store.idle import CELL_KINDS, JUDGED_KINDS
 from ..targets.record import TargetRecord
@@ -79,13 +81,20 @@ class RunResult:
     engine: str
     host: HostRecord
     target: TargetRecord
-    profile: dict
+    profile: dict               # the merged profile as stored: exported as data, never read for a setting
     tests: list[TestResult] = field(default_factory=list)
 
     @property
     def clock(self) -> Clock:
         """Whose clock the run's durations and rates are on, and what did its I/O (clock.py)."""
         return Clock.of_engine(self.engine)
+
+    @cached_property
+    def settings(self) -> RunSettings:
+        """The run's typed settings, decoded once from the profile it stored (on first use: a stored run whose
+        settings no stage reads is shown without them)."""
+        names = list(dict.fromkeys([*self.tests_requested, *(t.name for t in self.tests)]))
+        return settings_for(self.profile, names)
 
     def test(self, name: str) -> TestResult | None:
         return next((t for t in self.tests if t.name == name), None)
