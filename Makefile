@@ -8,6 +8,8 @@ PY := $(VENV)/bin/python
 RESULTS ?= results
 CARGO_PATH := PATH="$$HOME/.cargo/bin:$$PATH"
 MATURIN := $(VENV)/bin/maturin
+# the requirements of pyproject.toml's optional extras named after it, for pip (the package itself installed once)
+EXTRA_REQS = $(PY) -c 'import sys, tomllib; x = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; print(*(r for e in sys.argv[1:] for r in x[e]))'
 
 .PHONY: setup system system-test rust python docs-deps docs test-deps dist demo check test bench clean
 
@@ -55,8 +57,7 @@ python: $(PY)
 # The docs extra (MkDocs, its Material theme, mkdocs-click for the command reference, jsonschema for the published
 # results schema) inside .venv: for make test and make docs only, so make demo installs no documentation tool.
 docs-deps: python
-	@$(PY) -c "import mkdocs, material, mkdocs_click, jsonschema" 2>/dev/null || $(PY) -m pip install -q \
-	  $$($(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["docs"])')
+	@$(PY) -c "import mkdocs, material, mkdocs_click, jsonschema" 2>/dev/null || $(PY) -m pip install -q $$($(EXTRA_REQS) docs)
 
 # The documentation site from docs/ into build/site, strictly: a broken link or anchor, or a page missing from
 # mkdocs.yml's nav, fails (tests/test_docs.py runs the same build in make test).
@@ -105,9 +106,7 @@ system-test: system
 # store's driver (`postgres`: docs/shared-store.md) and the WebDriver client the results site's browser test drives
 # Chromium with (`browser-test`). Their requirements only: the package itself is installed once, by `python`.
 test-deps: docs-deps
-	@$(PY) -c "import psycopg, selenium" 2>/dev/null || $(PY) -m pip install -q $$($(PY) -c 'import tomllib; \
-	  extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; \
-	  print(*extras["postgres"], *extras["browser-test"])')
+	@$(PY) -c "import psycopg, selenium" 2>/dev/null || $(PY) -m pip install -q $$($(EXTRA_REQS) postgres browser-test)
 
 demo: setup
 	$(PY) -m ssdpts run --results $(RESULTS)

@@ -40,10 +40,6 @@ class Clock:
         """A time unit on this clock: "minutes" -> "simulated minutes" on a simulated drive."""
         return f"simulated {word}" if self.simulated else word
 
-    def per(self, word: str) -> str:
-        """A rate's time unit: "day" -> "day" or "simulated day" (for "%/simulated day")."""
-        return self.unit(word)
-
     @property
     def note(self) -> str:
         """The one line that says which clock the run's figures are on."""

@@ -311,7 +311,7 @@ def seconds_text(days: float | None, clock: Clock = WALL) -> str:
 def summary_lines(p: dict, clock: Clock = WALL) -> list[tuple[str, str]]:
     """The projection as (label, text) pairs: the CLI, the analyzer and the report print the same; every span
     and rate on `clock` (a simulated drive's: "simulated minutes", "%/simulated day")."""
-    day = clock.per("day")
+    day = clock.unit("day")
 
     def span(days: float | None) -> str:
         return seconds_text(days, clock)
