@@ -124,13 +124,14 @@ def stall(vm):
     linear, delay = f"0 {size} linear {stall_disk} 0", f"0 {size} delay {stall_disk} 0 {STALL_MS}"
     vm.run(f"dmsetup create tbstall --table '{linear}'", check=True)
     # the injection starts with the run and waits (await_cell.py) for the first read after the run's first
-    # write: the first measured cell's I/O. Then every I/O is held STALL_MS for a second longer than that (the
-    # table swapped back releases the I/Os still held). Waiting for a stored round came after the rounds'
-    # I/O had ended
+    # write: the first measured cell's I/O. Then every I/O is held STALL_MS until the device completes one (a
+    # request held the whole STALL_MS: a fixed second past it was too short when the swap landed between two
+    # rounds and the next round's fio started seconds later under TCG); the table swapped back releases the
+    # I/Os still held. Waiting for a stored round came after the rounds' I/O had ended
     specs = [{"name": "stall", "targets": ["/dev/mapper/tbstall"], "rounds": 0,
-              "inject": f"{AWAIT_CELL} /dev/mapper/tbstall && "
-                        f"dmsetup load tbstall --table '{delay}' && dmsetup resume tbstall && {UPTIME.format('on')} && "
-                        f"sleep {STALL_MS // 1000 + 1} && dmsetup load tbstall --table '{linear}' && "
+              "inject": f"dmsetup load tbstall --table '{delay}' && {AWAIT_CELL} /dev/mapper/tbstall && "
+                        f"dmsetup resume tbstall && {UPTIME.format('on')} && "
+                        f"{AWAIT_CELL} --completion /dev/mapper/tbstall && dmsetup load tbstall --table '{linear}' && "
                         f"dmsetup resume tbstall && {UPTIME.format('off')}"}]
     try:
         yield fault_runs(vm, "stall", specs)["stall"]
@@ -197,7 +198,7 @@ def test_parallel_run_goes_on_without_the_failed_drives(faults):
 
 
 def test_stall_shorter_than_the_grace_is_latency(stall):
-    """dm-delay holds every I/O STALL_MS, for a second longer than that, from inside the first measured cell
+    """dm-delay holds every I/O STALL_MS, until one was held that long, from inside the first measured cell
     (the first read after the run's first write: tests/vm/await_cell.py): the run completes, no hang is recorded, and fio's own maximum latency of
     a cell carries the stall."""
     got = stall
