@@ -20,13 +20,19 @@ import time
 from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
 from ..errors import SsdptsError
 from ..store import Store
 
 TEMPLATES = Path(__file__).parent / "templates"
+if TYPE_CHECKING:                 # typed records of modules the site imports where it writes (compare loads plots)
+    from ..conformance import Verdict
+    from ..pts.spec import Headline
+    from .compare import TrackingSeries
+    from .headline import RunLine
+
 MARKER = ".ssdpts-site"           # in the site's folder: made by `ssdpts site`, so a rebuild may replace it
 MAX_COMPARED = 8
 
@@ -59,14 +65,20 @@ class SiteComparison:
 @dataclass(frozen=True)
 class SitePhase:
     phase: str                   # "" the main loop
-    tracking: list               # compare.TrackingSeries of this phase, in the order compare overlays them
+    tracking: list[TrackingSeries]   # in the order compare overlays them
+
+
+@dataclass(frozen=True)
+class SiteFigure:
+    figure: Headline
+    shown: str | None            # its value as compare's side-by-side table prints it (headline.side_value)
 
 
 @dataclass(frozen=True)
 class SiteTest:
     name: str
     title: str
-    figures: list | None         # its key figures (pts.spec.Headline) with `shown`; None: compare shows none
+    figures: list[SiteFigure] | None     # its key figures; None: compare shows none (no renderer or no summary)
     phases: list[SitePhase]
 
 
@@ -79,7 +91,7 @@ class SiteRunData:
 
     id: str
     name: str                    # the label stored by `run --label`; "" none
-    line: dict                   # headline.RunLine as data (its `label` is this run's when compared with others)
+    line: RunLine                # its `label` is this run's when no other compared run has its label
     series: str                  # its name in the overlays' legends, when no other run has its label
     tests: list[SiteTest]
 
@@ -138,7 +150,7 @@ def planned_comparisons(runs: list[SiteRun], asked: Sequence[Sequence[str]]) -> 
     return list(sets.values())
 
 
-def run_data(store: Store, run: dict, verdict) -> SiteRunData:
+def run_data(store: Store, run: dict, verdict: Verdict) -> SiteRunData:
     """One run's comparison data (a run with at least one test with results), through the functions `ssdpts
     compare` uses."""
     from ..pts.registry import find
@@ -157,11 +169,11 @@ def run_data(store: Store, run: dict, verdict) -> SiteRunData:
         figures = key_figures_of([view])
         tests.append(SiteTest(
             t["name"], spec.title if spec else t["name"].upper(),
-            None if figures is None else [{**asdict(f), "shown": None if f.value is None else side_value(f.value)}
+            None if figures is None else [SiteFigure(f, None if f.value is None else side_value(f.value))
                                           for f in figures[0]],
             [SitePhase(p, list(tracking_series(view, p).values())) for p in view.phases()]))
     line = run_line(run, run_label(run, name), device_label(run), verdict)
-    return SiteRunData(run["id"], name or "", asdict(line), series, tests)
+    return SiteRunData(run["id"], name or "", line, series, tests)
 
 
 def results_option(store: Store) -> str:
