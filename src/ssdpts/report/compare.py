@@ -15,6 +15,7 @@ from .. import __version__
 from ..errors import SsdptsError
 from ..inputs import one_line
 from ..pts.registry import find
+from ..pts.spec import Headline
 from ..results import SteadyResult
 from ..store import Store
 from ..units import bs_label
@@ -29,21 +30,38 @@ from ..render.toolkit import Artifacts
 log = logging.getLogger("ssdpts")
 
 
+@dataclass(frozen=True)
+class TrackingSeries:
+    """One tracking variable of one run's test phase, per round, in its shown unit (what `generic_compare`
+    overlays, and the results site draws in the browser)."""
+
+    label: str                   # the tracking variable, as the rounds store it
+    unit: str                    # its shown unit ("" when it has none)
+    rounds: list[int]
+    values: list[float]          # scaled to `unit`
+
+
+def tracking_series(view: RunView, phase: str) -> dict[str, TrackingSeries]:
+    """Every tracking variable of one phase of a run's test, in the order its rounds first record them."""
+    rounds = view.rounds(phase, with_cells=False)
+    out = {}
+    for label in dict.fromkeys(k for r in rounds for k in r.tracking):
+        unit, scale = plots.unit_of(label)
+        out[label] = TrackingSeries(label, unit, [r.round for r in rounds if label in r.tracking],
+                                    [r.tracking[label] * scale for r in rounds if label in r.tracking])
+    return out
+
+
 def generic_compare(ctx: CompareContext) -> Markup:
     """Tests without a compare renderer: tracking variables per round, one series per run."""
     html = []
     phases = [p for p in ctx.views[0].phases() if all(p in v.phases() for v in ctx.views[1:])]
     for phase in phases:
-        per = [v.rounds(phase, with_cells=False) for v in ctx.views]
-        labels = [k for k in dict.fromkeys(k for r in per[0] for k in r.tracking)
-                  if all(any(k in r.tracking for r in rr) for rr in per[1:])]
-        for label in labels:
-            unit, scale = plots.unit_of(label)
-            series = {v.label: ([r.round for r in rr if label in r.tracking],
-                                [r.tracking[label] * scale for r in rr if label in r.tracking])
-                      for v, rr in zip(ctx.views, per)}
+        per = [tracking_series(v, phase) for v in ctx.views]
+        for label in [k for k in per[0] if all(k in p for p in per[1:])]:
+            series = {v.label: (p[label].rounds, p[label].values) for v, p in zip(ctx.views, per)}
             fig = ctx.figure()
-            plots.series_plot(fig, series, "round", unit or "value", ylim0=True)
+            plots.series_plot(fig, series, "round", per[0][label].unit or "value", ylim0=True)
             ph = f" ({phase})" if phase else ""
             html.append(ctx.plot(fig, f"{phase}-{label}", f"{label} per round{ph}, one series per run"))
     def steady(v: RunView) -> str:
@@ -144,12 +162,26 @@ def series_names(store: Store, runs: Sequence[dict], given: Sequence[str] = ()) 
     return {rid: (n if list(merged.values()).count(n) == 1 else f"{n} · {rid}") for rid, n in merged.items()}
 
 
+def run_label(run: dict, name: str | None) -> str:
+    """A run as the comparison's first screen names it: its series name with drive and id, or drive and id."""
+    return f"{name} ({device_label(run)} · {run['id']})" if name else f"{device_label(run)} · {run['id']}"
+
+
 def compare_views(store: Store, runs: Sequence[dict], name: str, names: dict[str, str] | None = None) -> list[RunView]:
     """The RunView of test `name` in each run (the runs must all have it), named as `series_names` says."""
     spec = find(name)
     names = series_names(store, runs) if names is None else names
     return [RunView(store, r, next(t for t in store.tests(r["id"]) if t["name"] == name), spec, names.get(r["id"]))
             for r in runs]
+
+
+def key_figures_of(views: Sequence[RunView]) -> list[list[Headline]] | None:
+    """Each run's key figures of one test (its `headline` renderer); None where the test names none or a run
+    stored no summary."""
+    spec = find(views[0].name)
+    if spec is None or spec.headline is None or any(v.summary is None for v in views):
+        return None
+    return [spec.headline(v.summary) for v in views]
 
 
 def compare_headline(store: Store, runs: Sequence[dict], labels: Sequence[str], common: Sequence[str],
@@ -163,12 +195,9 @@ def compare_headline(store: Store, runs: Sequence[dict], labels: Sequence[str], 
              for r, label in zip(runs, labels)]
     per_test = []
     for name in common:
-        spec = find(name)
-        if spec is None or spec.headline is None:
-            continue
-        views = compare_views(store, runs, name)
-        if all(v.summary is not None for v in views):
-            per_test.append((name, [spec.headline(v.summary) for v in views]))
+        figures = key_figures_of(compare_views(store, runs, name))
+        if figures is not None:
+            per_test.append((name, figures))
     links = [("Runs", "#runs")] + [(s["title"], f"#{s['anchor']}") for s in sections]
     return CompareHeadline(lines, side_by_side(per_test), first_charts(art.saved, order=FIRST_COMPARE_CHARTS), links,
                            [s.label for s in options.spec_sheets])
@@ -204,8 +233,7 @@ def write_compare(store: Store, run_ids: Sequence[str], out_dir: str | Path, str
             log.exception("compare section %s failed", name)
             sec["body"] = Markup(f'<pre class="error">report section failed: {escape(traceback.format_exc(limit=3))}</pre>')
         sections.append(sec)
-    labels = [(f"{named[r['id']]} ({device_label(r)} · {r['id']})" if r["id"] in named else
-               f"{device_label(r)} · {r['id']}") for r in runs]
+    labels = [run_label(r, named.get(r["id"])) for r in runs]
     page = compare_headline(store, runs, labels, common, sections, art, options)
     html = env().get_template("compare.html.j2").render(
         runs=runs, labels=labels, labels_model=[device_label(r) for r in runs],

@@ -392,6 +392,11 @@ class RunLine:
     simulated: str               # "" for a real drive, else "simulated: preset client (imitates ...)"
 
 
+def side_value(value: float) -> str:
+    """A key figure's value in the compare page's side-by-side table (the results site prints the same)."""
+    return f"{value:,.1f}"
+
+
 @dataclass(frozen=True)
 class SideBySide:
     """A key figure of every run; Δ % against the first."""
@@ -406,6 +411,11 @@ class SideBySide:
     def deltas(self) -> list[float | None]:
         base = self.values[0]
         return [None if v is None or not base else 100 * (v / base - 1) for v in self.values]
+
+    @property
+    def shown(self) -> list[str]:
+        """Each value as the compare page prints it, its unit beside ("–": a run without it)."""
+        return ["–" if v is None else f"{side_value(v)} {self.unit}" for v in self.values]
 
     @property
     def lower_is_better(self) -> bool:

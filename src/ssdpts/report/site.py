@@ -3,9 +3,11 @@
 Plain files that work from file:// and any web server: `index.html` lists every run (filterable by model,
 firmware, capacity, profile, label and date; the data in `site-data.js`, a script, because a browser reads no
 JSON file from file://), each run's report (`runs/ID/report.html`, written by the report's own `HtmlReport`), and
-comparisons written by `compare`'s own writer (`compare/KEY/compare.html`). A static site cannot run `compare` on
-the selection a reader makes, so comparisons are pre-generated: every pair of runs of one drive model that share a
-test, every model's runs together (two to eight, the newest), and each set given with `--compare`. Runs are read
+comparisons written by `compare`'s own writer (`compare/KEY/compare.html`), pre-generated for every pair of runs
+of one drive model that share a test, every model's runs together (two to eight, the newest), and each set given
+with `--compare`. Any other two to eight runs a reader ticks are compared in the browser (`compare.html?runs=...`)
+from each run's `runs/ID/compare-data.js`: its run line, its tests' key figures and per-round tracking series,
+made by the functions `compare` itself uses; that page draws less than `compare` and says so. Runs are read
 only through the Store and RunResult APIs.
 """
 
@@ -18,11 +20,18 @@ import time
 from dataclasses import asdict, dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
 from ..errors import SsdptsError
 from ..store import Store
+
+TEMPLATES = Path(__file__).parent / "templates"
+if TYPE_CHECKING:                 # typed records of modules the site imports where it writes (compare loads plots)
+    from ..conformance import Verdict
+    from ..pts.spec import Headline
+    from .compare import TrackingSeries
+    from .headline import RunLine
 
 MARKER = ".ssdpts-site"           # in the site's folder: made by `ssdpts site`, so a rebuild may replace it
 MAX_COMPARED = 8
@@ -51,6 +60,40 @@ class SiteComparison:
     runs: list[str]              # run ids, in the order compare lays them out
     page: str                    # relative link
     why: str                     # "same model" | "asked for"
+
+
+@dataclass(frozen=True)
+class SitePhase:
+    phase: str                   # "" the main loop
+    tracking: list[TrackingSeries]   # in the order compare overlays them
+
+
+@dataclass(frozen=True)
+class SiteFigure:
+    figure: Headline
+    shown: str | None            # its value as compare's side-by-side table prints it (headline.side_value)
+
+
+@dataclass(frozen=True)
+class SiteTest:
+    name: str
+    title: str
+    figures: list[SiteFigure] | None     # its key figures; None: compare shows none (no renderer or no summary)
+    phases: list[SitePhase]
+
+
+@dataclass(frozen=True)
+class SiteRunData:
+    """What the in-browser comparison reads of one run (`runs/ID/compare-data.js`): the run line, key figures
+    and per-round tracking series `compare` shows, computed by compare's own functions. A series name depends on
+    the set compared (two runs of one stored label keep their ids beside it, `compare.series_names`), so `name`
+    is the stored label and the page applies that rule."""
+
+    id: str
+    name: str                    # the label stored by `run --label`; "" none
+    line: RunLine                # its `label` is this run's when no other compared run has its label
+    series: str                  # its name in the overlays' legends, when no other run has its label
+    tests: list[SiteTest]
 
 
 def check_out(out: Path) -> None:
@@ -107,11 +150,53 @@ def planned_comparisons(runs: list[SiteRun], asked: Sequence[Sequence[str]]) -> 
     return list(sets.values())
 
 
+def run_data(store: Store, run: dict, verdict: Verdict) -> SiteRunData:
+    """One run's comparison data (a run with at least one test with results), through the functions `ssdpts
+    compare` uses."""
+    from ..pts.registry import find
+    from ..render.context import RunView, device_label
+    from .compare import key_figures_of, run_label, series_names, tracking_series
+    from .headline import run_line, side_value
+
+    name = series_names(store, [run]).get(run["id"])
+    tests, series = [], ""
+    for t in store.tests(run["id"]):
+        if not (t.get("summary") or t["status"] == "completed"):
+            continue
+        spec = find(t["name"])
+        view = RunView(store, run, t, spec, name)
+        series = view.label
+        figures = key_figures_of([view])
+        tests.append(SiteTest(
+            t["name"], spec.title if spec else t["name"].upper(),
+            None if figures is None else [SiteFigure(f, None if f.value is None else side_value(f.value))
+                                          for f in figures[0]],
+            [SitePhase(p, list(tracking_series(view, p).values())) for p in view.phases()]))
+    line = run_line(run, run_label(run, name), device_label(run), verdict)
+    return SiteRunData(run["id"], name or "", line, series, tests)
+
+
+def results_option(store: Store) -> str:
+    """What `--results` takes to open this store again: a SQLite store's folder, a PostgreSQL store's address
+    as shown (no password)."""
+    return str(store.path.parent.resolve()) if isinstance(store.path, Path) else str(store.path)
+
+
+def js_data(variable: str, key: str | None, data) -> str:
+    """A script that sets `window.VARIABLE` (or its entry KEY) to `data`: the browser loads it from file://,
+    where it reads no JSON file."""
+    text = json.dumps(data, indent=None if key else 1, ensure_ascii=False)
+    if key is None:
+        return f"window.{variable} = {text};\n"
+    return f"window.{variable} = window.{variable} || {{}};\nwindow.{variable}[{json.dumps(key)}] = {text};\n"
+
+
 def write_site(store: Store, out: Path, asked: Sequence[Sequence[str]] = (), log=lambda line: None) -> Path:
     """The whole site into `out` (checked with `check_out` first); its index page."""
     from ..conformance import check
     from ..runresult.model import load_run
     from .compare import write_compare
+    from .headline import KEY_FIGURES, LOWER_IS_BETTER
     from .html import HtmlReport
 
     runs = site_runs(store)
@@ -133,7 +218,10 @@ def write_site(store: Store, out: Path, asked: Sequence[Sequence[str]] = (), log
         if r.report:
             log(f"report {r.id}")
             run = load_run(store, r.id)
-            HtmlReport(store).write(run, check(run, store), out / "runs" / r.id)
+            verdict = check(run, store)
+            HtmlReport(store).write(run, verdict, out / "runs" / r.id)
+            (out / "runs" / r.id / "compare-data.js").write_text(
+                js_data("SSDPTS_RUNS", r.id, asdict(run_data(store, store.run(r.id), verdict))), encoding="utf-8")
     comparisons = []
     for ids, why in plan:
         page = Path("compare") / key_of(ids)
@@ -145,10 +233,11 @@ def write_site(store: Store, out: Path, asked: Sequence[Sequence[str]] = (), log
             continue
         comparisons.append(SiteComparison(ids, f"{page}/compare.html", why))
     data = {"generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "version": __version__,
-            "store": str(store.path), "max_compared": MAX_COMPARED,
+            "store": str(store.path), "results": results_option(store), "max_compared": MAX_COMPARED, "key_figures": KEY_FIGURES,
+            "lower_is_better": sorted(LOWER_IS_BETTER),
             "runs": [asdict(r) for r in runs], "comparisons": [asdict(c) for c in comparisons]}
-    (out / "site-data.js").write_text("window.SSDPTS_SITE = " + json.dumps(data, indent=1) + ";\n", encoding="utf-8")
-    index = out / "index.html"
-    index.write_text((Path(__file__).parent / "templates" / "site-index.html").read_text(encoding="utf-8"),
-                     encoding="utf-8")
-    return index
+    (out / "site-data.js").write_text(js_data("SSDPTS_SITE", None, data), encoding="utf-8")
+    for page, template in (("index.html", "site-index.html"), ("compare.html", "site-compare.html"),
+                           ("site.js", "site.js"), ("style.css", "style.css")):
+        (out / page).write_text((TEMPLATES / template).read_text(encoding="utf-8"), encoding="utf-8")
+    return out / "index.html"
