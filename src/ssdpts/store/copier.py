@@ -28,7 +28,13 @@ SAID_ENV = "SSDPTS_COPY_AWAY_SAID"     # the run already said the store is away 
 INTERVAL_ENV, GIVE_UP_ENV, WAIT_ENV = "SSDPTS_COPY_INTERVAL_S", "SSDPTS_COPY_GIVE_UP_S", "SSDPTS_COPY_WAIT_S"
 DEFAULT_INTERVAL_S = 5.0
 DEFAULT_GIVE_UP_S = 86400.0
-DEFAULT_WAIT_S = 30.0       # how long a run's command waits, after its measurement, for the last copy
+# How long a run's command waits, after its measurement, for the copier's answer about the last copy. Reached only
+# when the server hangs without answering (stopped, swapping): a database known away or slow is answered at once,
+# and a copy waits LOCK_TIMEOUT_MS at most for a table another session holds.
+DEFAULT_WAIT_S = 30.0
+# The copier's answer, one line on its standard output: the last copy is in the database, or it is left to the
+# copier in the background (and to `push`), followed by the run ids.
+COPIED, LEFT = "copied", "left"
 
 
 def _say(line: str) -> None:
@@ -52,31 +58,52 @@ class Copier:
     def start(cls, local_db: Path, url: PgUrl) -> "Copier":
         """Check the store once (a wrong password, a newer schema or another program's database refuse the run
         before it starts; a store that is away is said and copied to later), then start the copier."""
-        from .pg import PgAwayError, PgDatabase
+        from .pg import LOCK_TIMEOUT_MS, PgAwayError, PgDatabase
 
         env = {**os.environ, URL_ENV: url.url}
         try:
-            with PgDatabase(url) as db:
+            with PgDatabase(url, lock_timeout_ms=LOCK_TIMEOUT_MS) as db:
                 db.set_up()
         except PgAwayError as e:
             _say(f"{e}; the run goes on: its rounds are kept in {local_db} and copied when the database is back")
             env[SAID_ENV] = "1"
         process = subprocess.Popen([sys.executable, "-m", "ssdpts.store.copier", str(local_db), str(os.getpid())],
-                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, start_new_session=True)
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True)
         return cls(process, url, local_db)
 
     def finish(self) -> None:
-        """The run's process is done: the copier makes its last copy; wait for it a bounded time."""
+        """The run's process is done: the copier makes its last copy and answers; wait for the answer a bounded
+        time. A database that is away or slow leaves the rest to the copier in the background, said in one line."""
         try:
             self.process.stdin.close()
         except OSError:
             pass
         wait = _seconds(WAIT_ENV, DEFAULT_WAIT_S)
-        try:
-            self.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            _say(f"the copy to {self.url} is not finished after {wait:.0f} s; it goes on in the background "
-                 f"(process {self.process.pid}), and 'ssdpts push RUN --to URL' copies what is left")
+        answer = _line_within(self.process.stdout, wait)
+        if answer == "":                  # it ended without an answer: it said why
+            return
+        words = (answer or "").split()
+        if words[:1] == [COPIED]:         # it has nothing left to do, and ends
+            try:
+                self.process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                pass
+            return
+        runs = " ".join(words[1:]) or "RUN"
+        why = "the database is away or slow" if answer else f"no answer from the database in {wait:.0f} s"
+        _say(f"the last rounds are not in {self.url} yet ({why}); they are kept in {self.local_db}, the copier "
+             f"goes on trying in the background (process {self.process.pid}), and 'ssdpts push {runs} --to URL' "
+             "copies them")
+
+
+def _line_within(pipe, seconds: float) -> str | None:
+    """The next line from `pipe`, stripped; None when none came within `seconds`, "" when the pipe ended."""
+    import select
+
+    ready, _, _ = select.select([pipe], [], [], max(0.0, seconds))
+    if not ready:
+        return None
+    return pipe.readline().decode(errors="replace").strip()
 
 
 def _owned_runs(local, owner_pid: int, since: float) -> set[str]:
@@ -96,7 +123,7 @@ def _owned_runs(local, owner_pid: int, since: float) -> set[str]:
 def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
     """Copy the owner's runs until its standard input ends and a last copy succeeded (0), or give up (1)."""
     from .db import Store
-    from .pg import PgDatabase, PgStoreError
+    from .pg import LOCK_TIMEOUT_MS, PgDatabase, PgStoreError
 
     ended = threading.Event()
 
@@ -110,10 +137,24 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
     local = db = None
     away: str | None = "said at the start" if os.environ.pop(SAID_ENV, "") else None
     ended_at: float | None = None
+    answered = False
+
+    def answer(word: str) -> None:
+        """Tell the run's command, once, whether its last rounds are in the database (Copier.finish waits)."""
+        nonlocal answered
+        if not answered:
+            answered = True
+            try:
+                print(" ".join([word, *sorted(followed)]), flush=True)
+            except OSError:           # the run's command is gone already
+                pass
+
     while True:
         last = ended.is_set()          # read before copying: this copy then holds the run's final state
         if last and ended_at is None:
             ended_at = time.monotonic()
+            if away is not None:       # known away or slow: the run's command does not wait for this attempt
+                answer(LEFT)
         try:
             if local is None and local_db.exists():
                 local = Store(local_db)
@@ -121,13 +162,14 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
                 followed |= _owned_runs(local, owner_pid, since)
             if followed:
                 if db is None:
-                    db = PgDatabase(url)
+                    db = PgDatabase(url, lock_timeout_ms=LOCK_TIMEOUT_MS)
                     db.set_up()
                 copied = sum(db.push(local, run_id).copied for run_id in sorted(followed))
                 if away is not None:
                     _say(f"PostgreSQL at {url} is back: {copied} round(s) kept meanwhile copied")
                     away = None
             if last:
+                answer(COPIED)
                 return 0
         except PgStoreError as e:
             if db is not None:
@@ -136,6 +178,8 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
             if away is None:
                 _say(f"{e}; the run goes on: its rounds are kept in {local_db} and copied when the database is back")
             away = str(e)
+            if ended.is_set():
+                answer(LEFT)
             if last and time.monotonic() - ended_at > give_up:
                 _say(f"gave up copying to {url} after {give_up:.0f} s; 'ssdpts push {' '.join(sorted(followed))} "
                      f"--to URL' copies the runs")
