@@ -5,7 +5,8 @@ The lab fixture is the issue's Done-means: three benches (processes, each with i
 simulated drive; the first runs two drives one after the other) run into one database, the server is stopped
 for 30 s while they run, and afterwards every round each bench committed is in the database once. The truth
 is each bench's own SQLite (committed before any copy) and PostgreSQL's own catalog and rows, read with psql.
-Costs about 2 minutes (the runs, the 30 s outage).
+Eight benches started at once, a server that is slow (its tables held by another session) and one that stops
+answering have tests of their own. Costs about 4 minutes on two idle cores (the runs, the 30 s outage).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -502,3 +504,96 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, ProcessLookupError):
         return False
+
+
+def test_benches_making_the_tables_at_the_same_moment_make_them_once(pg):
+    """Eight connections (eight benches' start checks) make the tables of one new database at the same moment (a
+    barrier once all are connected): the advisory lock in set_up lets one make them; without it, their CREATE
+    TABLE IF NOT EXISTS race on PostgreSQL's catalog (pg_type's unique key) and all but one fail. Truth: the
+    server's catalog and its own log."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ssdpts.store.location import pg_url
+    from ssdpts.store.pg import LOCK_TIMEOUT_MS, PgDatabase
+
+    pg.add_database("together", "bench", PASSWORD)
+    log_from = (pg.socket_dir / "server.log").stat().st_size
+    databases = [PgDatabase(pg_url(pg.url("bench", PASSWORD, "together")), lock_timeout_ms=LOCK_TIMEOUT_MS)
+                 for _ in range(8)]
+    barrier = threading.Barrier(len(databases))
+
+    def set_up(db):
+        barrier.wait()
+        db.set_up()
+    try:
+        with ThreadPoolExecutor(len(databases)) as pool:
+            errors = [str(f.exception()) for f in [pool.submit(set_up, db) for db in databases] if f.exception()]
+    finally:
+        for db in databases:
+            db.close()
+    assert errors == []
+    assert pg.psql("SELECT count(*) FROM pg_tables WHERE schemaname='public'", "together").strip() == "6"
+    assert pg.psql("SELECT key, value FROM meta", "together").split() == ["schema_version|3"]
+    assert _server_log_errors(pg, log_from) == []
+
+
+def _server_pids(pg) -> list[int]:
+    """The server's postmaster, then its children (backends, checkpointer, ...)."""
+    postmaster = int((pg.datadir / "postmaster.pid").read_text().split()[0])
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == postmaster:
+            children.append(int(stat.parent.name))
+    return [postmaster, *children]
+
+
+def test_a_server_that_stops_answering_mid_copy_delays_the_runs_end_a_bounded_time(pg, tmp_path):
+    """The server is frozen (SIGSTOP on the postmaster and every backend) while a run measures, after its copier
+    has connected: the kernel still acknowledges the copier's packets and keepalives, so no timeout of the driver
+    or the server ends its copy. The run's command waits for the copier's answer $SSDPTS_COPY_WAIT_S (3 s here) at
+    most, says so in one line and ends; thawed, the server takes every round from the copier, on its own."""
+    pg.add_database("frozen", "bench", PASSWORD)
+    url = pg.url("bench", PASSWORD, "frozen")
+    local, stderr = tmp_path / "bench", tmp_path / "bench.stderr"
+    with open(stderr, "w") as err_file:       # the copier outlives the run: its lines go here too
+        bench = _start_bench(url, local, ["sim:client", "sim:enterprise"], stderr=err_file, SSDPTS_COPY_WAIT_S="3")
+    deadline = time.time() + 120
+    while not (pg.psql("SELECT count(*) FROM pg_tables WHERE tablename='rounds'", "frozen").strip() == "1" and
+               int(pg.psql("SELECT count(*) FROM rounds", "frozen")) > 0):     # the copier is connected, copying
+        assert bench.poll() is None and time.time() < deadline, stderr.read_text()
+        time.sleep(0.2)
+    frozen = _server_pids(pg)
+    try:
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        assert bench.poll() is None, "the run ended before the server was frozen"
+        frozen_at = time.monotonic()
+        try:
+            bench.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            bench.kill()
+            pytest.fail("the run waited on the frozen server")
+        lines = stderr.read_text().splitlines()
+        assert bench.returncode == 0, lines
+        (line,) = lines
+        run_ids = _run_ids(local)
+        assert "(no answer from the database in 3 s)" in line and f"'ssdpts push {' '.join(run_ids)} --to URL'" \
+            in line, line
+        copier_pid = int(line.split("(process ")[1].split(")")[0])
+        assert _alive(copier_pid)
+        print(f"the run ended {time.monotonic() - frozen_at:.1f} s after the server froze")
+    finally:
+        for pid in reversed(frozen):
+            os.kill(pid, signal.SIGCONT)
+    deadline = time.time() + 120
+    while time.time() < deadline and _alive(copier_pid):
+        time.sleep(0.2)
+    assert not _alive(copier_pid), "the copier did not finish once the server answered"
+    for run_id in run_ids:
+        assert _pg_rounds(pg, "frozen", run_id) == _local_rounds(local, run_id)
+    assert len(stderr.read_text().splitlines()) == 1

@@ -8,7 +8,9 @@ process has ended (for up to $SSDPTS_COPY_GIVE_UP_S, a day by default); `ssdpts 
 anything left. The URL reaches it in its environment, never on a command line others can read (ps).
 
 It follows the runs whose recorded owner is the process that started it (the run, or resume, or endurance);
-that process's end is the end of its standard input.
+that process's end is the end of its standard input, and the copier answers it on its standard output whether
+the last copy is in the database or left to the background. The run's process waits for that answer, never for
+a database already known away or slow, and $SSDPTS_COPY_WAIT_S at most (a server that stops answering).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ DEFAULT_GIVE_UP_S = 86400.0
 # when the server hangs without answering (stopped, swapping): a database known away or slow is answered at once,
 # and a copy waits LOCK_TIMEOUT_MS at most for a table another session holds.
 DEFAULT_WAIT_S = 30.0
-# The copier's answer, one line on its standard output: the last copy is in the database, or it is left to the
-# copier in the background (and to `push`), followed by the run ids.
+# The copier's answer about the last copy, one line on its standard output: in the database, or left to the copier
+# in the background (and to `push`).
 COPIED, LEFT = "copied", "left"
 
 
@@ -53,6 +55,7 @@ class Copier:
 
     def __init__(self, process: subprocess.Popen, url: PgUrl, local_db: Path):
         self.process, self.url, self.local_db = process, url, local_db
+        self.started = time.time()
 
     @classmethod
     def start(cls, local_db: Path, url: PgUrl) -> "Copier":
@@ -82,18 +85,33 @@ class Copier:
         answer = _line_within(self.process.stdout, wait)
         if answer == "":                  # it ended without an answer: it said why
             return
-        words = (answer or "").split()
-        if words[:1] == [COPIED]:         # it has nothing left to do, and ends
+        if answer == COPIED:              # it has nothing left to do, and ends
             try:
                 self.process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 pass
             return
-        runs = " ".join(words[1:]) or "RUN"
-        why = "the database is away or slow" if answer else f"no answer from the database in {wait:.0f} s"
+        runs = " ".join(sorted(self._own_runs())) or "RUN"
+        why = "the database is away or slow" if answer == LEFT else f"no answer from the database in {wait:.0f} s"
         _say(f"the last rounds are not in {self.url} yet ({why}); they are kept in {self.local_db}, the copier "
              f"goes on trying in the background (process {self.process.pid}), and 'ssdpts push {runs} --to URL' "
              "copies them")
+
+
+    def _own_runs(self) -> set[str]:
+        """This process's runs, from the bench's store (the copier may be stuck before it saw the last one)."""
+        from .db import Store
+
+        if not self.local_db.exists():
+            return set()
+        try:
+            local = Store(self.local_db)
+        except Exception:             # no store, or one that cannot be read: the run reports that itself
+            return set()
+        try:
+            return _owned_runs(local, os.getpid(), self.started - 1)
+        finally:
+            local.close()
 
 
 def _line_within(pipe, seconds: float) -> str | None:
@@ -126,35 +144,35 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
     from .pg import LOCK_TIMEOUT_MS, PgDatabase, PgStoreError
 
     ended = threading.Event()
-
-    def wait_for_end():
-        sys.stdin.buffer.read()
-        ended.set()
-    threading.Thread(target=wait_for_end, daemon=True).start()
+    answered = threading.Lock()
     interval, give_up = _seconds(INTERVAL_ENV, DEFAULT_INTERVAL_S), _seconds(GIVE_UP_ENV, DEFAULT_GIVE_UP_S)
     since = time.time() - 1
     followed: set[str] = set()
     local = db = None
     away: str | None = "said at the start" if os.environ.pop(SAID_ENV, "") else None
     ended_at: float | None = None
-    answered = False
 
     def answer(word: str) -> None:
         """Tell the run's command, once, whether its last rounds are in the database (Copier.finish waits)."""
-        nonlocal answered
-        if not answered:
-            answered = True
+        if answered.acquire(blocking=False):
             try:
-                print(" ".join([word, *sorted(followed)]), flush=True)
+                print(word, flush=True)
             except OSError:           # the run's command is gone already
                 pass
+
+    def wait_for_end():
+        sys.stdin.buffer.read()
+        ended.set()
+        # Known away or slow: the run's command does not wait for the copy, nor for the one under way (stuck up
+        # to LOCK_TIMEOUT_MS on a locked table, or longer on a server that stopped answering).
+        if away is not None:
+            answer(LEFT)
+    threading.Thread(target=wait_for_end, daemon=True).start()
 
     while True:
         last = ended.is_set()          # read before copying: this copy then holds the run's final state
         if last and ended_at is None:
             ended_at = time.monotonic()
-            if away is not None:       # known away or slow: the run's command does not wait for this attempt
-                answer(LEFT)
         try:
             if local is None and local_db.exists():
                 local = Store(local_db)
