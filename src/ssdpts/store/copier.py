@@ -97,7 +97,6 @@ class Copier:
              f"goes on trying in the background (process {self.process.pid}), and 'ssdpts push {runs} --to URL' "
              "copies them")
 
-
     def _own_runs(self) -> set[str]:
         """This process's runs, from the bench's store (the copier may be stuck before it saw the last one)."""
         from .db import Store
