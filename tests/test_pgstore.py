@@ -5,7 +5,8 @@ The lab fixture is the issue's Done-means: three benches (processes, each with i
 simulated drive; the first runs two drives one after the other) run into one database, the server is stopped
 for 30 s while they run, and afterwards every round each bench committed is in the database once. The truth
 is each bench's own SQLite (committed before any copy) and PostgreSQL's own catalog and rows, read with psql.
-Costs about 2 minutes (the runs, the 30 s outage).
+Eight benches started at once, a server that is slow (its tables held by another session) and one that stops
+answering have tests of their own. Costs about 4 minutes on two idle cores (the runs, the 30 s outage).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -77,6 +79,16 @@ def _run_ids(results: Path) -> list[str]:
         db.close()
 
 
+def _start_bench(url: str, local: Path, targets: list[str], stderr=subprocess.PIPE, **env) -> subprocess.Popen:
+    """A bench: `ssdpts run` of the latency test (tiny profile) on simulated drives, one after the other, into the
+    store at `url`, its own results in `local`; its copier copies every second."""
+    env = {**os.environ, "SSDPTS_LOCAL_RESULTS": str(local), "SSDPTS_COPY_INTERVAL_S": "1", "SSDPTS_REPORT": "0",
+           **env}
+    return subprocess.Popen([sys.executable, "-m", "ssdpts", "run", *targets, "--sequential", "--profile", TINY,
+                             "--tests", "latency", "--results", url, "-q"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=stderr)
+
+
 @pytest.fixture(scope="module")
 def lab(pg, tmp_path_factory):
     """Three benches into one database, the server stopped for 30 s while they measure."""
@@ -85,12 +97,7 @@ def lab(pg, tmp_path_factory):
     benches = []
     for i, targets in enumerate((["sim:client", "sim:sata-tlc"], ["sim:client"], ["sim:enterprise"])):
         local = base / f"bench{i}"
-        env = {**os.environ, "SSDPTS_LOCAL_RESULTS": str(local), "SSDPTS_COPY_INTERVAL_S": "1",
-               "SSDPTS_COPY_WAIT_S": "300", "SSDPTS_REPORT": "0"}
-        proc = subprocess.Popen([sys.executable, "-m", "ssdpts", "run", *targets, "--sequential", "--profile", TINY,
-                                 "--tests", "latency", "--results", url, "-q"], env=env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        benches.append((local, proc))
+        benches.append((local, _start_bench(url, local, targets, SSDPTS_COPY_WAIT_S="300")))
     try:
         # stop the server once every bench's run is in the database and a round has been copied
         deadline = time.time() + 300
@@ -365,3 +372,228 @@ def test_the_schema_is_sqlites_and_older_schemas_migrate(pg, tmp_path):
     assert pg.psql("SELECT gap_before_ms, device_idle_json, gaps_inside_json FROM rounds", "schema1").strip() == \
         "2.5|{}|[]"
     assert pg.psql("SELECT status, owner_json FROM runs", "schema1").strip() == "completed|{}"
+
+
+def _cell_counts(pg, database: str, run_id: str) -> list[tuple]:
+    out = pg.psql(f"SELECT r.test, r.phase, r.kind, r.round, count(c.idx) FROM rounds r LEFT JOIN cells c ON "
+                  f"c.round_id = r.id WHERE r.run_id='{run_id}' GROUP BY r.id, r.test, r.phase, r.kind, r.round",
+                  database)
+    return sorted((t, p, k, int(n), int(c)) for t, p, k, n, c in (line.split("|") for line in out.splitlines()))
+
+
+def _local_cell_counts(results: Path, run_id: str) -> list[tuple]:
+    db = sqlite3.connect(results / "ssdpts.db")
+    try:
+        return sorted(db.execute("SELECT r.test, r.phase, r.kind, r.round, count(c.idx) FROM rounds r LEFT JOIN cells "
+                                 "c ON c.round_id = r.id WHERE r.run_id=? GROUP BY r.id", (run_id,)).fetchall())
+    finally:
+        db.close()
+
+
+def _server_log_errors(pg, since: int) -> list[str]:
+    """The ERROR, FATAL and deadlock lines the server logged after byte `since` of its log."""
+    with open(pg.socket_dir / "server.log", "rb") as f:
+        f.seek(since)
+        text = f.read().decode(errors="replace")
+    return [line for line in text.splitlines() if any(w in line for w in ("ERROR:", "FATAL:", "PANIC:", "deadlock"))]
+
+
+def _children_cpu_s() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def test_eight_benches_started_at_once_store_every_round_once(pg, tmp_path):
+    """Eight benches (processes, each with its own results directory and simulated drive) started together into
+    one new database: they race to make its tables and copy at the same time. Truth: each bench's own SQLite
+    (rounds and their cells) against PostgreSQL's rows read with psql, and the server's own log (no error, no
+    deadlock, no unique-constraint failure)."""
+    pg.add_database("eight", "bench", PASSWORD)
+    url = pg.url("bench", PASSWORD, "eight")
+    log_from = (pg.socket_dir / "server.log").stat().st_size
+    began, cpu_before = time.monotonic(), _children_cpu_s()
+    benches = [(tmp_path / f"bench{i}", _start_bench(url, tmp_path / f"bench{i}",
+                                                     ["sim:client" if i % 2 else "sim:enterprise"]))
+               for i in range(8)]
+    try:
+        outputs = [p.communicate(timeout=600) for _, p in benches]
+    finally:
+        for _, p in benches:
+            if p.poll() is None:
+                p.kill()
+    print(f"eight benches: {time.monotonic() - began:.1f} s wall, {_children_cpu_s() - cpu_before:.1f} s CPU of "
+          "their processes (the copiers' too: each run waits for its own)")
+    run_ids = []
+    for (local, p), (out, err) in zip(benches, outputs):
+        assert p.returncode == 0 and err == "", err          # not a word: no "away", "slow" or "not copied"
+        (run_id,) = _run_ids(local)
+        assert out.strip() == run_id
+        run_ids.append(run_id)
+        here = _local_rounds(local, run_id)
+        assert here, f"{run_id}: no rounds on the bench"
+        assert _pg_rounds(pg, "eight", run_id) == here                       # every one, none twice
+        assert _cell_counts(pg, "eight", run_id) == _local_cell_counts(local, run_id)
+        assert pg.psql(f"SELECT status FROM runs WHERE id='{run_id}'", "eight").strip() == "completed"
+    assert len(set(run_ids)) == 8
+    assert sorted(pg.psql("SELECT id FROM runs", "eight").split()) == sorted(run_ids)     # none missing, no other
+    assert int(pg.psql("SELECT count(*) FROM rounds", "eight")) == sum(len(_local_rounds(local, r))
+                                                                      for (local, _), r in zip(benches, run_ids))
+    assert pg.psql("SELECT value FROM meta", "eight").split() == ["3"]
+    assert _server_log_errors(pg, log_from) == []
+
+
+def test_a_slow_server_neither_stops_nor_slows_the_run(pg, tmp_path):
+    """Another session holds every ssdpts table (LOCK TABLE ... ACCESS EXCLUSIVE, as a VACUUM FULL or an ALTER
+    TABLE does) from before a run starts until after it ended, well over LOCK_TIMEOUT_MS: the run ends on time
+    (its wall time against the same run on the server answering, generous slack for a loaded machine; the old
+    copier waited 120 s at the start and 30 s at the end), says the server is slow once and, at its end, that the
+    copier goes on in the background; once the lock is released the copier, on its own, puts every round there."""
+    import psycopg
+
+    from ssdpts.store.pg import LOCK_TIMEOUT_MS
+
+    pg.add_database("slow", "bench", PASSWORD)
+    url = pg.url("bench", PASSWORD, "slow")
+    began = time.monotonic()
+    answering = _start_bench(url, tmp_path / "answering", ["sim:client"])       # it also makes the tables
+    _, err = answering.communicate(timeout=300)
+    answering_s = time.monotonic() - began
+    assert answering.returncode == 0 and err == "", err
+    local, stderr = tmp_path / "slow", tmp_path / "slow.stderr"
+    with psycopg.connect(url, autocommit=False) as hold:
+        hold.execute("LOCK TABLE meta, runs, tests, steps, rounds, cells IN ACCESS EXCLUSIVE MODE")
+        locked = time.monotonic()
+        with open(stderr, "w") as err_file:       # the copier outlives the run: its lines go here too
+            bench = _start_bench(url, local, ["sim:client"], stderr=err_file)
+        try:
+            bench.wait(timeout=answering_s + LOCK_TIMEOUT_MS / 1000 + 120)
+        except subprocess.TimeoutExpired:
+            bench.kill()
+            pytest.fail("the run waited on the slow server")
+        slow_s = time.monotonic() - locked
+        print(f"answering server: {answering_s:.1f} s, slow server: {slow_s:.1f} s")
+        assert bench.returncode == 0, stderr.read_text()
+        (run_id,) = _run_ids(local)
+        lines = stderr.read_text().splitlines()
+        assert slow_s < answering_s + LOCK_TIMEOUT_MS / 1000 + 30, (answering_s, slow_s)
+        slow = [line for line in lines if "is too slow" in line]
+        assert len(slow) == 1 and "the run goes on" in slow[0], lines
+        left = [line for line in lines if "are not in" in line]
+        assert len(left) == 1 and f"'ssdpts push {run_id} --to URL'" in left[0], lines
+        assert len(lines) == 2 and PASSWORD not in "".join(lines), lines
+        copier_pid = int(left[0].split("(process ")[1].split(")")[0])
+        assert _alive(copier_pid), "the copier did not go on in the background"
+        assert time.monotonic() - locked > LOCK_TIMEOUT_MS / 1000      # the lock outlived the copier's bound
+        hold.rollback()                                      # the server answers again
+    here = _local_rounds(local, run_id)
+    deadline = time.time() + 120
+    while time.time() < deadline and _alive(copier_pid):
+        time.sleep(0.2)
+    assert not _alive(copier_pid), "the copier did not finish once the server answered"
+    assert _pg_rounds(pg, "slow", run_id) == here
+    assert _cell_counts(pg, "slow", run_id) == _local_cell_counts(local, run_id)
+    lines = stderr.read_text().splitlines()
+    assert len(lines) == 3 and "is back" in lines[2], lines
+
+
+def _alive(pid: int) -> bool:
+    """The process runs (a zombie, ended but not yet reaped by its new parent, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_benches_making_the_tables_at_the_same_moment_make_them_once(pg):
+    """Eight connections (eight benches' start checks) make the tables of one new database at the same moment (a
+    barrier once all are connected): the advisory lock in set_up lets one make them; without it, their CREATE
+    TABLE IF NOT EXISTS race on PostgreSQL's catalog (pg_type's unique key) and all but one fail. Truth: the
+    server's catalog and its own log."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ssdpts.store.location import pg_url
+    from ssdpts.store.pg import LOCK_TIMEOUT_MS, PgDatabase
+
+    pg.add_database("together", "bench", PASSWORD)
+    log_from = (pg.socket_dir / "server.log").stat().st_size
+    databases = [PgDatabase(pg_url(pg.url("bench", PASSWORD, "together")), lock_timeout_ms=LOCK_TIMEOUT_MS)
+                 for _ in range(8)]
+    barrier = threading.Barrier(len(databases))
+
+    def set_up(db):
+        barrier.wait()
+        db.set_up()
+    try:
+        with ThreadPoolExecutor(len(databases)) as pool:
+            errors = [str(f.exception()) for f in [pool.submit(set_up, db) for db in databases] if f.exception()]
+    finally:
+        for db in databases:
+            db.close()
+    assert errors == []
+    assert pg.psql("SELECT count(*) FROM pg_tables WHERE schemaname='public'", "together").strip() == "6"
+    assert pg.psql("SELECT key, value FROM meta", "together").split() == ["schema_version|3"]
+    assert _server_log_errors(pg, log_from) == []
+
+
+def _server_pids(pg) -> list[int]:
+    """The server's postmaster, then its children (backends, checkpointer, ...)."""
+    postmaster = int((pg.datadir / "postmaster.pid").read_text().split()[0])
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == postmaster:
+            children.append(int(stat.parent.name))
+    return [postmaster, *children]
+
+
+def test_a_server_that_stops_answering_mid_copy_delays_the_runs_end_a_bounded_time(pg, tmp_path):
+    """The server is frozen (SIGSTOP on the postmaster and every backend) while a run measures, after its copier
+    has connected: the kernel still acknowledges the copier's packets and keepalives, so no timeout of the driver
+    or the server ends its copy. The run's command waits for the copier's answer $SSDPTS_COPY_WAIT_S (3 s here) at
+    most, says so in one line and ends; thawed, the server takes every round from the copier, on its own."""
+    pg.add_database("frozen", "bench", PASSWORD)
+    url = pg.url("bench", PASSWORD, "frozen")
+    local, stderr = tmp_path / "bench", tmp_path / "bench.stderr"
+    with open(stderr, "w") as err_file:       # the copier outlives the run: its lines go here too
+        bench = _start_bench(url, local, ["sim:client", "sim:enterprise"], stderr=err_file, SSDPTS_COPY_WAIT_S="3")
+    deadline = time.time() + 120
+    while not (pg.psql("SELECT count(*) FROM pg_tables WHERE tablename='rounds'", "frozen").strip() == "1" and
+               int(pg.psql("SELECT count(*) FROM rounds", "frozen")) > 0):     # the copier is connected, copying
+        assert bench.poll() is None and time.time() < deadline, stderr.read_text()
+        time.sleep(0.2)
+    frozen = _server_pids(pg)
+    try:
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        assert bench.poll() is None, "the run ended before the server was frozen"
+        frozen_at = time.monotonic()
+        try:
+            bench.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            bench.kill()
+            pytest.fail("the run waited on the frozen server")
+        lines = stderr.read_text().splitlines()
+        assert bench.returncode == 0, lines
+        (line,) = lines
+        run_ids = _run_ids(local)
+        assert "(no answer from the database in 3 s)" in line and f"'ssdpts push {' '.join(run_ids)} --to URL'" \
+            in line, line
+        copier_pid = int(line.split("(process ")[1].split(")")[0])
+        assert _alive(copier_pid)
+        print(f"the run ended {time.monotonic() - frozen_at:.1f} s after the server froze")
+    finally:
+        for pid in reversed(frozen):
+            os.kill(pid, signal.SIGCONT)
+    deadline = time.time() + 120
+    while time.time() < deadline and _alive(copier_pid):
+        time.sleep(0.2)
+    assert not _alive(copier_pid), "the copier did not finish once the server answered"
+    for run_id in run_ids:
+        assert _pg_rounds(pg, "frozen", run_id) == _local_rounds(local, run_id)
+    assert len(stderr.read_text().splitlines()) == 1

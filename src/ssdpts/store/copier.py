@@ -8,7 +8,9 @@ process has ended (for up to $SSDPTS_COPY_GIVE_UP_S, a day by default); `ssdpts 
 anything left. The URL reaches it in its environment, never on a command line others can read (ps).
 
 It follows the runs whose recorded owner is the process that started it (the run, or resume, or endurance);
-that process's end is the end of its standard input.
+that process's end is the end of its standard input, and the copier answers it on its standard output whether
+the last copy is in the database or left to the background. The run's process waits for that answer, never for
+a database already known away or slow, and $SSDPTS_COPY_WAIT_S at most (a server that stops answering).
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ SAID_ENV = "SSDPTS_COPY_AWAY_SAID"     # the run already said the store is away 
 INTERVAL_ENV, GIVE_UP_ENV, WAIT_ENV = "SSDPTS_COPY_INTERVAL_S", "SSDPTS_COPY_GIVE_UP_S", "SSDPTS_COPY_WAIT_S"
 DEFAULT_INTERVAL_S = 5.0
 DEFAULT_GIVE_UP_S = 86400.0
-DEFAULT_WAIT_S = 30.0       # how long a run's command waits, after its measurement, for the last copy
+# How long a run's command waits, after its measurement, for the copier's answer about the last copy. Reached only
+# when the server hangs without answering (stopped, swapping): a database known away or slow is answered at once,
+# and a copy waits LOCK_TIMEOUT_MS at most for a table another session holds.
+DEFAULT_WAIT_S = 30.0
+# The copier's answer about the last copy, one line on its standard output: in the database, or left to the copier
+# in the background (and to `push`).
+COPIED, LEFT = "copied", "left"
 
 
 def _say(line: str) -> None:
@@ -47,36 +55,72 @@ class Copier:
 
     def __init__(self, process: subprocess.Popen, url: PgUrl, local_db: Path):
         self.process, self.url, self.local_db = process, url, local_db
+        self.started = time.time()
 
     @classmethod
     def start(cls, local_db: Path, url: PgUrl) -> "Copier":
         """Check the store once (a wrong password, a newer schema or another program's database refuse the run
         before it starts; a store that is away is said and copied to later), then start the copier."""
-        from .pg import PgAwayError, PgDatabase
+        from .pg import LOCK_TIMEOUT_MS, PgAwayError, PgDatabase
 
         env = {**os.environ, URL_ENV: url.url}
         try:
-            with PgDatabase(url) as db:
+            with PgDatabase(url, lock_timeout_ms=LOCK_TIMEOUT_MS) as db:
                 db.set_up()
         except PgAwayError as e:
             _say(f"{e}; the run goes on: its rounds are kept in {local_db} and copied when the database is back")
             env[SAID_ENV] = "1"
         process = subprocess.Popen([sys.executable, "-m", "ssdpts.store.copier", str(local_db), str(os.getpid())],
-                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, start_new_session=True)
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True)
         return cls(process, url, local_db)
 
     def finish(self) -> None:
-        """The run's process is done: the copier makes its last copy; wait for it a bounded time."""
+        """The run's process is done: the copier makes its last copy and answers; wait for the answer a bounded
+        time. A database that is away or slow leaves the rest to the copier in the background, said in one line."""
         try:
             self.process.stdin.close()
         except OSError:
             pass
         wait = _seconds(WAIT_ENV, DEFAULT_WAIT_S)
+        answer = _line_within(self.process.stdout, wait)
+        if answer == "":                  # it ended without an answer: it said why
+            return
+        if answer == COPIED:              # it has nothing left to do, and ends
+            try:
+                self.process.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                pass
+            return
+        runs = " ".join(sorted(self._own_runs())) or "RUN"
+        why = "the database is away or slow" if answer == LEFT else f"no answer from the database in {wait:.0f} s"
+        _say(f"the last rounds are not in {self.url} yet ({why}); they are kept in {self.local_db}, the copier "
+             f"goes on trying in the background (process {self.process.pid}), and 'ssdpts push {runs} --to URL' "
+             "copies them")
+
+    def _own_runs(self) -> set[str]:
+        """This process's runs, from the bench's store (the copier may be stuck before it saw the last one)."""
+        from .db import Store
+
+        if not self.local_db.exists():
+            return set()
         try:
-            self.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            _say(f"the copy to {self.url} is not finished after {wait:.0f} s; it goes on in the background "
-                 f"(process {self.process.pid}), and 'ssdpts push RUN --to URL' copies what is left")
+            local = Store(self.local_db)
+        except Exception:             # no store, or one that cannot be read: the run reports that itself
+            return set()
+        try:
+            return _owned_runs(local, os.getpid(), self.started - 1)
+        finally:
+            local.close()
+
+
+def _line_within(pipe, seconds: float) -> str | None:
+    """The next line from `pipe`, stripped; None when none came within `seconds`, "" when the pipe ended."""
+    import select
+
+    ready, _, _ = select.select([pipe], [], [], max(0.0, seconds))
+    if not ready:
+        return None
+    return pipe.readline().decode(errors="replace").strip()
 
 
 def _owned_runs(local, owner_pid: int, since: float) -> set[str]:
@@ -96,20 +140,34 @@ def _owned_runs(local, owner_pid: int, since: float) -> set[str]:
 def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
     """Copy the owner's runs until its standard input ends and a last copy succeeded (0), or give up (1)."""
     from .db import Store
-    from .pg import PgDatabase, PgStoreError
+    from .pg import LOCK_TIMEOUT_MS, PgDatabase, PgStoreError
 
     ended = threading.Event()
-
-    def wait_for_end():
-        sys.stdin.buffer.read()
-        ended.set()
-    threading.Thread(target=wait_for_end, daemon=True).start()
+    answered = threading.Lock()
     interval, give_up = _seconds(INTERVAL_ENV, DEFAULT_INTERVAL_S), _seconds(GIVE_UP_ENV, DEFAULT_GIVE_UP_S)
     since = time.time() - 1
     followed: set[str] = set()
     local = db = None
     away: str | None = "said at the start" if os.environ.pop(SAID_ENV, "") else None
     ended_at: float | None = None
+
+    def answer(word: str) -> None:
+        """Tell the run's command, once, whether its last rounds are in the database (Copier.finish waits)."""
+        if answered.acquire(blocking=False):
+            try:
+                print(word, flush=True)
+            except OSError:           # the run's command is gone already
+                pass
+
+    def wait_for_end():
+        sys.stdin.buffer.read()
+        ended.set()
+        # Known away or slow: the run's command does not wait for the copy, nor for the one under way (stuck up
+        # to LOCK_TIMEOUT_MS on a locked table, or longer on a server that stopped answering).
+        if away is not None:
+            answer(LEFT)
+    threading.Thread(target=wait_for_end, daemon=True).start()
+
     while True:
         last = ended.is_set()          # read before copying: this copy then holds the run's final state
         if last and ended_at is None:
@@ -121,13 +179,14 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
                 followed |= _owned_runs(local, owner_pid, since)
             if followed:
                 if db is None:
-                    db = PgDatabase(url)
+                    db = PgDatabase(url, lock_timeout_ms=LOCK_TIMEOUT_MS)
                     db.set_up()
                 copied = sum(db.push(local, run_id).copied for run_id in sorted(followed))
                 if away is not None:
                     _say(f"PostgreSQL at {url} is back: {copied} round(s) kept meanwhile copied")
                     away = None
             if last:
+                answer(COPIED)
                 return 0
         except PgStoreError as e:
             if db is not None:
@@ -136,6 +195,8 @@ def follow(local_db: Path, owner_pid: int, url: PgUrl) -> int:
             if away is None:
                 _say(f"{e}; the run goes on: its rounds are kept in {local_db} and copied when the database is back")
             away = str(e)
+            if ended.is_set():
+                answer(LEFT)
             if last and time.monotonic() - ended_at > give_up:
                 _say(f"gave up copying to {url} after {give_up:.0f} s; 'ssdpts push {' '.join(sorted(followed))} "
                      f"--to URL' copies the runs")

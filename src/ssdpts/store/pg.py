@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 5          # a database that does not answer is "away", never a hang
 STATEMENT_TIMEOUT_MS = 120_000  # a copy stuck on a slow server gives up and is tried again
+# The copier and a run's check at its start wait this long, at most, for a table another session holds (a
+# VACUUM FULL, an ALTER TABLE, a LOCK TABLE, a `push` by hand of the same run): the server is then "slow", said
+# once, and the copy is tried again later. `push` by hand waits on (a person watches it); other benches' copies of
+# other runs never lock each other's rows, so only a slow server keeps a copy waiting this long.
+LOCK_TIMEOUT_MS = 5_000
 # a server gone without a word (cable, power) is noticed in about 30 s, not at the kernel's two hours
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
               "tcp_user_timeout": 30_000}
@@ -93,6 +98,9 @@ def explained(error: Exception, url: PgUrl) -> PgStoreError:
     if sqlstate == "57014":
         return PgAwayError(f"PostgreSQL at {url} is too slow (a statement ran over {STATEMENT_TIMEOUT_MS // 1000} "
                            "s); it is tried again")
+    if sqlstate == "55P03":
+        return PgAwayError(f"PostgreSQL at {url} is too slow (another session held a table it writes for over "
+                           f"{LOCK_TIMEOUT_MS // 1000} s); it is tried again")
     if isinstance(error, _psycopg().OperationalError):
         return PgAwayError(f"cannot reach PostgreSQL at {url} ({message}); check the host and port, and that the "
                            "server runs")
@@ -117,13 +125,17 @@ class PushCount:
 class PgDatabase:
     """One connection to a PostgreSQL store; every driver error comes out as a PgStoreError."""
 
-    def __init__(self, url: PgUrl, connect_timeout: float = CONNECT_TIMEOUT_S):
+    def __init__(self, url: PgUrl, connect_timeout: float = CONNECT_TIMEOUT_S, lock_timeout_ms: int = 0):
+        """`lock_timeout_ms`: how long a statement waits for a lock before it fails as "too slow" (0: up to the
+        statement timeout)."""
         self.url = url
         psycopg = _psycopg()
+        options = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}" + (f" -c lock_timeout={lock_timeout_ms}"
+                                                                     if lock_timeout_ms else "")
         try:
             self.conn: psycopg.Connection = psycopg.connect(
                 url.url, autocommit=True, connect_timeout=max(1, round(connect_timeout)), application_name="ssdpts",
-                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}", **KEEPALIVES)
+                options=options, **KEEPALIVES)
         except psycopg.Error as e:
             raise explained(e, url) from None
 
@@ -172,6 +184,10 @@ class PgDatabase:
         """The tables (when missing) and the columns added since schema 1 (when an older ssdpts made them), under
         one lock: benches that start together create them once."""
         def work(cur):
+            # Benches starting together on a new database would all find no tables and race their CREATE TABLE IF
+            # NOT EXISTS on PostgreSQL's catalog: all but one fail on pg_type's unique key (seven of eight in
+            # tests/test_pgstore.py without this lock). Held to the end of this transaction: the others then find
+            # the tables made.
             cur.execute("SELECT pg_advisory_xact_lock(hashtext('ssdpts schema'))")
             version = self.schema_version(cur)
             if version == SCHEMA_VERSION and self._has_added_columns(cur):
