@@ -1,15 +1,24 @@
 """Every registered test, end to end on the simulated SSD: run, show, show --json, export, report, compare.
 
-It iterates over the registry, so a test added later is covered without writing a new test here.
+It iterates over the registry, so a test added later is covered without writing a new test here. The runs are
+real processes; the commands that read them run in this process (click's CliRunner): what is tested is each
+test's renderers, decoders and exporters, and a process of its own per command cost most of the file's time
+(Python and ssdpts started 120 times, matplotlib imported 60 times: 1.4 s each here). The commands as processes
+(exit codes, stderr, start-up, imports) are tested in tests/test_cli_errors.py, tests/test_startup.py and
+tests/report/test_report_cli.py.
 """
 
 from __future__ import annotations
 
 import json
+import signal
+import sys
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import HERE, ssdpts
+from ssdpts import cli
 from ssdpts.capabilities import missing
 from ssdpts.engines.sim import SimEngine
 from ssdpts.pts import registry
@@ -29,6 +38,18 @@ def assert_follows_the_published_schema(doc: dict) -> None:
     errors = [f"{e.json_path}: {e.message}" for e in validator.iter_errors(doc)]
     assert not errors, "\n".join(errors[:10])
 SIM = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
+
+
+def in_process(*args: str):
+    """The command in this process; the signal handlers and unraisable hook it installs are put back."""
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    hook = sys.unraisablehook
+    try:
+        return CliRunner().invoke(cli.main, list(args))
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
+        sys.unraisablehook = hook
 
 
 def on_the_simulated_ssd() -> list[str]:
@@ -69,8 +90,9 @@ def test_every_command_path_of_every_test(two_runs, tmp_path, name):
     r = ["--results", str(results)]
 
     def ok(*args):
-        p = ssdpts(*args, *r, check=False)
-        assert p.returncode == 0 and "Traceback" not in p.stderr, f"{name} {args}: {p.stderr}"
+        p = in_process(*args, *r)
+        assert p.exit_code == 0 and p.exception is None and "Traceback" not in p.stderr, (
+            f"{name} {args}: {p.stderr} {p.exception!r}")
         return p
 
     text = ok("show", a).stdout
