@@ -4,6 +4,8 @@ import pytest
 
 from conftest import ssdpts
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 @pytest.mark.parametrize("args, message", [
     (["run", "/dev/nope-no-such-device"], "does not exist"),

@@ -6,12 +6,16 @@ drive (~2 s), and a few pure checks of the live status line."""
 
 import re
 
+import pytest
+
 from conftest import requires_devices, ssdpts
 from ssdpts.conformance import steady_loops
 from ssdpts.engines.results import IoProgress
 from ssdpts.progress import Progress, PlanBounds, span
 from ssdpts.pts import registry
 from ssdpts.store import Store
+
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
 
 @requires_devices

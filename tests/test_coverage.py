@@ -10,6 +10,8 @@ import math
 import re
 import subprocess
 
+import pytest
+
 from conftest import run_completed, ssdpts
 
 from ssdpts._sim import SimDrive
@@ -18,6 +20,8 @@ from ssdpts.engines.sim import sim_cell, sim_job
 from ssdpts.runresult.coverage import CellCoverage, coverage_deviations
 from ssdpts.simdrive import load_params
 from ssdpts.workload import Workload, render
+
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
 MIB = 2**20
 

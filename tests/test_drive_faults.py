@@ -13,12 +13,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import requires_devices, wait_for_rounds
 from ssdpts.conformance import check
 from ssdpts.engines.drivefault import NOT_NAMING_THE_DRIVE, DriveFailure, KernelLog, drive_failures
 from ssdpts.runresult.model import load_run
 from ssdpts.export.text import render_text
 from ssdpts.store import Store
+
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "fio-drive-errors"
 OUTPUT = (FIXTURES / "medium-error.json").read_text()

@@ -13,6 +13,8 @@ from conftest import run_completed, ssdpts
 from ssdpts.commands.plan import build_plans
 from ssdpts.targets import open_target
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 def plans(profile: str, tests: str, tmp_path, size: str = "64G") -> dict:
     target = tmp_path / "never-created.img"

@@ -14,6 +14,8 @@ from ssdpts.store import Store
 from ssdpts.targets.safety import read_only
 from ssdpts.targets.sysfs import SysRoots
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 def refused(target: str, *extra: str, results: Path, match: str, cwd: Path | None = None) -> str:
     """`ssdpts run TARGET` is refused with one line naming `match`; the stderr line."""

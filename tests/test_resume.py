@@ -7,9 +7,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import requires_devices, ssdpts, wait_for_rounds
 from ssdpts.pts import registry
 from ssdpts.store import Store
+
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
 
 def _holders(dev: str) -> list[str]:

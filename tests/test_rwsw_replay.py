@@ -16,6 +16,8 @@ from ssdpts.capture.model import StreamKey
 from ssdpts.pts.rwsw.composite import DirectionCounts, shares, stream_counts
 from ssdpts.pts.rwsw.run import CARRIED_FRACTION, SHARE_TOLERANCE_PP, stream_iops
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 # random page reads beside a scan, random page writes: one fio job would run RND 4K R at ~35 % and make
 # RND 128K R and SEQ 4K R (issue 28). fio's own I/O counts fix the shares (500 + 200 + 300); the rates spread
 # them over 2 s, two 1 s steps at about 500 IOPS

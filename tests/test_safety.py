@@ -11,6 +11,8 @@ from ssdpts.errors import SsdptsError
 from ssdpts.targets.safety import check_block_device
 from ssdpts.targets.sysfs import SysRoots
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 def refused(dev: str, *extra: str, match: str, tmp_path: Path) -> None:
     before = digest(dev)

@@ -12,6 +12,8 @@ from conftest import HERE, requires_devices, run_completed, ssdpts
 from ssdpts.targets import filesystem
 from test_fs_studies import ext4, summaries  # noqa: F401  (the fixture)
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 SPAN_TINY = str(HERE / "profiles" / "span-tiny.toml")
 
 

@@ -14,6 +14,8 @@ from ssdpts.workload import Workload
 from ssdpts.workload.fio import cell_options
 from ssdpts.workload.spec import PAGE_CACHE_LABEL
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 PROFILE = """
 [profile]
 extends = "{tiny}"
