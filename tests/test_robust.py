@@ -25,6 +25,8 @@ from ssdpts.pts import registry
 from ssdpts.store import Store
 from test_resume import _holders
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 BINARY = b"\x7fELF\x02\x01\x01\x00\x00\x00" * 20
 NOT_UTF8 = "débit = 5\n".encode("latin-1")
 

@@ -22,6 +22,8 @@ from ssdpts.realtime.timing import STORE_LOCK_WAIT_S
 from ssdpts.store import Store
 from ssdpts.store.medium import EX_IOERR, EX_TEMPFAIL
 
+pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
+
 
 def _never_steady(tmp_path: Path, tiny: str, rounds: int) -> Path:
     p = tmp_path / "never.toml"
