@@ -219,6 +219,20 @@ def ssdpts(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     return p
 
 
+def ssdpts_here(*args: str, check: bool = True):
+    """Run the CLI in this process (click's CliRunner): for tests that only read a command's output or files, not
+    its process (exit status, stderr, signals, startup); saves a Python start and a matplotlib import per call.
+    Returns click's Result (.exit_code, .stdout, .stderr)."""
+    from click.testing import CliRunner
+
+    from ssdpts import cli
+
+    r = CliRunner().invoke(cli.main, [str(a) for a in args])
+    if check and r.exit_code != 0:
+        raise AssertionError(f"ssdpts {' '.join(map(str, args))} failed ({r.exit_code}):\n{r.output}") from r.exception
+    return r
+
+
 def assert_no_stall(results: Path, run_id: str) -> None:
     """No round of the run stalled: a stall (fio killed HANG_GRACE_S after a cell's due end, the round run
     again) ends with exit 0 and a completed run, so only the recorded `fio-stall` deviations show it."""
