@@ -14,6 +14,7 @@ import pytest
 
 HERE = Path(__file__).parent
 TINY = HERE / "profiles" / "tiny.toml"
+TINY_WRITES = str(HERE / "profiles" / "tiny-writes.toml")   # tiny, latency's write cell only
 SHM = Path("/dev/shm")
 
 
