@@ -10,7 +10,7 @@ import hashlib
 import pytest
 
 import ssdpts.health as health
-from conftest import HERE, TINY, LoopFactory, _can_make_devices, run_completed
+from conftest import HERE, TINY, TINY_WRITES, LoopFactory, _can_make_devices, run_completed
 from ssdpts.runner import lifecycle, testrun
 from ssdpts.deviations import Deviation
 from ssdpts.errors import SsdptsError
@@ -44,7 +44,7 @@ def test_file_target_purge_is_never_a_snia_purge(tmp_path):
 
 
 def test_file_run_records_the_purge_as_a_deviation(tmp_path):
-    rid, store = run_completed(str(tmp_path / "t.img"), tmp_path / "r", str(TINY), "latency", "--size", "32M")
+    rid, store = run_completed(str(tmp_path / "t.img"), tmp_path / "r", TINY_WRITES, "latency", "--size", "32M")
     devs = store.deviations(rid)["latency"]
     assert [d.rule for d in devs] == ["purge-not-snia"]
     assert "file-recreate" in devs[0].evidence and "PTS 2.0.2" in devs[0].source
@@ -58,7 +58,7 @@ def loop_run(tmp_path_factory):
         pytest.skip(_can_make_devices())
     loops = LoopFactory()
     try:
-        yield run_completed(loops(64 * 2**20), tmp_path_factory.mktemp("loop") / "r", str(TINY), "latency",
+        yield run_completed(loops(64 * 2**20), tmp_path_factory.mktemp("loop") / "r", TINY_WRITES, "latency",
                             "--purge", "auto", "--set-write-cache")
     finally:
         loops.cleanup()
