@@ -14,6 +14,7 @@ import pytest
 
 HERE = Path(__file__).parent
 TINY = HERE / "profiles" / "tiny.toml"
+TINY_WRITES = str(HERE / "profiles" / "tiny-writes.toml")   # tiny, latency's write cell only
 SHM = Path("/dev/shm")
 
 
@@ -217,6 +218,20 @@ def ssdpts(*args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     if check and p.returncode != 0:
         raise AssertionError(f"ssdpts {' '.join(args)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
     return p
+
+
+def ssdpts_here(*args: str, check: bool = True):
+    """Run the CLI in this process (click's CliRunner): for tests that only read a command's output or files, not
+    its process (exit status, stderr, signals, startup); saves a Python start and a matplotlib import per call.
+    Returns click's Result (.exit_code, .stdout, .stderr)."""
+    from click.testing import CliRunner
+
+    from ssdpts import cli
+
+    r = CliRunner().invoke(cli.main, [str(a) for a in args])
+    if check and r.exit_code != 0:
+        raise AssertionError(f"ssdpts {' '.join(map(str, args))} failed ({r.exit_code}):\n{r.output}") from r.exception
+    return r
 
 
 def assert_no_stall(results: Path, run_id: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY, digest, requires_devices, ssdpts
+from conftest import TINY, digest, requires_devices, ssdpts, tiny_with
 from ssdpts.store import Store
 
 ERROR = "ssdpts: error: "
@@ -250,10 +250,13 @@ def test_remote_run_leaves_nothing_in_the_current_directory(loopdev, tmp_path):
         cwd = tmp_path / "where-the-user-stands"
         cwd.mkdir()
         results = tmp_path / "results"
-        ssdpts("run", "--host", f"127.0.0.1:{port}", loopdev, "--size", "64M", "--profile", str(TINY), "--tests",
+        # the one logged cell alone (the tiny matrix's other three cells log nothing this test reads)
+        profile = tiny_with(tmp_path / "one-cell.toml",
+                            '[tests.iops]\nmixes = [0]\nblock_sizes = ["4k"]\ntracking = [["4k", 0]]\n')
+        ssdpts("run", "--host", f"127.0.0.1:{port}", loopdev, "--size", "64M", "--profile", profile, "--tests",
                "iops", "--destroy-data", "--results", str(results), "-q", cwd=cwd)
         assert sorted(os.listdir(cwd)) == []
-        assert sorted(os.listdir(tmp_path)) == ["results", "where-the-user-stands"]    # the server's folder
+        assert sorted(os.listdir(tmp_path)) == ["one-cell.toml", "results", "where-the-user-stands"]  # the server's
         # the logs are the run's: stored with each round in the results, read as a local run's are; the
         # folder the client ran in (under RESULTS/logs/RUN_ID) is gone once they are
         store = Store.in_dir(results)

@@ -10,7 +10,7 @@ import hashlib
 import pytest
 
 import ssdpts.health as health
-from conftest import HERE, TINY, run_completed
+from conftest import HERE, TINY, TINY_WRITES, LoopFactory, _can_make_devices, run_completed
 from ssdpts.runner import lifecycle, testrun
 from ssdpts.deviations import Deviation
 from ssdpts.errors import SsdptsError
@@ -44,14 +44,28 @@ def test_file_target_purge_is_never_a_snia_purge(tmp_path):
 
 
 def test_file_run_records_the_purge_as_a_deviation(tmp_path):
-    rid, store = run_completed(str(tmp_path / "t.img"), tmp_path / "r", str(TINY), "latency", "--size", "32M")
+    rid, store = run_completed(str(tmp_path / "t.img"), tmp_path / "r", TINY_WRITES, "latency", "--size", "32M")
     devs = store.deviations(rid)["latency"]
     assert [d.rule for d in devs] == ["purge-not-snia"]
     assert "file-recreate" in devs[0].evidence and "PTS 2.0.2" in devs[0].source
 
 
-def test_auto_purge_ending_in_trim_is_a_deviation(loopdev, tmp_path):
-    rid, store = run_completed(loopdev, tmp_path / "r", str(TINY), "latency", "--purge", "auto")
+@pytest.fixture(scope="module")
+def loop_run(tmp_path_factory):
+    """One latency run on a loop device with `--purge auto` and `--set-write-cache`, read by the purge and the
+    write-cache tests (each option writes its own step and deviation): (run id, store)."""
+    if _can_make_devices():
+        pytest.skip(_can_make_devices())
+    loops = LoopFactory()
+    try:
+        yield run_completed(loops(64 * 2**20), tmp_path_factory.mktemp("loop") / "r", TINY_WRITES, "latency",
+                            "--purge", "auto", "--set-write-cache")
+    finally:
+        loops.cleanup()
+
+
+def test_auto_purge_ending_in_trim_is_a_deviation(loop_run):
+    rid, store = loop_run
     assert store.step(rid, "latency", "purge:")["method"] == "trim"
     assert store.deviations(rid, "latency")["latency"][0].rule == "purge-not-snia"
     assert "--purge auto used trim" in store.deviations(rid, "latency")["latency"][0].evidence
@@ -110,13 +124,21 @@ def _interrupted_at_fourth_save(results, monkeypatch, commit_first: bool):
     return store, store.runs()[0]["id"]
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> list[str]:
+    """The checkpoints' sha256 of one uninterrupted simulated run, a checkpoint with every committed round
+    (both crash points below compare with it)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)
+        results = tmp_path_factory.mktemp("uninterrupted")
+        a = _start(results)
+        return [c["sha256"] for c in Store.in_dir(results).checkpoints(a)]
+
+
 @pytest.mark.parametrize("crash", ["before-commit", "after-commit"])
-def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash):
-    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
-    a = _start(tmp_path / "a")
-    store_a = Store.in_dir(tmp_path / "a")
-    uninterrupted = [c["sha256"] for c in store_a.checkpoints(a)]
+def test_sim_resume_state_equals_an_uninterrupted_runs(tmp_path, monkeypatch, crash, uninterrupted):
     assert len(uninterrupted) >= 7          # purge, WIPC, >= 5 rounds: one checkpoint each
+    monkeypatch.setattr(SimTarget, "CHECKPOINT_EVERY_S", 0.0)   # a checkpoint with every committed round
 
     # killed at its third round (WIPC is the first save); after-commit: committed, older state files not removed
     store_b, b = _interrupted_at_fourth_save(tmp_path / "b", monkeypatch, commit_first=crash == "after-commit")
@@ -209,9 +231,8 @@ def test_write_cache_spec_words():
     assert writecache.spec_words(None).startswith("unknown")
 
 
-def test_write_cache_state_unknown_on_loop_is_a_deviation(loopdev, tmp_path):
-    rid, store = run_completed(loopdev, tmp_path / "r", str(TINY), "latency", "--purge", "trim",
-                               "--set-write-cache")
+def test_write_cache_state_unknown_on_loop_is_a_deviation(loop_run):
+    rid, store = loop_run
     rules = [d.rule for d in store.deviations(rid).get("", [])]
     step = store.step(rid, "", "write-cache")
     # a loop device reports "write back" or "write through" in sysfs and has no cache command

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import requires_devices, ssdpts
+from conftest import TINY_WRITES, requires_devices, ssdpts
 from ssdpts.pts import registry
 from ssdpts.results import TrackerKey
 from ssdpts.store import Store
@@ -19,9 +19,9 @@ needs_netns = pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (i
 
 
 @requires_devices
-def test_parallel_targets_aggregate_is_the_sum(loop_factory, results, tiny):
+def test_parallel_targets_aggregate_is_the_sum(loop_factory, results):
     a, b = loop_factory(), loop_factory()
-    p = ssdpts("run", a, b, "--profile", tiny, "--tests", "iops,latency", "--destroy-data", "--results",
+    p = ssdpts("run", a, b, "--profile", TINY_WRITES, "--tests", "iops,latency", "--destroy-data", "--results",
                str(results), "-q")
     rid = p.stdout.strip().splitlines()[-1]
     store = Store.in_dir(results)
@@ -47,9 +47,9 @@ def test_parallel_targets_aggregate_is_the_sum(loop_factory, results, tiny):
 
 
 @requires_devices
-def test_sequential_targets_are_separate_runs(loop_factory, results, tiny):
+def test_sequential_targets_are_separate_runs(loop_factory, results):
     a, b = loop_factory(), loop_factory()
-    p = ssdpts("run", a, b, "--sequential", "--profile", tiny, "--tests", "latency", "--destroy-data",
+    p = ssdpts("run", a, b, "--sequential", "--profile", TINY_WRITES, "--tests", "latency", "--destroy-data",
                "--results", str(results), "-q")
     ids = p.stdout.strip().splitlines()[-2:]
     store = Store.in_dir(results)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import requires_devices, ssdpts
+from conftest import TINY_WRITES, requires_devices, ssdpts
 from ssdpts.errors import SsdptsError
 from ssdpts.store import Store
 from ssdpts.targets.remote import remote_target
@@ -70,12 +70,12 @@ def test_cli_refuses_names_fio_would_change_and_creates_nothing(tmp_path, name):
 
 
 @pytest.mark.parametrize("name", ["victim:x.img", "victim x.img"])
-def test_file_target_with_colon_or_space_never_touches_its_neighbour(tmp_path, tiny, name):
+def test_file_target_with_colon_or_space_never_touches_its_neighbour(tmp_path, name):
     victim = tmp_path / "victim"
     victim.write_bytes(os.urandom(1 << 20))
     before = sha256(victim)
-    p = ssdpts("run", f"./{name}", "--size", "8M", "--tests", "latency", "--profile", tiny, "--results", "r", "-q",
-               cwd=tmp_path)
+    p = ssdpts("run", f"./{name}", "--size", "8M", "--tests", "latency", "--profile", TINY_WRITES, "--results", "r",
+               "-q", cwd=tmp_path)
     assert sha256(victim) == before and victim.stat().st_size == 1 << 20
     target = tmp_path / name
     assert target.stat().st_size == 8 << 20 and any(target.read_bytes())   # written (it was created all zeros)
@@ -88,14 +88,14 @@ def test_file_target_with_colon_or_space_never_touches_its_neighbour(tmp_path, t
 
 
 @requires_devices
-def test_symlink_with_colon_to_a_loop_device_writes_the_device(loopdev, tmp_path, tiny):
+def test_symlink_with_colon_to_a_loop_device_writes_the_device(loopdev, tmp_path):
     backing = Path(Path(f"/sys/block/{Path(loopdev).name}/loop/backing_file").read_text().strip())
     links = tmp_path / "by-path"
     links.mkdir()
     link = links / "pci-0000:00:1f.2-ata-1"
     link.symlink_to(loopdev)
     before = sha256(backing)
-    p = ssdpts("run", str(link), "--profile", tiny, "--tests", "latency", "--destroy-data", "--purge", "trim",
+    p = ssdpts("run", str(link), "--profile", TINY_WRITES, "--tests", "latency", "--destroy-data", "--purge", "trim",
                "--results", str(tmp_path / "r"), "-q")
     assert sha256(backing) != before                              # the bytes landed on the loop device
     assert os.listdir(links) == [link.name] and link.is_symlink()    # no regular file 'pci-0000' beside the link
@@ -106,11 +106,11 @@ def test_symlink_with_colon_to_a_loop_device_writes_the_device(loopdev, tmp_path
         assert f"filename={loopdev}\n" in r.job_text and "pci-0000" not in r.job_text
 
 
-def test_resume_reopens_the_same_file_from_anywhere(tmp_path, tiny):
+def test_resume_reopens_the_same_file_from_anywhere(tmp_path):
     """A resumed run opens the file it stored, whatever the name holds and wherever resume is called from."""
     (tmp_path / "my").write_bytes(b"precious")
-    p = ssdpts("run", "./my file:1.img", "--size", "8M", "--tests", "latency", "--profile", tiny, "--results", "r",
-               "-q", cwd=tmp_path)
+    p = ssdpts("run", "./my file:1.img", "--size", "8M", "--tests", "latency", "--profile", TINY_WRITES,
+               "--results", "r", "-q", cwd=tmp_path)
     rid = p.stdout.strip().splitlines()[-1]
     store = Store.in_dir(tmp_path / "r")
     store.set_run_status(rid, "interrupted")

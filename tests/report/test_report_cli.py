@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ssdpts
+from conftest import ssdpts, ssdpts_here
 from report_checks import check_plot_dir, check_self_contained, read_csv
 from ssdpts.errors import SsdptsError
 from ssdpts.pts import registry
@@ -33,9 +33,17 @@ def two_runs(tmp_path_factory):
     return d, store, a, b
 
 
-def test_report_command_default_dir(two_runs):
+@pytest.fixture(scope="module")
+def default_report(two_runs):
+    """`ssdpts report A` as a user runs it (a real process: its stderr is checked), written once: the HTML export
+    below is compared with it."""
+    d, _, a, _ = two_runs
+    return ssdpts("report", a, "--results", str(d))
+
+
+def test_report_command_default_dir(two_runs, default_report):
     d, store, a, _ = two_runs
-    p = ssdpts("report", a, "--results", str(d))
+    p = default_report
     path = Path(p.stdout.strip())
     assert path == d / "reports" / a / "report.html" and path.exists()
     assert p.stderr == ""
@@ -44,7 +52,7 @@ def test_report_command_default_dir(two_runs):
 def test_claimed_vs_measured(two_runs, tmp_path):
     d, store, a, _ = two_runs
     out = tmp_path / "claimed"
-    ssdpts("report", a, "--results", str(d), "--claimed", str(DOCS / "examples" / "claimed.toml"), "--out", str(out))
+    ssdpts_here("report", a, "--results", d, "--claimed", DOCS / "examples" / "claimed.toml", "--out", out)
     rows = {r["claim"]: r for r in read_csv(out / "tables" / "claimed-vs-measured.csv")}
     s = summaries(store, a)
     seq = rows["SEQ 128K read"]
@@ -72,7 +80,7 @@ def test_claims_of_tests_not_run_are_not_measured(tmp_path):
     d = tmp_path / "results"
     store, rid = build(d, tests=("latency",), wsat_rounds=0, bins=True)
     out = tmp_path / "claimed"
-    ssdpts("report", rid, "--results", str(d), "--claimed", str(DOCS / "examples" / "claimed.toml"), "--out", str(out))
+    ssdpts_here("report", rid, "--results", d, "--claimed", DOCS / "examples" / "claimed.toml", "--out", out)
     rows = {r["claim"]: r for r in read_csv(out / "tables" / "claimed-vs-measured.csv")}
     for claim in ("SEQ 128K read", "SEQ 128K write", "RND 4K 100/0", "RND 8K 0/100"):
         assert rows[claim]["measured"].startswith("not measured") and rows[claim]["meets_claim"] == "not measured"
@@ -110,8 +118,7 @@ def test_example_claims_file_is_valid():
 def test_compare_overlays_runs_with_deltas(two_runs, tmp_path):
     d, store, a, b = two_runs
     out = tmp_path / "cmp"
-    p = ssdpts("compare", a, b, "--out", str(out), "--results", str(d))
-    path = Path(p.stdout.strip())
+    path = Path(ssdpts_here("compare", a, b, "--out", out, "--results", d).stdout.strip())
     assert path == out / "compare.html"
     check_self_contained(path)
     check_plot_dir(out, [a])
@@ -157,11 +164,11 @@ def test_compare_refuses_runs_without_shared_test(tmp_path):
 
 def test_export_json_and_csv(two_runs, tmp_path):
     d, store, a, _ = two_runs
-    p = ssdpts("export", a, "--format", "json", "--out", str(tmp_path / "j"), "--results", str(d))
+    p = ssdpts_here("export", a, "--format", "json", "--out", tmp_path / "j", "--results", d)
     doc = json.loads(Path(p.stdout.strip()).read_text())
     assert doc["schema"] == "ssdpts.results/3" and doc["run"]["id"] == a
     assert [t["name"] for t in doc["tests"]] == ["iops", "throughput", "latency", "wsat"]
-    p = ssdpts("export", a, "--format", "csv", "--out", str(tmp_path / "c"), "--results", str(d))
+    p = ssdpts_here("export", a, "--format", "csv", "--out", tmp_path / "c", "--results", d)
     files = [Path(x) for x in p.stdout.split()]
     names = {f.name for f in files}
     assert {"iops-table.csv", "throughput-table.csv", "latency-percentiles.csv", "wsat-summary.csv"} <= names
@@ -173,18 +180,18 @@ def test_export_json_and_csv(two_runs, tmp_path):
     assert [t["summary"] for t in doc["tests"]][1] == registry.get("throughput").encode(tp)
 
 
-def test_export_html_writes_what_report_writes(two_runs, tmp_path):
+def test_export_html_writes_what_report_writes(two_runs, default_report, tmp_path):
     """One exporter behind both commands: the same files, byte for byte (but the footer's generation time)."""
     d, _, a, _ = two_runs
-    ssdpts("report", a, "--out", str(tmp_path / "r"), "--results", str(d))
-    listed = ssdpts("export", a, "--format", "html", "--out", str(tmp_path / "e"), "--results", str(d)).stdout.split()
+    reported = Path(default_report.stdout.strip()).parent          # `ssdpts report A`'s folder
+    listed = ssdpts_here("export", a, "--format", "html", "--out", tmp_path / "e", "--results", d).stdout.split()
     assert Path(listed[0]) == tmp_path / "e" / "report.html"
     written = sorted(p.relative_to(tmp_path / "e") for p in (tmp_path / "e").rglob("*") if p.is_file())
     assert sorted(Path(p).relative_to(tmp_path / "e") for p in listed) == written
-    assert written == sorted(p.relative_to(tmp_path / "r") for p in (tmp_path / "r").rglob("*") if p.is_file())
+    assert written == sorted(p.relative_to(reported) for p in reported.rglob("*") if p.is_file())
     assert {"report.html", "results.json"} <= {p.name for p in written} and any(p.suffix == ".csv" for p in written)
     for rel in written:
-        report, export = (tmp_path / "r" / rel).read_bytes(), (tmp_path / "e" / rel).read_bytes()
+        report, export = (reported / rel).read_bytes(), (tmp_path / "e" / rel).read_bytes()
         if rel.name == "report.html":     # "Generated by ssdpts V on DATE TIME from ...": the one line that differs
             report, export = (re.sub(rb"<footer>.*?</footer>", b"", x) for x in (report, export))
         assert report == export, rel
@@ -209,7 +216,7 @@ def test_every_export_format_is_an_exporter():
 def test_export_text_writes_what_show_prints(two_runs, tmp_path):
     """`show`'s text is one exporter too: `export --format text` writes exactly what `show` printed."""
     d, _, a, _ = two_runs
-    shown = ssdpts("show", a, "--results", str(d)).stdout
-    listed = ssdpts("export", a, "--format", "text", "--out", str(tmp_path / "t"), "--results", str(d)).stdout.split()
+    shown = ssdpts_here("show", a, "--results", d).stdout
+    listed = ssdpts_here("export", a, "--format", "text", "--out", tmp_path / "t", "--results", d).stdout.split()
     assert listed == [str(tmp_path / "t" / f"{a}.txt")]
     assert Path(listed[0]).read_text() == shown and f"run {a}" in shown
