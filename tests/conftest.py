@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -228,7 +229,15 @@ def ssdpts_here(*args: str, check: bool = True):
 
     from ssdpts import cli
 
-    r = CliRunner().invoke(cli.main, [str(a) for a in args])
+    # the command installs its interrupt handlers and unraisable hook: put this process's back
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    hook = sys.unraisablehook
+    try:
+        r = CliRunner().invoke(cli.main, [str(a) for a in args])
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
+        sys.unraisablehook = hook
     if check and r.exit_code != 0:
         raise AssertionError(f"ssdpts {' '.join(map(str, args))} failed ({r.exit_code}):\n{r.output}") from r.exception
     return r

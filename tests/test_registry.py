@@ -11,14 +11,10 @@ tests/report/test_report_cli.py.
 from __future__ import annotations
 
 import json
-import signal
-import sys
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import HERE, ssdpts
-from ssdpts import cli
+from conftest import HERE, ssdpts, ssdpts_here
 from ssdpts.capabilities import missing
 from ssdpts.engines.sim import SimEngine
 from ssdpts.pts import registry
@@ -38,18 +34,6 @@ def assert_follows_the_published_schema(doc: dict) -> None:
     errors = [f"{e.json_path}: {e.message}" for e in validator.iter_errors(doc)]
     assert not errors, "\n".join(errors[:10])
 SIM = f"sim:{HERE / 'profiles' / 'sim-small.toml'}"
-
-
-def in_process(*args: str):
-    """The command in this process; the signal handlers and unraisable hook it installs are put back."""
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    hook = sys.unraisablehook
-    try:
-        return CliRunner().invoke(cli.main, list(args))
-    finally:
-        for s, h in handlers.items():
-            signal.signal(s, h)
-        sys.unraisablehook = hook
 
 
 def on_the_simulated_ssd() -> list[str]:
@@ -90,7 +74,7 @@ def test_every_command_path_of_every_test(two_runs, tmp_path, name):
     r = ["--results", str(results)]
 
     def ok(*args):
-        p = in_process(*args, *r)
+        p = ssdpts_here(*args, *r, check=False)
         assert p.exit_code == 0 and p.exception is None and "Traceback" not in p.stderr, (
             f"{name} {args}: {p.stderr} {p.exception!r}")
         return p
