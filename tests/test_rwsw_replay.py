@@ -14,7 +14,7 @@ from test_capture import _capture_fio, needs_tracefs
 from test_rwsw import TINY, summary
 from ssdpts.capture.model import StreamKey
 from ssdpts.pts.rwsw.composite import DirectionCounts, shares, stream_counts
-from ssdpts.pts.rwsw.run import CARRIED_FRACTION, SHARE_TOLERANCE_PP, stream_iops
+from ssdpts.pts.rwsw.run import CARRIED_FRACTION, MIN_JUDGED_CELL_IOS, SHARE_TOLERANCE_PP, stream_iops
 
 pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
@@ -27,9 +27,10 @@ STREAMS = {"RND 4K R": 50, "SEQ 128K R": 20, "RND 4K W": 30}
 MIN_SHARE = 5.0           # streams below this share are not judged (Done means of issue 28)
 IOPS_TOLERANCE_PCT = 10.0
 MIN_STEP_IOS = 100        # whole I/Os per second per stream: a step of a few I/Os cannot be held within 10 %
-# a cell is judged on at least this many I/Os: in a 100 ms pre-write of ~120 I/Os one I/O is almost a point, and
-# each job's first I/Os go out before flow has anything to hold (one run measured 2.1 points off there)
-MIN_CELL_IOS = 500
+# a cell is judged on at least this many I/Os (ssdpts judges its cells from the same number): in a 100 ms pre-write
+# of ~120 I/Os one I/O is almost a point, and each job's first I/Os go out before flow has anything to hold (one
+# run measured 2.1 points off there)
+MIN_CELL_IOS = MIN_JUDGED_CELL_IOS
 
 
 def _profile(tmp_path, workload) -> str:
@@ -69,13 +70,20 @@ def test_a_random_and_sequential_mix_is_replayed_stream_by_stream(loop_factory, 
 
     # the full-intensity sweep: a job per stream held by flow; the device's counts per cell against the requested shares
     # (every rwsw cell has this mix, so a neighbour's I/O in a cell's window does not change the shares)
-    sweep = [c for r in store.rounds(rid, "rwsw", "") for c in r.cells]
-    assert sweep and all(set(c.jobs) == {"rnd4kr", "rnd4kw", "seq128kr"} for c in sweep)
+    sweep = [(r.round, c) for r in store.rounds(rid, "rwsw", "") for c in r.cells]
+    assert sweep and all(set(c.jobs) == {"rnd4kr", "rnd4kw", "seq128kr"} for _, c in sweep)
     assert "flow=" in store.rounds(rid, "rwsw", "")[0].job_text
-    judged = [c for c in sweep if c.read.ios + c.write.ios >= MIN_CELL_IOS]
-    assert judged, [(c.name, c.read.ios + c.write.ios) for c in sweep]
-    for c in judged:
-        _judge(_device_shares(c, s.applied.streams), requested, c.name)
+    judged = [(n, c) for n, c in sweep if c.read.ios + c.write.ios >= MIN_CELL_IOS]
+    assert judged, [(c.name, c.read.ios + c.write.ios) for _, c in sweep]
+    # a cell the device saw off the mix must be said by ssdpts (beside two busy loops and a loaded suite one cell's
+    # 4K reads ran at 0.2 % of 50 %: a starved job); every other cell is held within the tolerance
+    said = {n.split(":")[0] for n in s.notes if n.startswith("round ") and "not the workload's mix" in n}
+    for n, c in judged:
+        seen = _device_shares(c, s.applied.streams)
+        if f"round {n} cell {c.name}" in said:      # the note is true of the device's record
+            assert any(abs((seen.get(k) or 0.0) - v) > SHARE_TOLERANCE_PP for k, v in requested.items()), (c.name, seen)
+            continue
+        _judge(seen, requested, f"round {n} {c.name}")
 
     # the replay: every step with I/O, one job per stream at its own rate
     steps = [r for r in s.replay if r.captured_ios >= MIN_STEP_IOS]
