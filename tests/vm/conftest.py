@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vm.testbed import Guest, Unavailable, why_unavailable
+from vm.testbed import BootTimeout, Guest, Unavailable, why_unavailable
 
 
 def pytest_collection_modifyitems(items):
@@ -29,6 +29,8 @@ def vm():
         guest.start()
     except Unavailable as e:
         pytest.skip(f"QEMU test bed unavailable: {e}")
+    except BootTimeout as e:
+        pytest.fail(f"QEMU test bed: {e}")
     print(f"\nQEMU guest booted in {guest.boot_seconds:.1f} s; drives {guest.devices}")
     try:
         yield guest
