@@ -43,6 +43,11 @@ def test_linear_wear_series_gives_exact_rates_and_days_to_end_of_life():
     assert p["wear_per_day_recent"] == pytest.approx(0.5)
     labels = dict(summary_lines(p))
     assert labels["WAF"] == "3.000" and "170.0 days" in labels["days to end of life"]
+    # without a rated figure the drive's own wear per TB still projects its TBW (a TBW claim is judged on it);
+    # only what needs the rated figure is missing
+    unrated = project(pts)
+    assert unrated["projected_tbw_tb"] == pytest.approx(400) and unrated["rated_tbw_tb"] is None
+    assert unrated["tbw_used_percent"] is None and unrated["days_to_rated_tbw"] is None
 
 
 def test_whole_percent_staircase_is_fitted_on_its_steps():

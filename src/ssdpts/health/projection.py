@@ -283,8 +283,8 @@ def project(points: Sequence[HealthSnapshot], *, rated_tbw_tb: float | None = No
             out["tbw_used_percent"] = 100.0 * life / rated
             if out["host_tb_per_day"]:
                 out["days_to_rated_tbw"] = max(0.0, rated - life) / out["host_tb_per_day"]
-        if out["wear_per_tb"]:
-            out["projected_tbw_tb"] = 100.0 / out["wear_per_tb"]
+    # the drive's own wear per TB projects its TBW with or without a rated figure to set it beside
+    out["projected_tbw_tb"] = 100.0 / out["wear_per_tb"] if out["wear_per_tb"] and out["wear_per_tb"] > 0 else None
 
     # temperature
     temps = [p.temperature_c for p in pts if p.temperature_c is not None]

@@ -379,7 +379,9 @@ def _endurance_rows(e: EnduranceSummary | None, claims: dict) -> list[dict]:
     rows = []
     pr = e.projection if e is not None else None
     why = ("not measured (no endurance result in this run)" if e is None else
-           f"not measured (projection not available: {pr.reason or 'see the endurance section'})")
+           f"not measured (projection not available: {pr.reason or 'see the endurance section'})"
+           if pr is None or not pr.available else
+           "not measured (the projection has no wear per TB written: the wear indicator did not move)")
     tbw = pr.projected_tbw_tb if pr is not None and pr.available else None
     how = f"reached: projected from {pr.points} health polls of the endurance test" if tbw else ""
     years = claims.get("warranty_years") or (e.rated.warranty_years if e else None)
