@@ -184,8 +184,12 @@ def html(ctx: SectionContext) -> Markup:
     out.append(ctx.plot(fig, "ab-vs-c", "mean burst IOPS per wait state, AB vs C"))
     out.append(Markup("<h3>Latency of the bursts</h3>"))
     if all(w.ab_latency is None and w.c_latency is None for w in segments.values()):
-        out.append(Markup('<p class="note">Burst latency: not available (this run was stored before ssdpts '
-                          'summarised HIR latency).</p>'))
+        # a summary of before HIR latency (version 3) has no per-burst list; one since has one entry per burst,
+        # None where a burst completed no write
+        stored_before = all(not w.ab_burst_latency and not w.c_burst_latency for w in segments.values())
+        why = ("this run was stored before ssdpts summarised HIR latency" if stored_before else
+               "no burst completed a write in fio's records")
+        out.append(Markup(f'<p class="note">Burst latency: not available ({why}).</p>'))
         return Markup("").join(out)
     out.append(ctx.table("latency", LATENCY_HEADERS, latency_rows(s),
                          caption="Write latency of the bursts (total latency, µs): AB bursts after an idle and C "
