@@ -27,10 +27,11 @@ def vm():
     guest = Guest(Path(tempfile.mkdtemp(prefix="ssdpts-vm-")))
     try:
         guest.start()
-    except Unavailable as e:
+    except (Unavailable, BootTimeout) as e:
+        shutil.rmtree(guest.workdir, ignore_errors=True)     # start() stopped the guest; its folder goes too
+        if isinstance(e, BootTimeout):
+            pytest.fail(f"QEMU test bed: {e}")
         pytest.skip(f"QEMU test bed unavailable: {e}")
-    except BootTimeout as e:
-        pytest.fail(f"QEMU test bed: {e}")
     print(f"\nQEMU guest booted in {guest.boot_seconds:.1f} s; drives {guest.devices}")
     try:
         yield guest
