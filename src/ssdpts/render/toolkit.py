@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
+# every plot's series colours, in order (the results site draws its in-browser overlays with the same)
+SERIES_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+                  "#17becf"]
+
+
 @cache
 def _matplotlib():
     """matplotlib, imported at the first figure: it is most of a second of CPU (half a minute in an emulated
@@ -41,8 +46,7 @@ def _matplotlib():
     matplotlib.rcParams.update({
         "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
         "axes.grid": True, "grid.alpha": 0.3, "svg.fonttype": "none", "svg.hashsalt": "ssdpts",
-        "axes.prop_cycle": matplotlib.cycler(color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]),
+        "axes.prop_cycle": matplotlib.cycler(color=SERIES_COLOURS),
     })
     return Figure, FigureCanvasAgg
 

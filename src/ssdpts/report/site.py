@@ -196,6 +196,7 @@ def write_site(store: Store, out: Path, asked: Sequence[Sequence[str]] = (), log
     from ..conformance import check
     from ..runresult.model import load_run
     from .compare import write_compare
+    from ..render.toolkit import SERIES_COLOURS
     from .headline import KEY_FIGURES, LOWER_IS_BETTER
     from .html import HtmlReport
 
@@ -234,7 +235,7 @@ def write_site(store: Store, out: Path, asked: Sequence[Sequence[str]] = (), log
         comparisons.append(SiteComparison(ids, f"{page}/compare.html", why))
     data = {"generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "version": __version__,
             "store": str(store.path), "results": results_option(store), "max_compared": MAX_COMPARED, "key_figures": KEY_FIGURES,
-            "lower_is_better": sorted(LOWER_IS_BETTER),
+            "lower_is_better": sorted(LOWER_IS_BETTER), "colours": SERIES_COLOURS,
             "runs": [asdict(r) for r in runs], "comparisons": [asdict(c) for c in comparisons]}
     (out / "site-data.js").write_text(js_data("SSDPTS_SITE", None, data), encoding="utf-8")
     for page, template in (("index.html", "site-index.html"), ("compare.html", "site-compare.html"),

@@ -339,9 +339,9 @@ def off_mix(steps: list[ReplayStep]) -> list[str]:
 
 
 def off_mix_cells(cells, comp: Composite) -> list[str]:
-    """One line per (round, cell) of the sweep of at least MIN_JUDGED_CELL_IOS I/Os whose stream shares, as the device completed
-    them, are off by more than the tolerance: its figures are not the workload's (a job starved on a busy host:
-    seen once beside two busy loops, a 4K read stream at 0.2 % of a cell where 50 % was asked)."""
+    """One line per (round, cell) of the sweep of at least MIN_JUDGED_CELL_IOS I/Os whose stream shares, as the
+    device completed them, are off by more than the tolerance: its figures are not the workload's (a job starved
+    on a busy host: seen once beside two busy loops, a 4K read stream at 0.2 % of a cell where 50 % was asked)."""
     out = []
     for round_no, res in cells:
         if res.read.ios + res.write.ios < MIN_JUDGED_CELL_IOS:
