@@ -138,6 +138,28 @@ def test_a_cell_that_never_ends_is_reported_late(tmp_path):
         g.close()
 
 
+def test_a_cell_that_never_starts_after_its_turn_is_reported_late(tmp_path):
+    """A fio stopped before it reached a cell (SIGSTOP, or stuck opening the device) sends no report for it, so
+    its predicted end is never known: the keeper reports it late `runtime + grace` after its turn came, whether
+    the gate it waits on opened after it was made or before. Cells whose turn never came are not late."""
+    late: list[int] = []
+    g = Gates(tmp_path / "gates", hang_grace_s=0.2, on_late=late.append)
+    try:
+        ran = g.new(clones=1, runtime_s=0.1)
+        stuck = g.new(clones=2, runtime_s=0.1, wait=ran)           # made before its turn
+        behind = g.new(clones=1, runtime_s=0.1, wait=stuck)        # its turn never comes
+        _hook(g.wait_hook(None, ran), tmp_path, "s").wait()
+        _hook(g.fire_hook(ran), tmp_path, "f").wait()
+        assert _wait_for(lambda: late == [stuck])
+        made_after = g.new(clones=1, runtime_s=0.1, wait=ran)      # made after its turn came
+        assert _wait_for(lambda: late == [stuck, made_after])
+        time.sleep(0.5)
+        g.sync()
+        assert late == [stuck, made_after] and behind not in late
+    finally:
+        g.close()
+
+
 def test_a_cell_that_ends_after_its_predicted_opening_is_not_late(tmp_path):
     """A time-based cell's gate opens at its predicted end, and its clones' end reports come a few ms later
     (fio's teardown): they still count, so a healthy cell is never called late. (This once killed every

@@ -76,6 +76,29 @@ def test_a_stalled_round_is_killed_with_evidence_and_run_again(loopdev, tmp_path
 
 
 @requires_devices
+def test_a_fio_stopped_before_its_cell_started_is_killed_and_its_round_run_again(loopdev, tmp_path):
+    """The second round's fio is stopped while it sets up, before its cell's turn: no clone ever reports, so
+    the cell's predicted end is never known. It is late 0.3 s + grace after the first round's end let it go,
+    killed with the evidence, and run again. (Without this watch the run waited for it for good: a make test
+    run hung 9 minutes on a stopped fio whose cells had not started.)"""
+    target = open_target(loopdev, probe=False)
+    engine = FioEngine(hang_grace_s=1.0)
+    engine.keep_dir = tmp_path / "kept"
+    with engine.session(target) as s:
+        first = s.submit(_cells(1, 0.3))
+        second = s.submit(_cells(1, 0.3))
+        stopped_pid = second.procs[0].proc.pid
+        os.kill(stopped_pid, signal.SIGSTOP)
+        assert not first.result().stalls
+        out = second.result()
+        assert second.procs[0].proc.pid != stopped_pid
+        assert len(out.stalls) == 1 and out.stalls[0].cell == "c0"
+        assert "had not started 0.3 s + 1 s after its turn came" in out.stalls[0].why
+        assert out.cells[0].write.ios > 0 and out.cells[0].runtime_ms >= 250
+        assert Path(out.stalls[0].evidence_file).exists()
+
+
+@requires_devices
 def test_a_round_that_keeps_stalling_stops_the_run_naming_a_file_that_exists(loopdev, tmp_path):
     target = open_target(loopdev, probe=False)
     engine = FioEngine(hang_grace_s=1.0, stall_retries=1)

@@ -240,9 +240,15 @@ class FioSession:
                     if p.proc is None or p.proc.poll() is not None:
                         return     # the process has ended (its own error, if any, is what the round reports)
                     w = p.cells[p.gates.index(gid)]
-                    p.kill_hung(w.name, f"cell {w.name} had not ended {self.engine.hang_grace_s:g} s after its "
-                                f"{w.runtime_s:g} s run; fio stopped making progress (an I/O lost below fio? "
-                                "see the kernel log)")
+                    if len(self.gates.starts.get(gid, ())) < self.gates.clones.get(gid, 0):
+                        why = (f"cell {w.name} had not started {w.runtime_s:g} s + {self.engine.hang_grace_s:g} s "
+                               "after its turn came; fio stopped making progress before it (stuck opening the "
+                               "device? see the kernel log)")
+                    else:
+                        why = (f"cell {w.name} had not ended {self.engine.hang_grace_s:g} s after its "
+                               f"{w.runtime_s:g} s run; fio stopped making progress (an I/O lost below fio? "
+                               "see the kernel log)")
+                    p.kill_hung(w.name, why)
                     return
 
     def stimulus(self, gid: int):

@@ -24,7 +24,11 @@ Protocol, one line each. Engine -> keeper (stdin):
   open GID                    open now
   release GID                 open now unless a requested idle is under way (a process ended)
   grace NS                    a time-based cell whose end reports have not all come NS after its
-                              predicted end is reported `late GID T` (fio stopped making progress)
+                              predicted end is reported `late GID T` (fio stopped making progress); so is
+                              one whose clones have not all started runtime + NS after its turn came (the
+                              gate it waits on opened): a fio stopped before it reached that cell, whose
+                              predicted end is never known. (A session's first cell waits on no gate: it
+                              is watched once its clones have started, like every cell.)
   sync N                      acknowledged `y N` once every report received before it is out
   stat PATH                   append the block-layer counters of PATH (/sys/block/DEV/stat) to every `s`
                               and `f` report and to every `o`: read here, the moment the report arrives
@@ -79,6 +83,7 @@ class _Keeper:
         self.spans: list[tuple[int, int]] = []      # when the samplers must look closely (from, until)
         self.grace_ns = 0                           # 0: no watch for cells that never end
         self.watch: list[tuple[int, int]] = []      # (predicted end + grace, gid)
+        self.start_watch: list[tuple[int, int]] = []   # (turn + runtime + grace, gid): clones yet to start
         self.stat_fds: list[int] = []               # block-layer counters appended to s/f reports
 
     def look(self, from_ns: int, until_ns: int) -> None:
@@ -124,6 +129,16 @@ class _Keeper:
             pass                  # already full of lines from an earlier write: nobody can be left waiting
         self.say(f"o {gid} {now}{stats}")
         self.retire(g.wait)       # this cell is under way (or its process is gone): its own gate is done
+        for nxt, n in self.gates.items():
+            if n.wait == gid:
+                self.watch_start(nxt, now)
+
+    def watch_start(self, gid: int, turn_ns: int) -> None:
+        """Gate `gid`'s cell may start from `turn_ns`: a time-based one not under way runtime + grace later is
+        late (the watch on its predicted end is armed only once every clone has started)."""
+        g = self.gates[gid]
+        if self.grace_ns and g.runtime_ns and g.starts < g.clones:
+            heapq.heappush(self.start_watch, (turn_ns + g.runtime_ns + self.grace_ns, gid))
 
     def retire(self, gid: int) -> None:
         """Close a gate nobody can wait on any more (a long run makes thousands)."""
@@ -141,6 +156,9 @@ class _Keeper:
             os.set_blocking(w, False)
             self.gates[gid] = _Gate((r, w), clones, runtime, wait)
             self.say(f"n {gid} {w}")
+            before = self.gates.get(wait)
+            if before is not None and before.opened:     # its turn has come already
+                self.watch_start(gid, now)
         elif op == "stat":
             self.stat_fds.append(os.open(" ".join(words[1:]), os.O_RDONLY))
         elif op == "delay":
@@ -228,8 +246,13 @@ class _Keeper:
             _, gid = heapq.heappop(self.watch)
             if self.gates[gid].fires < self.gates[gid].clones:
                 self.say(f"late {gid} {now}")
+        while self.start_watch and self.start_watch[0][0] <= now:
+            _, gid = heapq.heappop(self.start_watch)
+            g = self.gates[gid]
+            if g.starts < g.clones and not g.opened:    # all started: the watch on its predicted end judges it
+                self.say(f"late {gid} {now}")
         window_end = self.publish(now)
-        next_watch = self.watch[0][0] if self.watch else None
+        next_watch = min((w[0][0] for w in (self.watch, self.start_watch) if w), default=None)
         wake = min((t for t in (next_at, window_end, next_watch) if t is not None), default=None)
         return None if wake is None else max(0.0, (wake - now) / 1e9)
 

@@ -7,8 +7,9 @@ here names the test in which a round or a process outlives it (the test scales t
 the logic). docs/testing.md, "Time constants", has the same table for readers.
 
 Timeouts: exceeding one ends or changes something.
-  HANG_GRACE_S        a time-based cell not ended this long after its due end is hung: its fio is killed and
-                      the round run again, at most STALL_RETRIES times
+  HANG_GRACE_S        a time-based cell not ended this long after its due end is hung (and one not started its
+                      runtime plus this long after its turn came): its fio is killed and the round run again,
+                      at most STALL_RETRIES times
                         tests/test_gatekeeper.py (end reports after the predicted opening, grace 0.5 s),
                         tests/test_stall.py (3 s cells, grace 1 s; a stopped fio), tests/test_real_shape.py
                         (2-minute rounds of 1-minute cells at the real 60 s)
