@@ -33,6 +33,9 @@ def _stop_after_rounds(loopdev: str, results, profile: str, rounds: int, *option
     try:
         rid = wait_for_rounds(results / "ssdpts.db", "iops", rounds)
         assert rid, "the run never stored its rounds"
+        # and the next round's I/O is on the device: on a loaded host the stop once landed between two rounds
+        # (none lost, nothing to run again)
+        assert _next_io(loopdev), "no I/O followed the stored rounds"
         sent = time.time()
         os.kill(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=120)
@@ -44,6 +47,21 @@ def _stop_after_rounds(loopdev: str, results, profile: str, rounds: int, *option
     assert proc.returncode == 130, err
     assert "the stop lost round" in err or "the stop lost the preconditioning" in err, err
     return rid, sent, exited
+
+
+def _completed_ios(dev: str) -> int:
+    fields = open(f"/sys/block/{os.path.basename(dev)}/stat").read().split()
+    return int(fields[0]) + int(fields[4])          # reads and writes completed
+
+
+def _next_io(dev: str, timeout_s: float = 60.0) -> bool:
+    """Whether the device completes another I/O within `timeout_s` from now."""
+    before, end = _completed_ios(dev), time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if _completed_ios(dev) > before:
+            return True
+        time.sleep(0.005)
+    return False
 
 
 def _check_over(results, rid: str) -> int:

@@ -33,11 +33,12 @@ def stall_note(verdict, results_dir: Path, run_id: str) -> str:
 
 
 def write_run_report(store: Store, run_id: str, progress: Progress) -> None:
-    from ..report.html import write_report      # here: plan and info use the runner, and draw nothing
-
     if os.environ.get("SSDPTS_REPORT") == "0":   # e.g. a slow emulated guest: the report is written elsewhere
         progress.message(f"report skipped (SSDPTS_REPORT=0); write it with 'ssdpts report {run_id}'")
         return
+    # here, and only when a report is written: plan and info use the runner and draw nothing, and importing the
+    # renderers (matplotlib, jinja2) took 3 s of a run in the TCG guest that writes its report elsewhere
+    from ..report.html import write_report
     try:
         progress.message(f"report: {write_report(store, run_id)}")
     except Exception as e:  # a report problem must never fail a finished run
