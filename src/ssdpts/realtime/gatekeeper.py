@@ -25,7 +25,7 @@ Protocol, one line each. Engine -> keeper (stdin):
   release GID                 open now unless a requested idle is under way (a process ended)
   grace NS                    a time-based cell whose end reports have not all come NS after its
                               predicted end is reported `late GID T` (fio stopped making progress); so is
-                              one whose clones have not all started runtime + NS after its turn came (the
+                              one none of whose clones has started runtime + NS after its turn came (the
                               gate it waits on opened): a fio stopped before it reached that cell, whose
                               predicted end is never known. (A session's first cell waits on no gate: it
                               is watched once its clones have started, like every cell.)
@@ -137,7 +137,7 @@ class _Keeper:
         """Gate `gid`'s cell may start from `turn_ns`: a time-based one not under way runtime + grace later is
         late (the watch on its predicted end is armed only once every clone has started)."""
         g = self.gates[gid]
-        if self.grace_ns and g.runtime_ns and g.starts < g.clones:
+        if self.grace_ns and g.runtime_ns and g.starts == 0:
             heapq.heappush(self.start_watch, (turn_ns + g.runtime_ns + self.grace_ns, gid))
 
     def retire(self, gid: int) -> None:
@@ -249,7 +249,9 @@ class _Keeper:
         while self.start_watch and self.start_watch[0][0] <= now:
             _, gid = heapq.heappop(self.start_watch)
             g = self.gates[gid]
-            if g.starts < g.clones and not g.opened:    # all started: the watch on its predicted end judges it
+            # none of its clones started or ended: the fio before it is stopped. Some started: the other clones'
+            # jobs failed (a drive that failed or went), and the process's exit opens the gate, as it always did
+            if g.starts == 0 and g.fires == 0 and not g.opened:
                 self.say(f"late {gid} {now}")
         window_end = self.publish(now)
         next_watch = min((w[0][0] for w in (self.watch, self.start_watch) if w), default=None)
