@@ -84,6 +84,7 @@ class _Keeper:
         self.grace_ns = 0                           # 0: no watch for cells that never end
         self.watch: list[tuple[int, int]] = []      # (predicted end + grace, gid)
         self.start_watch: list[tuple[int, int]] = []   # (turn + runtime + grace, gid): clones yet to start
+        self.waiters: dict[int, list[int]] = {}     # gate -> the gates whose cells wait on it (until it opens)
         self.stat_fds: list[int] = []               # block-layer counters appended to s/f reports
 
     def look(self, from_ns: int, until_ns: int) -> None:
@@ -129,9 +130,8 @@ class _Keeper:
             pass                  # already full of lines from an earlier write: nobody can be left waiting
         self.say(f"o {gid} {now}{stats}")
         self.retire(g.wait)       # this cell is under way (or its process is gone): its own gate is done
-        for nxt, n in self.gates.items():
-            if n.wait == gid:
-                self.watch_start(nxt, now)
+        for nxt in self.waiters.pop(gid, ()):     # their turn has come (not a scan: a long run makes thousands)
+            self.watch_start(nxt, now)
 
     def watch_start(self, gid: int, turn_ns: int) -> None:
         """Gate `gid`'s cell may start from `turn_ns`: a time-based one not under way runtime + grace later is
@@ -159,6 +159,8 @@ class _Keeper:
             before = self.gates.get(wait)
             if before is not None and before.opened:     # its turn has come already
                 self.watch_start(gid, now)
+            elif before is not None:
+                self.waiters.setdefault(wait, []).append(gid)
         elif op == "stat":
             self.stat_fds.append(os.open(" ".join(words[1:]), os.O_RDONLY))
         elif op == "delay":
