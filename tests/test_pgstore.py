@@ -2,8 +2,8 @@
 (Debian's package) in a throw-away cluster of this file's own (tests/pgserver.py), never a mock.
 
 The lab fixture is the issue's Done-means: three benches (processes, each with its own results directory and
-simulated drive; the first runs two drives one after the other) run into one database, the server is stopped
-for 30 s while they run, and afterwards every round each bench committed is in the database once. The truth
+two simulated drives measured one after the other) run into one database, the server is stopped for 30 s while
+each still has a drive to measure, and afterwards every round each bench committed is in the database once. The truth
 is each bench's own SQLite (committed before any copy) and PostgreSQL's own catalog and rows, read with psql.
 Eight benches started at once, a server that is slow (its tables held by another session) and one that stops
 answering have tests of their own. Costs about 4 minutes on two idle cores (the runs, the 30 s outage).
@@ -89,29 +89,57 @@ def _start_bench(url: str, local: Path, targets: list[str], stderr=subprocess.PI
                             stdout=subprocess.PIPE, stderr=stderr)
 
 
+def _local_count(results: Path, sql: str) -> int:
+    """A count from a bench's own store as it runs (0 before the store or its tables exist); read-only, so the
+    test never makes the file the bench is about to make."""
+    db_file = results / "ssdpts.db"
+    if not db_file.exists():
+        return 0
+    try:
+        db = sqlite3.connect(f"file:{db_file}?mode=ro", uri=True)
+        try:
+            return db.execute(sql).fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.OperationalError:         # its tables are not made yet
+        return 0
+
+
 @pytest.fixture(scope="module")
 def lab(pg, tmp_path_factory):
-    """Three benches into one database, the server stopped for 30 s while they measure."""
+    """Three benches, each measuring two drives one after the other, into one database; the server stopped for
+    30 s while every one of them still has a drive to measure.
+
+    A simulated drive's run takes a fraction of a second, so a bench left to itself may be done before the
+    slowest one has started. Each bench is therefore held (SIGSTOP, its run process only: its copier goes on)
+    once it has stored a round of its first drive, and let go once the server is down."""
     base = tmp_path_factory.mktemp("lab")
     url = pg.url("bench", PASSWORD, "lab")
     benches = []
-    for i, targets in enumerate((["sim:client", "sim:sata-tlc"], ["sim:client"], ["sim:enterprise"])):
+    for i, targets in enumerate((["sim:client", "sim:sata-tlc"], ["sim:client", "sim:enterprise"],
+                                 ["sim:enterprise", "sim:sata-tlc"])):
         local = base / f"bench{i}"
         benches.append((local, _start_bench(url, local, targets, SSDPTS_COPY_WAIT_S="300")))
+    held: set[int] = set()
     try:
-        # stop the server once every bench's run is in the database and a round has been copied
         deadline = time.time() + 300
-        while time.time() < deadline:
-            made = pg.psql("SELECT count(*) FROM pg_tables WHERE tablename='meta'", "lab").strip() == "1"
-            if made and int(pg.psql("SELECT (SELECT count(*) FROM runs) * 1000 + (SELECT count(*) FROM rounds)",
-                                    "lab")) >= 3001:
-                break
-            assert all(p.poll() is None for _, p in benches), [p.communicate() for _, p in benches]
-            time.sleep(0.5)
-        else:
-            pytest.fail("the benches' runs did not reach the database within 300 s")
+        while len(held) < len(benches):
+            assert time.time() < deadline, "the benches did not store a round within 300 s"
+            for i, (local, p) in enumerate(benches):
+                if i not in held and _local_count(local, "SELECT count(*) FROM rounds") >= 1:
+                    p.send_signal(signal.SIGSTOP)
+                    held.add(i)
+                    completed = _local_count(local, "SELECT count(*) FROM runs WHERE status='completed'")
+                    assert p.poll() is None and completed < 2, f"bench{i} measured both drives before it was held"
+            time.sleep(0.01)
+        # the copiers, still running, copy each bench's run and a round of it before the server stops
+        while int(pg.psql("SELECT count(DISTINCT run_id) FROM rounds", "lab") or 0) < len(benches):
+            assert time.time() < deadline, "the held benches' rounds did not reach the database within 300 s"
+            time.sleep(0.2)
         stopped = time.time()
         pg.stop()
+        for _, p in benches:
+            p.send_signal(signal.SIGCONT)
         time.sleep(OUTAGE_S)
         pg.start()
         started = time.time()
@@ -119,6 +147,7 @@ def lab(pg, tmp_path_factory):
     finally:
         for _, p in benches:
             if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
                 p.kill()
     return {"url": url, "benches": [(local, p.returncode, out, err) for (local, p), (out, err) in
                                     zip(benches, outputs)], "stopped": stopped, "started": started}
@@ -134,7 +163,7 @@ def test_every_round_of_every_bench_is_in_the_database_once(pg, lab):
             assert here, f"{run_id}: no rounds on the bench"
             assert _pg_rounds(pg, "lab", run_id) == here        # every one, and (a list, not a set) none twice
             assert pg.psql(f"SELECT status FROM runs WHERE id='{run_id}'", "lab").strip() == "completed"
-    assert runs == 4
+    assert runs == 6
     assert pg.psql("SELECT count(*) FROM (SELECT 1 FROM rounds GROUP BY run_id, test, phase, kind, round "
                    "HAVING count(*) > 1) twice", "lab").strip() == "0"
 
@@ -177,7 +206,7 @@ def _without_generation_time(name: str, data: bytes) -> bytes:
 
 
 def test_every_reading_command_gives_the_same_bytes_from_both_stores(pg, lab, tmp_path):
-    local = lab["benches"][0][0]                     # the bench with two runs
+    local = lab["benches"][0][0]
     run_a, run_b = _run_ids(local)
     # a database holding exactly this bench's runs, filled by `ssdpts push` (list then lists the same runs)
     pg.add_database("bench0", "bench", PASSWORD)
@@ -217,7 +246,7 @@ def test_pushing_again_copies_nothing_and_two_benches_pushing_at_once_store_it_o
     import psycopg
 
     local = lab["benches"][1][0]
-    (run_id,) = _run_ids(local)
+    run_id = _run_ids(local)[0]
     here = _local_rounds(local, run_id)
     pg.add_database("twice", "bench", PASSWORD)
     url = pg.url("bench", PASSWORD, "twice")
@@ -251,7 +280,7 @@ def test_a_full_server_disk_loses_nothing_and_takes_the_run_once_it_has_room(lab
     from ssdpts.store.pg import PgDatabase
 
     local = lab["benches"][2][0]
-    (run_id,) = _run_ids(local)
+    run_id = _run_ids(local)[0]
     here = _local_rounds(local, run_id)
     base = Path(tempfile.mkdtemp(prefix="ssdpts-pgfull-"))
     base.chmod(0o755)
@@ -296,7 +325,7 @@ def test_a_full_server_disk_loses_nothing_and_takes_the_run_once_it_has_room(lab
 
 def test_a_wrong_password_an_unreachable_server_and_a_newer_schema_are_one_line_each(pg, lab, tmp_path):
     local = lab["benches"][1][0]
-    (run_id,) = _run_ids(local)
+    run_id = _run_ids(local)[0]
     wrong = pg.url("bench", "not-the-password", "lab")
     cases = {
         "refused the password of user 'bench'": (wrong, 2),

@@ -81,12 +81,13 @@ def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_facto
                 job = jobs[c.name]
                 for d in ("read", "write"):
                     fio_ios[d] += job[d]["total_ios"]
-                    # per cell: the cell's I/O, unless fio ran the cell past its successor's release (a time-based
-                    # cell's successor is let go at its predicted end; on a loaded host fio overran a 200 ms cell
-                    # by up to 175 ms, and that tail is the next cell's window); the sums below hold to 1 %
+                    # per cell: the cell's I/O, unless fio ran this cell or the one before past its successor's
+                    # release (a time-based cell's successor is let go at its predicted end; on a loaded host fio
+                    # overran a 200 ms cell by up to 175 ms, and that tail is the next cell's window: a 4K write
+                    # cell's window held 94.6 MB where fio wrote 62.8 MB); the sums below hold to 1 %
                     overran = job["job_runtime"] > s.elapsed_ms + 10
                     overran_near = overran or overran_before
-                    if job[d]["total_ios"] >= 1000 and not overran:
+                    if job[d]["total_ios"] >= 1000 and not overran_near:
                         assert getattr(s, f"{d}_bytes") == pytest.approx(job[d]["io_bytes"], rel=0.25), (r.round, c.name, d)
                 overran_before = job["job_runtime"] > s.elapsed_ms + 10
                 if s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
