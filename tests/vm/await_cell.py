@@ -9,7 +9,7 @@ profile are 65/35 random mixes: the first read the disk completes after its firs
 measured cell's, and rounds follow back to back (the next round's fio waits at a gate, let go at the cell's
 end by the guest's clock: fio's cells are time-based), so a fault injected then lands inside a cell. With
 --next-after, it then waits SECONDS (the cell's runtime plus a margin) and for the disk's next read: the
-next cell's I/O, the first cell's round over (the test checks that against the round's stored end).
+next cell's I/O, the first cell's round over (the test checks that against fio's own output time for the round).
 With --then, it prints "injected at NS" (the guest's epoch ns, taken before COMMAND runs: rounds that ended
 before it ended before the fault) and becomes `bash -c COMMAND`: under TCG beside busy runs, this process's
 exit and a shell's `date` took seconds more, past the short cell.

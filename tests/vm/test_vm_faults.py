@@ -36,8 +36,8 @@ AWAIT_CELL = f"python3 {shlex.quote(str(HERE / 'await_cell.py'))}"
 # at its end
 CELL_S = parse_duration(tomllib.loads((HERE / "faults.toml").read_text())["tests"]["iops"]["cell_runtime"])
 # the failing drives' faults are injected in the second round's cell: await_cell.py waits from the first
-# measured read this long (the first cell over, and ssdpts's collecting of it: the round's stored end, as
-# much as a second after fio's under TCG), then for the next read. Early in that cell: the pulled-out drive
+# measured read this long (the first cell over, and fio's writing of its output: the round's end the test
+# judges by), then for the next read. Early in that cell: the pulled-out drive
 # (the host answers in ~1 s) goes before the cell ends; a third round follows in any case. Waiting for a
 # stored round instead came after the run's last I/O under load: ssdpts stored round 1 after rounds 2 and 3
 NEXT_CELL_AFTER_S = CELL_S + 1.5
@@ -150,7 +150,7 @@ def assert_drive_failed(got: dict, drive: str, errnos: set[int], kernel: str | N
     assert f["errors"] > 0 or f["errno"] == errno.ENODEV, f     # a drive gone between fio's I/Os: none counted
     if kernel is not None:
         assert any(kernel in line for line in f["kernel_log"]), f["kernel_log"]
-    # every round completed before the fault (by its stored end: fault_run.py) is kept
+    # every round fio completed before the fault (by fio's own output time: fault_run.py) is kept
     assert len([c for c in got["cells"] if not c[0].startswith("healthy/")]) >= got["rounds_before"] >= 1
     assert got["check"]["rc"] == 1 and got["check"]["out"].startswith("DRIVE FAILED: drive ")
     assert f"DRIVE FAILED: drive {drive} failed" in got["check"]["out"].split("conformance:")[0]
