@@ -276,3 +276,44 @@ def test_a_sweep_cell_the_device_saw_off_the_mix_is_said():
     assert len(lines) == 1 and lines[0].startswith("round 1 cell rwsw_tc1_qd4: the device saw RND 4K R at 0.2 % "
                                                    "where 50.0 % was requested (49.8 points off"), lines
     assert lines[0].endswith("that cell's figures are not the workload's mix")
+
+
+def test_a_replay_step_whose_window_a_neighbour_ran_into_is_said_and_not_judged_at_the_device():
+    """A loaded run's last replay step (50 % RND 4K R, 20 % SEQ 128K R, 30 % RND 4K W): fio's jobs did 57, 23
+    and 34 I/Os (50.0 / 20.2 / 29.8 %), but the device's 437 ms window also held the previous step's last 6
+    128K reads (that step's end report came 64 ms after this one's release): 57 / 29 / 34, SEQ 128K R at 24.2 %.
+    That record is the window's, not the step's: ssdpts says it is mixed with its neighbour's and claims no off
+    mix; the same counts in a window nothing ran into are judged (and off). A step whose own run went on into the
+    next window for more than 10 % of its own is mixed too. The counts are the run's; the shares follow by
+    arithmetic."""
+    from ssdpts.pts.rwsw.render import measured_error_pp
+    from ssdpts.pts.rwsw.run import mixed_records, off_mix
+    from ssdpts.pts.rwsw.summary import ReplayStep
+
+    comp = composite([sc(4096, "read", "random", 500), sc(131072, "read", "sequential", 200),
+                      sc(4096, "write", "random", 300)], 1000)
+
+    def step(n: int, before: float, after: float) -> ReplayStep:
+        return ReplayStep(step=n, start_s=3.0, captured_s=0.334, captured_ios=114, captured_iops=342.3,
+                          captured_qd_mean=1.0, qd=4, idle_before_s=0.0, composite=comp, runtime_s=0.334,
+                          iops=341.3, lat_mean_us=100.0, read_lat=None, write_lat=None,
+                          delivered_pct={"RND 4K R": 100 * 57 / 114, "SEQ 128K R": 100 * 23 / 114,
+                                         "RND 4K W": 100 * 34 / 114},
+                          measured_pct={"RND 4K R": 100 * 57 / 120, "SEQ 128K R": 100 * 29 / 120,
+                                        "RND 4K W": 100 * 34 / 120},
+                          window_ms=437.4, overlap_before_ms=before, overlap_after_ms=after)
+
+    mixed, alone, tail, near = step(4, 64.1, 0.0), step(5, 0.0, 0.0), step(6, 0.0, 44.0), step(7, 43.0, 43.0)
+    assert [r.device_mixed for r in (mixed, alone, tail, near)] == [True, False, True, False]
+    lines = mixed_records([mixed, alone, tail, near])
+    assert lines == [
+        "replay step 4: the device's record of the step is mixed with its neighbour's: the cell before ran on 64 ms "
+        "into the step's 437 ms window, more than 10 % of it; its measured shares are not judged (fio's own counts "
+        "are)",
+        "replay step 6: the device's record of the step is mixed with its neighbour's: the step ran on 44 ms into "
+        "the next step's window (its I/O of that time is counted there, not in its own 437 ms), more than 10 % of "
+        "it; its measured shares are not judged (fio's own counts are)"]
+    off = off_mix([mixed, alone, tail, near])
+    assert off == [f"replay step {n}: the device saw SEQ 128K R at 24.2 % where 20.0 % was requested (4.2 points "
+                   "off, more than 2); the replayed mix is not the capture's: see the replay table" for n in (5, 7)]
+    assert measured_error_pp(mixed) is None and measured_error_pp(alone) == pytest.approx(100 * 29 / 120 - 20)

@@ -39,8 +39,10 @@ def share_error_pp(r: ReplayStep) -> float | None:
 
 
 def measured_error_pp(r: ReplayStep) -> float | None:
-    """Largest |measured - requested| share of the step's streams the block layer's counts tell apart."""
-    return _largest_error(r.measured_pct, r.composite)
+    """Largest |measured - requested| share of the step's streams the block layer's counts tell apart; None where
+    the step's device record is mixed with a neighbour's (its shares are the window's, not the step's: a note
+    says so)."""
+    return None if r.device_mixed else _largest_error(r.measured_pct, r.composite)
 
 
 def _p99(lat) -> float | None:
@@ -90,7 +92,8 @@ def html(ctx: SectionContext) -> Markup:
                                      f"allowed the step's 99th-percentile QD, for {s.replay_time_scale:g} × its "
                                      "captured length; IOPS error: replayed against captured; share errors: fio's "
                                      "own per-job counts, and the device's (block layer) where its per-direction "
-                                     "counts tell the streams apart"))
+                                     "counts tell the streams apart (blank where the step's record is mixed with "
+                                     "a neighbour's: a note says so)"))
         out.append(ctx.table("replay-streams", REPLAY_STREAM_HEADERS, replay_stream_rows(s),
                              caption="Every replayed stream: captured, requested (of the step's top streams), "
                                      "applied (fio's per-job I/O counts) and measured (the device's block-layer "
@@ -129,8 +132,9 @@ def text(s: RwswSummary, clock: Clock) -> list[str]:
                      "mean µs, largest share error fio / device (pp)")
         for r, row in zip(s.replay, replay_rows(s)):
             err = "" if r.iops_error_pct is None else f"({r.iops_error_pct:+.1f} %)"
+            device = "mixed".rjust(6) if r.device_mixed else _pp(row[14])     # its window held a neighbour's I/O
             lines.append(f"    {r.step:>4} {r.captured_iops:>11,.0f} {r.iops:>11,.0f} {err:>10}  QD{row[6]:<4}"
-                         f"{r.lat_mean_us:>9.1f}  {_pp(row[13])} / {_pp(row[14])}")
+                         f"{r.lat_mean_us:>9.1f}  {_pp(row[13])} / {device}")
         if not any(r.threads for r in s.replay):
             lines.append("    threads not captured: each stream ran as one thread")
         lines.append("    stream shares per step: captured, requested, applied (fio), measured (device), %")

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..demand import DemandSummary
+from ...engines.stimulus import OVERLAP_SHARE
 from ...results import Latency
 from .composite import Composite
 
@@ -50,6 +51,20 @@ class ReplayStep:
     qd_per_stream: int = 0       # each stream job's iodepth: the step's 99th-percentile QD (0: stored before)
     rates: dict[str, int] = field(default_factory=dict)   # fio rate_iops of each stream's job ({}: unthrottled)
     threads: int = 0             # tasks that issued the step's I/O in the capture (0: not captured: one each)
+    # the cell's window at the device (its block-layer record), how long the cell before ran on into it, and how long
+    # this cell ran on into the next step's (engines/stimulus.py overlap_ms: end reports, fio's teardown included);
+    # 0: not measured, none, or stored before
+    window_ms: float = 0.0
+    overlap_before_ms: float = 0.0
+    overlap_after_ms: float = 0.0
+
+    @property
+    def device_mixed(self) -> bool:
+        """The device's record of the step is mixed with a neighbour's: the cell before ran on into its window, or
+        the step into the next one's, for more than OVERLAP_SHARE of it (the block layer's counts of the window
+        then hold the neighbour's I/O, or lack the step's own tail): its measured shares are not the step's."""
+        overlap = max(self.overlap_before_ms, self.overlap_after_ms)
+        return self.window_ms > 0 and overlap > OVERLAP_SHARE * self.window_ms
 
     @property
     def iops_error_pct(self) -> float | None:
