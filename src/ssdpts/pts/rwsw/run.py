@@ -356,10 +356,10 @@ def mixed_records(steps: list[ReplayStep]) -> list[str]:
         if not r.device_mixed:
             continue
         why = []
-        if r.overlap_before_ms > OVERLAP_SHARE * r.window_ms:
+        if r.beyond_share(r.overlap_before_ms):
             why.append(f"the cell before ran on {r.overlap_before_ms:,.0f} ms into the step's {r.window_ms:,.0f} ms "
                        "window")
-        if r.overlap_after_ms > OVERLAP_SHARE * r.window_ms:
+        if r.beyond_share(r.overlap_after_ms):
             why.append(f"the step ran on {r.overlap_after_ms:,.0f} ms into the next step's window (its I/O of "
                        f"that time is counted there, not in its own {r.window_ms:,.0f} ms)")
         out.append(f"replay step {r.step}: the device's record of the step is mixed with its neighbour's: "

@@ -63,8 +63,11 @@ class ReplayStep:
         """The device's record of the step is mixed with a neighbour's: the cell before ran on into its window, or
         the step into the next one's, for more than OVERLAP_SHARE of it (the block layer's counts of the window
         then hold the neighbour's I/O, or lack the step's own tail): its measured shares are not the step's."""
-        overlap = max(self.overlap_before_ms, self.overlap_after_ms)
-        return self.window_ms > 0 and overlap > OVERLAP_SHARE * self.window_ms
+        return self.beyond_share(self.overlap_before_ms) or self.beyond_share(self.overlap_after_ms)
+
+    def beyond_share(self, overlap_ms: float) -> bool:
+        """An overlap of the step's measured window longer than OVERLAP_SHARE of it."""
+        return self.window_ms > 0 and overlap_ms > OVERLAP_SHARE * self.window_ms
 
     @property
     def iops_error_pct(self) -> float | None:
