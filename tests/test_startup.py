@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -20,6 +21,8 @@ from ssdpts import cli
 from ssdpts.commands.analyze import ANALYSES
 from ssdpts.pts.registry import tests as registered_tests
 from ssdpts.pts.spec import Renderers
+
+from conftest import TINY
 
 # the plotting libraries, the heavy stages, and the modules of the commands the listing declares
 HEAVY = ("matplotlib", "numpy", "ssdpts.runner", "ssdpts.pts.registry", "ssdpts.report.core", "ssdpts.analyze",
@@ -128,10 +131,12 @@ RUN_MODULES = tuple(f"{package}.run" for package in TEST_PACKAGES)     # how eac
 
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory) -> tuple[str, str]:
-    """A results directory holding one quick IOPS run on the simulated drive (a few seconds), and the run's id."""
+    """A results directory holding one tiny IOPS run on the simulated drive (a few seconds; no end-of-run report,
+    which nothing here reads), and the run's id."""
     results = str(tmp_path_factory.mktemp("startup") / "results")
-    out = subprocess.run([sys.executable, "-m", "ssdpts", "run", "sim:client", "--profile", "quick", "--tests", "iops",
-                          "--results", results, "-q"], capture_output=True, text=True, check=True, timeout=600)
+    out = subprocess.run([sys.executable, "-m", "ssdpts", "run", "sim:client", "--profile", str(TINY), "--tests", "iops",
+                          "--results", results, "-q"], capture_output=True, text=True, check=True, timeout=600,
+                         env={**os.environ, "SSDPTS_REPORT": "0"})
     return results, out.stdout.split()[-1]
 
 
