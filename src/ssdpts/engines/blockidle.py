@@ -2,15 +2,17 @@
 
 A small child process polls the kernel's counters for the device (`/sys/block/DEV/stat`: completed
 reads, writes, discards and flushes, and field 9, the requests in flight — the same number as
-`/sys/block/DEV/inflight`): every ~0.1 ms while the device is quiet, every ~0.5 ms while it is busy
-(each wake-up costs CPU, and on a CPU-bound device CPU is IOPS). The device is idle between two samples when nothing was in
+`/sys/block/DEV/inflight`): every 0.1 ms around a transition the gatekeeper foresees, elsewhere every 2 ms
+while the device is busy and every 5 % of its idle so far while it is quiet (each wake-up costs CPU, and on a
+CPU-bound device CPU is IOPS: docs/device-idle.md). The device is idle between two samples when nothing was in
 flight at either and no request completed in between (a request that started and ended in between
 would have moved a completion counter). Every idle run of at least 0.2 ms is reported with
 its bounds; the engine attributes runs to transitions between cells.
 
-Reported length = first sample that saw activity again - last sample that saw activity: at most one
-busy-time period (0.5 ms) longer and one quiet-time period (0.1 ms) shorter than the true idle time,
-plus the sampler's own scheduling delay.
+Reported length = first sample that saw activity again - last sample that saw activity: each bound is off the
+true one by at most the period around it, a busy-time period (0.1 ms in a window, else 2 ms) at the start and a
+quiet-time period (0.1 ms in a window or under 2 ms of idle, else up to 5 % of the run) at the end, plus the
+sampler's own scheduling delay.
 
 A run in which the device held requests is latency, not idle: a device that holds a request it was given
 shows it in flight (blk-mq counts a request from its dispatch to its end), but one that holds it above its

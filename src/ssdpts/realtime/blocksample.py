@@ -29,7 +29,7 @@ import sys
 import time
 
 from . import prefer_cpu
-from .timing import HEARTBEAT_NS, HELD_LOOK_NS
+from .timing import HEARTBEAT_NS, HELD_LOOK_NS, IDLE_RESOLUTION_SHARE
 from .timing import MIN_IDLE_RUN_NS as MIN_RUN_NS
 from .timing import SAMPLE_PERIOD_NS as PERIOD_NS
 from .timing import SLOW_SAMPLE_PERIOD_NS as SLOW_PERIOD_NS
@@ -59,6 +59,7 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
     except OSError:
         suspended_fd = None
     quiet_period, slow_period = period_ns / 1e9, slow_period_ns / 1e9
+    share = IDLE_RESOLUTION_SHARE / 1e9      # of an idle run's ns so far, in s
     close_at = window.open_at if window is not None else (lambda t: True)
     period = quiet_period
     read, now = os.pread, time.time_ns
@@ -80,7 +81,9 @@ def sample_forever(stat_path: str, window: Window | None = None, out=sys.stdout,
         t = now()
         if inflight == b"0" and n_inflight == b"0" and n_done == done:
             had_quiet = True     # nothing in flight at either sample, nothing completed in between
-            period = quiet_period
+            # closely where a transition is foreseen; elsewhere in proportion to the idle so far (its unforeseen end
+            # is seen at most IDLE_RESOLUTION_SHARE of it late): a long quiet stretch is not 10,000 wake-ups a second
+            period = quiet_period if close_at(t) else min(slow_period, max(quiet_period, (t - last_busy) * share))
             if not quiet_reported and t - last_busy >= min_run_ns:
                 write(f"q {last_busy}\n")
                 flush()
