@@ -68,36 +68,42 @@ def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_facto
     fio_ios = {"read": 0, "write": 0}
     cells = 0
     mixed: set[tuple[str, int, str]] = set()
-    for kind in ("precondition", "round"):
-        for r in store.rounds(rid, "iops", kind=kind):
-            jobs = fio_jobs(store, r.id)
-            overran_before = True      # a round's first cell: the previous round's last one may have overrun
-            for c in r.cells:
-                cells += 1
-                s = c.stimulus
-                assert s is not None and s.measured and s.source == f"block layer: {Path(dev).name}", (r.round, c.name)
-                for k in seen:
-                    seen[k] += getattr(s, k)
-                job = jobs[c.name]
-                for d in ("read", "write"):
-                    fio_ios[d] += job[d]["total_ios"]
-                    # per cell: the cell's I/O, unless fio ran this cell or the one before past its successor's
-                    # release (a time-based cell's successor is let go at its predicted end; on a loaded host fio
-                    # overran a 200 ms cell by up to 175 ms, and that tail is the next cell's window: a 4K write
-                    # cell's window held 94.6 MB where fio wrote 62.8 MB); the sums below hold to 1 %
-                    overran = job["job_runtime"] > s.elapsed_ms + 10
-                    overran_near = overran or overran_before
-                    if job[d]["total_ios"] >= 1000 and not overran_near:
-                        assert getattr(s, f"{d}_bytes") == pytest.approx(job[d]["io_bytes"], rel=0.25), (r.round, c.name, d)
-                overran_before = job["job_runtime"] > s.elapsed_ms + 10
-                if s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
-                    # the cell before ran on through much of this window (a loaded host: 210 ms of a 204 ms
-                    # window): requests of up to three cells completed in it, each carrying its time in queue
-                    # from before the window; the product judges such a record by the overlap alone (below)
-                    mixed.add((kind, r.round, c.name))
-                    continue
-                # 1 x 8 outstanding; an overrun neighbour (above) adds its own 8 at most
-                assert 0 < s.queue_depth <= (16 if overran_near else 8) * 1.05 and 0 < s.utilisation <= 1, (c.name, s)
+    rounds = [(kind, r) for kind in ("precondition", "round") for r in store.rounds(rid, "iops", kind=kind)]
+    # a cell whose successor's record says it ran on into the successor's window (its I/O began late after its
+    # release: a loaded host's fio): its own window lacks its tail, though fio's runtime is no longer than the window
+    # (a 64K write cell's window held 96 MB where fio wrote 162 MB; ssdpts then says "the device saw less", a
+    # wrong label noted in the stop's note)
+    ordered = [c for _, r in rounds for c in r.cells]
+    ran_on = {id(c): n.stimulus is not None and n.stimulus.overlap_ms > 10 for c, n in zip(ordered, ordered[1:])}
+    for kind, r in rounds:
+        jobs = fio_jobs(store, r.id)
+        overran_before = True      # a round's first cell: the previous round's last one may have overrun
+        for c in r.cells:
+            cells += 1
+            s = c.stimulus
+            assert s is not None and s.measured and s.source == f"block layer: {Path(dev).name}", (r.round, c.name)
+            for k in seen:
+                seen[k] += getattr(s, k)
+            job = jobs[c.name]
+            for d in ("read", "write"):
+                fio_ios[d] += job[d]["total_ios"]
+                # per cell: the cell's I/O, unless fio ran this cell or the one before past its successor's
+                # release (a time-based cell's successor is let go at its predicted end; on a loaded host fio
+                # overran a 200 ms cell by up to 175 ms, and that tail is the next cell's window: a 4K write
+                # cell's window held 94.6 MB where fio wrote 62.8 MB); the sums below hold to 1 %
+                overran = job["job_runtime"] > s.elapsed_ms + 10 or ran_on.get(id(c), False)
+                overran_near = overran or overran_before
+                if job[d]["total_ios"] >= 1000 and not overran_near:
+                    assert getattr(s, f"{d}_bytes") == pytest.approx(job[d]["io_bytes"], rel=0.25), (r.round, c.name, d)
+            overran_before = job["job_runtime"] > s.elapsed_ms + 10 or ran_on.get(id(c), False)
+            if s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
+                # the cell before ran on through much of this window (a loaded host: 210 ms of a 204 ms
+                # window): requests of up to three cells completed in it, each carrying its time in queue
+                # from before the window; the product judges such a record by the overlap alone (below)
+                mixed.add((kind, r.round, c.name))
+                continue
+            # 1 x 8 outstanding; an overrun neighbour (above) adds its own 8 at most
+            assert 0 < s.queue_depth <= (16 if overran_near else 8) * 1.05 and 0 < s.utilisation <= 1, (c.name, s)
     assert cells == 1 + 6 * 4 or cells >= 1 + 5 * 4
     # the cells' windows never overlap: together they hold no more than the device did in all, and fio's I/O
     assert seen["read_ios"] <= after[0] - before[0] and seen["write_ios"] <= after[4] - before[4]
