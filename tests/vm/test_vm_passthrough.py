@@ -84,7 +84,9 @@ def test_a_latency_run_on_the_generic_device_uses_io_uring_cmd(passthrough):
     # device business, a purge or a flush, may be: 0 reads and 1 write beside thousands of fio's I/Os)
     counted = p["after"][0] - p["before"][0] + p["after"][4] - p["before"][4]
     print(f"fio's I/Os in the measurement rounds {total_ios}; reads + writes the block layer counted in the run {counted}")
-    assert total_ios > 100 and counted * 100 < total_ios
+    # fio's I/O count depends on the host (thousands at rest; 52 in 3 rounds of 200 ms at QD1 in the TCG guest beside
+    # two busy loops): had the block layer counted them, it would hold as many as fio did, not a tenth
+    assert total_ios >= 20 and counted * 10 < total_ios
 
 
 def test_block_layer_records_say_not_available_not_mismatch(passthrough):
