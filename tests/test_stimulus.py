@@ -85,17 +85,17 @@ def test_every_cell_has_a_record_that_matches_the_block_layer_and_fio(loop_facto
             for k in seen:
                 seen[k] += getattr(s, k)
             job = jobs[c.name]
+            overran = job["job_runtime"] > s.elapsed_ms + 10 or ran_on.get(id(c), False)
+            overran_near = overran or overran_before
             for d in ("read", "write"):
                 fio_ios[d] += job[d]["total_ios"]
                 # per cell: the cell's I/O, unless fio ran this cell or the one before past its successor's
                 # release (a time-based cell's successor is let go at its predicted end; on a loaded host fio
                 # overran a 200 ms cell by up to 175 ms, and that tail is the next cell's window: a 4K write
                 # cell's window held 94.6 MB where fio wrote 62.8 MB); the sums below hold to 1 %
-                overran = job["job_runtime"] > s.elapsed_ms + 10 or ran_on.get(id(c), False)
-                overran_near = overran or overran_before
                 if job[d]["total_ios"] >= 1000 and not overran_near:
                     assert getattr(s, f"{d}_bytes") == pytest.approx(job[d]["io_bytes"], rel=0.25), (r.round, c.name, d)
-            overran_before = job["job_runtime"] > s.elapsed_ms + 10 or ran_on.get(id(c), False)
+            overran_before = overran
             if s.overlap_ms > OVERLAP_SHARE * s.elapsed_ms:
                 # the cell before ran on through much of this window (a loaded host: 210 ms of a 204 ms
                 # window): requests of up to three cells completed in it, each carrying its time in queue
