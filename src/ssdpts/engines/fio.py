@@ -257,6 +257,7 @@ class FioSession:
             return not_available(self.block_note)
         record = self.block.between(*self.gates.block_between(gid))
         record.overlap_ms = self.gates.overlap_ms(gid)
+        record.ran_on_ms = self.gates.ran_on_ms(gid)
         return record
 
     def restart_from(self, stalled: FioRound) -> None:

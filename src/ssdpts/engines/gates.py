@@ -47,6 +47,7 @@ class Gates:
     block_stats: list[Path] = field(default_factory=list)    # stat files the keeper reads at each report
     block_marks: dict[int, list] = field(default_factory=dict)
     waits_on: dict[int, int | None] = field(default_factory=dict)   # gid -> the gate its cell waits for
+    followed_by: dict[int, int] = field(default_factory=dict)       # gid -> the gate whose cell waits for it
     runtimes_ns: dict[int, int] = field(default_factory=dict)       # gid -> a time-based cell's run (ramp included)
 
     def __post_init__(self) -> None:
@@ -150,6 +151,12 @@ class Gates:
             return 0.0
         return max(0.0, (max(self.fires[prev]) - min(self.starts[gid])) / 1e6)
 
+    def ran_on_ms(self, gid: int) -> float:
+        """How long gate `gid`'s cell ran on after the next cell's release (that cell's `overlap_ms`); 0 where no
+        cell waits on it or none has been released yet (a cell released after this one's end is no overlap)."""
+        after = self.followed_by.get(gid)
+        return 0.0 if after is None else self.overlap_ms(after)
+
     def _send(self, line: str) -> None:
         with self._write_lock:
             try:
@@ -188,6 +195,8 @@ class Gates:
             self._next += 1
             self.fires[gid], self.starts[gid], self.clones[gid] = [], [], clones
             self.waits_on[gid] = wait
+            if wait is not None:
+                self.followed_by[wait] = gid
             self.runtimes_ns[gid] = int((runtime_s or 0) * 1e9)
         self._send(f"new {gid} {clones} {int((runtime_s or 0) * 1e9)} {-1 if wait is None else wait}")
         self._await(f"n {gid}")     # the keeper holds the pipe before any job can look for it

@@ -81,6 +81,10 @@ class Stimulus:
     # the cell before ran on into this one's window by this much (its last clone reported its end this long
     # after this cell's release; fio's teardown included): their I/O is mixed in both records
     overlap_ms: float = 0.0
+    # this cell ran on into the next one's window by this much (its last clone reported its end this long after the
+    # next cell's release; fio's teardown included): the I/O of that time is counted in the next record, not here
+    # (0 for records stored before it was kept)
+    ran_on_ms: float = 0.0
     # the bytes of the cell's warm-up (fio ramp_time: done, not counted by the engine) where the record knows them
     # apart (the simulator runs the warm-up as its own job); None: the warm-up is only inside the counts
     warmup_read_bytes: int | None = None
@@ -130,7 +134,7 @@ class Stimulus:
                         *(getattr(self, k) + getattr(other, k) for k in COUNTS),
                         add(self.busy_ms, other.busy_ms), add(self.in_queue_ms, other.in_queue_ms), self.devices,
                         self.max_sectors_kb, self.max_segments, self.page_size, self.overlap_ms,
-                        add(self.warmup_read_bytes, other.warmup_read_bytes),
+                        other.ran_on_ms, add(self.warmup_read_bytes, other.warmup_read_bytes),
                         add(self.warmup_write_bytes, other.warmup_write_bytes))
 
     def as_warmup(self) -> "Stimulus":
@@ -305,6 +309,15 @@ def _judge_trace(w: Workload, s: Stimulus) -> list[Mismatch]:
     return []
 
 
+def _tail(cell: CellResult, fio, s: Stimulus) -> float:
+    """The most of a direction's bytes the cell could have completed after its window closed: fio's bytes at its
+    own mean rate over the time it ran on (an end report came after the next cell's release; its teardown is in
+    that time, so this is an upper bound); 0 where it did not run on."""
+    if s.ran_on_ms <= 0 or cell.runtime_ms <= 0:
+        return 0.0
+    return fio.bytes * min(1.0, s.ran_on_ms / cell.runtime_ms)
+
+
 def judge(w: Workload, cell: CellResult, s: Stimulus, counted_by: str = "fio") -> list[Mismatch]:
     """How the device's record of a cell differs from the cell's workload and the engine's counts (empty: it
     matches); `counted_by` names the engine that counted the cell (`Clock.writer`: fio, or the simulated drive's
@@ -329,7 +342,12 @@ def judge(w: Workload, cell: CellResult, s: Stimulus, counted_by: str = "fio") -
         # and its share is estimated by time (a warm-up faster than the cell, e.g. into a freed SLC cache, is not)
         ramp = (w.runtime_s + w.ramp_s) / w.runtime_s if w.ramp_s and w.runtime_s and counted is None else 1.0
         device = getattr(s, f"{direction}_bytes") if counted is None else counted
-        if fio.bytes and not fio.bytes - allowance <= device <= fio.bytes * ramp + allowance:
+        if fio.bytes and device < fio.bytes - allowance and device >= fio.bytes - allowance - _tail(cell, fio, s):
+            out.append(Mismatch("overlap", f"the cell ran on into the next cell's window: the device completed the "
+                                f"rest of its {direction} bytes there (fio's end report came after the next "
+                                "cell's release)", f"{counted_by} {size_label(fio.bytes)}, the device "
+                                f"{size_label(device)} in the cell's window, {s.ran_on_ms:.0f} ms past it"))
+        elif fio.bytes and not fio.bytes - allowance <= device <= fio.bytes * ramp + allowance:
             out.append(Mismatch("volume", f"the device saw {'less' if device < fio.bytes else 'more'} {direction} "
                                 f"bytes than {counted_by} moved (beyond {BYTES_TOLERANCE:.0%} plus the I/O in flight)",
                                 f"{counted_by} {size_label(fio.bytes)}, the device {size_label(device)}"))

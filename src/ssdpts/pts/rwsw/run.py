@@ -239,7 +239,6 @@ def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
     for k, rc in enumerate(cells):
         step, res, w = a.capture.steps[rc.step - 1], results[rc.cell.name], windows[rc.cell.name]
         seen = res.stimulus if res.stimulus is not None and res.stimulus.measured else None
-        after = results[cells[k + 1].cell.name].stimulus if k + 1 < len(cells) else None
         out.append(ReplayStep(
             step=rc.step, start_s=step.start_s, captured_s=step.duration_s, captured_ios=step.ios,
             captured_iops=rc.captured_iops, captured_qd_mean=step.queue_depth.mean, qd=rc.cell.iodepth,
@@ -249,7 +248,7 @@ def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
             measured_pct=measured_pct(res, rc.composite), qd_per_stream=rc.cell.jobs[0].iodepth,
             rates={j.name: j.rate_iops for j in rc.cell.jobs}, threads=step.threads,
             window_ms=seen.elapsed_ms if seen else 0.0, overlap_before_ms=seen.overlap_ms if seen else 0.0,
-            overlap_after_ms=after.overlap_ms if after is not None and after.measured else 0.0))
+            overlap_after_ms=seen.ran_on_ms if seen else 0.0))
     return out
 
 
