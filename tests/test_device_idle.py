@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,12 +17,14 @@ import pytest
 from conftest import requires_devices
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from blockwatch import Watcher, overlapping  # noqa: E402  (the benches' outside sampler)
+from blockwatch import Run, Stalls, Watcher, overlapping  # noqa: E402  (the benches' outside sampler)
 
-from ssdpts.engines.blockidle import UNAVAILABLE_SIM, stat_path_for, unavailable_reason
+from ssdpts.engines.blockidle import UNAVAILABLE_SIM, IdleSampler, stat_path_for, unavailable_reason
 from ssdpts.engines.fio import FioEngine
 from ssdpts.engines.results import DeviceIdle, RoundOutput
 from ssdpts.errors import SsdptsError
+from ssdpts.realtime.timing import IDLE_RESOLUTION_SHARE, SAMPLE_PERIOD_NS, SLOW_SAMPLE_PERIOD_NS
+from ssdpts.realtime.window import create as create_window
 from ssdpts.conformance import check
 from ssdpts.export.json import document
 from ssdpts.runresult.model import load_run
@@ -100,6 +104,58 @@ def test_a_forced_idle_is_measured_at_the_device_within_5_ms(loopdev):
         outside = overlapping(runs, int(d.last_io * 1e9), int(d.next_io * 1e9))
         assert outside is not None and abs(outside.ms - d.ms) <= TOLERANCE_MS, (d, outside)
         assert d.ms >= FORCED_IDLE_S * 1000 - TOLERANCE_MS, d
+
+
+# what a sample of a real-time process may lag its period by on a saturated host (not a stall of the whole machine:
+# those are measured and left out below)
+SAMPLE_SLACK_NS = 1_000_000
+
+
+def test_an_idle_nobody_foresaw_is_timed_within_the_samplers_resolution(loopdev, tmp_path):
+    """docs/device-idle.md: outside the keeper's close-look windows the sampler looks at a busy device every 2 ms
+    and at a quiet one every 5 % of its idle so far (0.1-2 ms). The truth is this test's own I/O, timed around
+    each system call: the device cannot be busy again before the write that ends an idle is submitted, and the
+    sample that sees the write before it complete is the run's last busy one, within a busy period of the write's
+    return; its end is seen within the quiet period of the next write's return. So an idle nobody foresaw is timed
+    up to 2 ms short at its start and at most min(5 %, 2 ms) long at its end, and one shorter than two busy periods
+    can go unseen (measured: 4 ms idles between single writes were missed in 4 of 12 tries; not judged here).
+    Idles during which the whole machine stalled (a virtual machine's host ran something else) are left out."""
+    subprocess.run(["udevadm", "settle", "--timeout=10"], check=False)   # udev's probe of the new device is done
+    window = tmp_path / "window"
+    create_window(str(window))                 # never opened: no transition is foreseen
+    sampler, stalls = IdleSampler(stat_path_for(loopdev), window), Stalls()
+    fd = os.open(loopdev, os.O_WRONLY | os.O_DIRECT)
+    block = mmap.mmap(-1, 4096)                # page-aligned, as O_DIRECT needs
+    deadline = time.monotonic() + 30
+    while sampler.started_ns is None and time.monotonic() < deadline:    # its child is sampling
+        time.sleep(0.01)
+    writes = []                                # (submitted, returned) ns of each write
+    try:
+        for idle_s in (0.01, 0.01, 0.02, 0.06, 0.3, 0.8) * 3:
+            t0 = time.time_ns()
+            os.pwrite(fd, block, 0)
+            writes.append((t0, time.time_ns()))
+            time.sleep(idle_s)
+        t0 = time.time_ns()
+        os.pwrite(fd, block, 0)
+        writes.append((t0, time.time_ns()))
+        time.sleep(0.05)
+    finally:
+        os.close(fd)
+        stalled = stalls.stop()
+        sampler.close()
+    judged = {}
+    for (began, done), (submitted, returned) in zip(writes, writes[1:]):
+        run = next((r for r in sampler.runs if r.last_busy_ns < submitted <= r.first_busy_ns), None)
+        assert run is not None and run.last_busy_ns >= began, (submitted - done, run, sampler.runs, writes)
+        if any(s.start_ns < run.first_busy_ns + SAMPLE_SLACK_NS and s.end_ns > began for s in stalled):
+            continue
+        idle = submitted - done
+        assert began <= run.last_busy_ns <= done + SLOW_SAMPLE_PERIOD_NS + SAMPLE_SLACK_NS, (idle, run)
+        quiet_period = min(SLOW_SAMPLE_PERIOD_NS, max(SAMPLE_PERIOD_NS, IDLE_RESOLUTION_SHARE * (returned - began)))
+        assert submitted <= run.first_busy_ns <= returned + quiet_period + SAMPLE_SLACK_NS, (idle, run)
+        judged[round(idle / 1e7)] = run
+    assert len(judged) >= 3, f"the machine stalled through most idles: {stalled}"
 
 
 def test_a_schema_1_database_opens_and_says_not_measured(tmp_path):

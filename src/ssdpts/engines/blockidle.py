@@ -10,9 +10,10 @@ would have moved a completion counter). Every idle run of at least 0.2 ms is rep
 its bounds; the engine attributes runs to transitions between cells.
 
 Reported length = first sample that saw activity again - last sample that saw activity: each bound is off the
-true one by at most the period around it, a busy-time period (0.1 ms in a window, else 2 ms) at the start and a
-quiet-time period (0.1 ms in a window or under 2 ms of idle, else up to 5 % of the run) at the end, plus the
-sampler's own scheduling delay.
+true one by at most the period around it, plus the sampler's own scheduling delay. The start is late (the run
+short) by up to a busy-time period (0.1 ms in a window, else 2 ms): the sample that sees the last completion is
+a busy one. The end is late (the run long) by up to a quiet-time period (0.1 ms in a window or under 2 ms of idle,
+else up to 5 % of the run). Held to a test's own writes in tests/test_device_idle.py.
 
 A run in which the device held requests is latency, not idle: a device that holds a request it was given
 shows it in flight (blk-mq counts a request from its dispatch to its end), but one that holds it above its
