@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import interrupts
 from ..conformance import check
@@ -17,7 +18,6 @@ from ..engines.interface import Engine
 from ..engines.tracecoverage import check_traceable
 from ..errors import SsdptsError
 from ..hostinfo import platform_record
-from ..livemetrics import LiveMetrics
 from ..owner import RunOwner
 from ..profiles import load_profile, profile_tests
 from ..progress import PlanBounds, Progress
@@ -44,6 +44,9 @@ from .lock import exclusive
 from .log import setup_log
 from .outcome import stall_note, verdict_line, write_run_report
 from .testrun import run_test
+
+if TYPE_CHECKING:      # built by the command that was asked to serve them (commands/common.py)
+    from ..livemetrics import LiveMetrics
 
 log = logging.getLogger("ssdpts")
 
