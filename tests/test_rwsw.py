@@ -4,6 +4,7 @@ Budget (2-core machine): the simulated run with show/export/report ~8 s, the loo
 """
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -276,6 +277,26 @@ def test_a_sweep_cell_the_device_saw_off_the_mix_is_said():
     assert len(lines) == 1 and lines[0].startswith("round 1 cell rwsw_tc1_qd4: the device saw RND 4K R at 0.2 % "
                                                    "where 50.0 % was requested (49.8 points off"), lines
     assert lines[0].endswith("that cell's figures are not the workload's mix")
+    # the same device counts in a window the cell before ran on into for 60 of 500 ms (or the cell into the next
+    # one's): the window's counts, not the cell's; fio's own counts of the jobs judge it (here: on the mix)
+    jobs = {name: [(s.label, s.requested_pct) for s in streams] for name, streams in db.job_streams().items()}
+    per_stream = {"RND 4K R": (500, 4096, "read"), "SEQ 128K R": (200, 131072, "read"), "RND 4K W": (300, 4096, "write")}
+
+    def mixed(ran_on_ms: float, overlap_ms: float, starved: bool) -> CellResult:
+        c = cell("rwsw_tc1_qd4", 2, 443, 665)
+        c.stimulus = replace(c.stimulus, elapsed_ms=500, ran_on_ms=ran_on_ms, overlap_ms=overlap_ms)
+        for name, streams in jobs.items():
+            ios = {d: sum((2 if starved and label == "RND 4K R" else per_stream[label][0]) for label, _ in streams
+                          if per_stream[label][2] == d) for d in ("read", "write")}
+            size = {d: sum((2 if starved and label == "RND 4K R" else per_stream[label][0]) * per_stream[label][1]
+                           for label, _ in streams if per_stream[label][2] == d) for d in ("read", "write")}
+            c.jobs[name] = CellResult(name, DirStats(ios=ios["read"], bytes=size["read"]),
+                                      DirStats(ios=ios["write"], bytes=size["write"]))
+        return c
+
+    assert off_mix_cells([(1, mixed(0.0, 60.0, False)), (2, mixed(60.0, 0.0, False))], db) == []
+    (line,) = off_mix_cells([(1, mixed(60.0, 0.0, True))], db)
+    assert line.startswith("round 1 cell rwsw_tc1_qd4: fio applied RND 4K R at 0.4 % where 50.0 % was requested"), line
 
 
 def test_a_replay_step_whose_window_a_neighbour_ran_into_is_said_and_not_judged_at_the_device():

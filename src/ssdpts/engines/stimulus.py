@@ -94,6 +94,12 @@ class Stimulus:
     def measured(self) -> bool:
         return not self.note
 
+    @property
+    def mixed_with_neighbours(self) -> bool:
+        """The cell before ran on into this window, or this cell into the next one's, for more than OVERLAP_SHARE of
+        it: the record holds a neighbour's I/O or lacks the cell's own tail, so its shares are the window's."""
+        return self.elapsed_ms > 0 and max(self.overlap_ms, self.ran_on_ms) > OVERLAP_SHARE * self.elapsed_ms
+
     def request_bytes(self, direction: str) -> float | None:
         ios = getattr(self, f"{direction}_ios")
         return getattr(self, f"{direction}_bytes") / ios if ios else None
