@@ -236,7 +236,7 @@ def _replay(ctx: TestContext, a: Applied) -> list[ReplayStep]:
     results = {c.name: c for r in rounds for c in r.cells}
     windows = {name: w for r in rounds for name, w in window_summary([r], [r.round]).items()}
     out = []
-    for k, rc in enumerate(cells):
+    for rc in cells:
         step, res, w = a.capture.steps[rc.step - 1], results[rc.cell.name], windows[rc.cell.name]
         seen = res.stimulus if res.stimulus is not None and res.stimulus.measured else None
         out.append(ReplayStep(

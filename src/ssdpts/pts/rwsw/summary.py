@@ -52,8 +52,8 @@ class ReplayStep:
     rates: dict[str, int] = field(default_factory=dict)   # fio rate_iops of each stream's job ({}: unthrottled)
     threads: int = 0             # tasks that issued the step's I/O in the capture (0: not captured: one each)
     # the cell's window at the device (its block-layer record), how long the cell before ran on into it, and how long
-    # this cell ran on into the next step's (engines/stimulus.py overlap_ms: end reports, fio's teardown included);
-    # 0: not measured, none, or stored before
+    # this cell ran on into the next step's (engines/stimulus.py overlap_ms and ran_on_ms: end reports, fio's teardown
+    # included); 0: not measured, none, or stored before
     window_ms: float = 0.0
     overlap_before_ms: float = 0.0
     overlap_after_ms: float = 0.0
