@@ -17,7 +17,7 @@ import pytest
 from conftest import requires_devices
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from blockwatch import Run, Stalls, Watcher, overlapping  # noqa: E402  (the benches' outside sampler)
+from blockwatch import Stalls, Watcher, overlapping  # noqa: E402  (the benches' outside sampler)
 
 from ssdpts.engines.blockidle import UNAVAILABLE_SIM, IdleSampler, stat_path_for, unavailable_reason
 from ssdpts.engines.fio import FioEngine
@@ -147,7 +147,7 @@ def test_an_idle_nobody_foresaw_is_timed_within_the_samplers_resolution(loopdev,
         os.close(fd)
         stalled = stalls.stop()
         sampler.close()
-    judged = {}
+    judged = set()      # idle lengths (10 ms steps) judged outside any stall
     for (began, done), (submitted, returned) in zip(writes, writes[1:]):
         run = next((r for r in sampler.runs if r.last_busy_ns < submitted <= r.first_busy_ns), None)
         assert run is not None and run.last_busy_ns >= began, (submitted - done, run, sampler.runs, writes)
@@ -157,7 +157,7 @@ def test_an_idle_nobody_foresaw_is_timed_within_the_samplers_resolution(loopdev,
         assert began <= run.last_busy_ns <= done + SLOW_SAMPLE_PERIOD_NS + SAMPLE_SLACK_NS, (idle, run)
         quiet_period = min(SLOW_SAMPLE_PERIOD_NS, max(SAMPLE_PERIOD_NS, IDLE_RESOLUTION_SHARE * (returned - began)))
         assert submitted <= run.first_busy_ns <= returned + quiet_period + SAMPLE_SLACK_NS, (idle, run)
-        judged[round(idle / 1e7)] = run
+        judged.add(round(idle / 1e7))
     assert len(judged) >= 3, f"the machine stalled through most idles: {stalled}"
 
 

@@ -279,19 +279,19 @@ def test_a_sweep_cell_the_device_saw_off_the_mix_is_said():
     assert lines[0].endswith("that cell's figures are not the workload's mix")
     # the same device counts in a window the cell before ran on into for 60 of 500 ms (or the cell into the next
     # one's): the window's counts, not the cell's; fio's own counts of the jobs judge it (here: on the mix)
-    jobs = {name: [(s.label, s.requested_pct) for s in streams] for name, streams in db.job_streams().items()}
     per_stream = {"RND 4K R": (500, 4096, "read"), "SEQ 128K R": (200, 131072, "read"), "RND 4K W": (300, 4096, "write")}
 
     def mixed(ran_on_ms: float, overlap_ms: float, starved: bool) -> CellResult:
         c = cell("rwsw_tc1_qd4", 2, 443, 665)
         c.stimulus = replace(c.stimulus, elapsed_ms=500, ran_on_ms=ran_on_ms, overlap_ms=overlap_ms)
-        for name, streams in jobs.items():
-            ios = {d: sum((2 if starved and label == "RND 4K R" else per_stream[label][0]) for label, _ in streams
-                          if per_stream[label][2] == d) for d in ("read", "write")}
-            size = {d: sum((2 if starved and label == "RND 4K R" else per_stream[label][0]) * per_stream[label][1]
-                           for label, _ in streams if per_stream[label][2] == d) for d in ("read", "write")}
-            c.jobs[name] = CellResult(name, DirStats(ios=ios["read"], bytes=size["read"]),
-                                      DirStats(ios=ios["write"], bytes=size["write"]))
+        for name, streams in db.job_streams().items():
+            done = {s.label: (2 if starved and s.label == "RND 4K R" else per_stream[s.label][0]) for s in streams}
+
+            def direction(d: str) -> DirStats:
+                mine = [label for label in done if per_stream[label][2] == d]
+                return DirStats(ios=sum(done[x] for x in mine), bytes=sum(done[x] * per_stream[x][1] for x in mine))
+
+            c.jobs[name] = CellResult(name, direction("read"), direction("write"))
         return c
 
     assert off_mix_cells([(1, mixed(0.0, 60.0, False)), (2, mixed(60.0, 0.0, False))], db) == []
