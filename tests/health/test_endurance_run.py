@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import requires_devices, ssdpts
+from ssdpts.engines.results import SHORT_PIECE
 from ssdpts.health.projection import deltas
 from ssdpts.pts import registry
 from ssdpts.store import Store
+
+TINY_POLL_S = 0.5      # tests/profiles/tiny.toml [tests.endurance] poll
 
 
 def _run(*args):
@@ -49,7 +52,8 @@ def test_endurance_on_loop_runs_without_health_data(loopdev, results, tiny):
     # one round read 0 IOPS; its length was not kept: this message now shows every round)
     since = [r.tracking["elapsed_s"] - (p.tracking["elapsed_s"] if p else 0.0) for p, r in zip([None, *rounds], rounds)]
     assert any(r.tracking["iops"] > 0 for r in rounds) and all(
-        r.tracking["iops"] > 0 or s >= 0.5 * 0.5 for r, s in zip(rounds, since)), [(r.round, r.tracking) for r in rounds]
+        r.tracking["iops"] > 0 or s >= SHORT_PIECE * TINY_POLL_S for r, s in zip(rounds, since)), [
+        (r.round, r.tracking) for r in rounds]
     notes = store.step(rid, "endurance", "notes")["notes"]
     assert any("health data not available" in n for n in notes)
     assert store.step(rid, "endurance", "health:before").available is False
