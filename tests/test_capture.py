@@ -184,6 +184,23 @@ def test_reducer_sequential_rule_keeps_interleaved_streams():
     assert w.queue_depth.histogram == {1: 20}
 
 
+def test_a_window_of_ten_seconds_in_two_second_steps_has_five_steps():
+    """CI at stop 48: a loaded host's last poll read the clock after a 10 s capture's end and its in-flight
+    sample made a sixth step of no length. What comes after the window is not the capture's; an I/O at its very
+    end (an imported trace's last event) belongs to the last step."""
+    r = Reducer(0.0, 2.0, end=10.0)
+    for i in range(10):
+        r.feed_request(i + 0.5, False, "write", i * 8192, 8192)
+        r.feed_request(i + 0.6, True, "write", i * 8192, 8192)
+    r.feed_request(10.0, False, "write", 0, 8192)                  # at the end itself: the last step's
+    r.feed_request(10.2, False, "write", 8192, 8192)               # after it: nobody's
+    r.sample_in_flight(10.3, 4)
+    w = r.capture(CaptureSource("tracefs", "/dev/x", "", 10.0, 2.0))
+    assert [(s.start_s, s.duration_s, s.ios) for s in w.steps] == [(0, 2, 2), (2, 2, 2), (4, 2, 2), (6, 2, 2),
+                                                                    (8, 2, 3)]
+    assert w.queue_depth.histogram == {1: 11}          # each write done before the next; the sample is outside
+
+
 @pytest.mark.parametrize("args, message", [
     (["/dev/null"], "is not a block device"),
     (["/etc/hostname"], "is not a block device"),

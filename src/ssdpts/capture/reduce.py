@@ -126,15 +126,24 @@ def _new_heads() -> dict[str, StreamHeads]:
     return {rw: StreamHeads() for rw in ("read", "write")}
 
 
+def step_count(duration_s: float, step_s: float) -> int:
+    """Steps of `step_s` covering `duration_s` (the last one possibly shorter); one when the duration is 0."""
+    return max(1, -int(-round(duration_s, 6) // step_s)) if duration_s > 0 else 1
+
+
 class Reducer:
     """Feed `IoEvent`s in time order; `capture()` returns the workload file's record.
 
-    `start` is the capture's start on the events' clock; steps are `step_s` long from there. `device_size`
-    (bytes; 0: not known) sets the LBA histogram's zones; `trace`: every read and write is kept there too."""
+    `start` is the capture's start on the events' clock; steps are `step_s` long from there. `end` (None: open)
+    closes the window: later events and samples are not the workload's, and one at `end` itself belongs to the
+    last step (a 10 s capture in 2 s steps has five, not a sixth of no length). `device_size` (bytes; 0: not
+    known) sets the LBA histogram's zones; `trace`: every read and write is kept there too."""
 
     def __init__(self, start: float, step_s: float, with_queue_depth: bool = True, device_size: int = 0,
-                 trace: TraceWriter | None = None):
+                 trace: TraceWriter | None = None, end: float | None = None):
         self.start, self.step_s, self.with_queue_depth = start, step_s, with_queue_depth
+        self.end = end
+        self._last_step = None if end is None else step_count(end - start, step_s) - 1
         self.device_size, self.trace = device_size, trace
         # where I/Os start: by zone of the device when its size is known, else by MiB (zoned at the end)
         self._where: Counter = Counter()
@@ -169,8 +178,15 @@ class Reducer:
     def feed(self, ev: IoEvent) -> None:
         self.feed_request(ev.t, ev.completed, ev.op, ev.offset, ev.size)
 
+    def _in_window(self, t: float) -> bool:
+        return t >= self.start and (self.end is None or t <= self.end)
+
+    def _index(self, t: float) -> int:
+        step = int((t - self.start) // self.step_s)
+        return step if self._last_step is None else min(step, self._last_step)
+
     def _step(self, t: float) -> _StepCounts:
-        counts = self.steps.get(step := int((t - self.start) // self.step_s))
+        counts = self.steps.get(step := self._index(t))
         if counts is None:
             counts = self.steps[step] = _StepCounts()
         return counts
@@ -179,7 +195,7 @@ class Reducer:
                          streams: bool = True) -> None:
         """A bio as the application queued it (before splits and merges), in task `pid` (0: not known).
         `streams` False: only who queued it (a device that takes bios directly counts them as its requests)."""
-        if t < self.start or op not in ("read", "write") or size <= 0:
+        if not self._in_window(t) or op not in ("read", "write") or size <= 0:
             return
         if pid:
             self._step(t).issuers.add(pid)
@@ -193,8 +209,8 @@ class Reducer:
 
     def sample_in_flight(self, t: float, depth: int) -> None:
         """The kernel's count of requests in flight at time `t` (used when trace events were lost)."""
-        if depth > 0 and t >= self.start:
-            self.steps.setdefault(int((t - self.start) // self.step_s), _StepCounts()).in_flight[depth] += 1
+        if depth > 0 and self._in_window(t):
+            self._step(t).in_flight[depth] += 1
 
     def feed_request(self, t: float, completed: bool, op: str, offset: int, size: int, pid: int = 0) -> None:
         """A request issued to the device (completed False, by task `pid`: 0 not known) or completed by it."""
@@ -207,7 +223,7 @@ class Reducer:
                 self._in_flight[key] -= 1
                 self.depth_now -= 1
             return
-        if t < self.start:
+        if not self._in_window(t):
             return
         self._in_flight[key] += 1
         self.depth_now += 1
@@ -216,12 +232,10 @@ class Reducer:
             self.kept_out[kind] += 1
             self.kept_out_bytes[kind] += size
             return
-        step = int((t - self.start) // self.step_s)
+        step = self._index(t)
         access, opening = self._heads[op].access(offset, size, (step, size))
         stream = self._key(size, op, access)
-        counts = self.steps.get(step)
-        if counts is None:
-            counts = self.steps[step] = _StepCounts()
+        counts = self._step(t)
         if self.trace is not None:
             self.trace.add(int((t - self.start) * 1e9), op, offset, size, pid)
         self._where[offset // self._where_unit] += 1
@@ -247,7 +261,7 @@ class Reducer:
     def capture(self, source: CaptureSource, device_size_bytes: int = 0) -> WorkloadCapture:
         """The workload record; steps cover `source.duration_s` in `source.step_s` pieces, the last one
         possibly shorter, empty steps included (an idle step is part of the workload)."""
-        n_steps = max(1, -int(-round(source.duration_s, 6) // self.step_s)) if source.duration_s > 0 else 1
+        n_steps = step_count(source.duration_s, self.step_s)
         n_steps = max(n_steps, max(self.steps, default=-1) + 1)
         steps, total_ios, total_bytes, total_depth = [], Counter(), Counter(), Counter()
         sampled = self.lost_events > 0

@@ -150,8 +150,11 @@ def _capture_live(device_paths: list[str], devices: list, total: float, step_s: 
     interrupted = False
     shown = ", ".join(device_paths)
     with CaptureSession(devices) as session:
-        reducers = [Reducer(session.start, step_s, device_size=d.size_bytes, trace=w) for d, w in zip(devices, writers)]
-        combined = Reducer(session.start, step_s, device_size=sum(d.size_bytes for d in devices)) \
+        # a loaded host's last poll can read the clock past the end: what comes after it is not the capture's
+        end = session.start + total
+        reducers = [Reducer(session.start, step_s, device_size=d.size_bytes, trace=w, end=end)
+                    for d, w in zip(devices, writers)]
+        combined = Reducer(session.start, step_s, device_size=sum(d.size_bytes for d in devices), end=end) \
             if len(devices) > 1 else None
         dispatch = Dispatcher(devices, reducers, combined)
         every = reducers + ([combined] if combined is not None else [])
@@ -213,7 +216,7 @@ def _capture_live(device_paths: list[str], devices: list, total: float, step_s: 
 def capture_imported(imported: Imported, kind: str, step_s: float, command: str) -> WorkloadCapture:
     start = imported.events[0].t
     end = imported.events[-1].t
-    reducer = Reducer(start, step_s if imported.timed else max(end - start, 1.0), imported.with_queue_depth)
+    reducer = Reducer(start, step_s if imported.timed else max(end - start, 1.0), imported.with_queue_depth, end=end)
     for ev in imported.events:
         reducer.feed(ev)
     notes = [imported.note, reducer.note()]
