@@ -1,5 +1,9 @@
 """Profiles are data files; invalid ones are refused naming the file, the key and what is allowed."""
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from ssdpts.errors import SsdptsError
@@ -102,3 +106,23 @@ def test_shipped_profiles_name_only_registered_tests():
         prof = load_profile(name)
         assert set(prof.get("tests", {})) <= known, name
         assert set(prof["profile"].get("tests") or []) <= known, name
+
+
+@pytest.mark.parametrize("own_latency, expected", [("", {"latency": 6, "hir": 6, "wsat": 600}),
+                                                   ("[tests.latency]\nmax_rounds = 25\n",
+                                                    {"latency": 25, "hir": 6, "wsat": 600})])
+def test_the_nearest_files_steady_state_max_rounds_wins_over_inherited_test_limits(tmp_path, own_latency, expected):
+    """quick sets [steady_state] max_rounds = 8 and its own 25 for latency and HIR (600 WSAT intervals). A file
+    extending it with [steady_state] max_rounds = 6 gets 6 for latency and HIR as written, where the inherited
+    25 outranked it in silence; a key of its own for a test still wins in that file, and WSAT's limit counts
+    intervals, which [steady_state] never sets. A file extending that one inherits the result. As `ssdpts plan`
+    shows it: the most rounds any phase of the test can take."""
+    mine = tmp_path / "mine.toml"
+    mine.write_text(f'[profile]\nextends = "quick"\n[steady_state]\nmax_rounds = 6\n{own_latency}')
+    (tmp_path / "child.toml").write_text('[profile]\nextends = "mine.toml"\n[tests.iops]\ncell_runtime = "1s"\n')
+    for profile in (mine, tmp_path / "child.toml"):
+        p = subprocess.run([sys.executable, "-m", "ssdpts", "plan", "--capacity", "1T", "--profile", str(profile),
+                            "--tests", "latency,hir,wsat", "--json"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        plan = json.loads(p.stdout)
+        assert {t["test"]: max(ph["rounds_max"] for ph in t["phases"]) for t in plan["tests"]} == expected

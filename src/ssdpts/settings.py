@@ -244,7 +244,8 @@ class TestSettings:
     iodepth: int = key(IODEPTH, 1, "I/Os in flight per job: SNIA's queue depth (QD), fio iodepth")
     cell_runtime: float = key(DURATION, "1m", "length of one cell of a round")
     active_range: float = key(ACTIVE_RANGE, 100, "share of the capacity the test's I/O covers")
-    max_rounds: int | None = key(POS_INT, None, "rounds at most (unset: [steady_state] max_rounds)")
+    max_rounds: int | None = key(POS_INT, None, "rounds at most (unset: [steady_state] max_rounds; a file "
+                                                "extending this one that sets that key sets this one too)")
     data_pattern: str = key(choice(*DATA_PATTERNS), "random", "what the written blocks hold")
     # off-spec for a PTS test (a recorded deviation): SNIA measures direct, unsynchronised I/O
     sync: str = key(choice(*SYNC_MODES), "none", "fio sync of the cells: none, dsync (O_DSYNC) or sync (O_SYNC)")
@@ -312,6 +313,12 @@ def test_settings(profile: dict, test: str) -> dict:
     return out
 
 
+def rounds_are_steady_states(record: type[TestSettings]) -> bool:
+    """Whether the test's max_rounds is the common key that bounds [steady_state] rounds (wsat's is its own:
+    intervals of its time series)."""
+    return declarations(record)["max_rounds"] is COMMON_TEST_KEYS["max_rounds"]
+
+
 def typed_settings(record: type[TestSettings], profile: dict, test: str) -> TestSettings:
     """A test's typed settings, built once from the (merged) profile: [defaults] overlaid by [tests.TEST],
     [steady_state] (its max_rounds overridden by the test's own max_rounds when the key is the common one)
@@ -319,7 +326,7 @@ def typed_settings(record: type[TestSettings], profile: dict, test: str) -> Test
     raw = test_settings(profile, test)
     name = (profile.get("profile") or {}).get("name", "?")
     steady_raw = dict(profile.get("steady_state", {}))
-    own_max_rounds = declarations(record)["max_rounds"] is not COMMON_TEST_KEYS["max_rounds"]
+    own_max_rounds = not rounds_are_steady_states(record)
     if "max_rounds" in raw and not own_max_rounds:
         steady_raw["max_rounds"] = raw["max_rounds"]
     steady = build(SteadySettings, steady_raw, f"profile {name}: steady_state")

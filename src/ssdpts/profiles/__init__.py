@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import SsdptsError
 from ..inputs import read_toml
 from ..pts.registry import DEFAULT_TESTS, checked_names, tests as registered_tests
-from ..settings import SECTIONS, Key, Setting, explain, run_settings
+from ..settings import SECTIONS, Key, Setting, explain, rounds_are_steady_states, run_settings
 
 HERE = Path(__file__).parent
 
@@ -103,10 +103,27 @@ def _load(path: Path, chain: tuple[Path, ...]) -> dict:
     own_name = data.get("profile", {}).get("name") or path.stem
     parent = data.get("profile", {}).get("extends")
     if parent:
-        data = _merge(_load(_locate(parent, relative_to=path), (*chain, here)), data)
+        data = _merge(_without_inherited_rounds(_load(_locate(parent, relative_to=path), (*chain, here)), data), data)
     data.setdefault("profile", {})["name"] = own_name
     data["profile"]["source"] = str(path)
     return data
+
+
+def _without_inherited_rounds(inherited: dict, own: dict) -> dict:
+    """`inherited` less its tests' own max_rounds when the extending file `own` sets [steady_state] max_rounds
+    and not that test's: the nearest file's word wins. Otherwise quick's latency limit (25) outranked a child's
+    [steady_state] max_rounds = 6 in silence (this project's own test profiles repeated the key per test four
+    times to get what they wrote). A key of the same file still wins over its [steady_state] (the test's own is
+    the more specific), and a test whose max_rounds means something else (wsat's intervals) keeps it."""
+    if "max_rounds" not in (own.get("steady_state") or {}):
+        return inherited
+    out = copy.deepcopy(inherited)
+    tests = registered_tests()
+    for test, keys in (out.get("tests") or {}).items():
+        if "max_rounds" in keys and test in tests and rounds_are_steady_states(tests[test].settings) \
+                and "max_rounds" not in ((own.get("tests") or {}).get(test) or {}):
+            del keys["max_rounds"]
+    return out
 
 
 def profile_tests(profile: dict) -> list[str]:
