@@ -25,6 +25,12 @@ from ssdpts.store.medium import EX_IOERR, EX_TEMPFAIL
 pytestmark = pytest.mark.no_end_report    # reads no end-of-run report (tests/conftest.py)
 
 
+# Rounds of a run whose results medium fails under it: the failure comes right after its second round (a 16 MiB
+# tmpfs fills in milliseconds; ext4's error trigger is immediate), seen stopping at round 2 of 40, and the resume
+# runs the rest, so 12 keeps ten rounds of margin and resumes ten, not thirty-eight (40 s a test at rest).
+MEDIUM_ROUNDS = 12
+
+
 def _never_steady(tmp_path: Path, tiny: str, rounds: int) -> Path:
     p = tmp_path / "never.toml"
     p.write_text(f'[profile]\nextends = "{tiny}"\n[steady_state]\nmax_range = 0.000001\nmax_rounds = {rounds}\n')
@@ -120,7 +126,7 @@ def test_sigint_to_a_background_job_of_a_script_interrupts_the_run(loopdev, resu
 def test_a_full_results_file_system_interrupts_the_run_and_resume_completes_it(loopdev, small_fs, tiny,
                                                                                   tmp_path):
     results = small_fs / "results"
-    profile = _never_steady(tmp_path, tiny, 40)
+    profile = _never_steady(tmp_path, tiny, MEDIUM_ROUNDS)
     proc, rid = _measuring_run(loopdev, profile, results)
     filler = _fill(small_fs)
     out, err = proc.communicate(timeout=300)
@@ -129,7 +135,7 @@ def test_a_full_results_file_system_interrupts_the_run_and_resume_completes_it(l
     assert line.startswith(f"ssdpts: error: run {rid} interrupted: results file system full: "), line
     assert line.endswith(f"free space there, then 'ssdpts resume {rid}'"), line
     stopped_at = len(Store.in_dir(results).rounds(rid, "iops", with_cells=False))
-    assert 2 <= stopped_at < 40
+    assert 2 <= stopped_at < MEDIUM_ROUNDS
     # every other command still answers, on the full file system
     assert _status(results, rid)["status"] == "interrupted"
     assert "results file system full" in _status(results, rid)["message"]
@@ -144,7 +150,7 @@ def test_a_full_results_file_system_interrupts_the_run_and_resume_completes_it(l
     ssdpts("resume", rid, "--results", str(results), "-q")
     store = Store.in_dir(results)
     assert store.run(rid)["status"] == "completed"
-    assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, 41))
+    assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, MEDIUM_ROUNDS + 1))
     assert not list((results / "logs").glob("*.reserve"))
 
 
@@ -261,7 +267,7 @@ def test_a_results_file_system_turning_read_only_interrupts_the_run(loopdev, ext
     if not trigger.exists():
         pytest.skip(f"no {trigger} on this kernel")
     results = mnt / "results"
-    profile = _never_steady(tmp_path, tiny, 40)
+    profile = _never_steady(tmp_path, tiny, MEDIUM_ROUNDS)
     proc, rid = _measuring_run(loopdev, profile, results)
     trigger.write_text("test: results medium turned read-only\n")    # ext4 remounts itself read-only
     out, err = proc.communicate(timeout=300)
@@ -290,7 +296,7 @@ def test_a_results_file_system_turning_read_only_interrupts_the_run(loopdev, ext
     ssdpts("resume", rid, "--results", str(results), "-q")
     store = Store.in_dir(results)
     assert (store.run(rid)["status"], store.run(rid)["message"]) == ("completed", "")
-    assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, 41))
+    assert [r.round for r in store.rounds(rid, "iops", with_cells=False)] == list(range(1, MEDIUM_ROUNDS + 1))
     # the resume's pause says why no stop was recorded: the read-only medium, not a killed process
     [stop] = [s["data"] for s in store.steps(rid, "iops") if s["kind"] == "stop"]
     assert stop["last_io_source"].startswith(f"the last stored round's end (no stop was recorded: {reason};")
