@@ -185,8 +185,11 @@ class Reducer:
         step = int((t - self.start) // self.step_s)
         return step if self._last_step is None else min(step, self._last_step)
 
-    def _step(self, t: float) -> _StepCounts:
-        counts = self.steps.get(step := self._index(t))
+    def _step(self, t: float, step: int | None = None) -> _StepCounts:
+        """The counts of the step holding time `t` (`step`: its index, when the caller has it already)."""
+        if step is None:
+            step = self._index(t)
+        counts = self.steps.get(step)
         if counts is None:
             counts = self.steps[step] = _StepCounts()
         return counts
@@ -235,7 +238,7 @@ class Reducer:
         step = self._index(t)
         access, opening = self._heads[op].access(offset, size, (step, size))
         stream = self._key(size, op, access)
-        counts = self._step(t)
+        counts = self._step(t, step)
         if self.trace is not None:
             self.trace.add(int((t - self.start) * 1e9), op, offset, size, pid)
         self._where[offset // self._where_unit] += 1

@@ -117,13 +117,12 @@ def _without_inherited_rounds(inherited: dict, own: dict) -> dict:
     the more specific), and a test whose max_rounds means something else (wsat's intervals) keeps it."""
     if "max_rounds" not in (own.get("steady_state") or {}):
         return inherited
-    out = copy.deepcopy(inherited)
     tests = registered_tests()
-    for test, keys in (out.get("tests") or {}).items():
+    for test, keys in (inherited.get("tests") or {}).items():   # a fresh dict from _load: changed in place
         if "max_rounds" in keys and test in tests and rounds_are_steady_states(tests[test].settings) \
                 and "max_rounds" not in ((own.get("tests") or {}).get(test) or {}):
             del keys["max_rounds"]
-    return out
+    return inherited
 
 
 def profile_tests(profile: dict) -> list[str]:
