@@ -2,7 +2,9 @@
 """Outside device-idle sampler for the benches, written apart from ssdpts's own (engines/blockidle.py)
 so each checks the other: it polls `/sys/block/DEV/inflight` (reads and writes in flight) and the
 completed-request counters of `/sys/block/DEV/stat`, and prints every idle run of >= 0.2 ms as
-`LAST_BUSY_NS FIRST_BUSY_NS` (CLOCK_REALTIME) when the device gets busy again.
+`LAST_BUSY_NS FIRST_BUSY_NS FIRST_QUIET_NS LAST_QUIET_NS` (CLOCK_REALTIME) when the device gets busy again: the
+run is at most the first two apart and at least the last two, which are the same to a sample (0.1 ms) unless this
+sampler itself was kept from running on a loaded host (then a comparison must allow its own gap).
 
     python3 bench/blockwatch.py DEV      # DEV: loop0, zram1, ...
 """
@@ -23,10 +25,18 @@ from ssdpts.realtime import die_with_parent
 class Run:
     start_ns: int
     end_ns: int
+    quiet_from_ns: int = 0     # the first and last samples that saw the device quiet (0: not sampled, as for Stalls)
+    quiet_until_ns: int = 0
 
     @property
     def ms(self) -> float:
+        """The run at its longest: from the last sample that saw the device busy to the next that did."""
         return (self.end_ns - self.start_ns) / 1e6
+
+    @property
+    def shortest_ms(self) -> float:
+        """The run at its shortest: the span of the samples that saw it quiet."""
+        return (self.quiet_until_ns - self.quiet_from_ns) / 1e6 if self.quiet_from_ns else self.ms
 
 
 def watch(dev: str) -> None:
@@ -39,7 +49,7 @@ def watch(dev: str) -> None:
         return busy, (f[0], f[4], f[11], f[15]) if len(f) > 15 else (f[0], f[4])
 
     was_busy, completions = sample()
-    busy_at = time.time_ns()
+    busy_at = quiet_from = quiet_until = time.time_ns()
     quiet = False
     while True:
         time.sleep(0.0001)
@@ -47,11 +57,13 @@ def watch(dev: str) -> None:
         now = time.time_ns()
         if was_busy or busy or now_completions != completions:
             if quiet and now - busy_at >= 200_000:
-                sys.stdout.write(f"{busy_at} {now}\n")
+                sys.stdout.write(f"{busy_at} {now} {quiet_from} {quiet_until}\n")
                 sys.stdout.flush()
             busy_at, quiet = now, False
         else:
-            quiet = True
+            if not quiet:
+                quiet_from = now
+            quiet, quiet_until = True, now
         was_busy, completions = busy, now_completions
 
 
@@ -69,8 +81,7 @@ class Watcher:
 
     def _read(self) -> None:
         for line in self.proc.stdout:
-            a, b = line.split()
-            self.runs.append(Run(int(a), int(b)))
+            self.runs.append(Run(*map(int, line.split())))
 
     def stop(self) -> list[Run]:
         time.sleep(0.05)

@@ -105,7 +105,10 @@ def test_a_forced_idle_is_measured_at_the_device_within_5_ms(loopdev):
     assert len(out.device_idle_inside) == 3
     for d in out.device_idle_inside:
         outside = overlapping(runs, int(d.last_io * 1e9), int(d.next_io * 1e9))
-        assert outside is not None and abs(outside.ms - d.ms) <= TOLERANCE_MS, (d, outside)
+        # the outside sampler's run is known to its own samples: to 0.1 ms, unless it was kept from running (a
+        # loaded host once kept it 106 ms from seeing the next cell's I/O), and then only within its gap
+        assert outside is not None, (d, runs)
+        assert outside.shortest_ms - TOLERANCE_MS <= d.ms <= outside.ms + TOLERANCE_MS, (d, outside)
         assert d.ms >= FORCED_IDLE_S * 1000 - TOLERANCE_MS, d
 
 

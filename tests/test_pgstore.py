@@ -591,15 +591,24 @@ def test_a_server_that_stops_answering_mid_copy_delays_the_runs_end_a_bounded_ti
     local, stderr = tmp_path / "bench", tmp_path / "bench.stderr"
     with open(stderr, "w") as err_file:       # the copier outlives the run: its lines go here too
         bench = _start_bench(url, local, ["sim:client", "sim:enterprise"], stderr=err_file, SSDPTS_COPY_WAIT_S="3")
+    # the run is held (SIGSTOP on its own process, not its copier's) at its first stored round, so that a fast or
+    # a starved machine alike freezes the server while the run still measures
     deadline = time.time() + 120
-    while not (pg.psql("SELECT count(*) FROM pg_tables WHERE tablename='rounds'", "frozen").strip() == "1" and
-               int(pg.psql("SELECT count(*) FROM rounds", "frozen")) > 0):     # the copier is connected, copying
+    while _local_count(local, "SELECT count(*) FROM rounds") < 1:
         assert bench.poll() is None and time.time() < deadline, stderr.read_text()
-        time.sleep(0.2)
-    frozen = _server_pids(pg)
+        time.sleep(0.02)
+    os.kill(bench.pid, signal.SIGSTOP)
     try:
+        while not (pg.psql("SELECT count(*) FROM pg_tables WHERE tablename='rounds'", "frozen").strip() == "1" and
+                   int(pg.psql("SELECT count(*) FROM rounds", "frozen")) > 0):     # the copier is connected, copying
+            assert bench.poll() is None and time.time() < deadline, stderr.read_text()
+            time.sleep(0.2)
+        frozen = _server_pids(pg)
         for pid in frozen:
             os.kill(pid, signal.SIGSTOP)
+    finally:
+        os.kill(bench.pid, signal.SIGCONT)
+    try:
         assert bench.poll() is None, "the run ended before the server was frozen"
         frozen_at = time.monotonic()
         try:
