@@ -50,10 +50,11 @@ def status_documents(lines: Iterable[str]) -> Iterator[tuple[dict, str]]:
 
 def round_output(rnd: FioRound, texts: Sequence[str], errs: Sequence[str]) -> RoundOutput:
     """The finished round's cells and everything stored beside them (`texts`, `errs`: each process's output)."""
-    ended = time.time()
+    collected = time.time()
     cells = []
     s = rnd.session
     version = s.engine.version
+    written: list[float | None] = []
     for proc, text in zip(rnd.procs, texts):
         if rnd.interval_s:
             if proc.last_doc is None:
@@ -63,7 +64,9 @@ def round_output(rnd: FioRound, texts: Sequence[str], errs: Sequence[str]) -> Ro
         else:
             doc, parsed = parse_output(text)
         version = doc.get("fio version", version)
+        written.append(_written_at(doc))
         cells += parsed
+    ended = fio_ended(rnd.started_at, written, collected)
     members = s.members
     cells = merge_cell_jobs(rnd.cells, cells, len(members))
     if len(members) > 1:
@@ -98,6 +101,21 @@ def round_output(rnd: FioRound, texts: Sequence[str], errs: Sequence[str]) -> Ro
         device_idle_before=device_idle(gates, samplers, rnd.procs[0].wait_gate), device_idle_inside=idle_inside,
         device_idle_note=s.idle_note, fio_version=version, stalls=list(rnd.stalls),
         first_io_at=first_io(samplers) if rnd.procs[0].wait_gate is None else None)
+
+
+def _written_at(doc: dict) -> float | None:
+    """When fio wrote this result, by its own wall clock (its JSON's `timestamp_ms`); None without one."""
+    stamp = doc.get("timestamp_ms")
+    return stamp / 1000 if isinstance(stamp, (int, float)) and not isinstance(stamp, bool) and stamp > 0 else None
+
+
+def fio_ended(started_at: float, written: Sequence[float | None], collected: float) -> float:
+    """A round's end: when its last fio process wrote its results (the round's I/O is over by then), not when
+    ssdpts collected them, which on a loaded host came seconds later, after the next round's I/O had begun.
+    The collection time where a process gave no time or one outside the round (then not this host's clock)."""
+    if not written or any(w is None or not started_at - 0.001 <= w <= collected for w in written):
+        return collected
+    return max(w for w in written if w is not None)
 
 
 def round_intervals(rnd: FioRound) -> Iterator[Interval]:
