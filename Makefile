@@ -149,7 +149,7 @@ test: setup system-test test-deps dist
 	$(CARGO_PATH) $(PY) -m pytest -q -rs -p no:cacheprovider $(BESIDE_CLOCK) >$$clocklog 2>&1 & clock=$$!; \
 	trap 'kill $$vm $$clock 2>/dev/null; rm -f $$vmlog $$clocklog' EXIT INT TERM; \
 	echo "$(PY) -m pytest -q -rs -n $(SUITE_WORKERS) --dist loadfile $(BESIDE:%=--ignore=%)  ($(BESIDE_VM) and $(BESIDE_CLOCK) run beside it)"; \
-	$(CARGO_PATH) $(PY) -m pytest -q -rs -p no:cacheprovider -n $(SUITE_WORKERS) --dist loadfile --durations=15 \
+	$(CARGO_PATH) $(PY) -m pytest -q -rs -p no:cacheprovider -n $(SUITE_WORKERS) --dist loadfile --durations=15 --cpu-per-file=15 \
 		$(BESIDE:%=--ignore=%); rest=$$?; \
 	wait $$vm; vms=$$?; wait $$clock; clocks=$$?; \
 	echo "--- $(BESIDE_VM), run beside the suite:"; cat $$vmlog; \

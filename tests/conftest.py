@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -17,6 +18,57 @@ HERE = Path(__file__).parent
 TINY = HERE / "profiles" / "tiny.toml"
 TINY_WRITES = str(HERE / "profiles" / "tiny-writes.toml")   # tiny, latency's write cell only
 SHM = Path("/dev/shm")
+
+
+
+# --- where the suite's CPU goes: `pytest --cpu-per-file N` (make test prints it) ---------------------------------
+# Each test phase's CPU (user + system) of its pytest process and of the processes it waited for (getrusage
+# RUSAGE_SELF + RUSAGE_CHILDREN): ssdpts and fio started by a test count, servers that outlive it (PostgreSQL,
+# Chromium, Prometheus) and the kernel's loop-device threads do not. With pytest-xdist each worker measures its
+# own tests and the figure travels in the report's user_properties, so the controller adds them up per file.
+
+def pytest_addoption(parser):
+    parser.addoption("--cpu-per-file", type=int, default=0, metavar="N",
+                     help="print the N test files that took the most CPU (their processes and the ones they waited for)")
+
+
+def _cpu_s() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    item._cpu_since = _cpu_s()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    now = _cpu_s()
+    outcome.get_result().user_properties.append(("cpu_s", now - item._cpu_since))   # this phase's (setup, call, teardown)
+    item._cpu_since = now
+
+
+_CPU_PER_FILE: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    for key, value in report.user_properties:
+        if key == "cpu_s":
+            path = report.nodeid.split("::")[0]
+            _CPU_PER_FILE[path] = _CPU_PER_FILE.get(path, 0.0) + value
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    n = config.getoption("--cpu-per-file")
+    if not n or not _CPU_PER_FILE:
+        return
+    total = sum(_CPU_PER_FILE.values())
+    terminalreporter.section(f"CPU per test file (top {n} of {len(_CPU_PER_FILE)}; {total:,.0f} s in all)")
+    for path, seconds in sorted(_CPU_PER_FILE.items(), key=lambda kv: -kv[1])[:n]:
+        terminalreporter.write_line(f"{seconds:8.1f} s  {seconds / total:5.1%}  {path}")
 
 
 def _can_make_devices() -> str | None:
