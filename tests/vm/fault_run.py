@@ -7,7 +7,7 @@ printed for each, as one JSON line {name: outcome}.
 FAULTS_JSON: [{"name", "targets": [...], "inject": "SHELL", "wait_for": [names], "rounds": N}]; "rounds" (default
 ROUNDS) 0 starts the injection with the run, for one that finds its own moment. An injection that prints
 "injected at NS" (the guest's epoch ns) on stderr is judged by what fio did: its rounds_before counts the
-measured rounds (not healthy/) whose fio output was written (its `timestamp_ms`) before NS; otherwise the rounds stored when the
+measured rounds (not healthy/) whose stored end, when fio wrote its output (its `timestamp_ms`), is before NS; otherwise the rounds stored when the
 injection started. Faults run together to save
 guest time (under TCG a run's start-up alone is half a minute); runs that share one injection (a scsi_debug
 module option acts on all its disks) wait for each other. show and check run in this process (click's test
@@ -21,7 +21,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-import zlib
 from pathlib import Path
 
 root, rounds, faults = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
@@ -108,14 +107,6 @@ def ssdpts(name: str, *args: str) -> dict:
     return {"rc": r.exit_code, "out": r.stdout, "err": r.stderr}
 
 
-def fio_ended_ms(raw_output_z: bytes | None) -> int:
-    """When fio ended a stored round, by its own clock: the latest `timestamp_ms` its JSON output was written at
-    (0: none). Not the round's stored end: ssdpts stores a round once it has collected it, which under TCG beside
-    busy runs came seconds after the next round's I/O had begun."""
-    text = zlib.decompress(raw_output_z).decode(errors="replace") if raw_output_z else ""
-    return max((int(t) for t in re.findall(r'"timestamp_ms" : (\d+)', text)), default=0)
-
-
 def injected_at_ns(name: str) -> int | None:
     """When the injection says it injected (guest epoch ns), where it says so."""
     said = re.search(r"injected at (\d+)", (injected.get(name) or {}).get("err") or "")
@@ -133,11 +124,10 @@ for f in faults:
         # each round's transitions as the block layer showed them (device idle before it and inside it)
         idle = c.execute("SELECT phase, kind, round, started, ended, gap_before_ms, device_idle_json FROM rounds "
                          "ORDER BY id").fetchall()
-        fio_ends = c.execute("SELECT phase, raw_output_z FROM rounds WHERE kind='round' ORDER BY id").fetchall()
     at_ns = injected_at_ns(name)
-    if at_ns is not None:     # the measured rounds fio had completed before the fault
-        before[name] = sum(1 for p, raw in fio_ends
-                           if not p.startswith("healthy/") and 0 < fio_ended_ms(raw) < at_ns / 1e6)
+    if at_ns is not None:     # the measured rounds fio had completed before the fault (a round's stored end is fio's)
+        before[name] = sum(1 for p, k, _, _, e, _, _ in idle
+                           if k == "round" and not p.startswith("healthy/") and e * 1e9 < at_ns)
     outcomes[name] = {"targets": f["targets"], "rc": rc, "out": out, "err": err, "run_id": run_id, "rounds_before": before.get(name, 0),
                       "injected_at_ns": at_ns,
                       "injected": injected.get(name), "show": ssdpts(name, "show", run_id),
